@@ -1,0 +1,67 @@
+## The design as the engine sees it: predictors centred and scaled (and a
+## gaussian response too) when standardize = TRUE, and the linear map between
+## internal and original parameters, theta_orig = M theta_int + shift.
+
+prepare_design <- function(x, y, family, standardize, sigma) {
+    p <- ncol(x)
+    names_x <- colnames(x)
+    icpt <- which(names_x == "(Intercept)")
+    if (length(icpt) > 1L) stop_arg("x", "has more than one intercept column")
+    sds <- apply(x, 2L, stats::sd)
+    const <- setdiff(which(!(sds > 0)), icpt)
+    if (length(const))
+        stop_arg("x", sprintf("has constant column(s) %s: remove them%s",
+                              paste0("'", names_x[const], "'", collapse = ", "),
+                              if (length(icpt)) " (the intercept is already in the model)" else ""))
+    has_icpt <- length(icpt) == 1L
+    gaussian <- family$family == "gaussian"
+    center <- rep(0, p)
+    scale <- rep(1, p)
+    y_center <- 0
+    y_scale <- 1
+    if (standardize) {
+        if (has_icpt) {
+            center <- colMeans(x)
+            scale <- sds
+        } else {
+            scale <- sqrt(colMeans(x^2))
+        }
+        center[icpt] <- 0
+        scale[icpt] <- 1
+        if (gaussian) {
+            y_center <- if (has_icpt) mean(y) else 0
+            y_scale <- if (has_icpt) stats::sd(y) else sqrt(mean(y^2))
+            if (!(y_scale > 0)) stop_arg("y", "is constant")
+        }
+    }
+    xs <- sweep(sweep(x, 2L, center, "-"), 2L, scale, "/")
+    ys <- (y - y_center) / y_scale
+
+    sample_sigma <- gaussian && is.null(sigma)
+    D <- p + sample_sigma
+    M <- diag(c(y_scale / scale, rep(1, sample_sigma)), D)
+    shift <- double(D)
+    if (has_icpt) {
+        M[icpt, seq_len(p)[-icpt]] <- -y_scale * center[-icpt] / scale[-icpt]
+        shift[icpt] <- y_center
+    }
+    par_names <- names_x
+    if (sample_sigma) {
+        shift[D] <- log(y_scale)
+        par_names <- c(par_names, "log_sigma")
+    }
+    mpar <- if (!gaussian) 0 else if (sample_sigma) NA_real_ else log(sigma / y_scale)
+    list(xt = t(xs), y = as.double(ys), D = D, p = p, intercept = icpt,
+         par_names = par_names, M = M, shift = shift, mpar = as.double(mpar),
+         center = center, scale = scale, y_center = y_center, y_scale = y_scale)
+}
+
+to_original <- function(theta, design) {
+    if (is.matrix(theta))
+        return(theta %*% t(design$M) + rep(design$shift, each = nrow(theta)))
+    drop(design$M %*% theta) + design$shift
+}
+
+to_internal <- function(theta, design) {
+    drop(solve(design$M, theta - design$shift))
+}

@@ -1,0 +1,83 @@
+## Running chains on the C engine: chunks for the progress bar and Ctrl-C,
+## RNG streams for several chains, and the iteration bookkeeping.
+
+## number of kept iterations t in (from, to]: t > burnin, (t - burnin) %% thin == 0
+n_kept_between <- function(from, to, burnin, thin) {
+    k <- function(t) if (t <= burnin) 0 else (t - burnin) %/% thin
+    as.integer(k(to) - k(from))
+}
+
+run_chain <- function(spec, state, n_iter, progress) {
+    n_keep <- n_kept_between(state$iter, state$iter + n_iter, spec$burnin, spec$thin)
+    engine <- .Call(C_sgfs_engine_new, spec, state, n_keep)
+    chunk <- if (progress) max(1L, ceiling(n_iter / 50)) else n_iter
+    bar <- if (progress) utils::txtProgressBar(max = n_iter, style = 3) else NULL
+    done <- 0L
+    diverged <- 0L
+    interrupted <- FALSE
+    start <- proc.time()[["elapsed"]]
+    tryCatch(
+        while (done < n_iter && diverged == 0L) {
+            k <- min(chunk, n_iter - done)
+            diverged <- .Call(C_sgfs_engine_run, engine, as.integer(k))
+            done <- done + k
+            if (!is.null(bar)) utils::setTxtProgressBar(bar, done)
+        },
+        interrupt = function(e) interrupted <<- TRUE)
+    if (!is.null(bar)) close(bar)
+    res <- .Call(C_sgfs_engine_result, engine)
+    res$elapsed <- proc.time()[["elapsed"]] - start
+    res$interrupted <- interrupted
+    res
+}
+
+get_seed <- function() get(".Random.seed", envir = globalenv(), inherits = FALSE)
+set_seed <- function(seed) assign(".Random.seed", seed, envir = globalenv())
+
+## One L'Ecuyer-CMRG stream per chain, derived from the user's RNG stream
+## (one draw), so that set.seed() reproduces a multi-chain run and parallel
+## and sequential chains give the same draws.
+chain_seeds <- function(chains) {
+    if (!exists(".Random.seed", envir = globalenv(), inherits = FALSE))
+        stats::runif(1L)
+    seed <- sample.int(.Machine$integer.max, 1L)
+    user <- get_seed()
+    on.exit(set_seed(user))
+    set.seed(seed, kind = "L'Ecuyer-CMRG")
+    s <- get_seed()
+    lapply(seq_len(chains), function(k) {
+        if (k > 1L) s <<- parallel::nextRNGStream(s)
+        s
+    })
+}
+
+## Runs (or continues) every chain.  states[[k]] carries theta, iter, sstate
+## and the RNG seed the chain continues from (NULL: the current stream).
+run_chains <- function(spec, states, n_iter, progress, cores) {
+    chains <- length(states)
+    one <- function(k, show) {
+        if (!is.null(states[[k]]$seed)) set_seed(states[[k]]$seed)
+        res <- run_chain(spec, states[[k]], n_iter, show)
+        res$seed <- get_seed()
+        res
+    }
+    multi <- chains > 1L
+    if (multi) {
+        user <- if (exists(".Random.seed", envir = globalenv(), inherits = FALSE)) get_seed()
+        on.exit(if (!is.null(user)) set_seed(user))
+    }
+    if (multi && cores > 1L && .Platform$OS.type != "windows") {
+        res <- parallel::mclapply(seq_len(chains), one, show = FALSE,
+                                  mc.cores = min(cores, chains),
+                                  mc.set.seed = FALSE)
+        bad <- vapply(res, inherits, NA, what = "try-error")
+        if (any(bad)) stop(attr(res[[which(bad)[1L]]], "condition"))
+        return(res)
+    }
+    res <- vector("list", chains)
+    for (k in seq_len(chains)) {
+        res[[k]] <- one(k, progress)
+        if (res[[k]]$interrupted) return(res[seq_len(k)])
+    }
+    res
+}

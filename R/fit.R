@@ -1,0 +1,179 @@
+## The front end shared by every sampler: formula -> design matrix, matrix ->
+## engine spec, engine -> sgfit (a coda object with one bookkeeping attribute).
+
+formula_frame <- function(call, env) {
+    m <- match(c("formula", "data", "subset", "na.action"), names(call), 0L)
+    mf <- call[c(1L, m)]
+    names(mf)[2L] <- "formula"
+    mf$drop.unused.levels <- TRUE
+    mf[[1L]] <- quote(stats::model.frame)
+    mf <- eval(mf, env)
+    mt <- attr(mf, "terms")
+    x <- stats::model.matrix(mt, mf)
+    list(x = x, y = stats::model.response(mf, "any"), terms = mt,
+         xlevels = stats::.getXlevels(mt, mf),
+         contrasts = attr(x, "contrasts"), na.action = attr(mf, "na.action"))
+}
+
+## formula methods: the default method on the model matrix, then the
+## formula bookkeeping predict() and update() need
+fit_formula <- function(default, call, env, dots, full_call) {
+    frame <- formula_frame(call, env)
+    fit <- do.call(default, c(list(frame$x, frame$y), dots, list(intercept = FALSE)))
+    info <- attr(fit, "sgfit")
+    info$call <- generic_call(full_call)
+    info$formula <- stats::formula(frame$terms)
+    info[c("terms", "xlevels", "contrasts", "na.action")] <-
+        frame[c("terms", "xlevels", "contrasts", "na.action")]
+    attr(fit, "sgfit") <- info
+    fit
+}
+
+design_matrix <- function(x, intercept) {
+    if (is.data.frame(x)) x <- as.matrix(x)
+    if (!is.matrix(x) || !is.numeric(x))
+        stop_arg("x", "must be a numeric matrix (or use the formula interface)")
+    if (any(!is.finite(x)))
+        stop_arg("x", "has missing or non-finite values (the formula interface applies na.action)")
+    storage.mode(x) <- "double"
+    if (is.null(colnames(x))) colnames(x) <- paste0("x", seq_len(ncol(x)))
+    if (intercept) x <- cbind(`(Intercept)` = 1, x)
+    if (ncol(x) == 0L) stop_arg("x", "has no columns")
+    x
+}
+
+default_batch_size <- function(N) {
+    as.integer(min(N, max(100, min(500, ceiling(N / 100)))))
+}
+
+## The common arguments, validated; returns the spec the engine reads and
+## the pieces the fit keeps.
+prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
+                        n_iter, burnin, thin, chains, cores, init,
+                        standardize, progress, sigma, intercept) {
+    family <- resolve_family(family)
+    x <- design_matrix(x, check_flag(intercept, "intercept"))
+    N <- nrow(x)
+    if (NROW(y) != N)
+        stop_arg("y", sprintf("has %d values but x has %d rows", NROW(y), N))
+    response <- code_response(y, family)
+    if (!is.null(sigma)) {
+        if (family$family != "gaussian")
+            stop_arg("sigma", "can only be fixed for gaussian()")
+        sigma <- check_positive(sigma, "sigma")
+    }
+    design <- prepare_design(x, response$y, family,
+                             check_flag(standardize, "standardize"), sigma)
+    if (N < 2L) stop_arg("x", "needs at least two rows")
+    if (is.null(batch_size)) batch_size <- default_batch_size(N)
+    batch_size <- check_count(batch_size, "batch_size", 2L, N)
+    n_iter <- check_count(n_iter, "n_iter", 1L)
+    burnin <- check_count(burnin, "burnin", 0L, n_iter - 1L)
+    thin <- check_count(thin, "thin", 1L, n_iter - burnin)
+    chains <- check_count(chains, "chains", 1L)
+    cores <- check_count(cores, "cores", 1L)
+    check_flag(progress, "progress")
+
+    D <- design$D
+    coef_idx <- seq_len(design$p)
+    parts <- list()
+    if (!is.null(prior_intercept)) {
+        if (!length(design$intercept))
+            stop_arg("prior_intercept", "is given but the model has no intercept")
+        parts$intercept <- expand_prior(prior_intercept, design$intercept,
+                                        "prior_intercept")
+        coef_idx <- setdiff(coef_idx, design$intercept)
+    }
+    parts$coef <- expand_prior(prior, coef_idx, "prior")
+    if (D > design$p) parts$sigma <- expand_prior(normal(0, 5), D, "prior")
+
+    if (is.null(init)) {
+        theta0 <- double(D)
+    } else {
+        if (!is.numeric(init) || length(init) != D || any(!is.finite(init)))
+            stop_arg("init", sprintf("must be %d finite numbers (%s), on the original scale",
+                                     D, paste(design$par_names, collapse = ", ")))
+        theta0 <- to_internal(as.double(init), design)
+    }
+    spec <- c(list(xt = design$xt, y = design$y, model = engine_model(family),
+                   mpar = design$mpar),
+              prior_arrays(D, parts),
+              list(batch_size = batch_size, burnin = burnin, thin = thin))
+    design$xt <- NULL
+    list(spec = spec, design = design, family = family, levels = response$levels,
+         theta0 = theta0, n_iter = n_iter, chains = chains, cores = cores,
+         progress = progress,
+         prior = list(coef = prior, intercept = prior_intercept))
+}
+
+## Fits with the sampler `method`; `setup(run)` returns the engine's update
+## rule, its settings and the schedule.
+sg_fit <- function(method, setup, run, call) {
+    s <- setup(run)
+    spec <- c(run$spec, list(sampler = s$engine, spar = as.double(s$spar),
+                             schedule = s$schedule))
+    state <- list(theta = run$theta0, iter = 0, sstate = double(0), seed = NULL)
+    seeds <- if (run$chains > 1L) chain_seeds(run$chains) else list(NULL)
+    states <- lapply(seeds, function(sd) { state$seed <- sd; state })
+    res <- run_chains(spec, states, run$n_iter, run$progress, run$cores)
+    info <- list(call = generic_call(call), method = method, settings = s$settings,
+                 hint = s$hint, family = run$family, levels = run$levels,
+                 prior = run$prior, design = run$design, spec = spec,
+                 N = ncol(spec$xt), batch_size = spec$batch_size,
+                 burnin = spec$burnin, thin = spec$thin, chains = run$chains,
+                 cores = run$cores, n_iter = 0, elapsed = 0)
+    new_sgfit(info, res, draws = NULL)
+}
+
+## Combines chain results (appended to earlier draws if any) into the value.
+new_sgfit <- function(info, res, draws, first = NULL) {
+    div <- vapply(res, `[[`, 0L, "diverged")
+    if (any(div > 0L)) {
+        k <- which(div > 0L)[1L]
+        cond <- structure(class = c("sgfs_divergence", "error", "condition"),
+            list(message = sprintf(
+                "chain %d diverged at iteration %d (non-finite parameters): %s",
+                k, div[k], info$hint(res[[k]]$eps)),
+                call = NULL, iteration = div[k], chain = k))
+        stop(cond)
+    }
+    interrupted <- any(vapply(res, `[[`, NA, "interrupted"))
+    new <- lapply(res, function(r) {
+        d <- to_original(r$draws, info$design)
+        colnames(d) <- info$design$par_names
+        d
+    })
+    if (!is.null(draws)) new <- Map(rbind, draws[seq_along(new)], new)
+    n_rows <- min(vapply(new, nrow, 0L))
+    if (n_rows == 0L)
+        stop("no draws were kept", if (interrupted) " before the interrupt", call. = FALSE)
+    if (interrupted)
+        warning(sprintf("interrupted: returning the %d draws per chain kept so far%s",
+                        n_rows, if (length(new) < info$chains)
+                            sprintf(" from %d of %d chains", length(new), info$chains) else ""),
+                call. = FALSE)
+    new <- lapply(new, function(d) d[seq_len(n_rows), , drop = FALSE])
+    if (is.null(first)) first <- info$burnin + info$thin
+    chains <- lapply(new, coda::mcmc, start = first, thin = info$thin)
+    info$states <- lapply(res, function(r) r[c("theta", "iter", "sstate", "seed")])
+    info$n_iter <- max(vapply(res, `[[`, 0, "iter"))
+    info$elapsed <- info$elapsed + sum(vapply(res, `[[`, 0, "elapsed"))
+    info$eps <- vapply(res, `[[`, 0, "eps")
+    info$chains <- length(chains)
+    info$grad_evals <- info$n_iter * info$batch_size * info$chains
+    if (length(chains) == 1L) {
+        out <- chains[[1L]]
+        class(out) <- c("sgfit", "mcmc")
+    } else {
+        out <- coda::mcmc.list(chains)
+        class(out) <- c("sgfit", "mcmc.list")
+    }
+    attr(out, "sgfit") <- info
+    out
+}
+
+## the call as the user wrote it: sgfs(...) rather than sgfs.formula(...)
+generic_call <- function(call) {
+    call[[1L]] <- as.name(sub("\\.(formula|default)$", "", deparse(call[[1L]])))
+    call
+}

@@ -1,0 +1,127 @@
+#' Methods for fits of the sgfs samplers
+#'
+#' A fit is a 'coda' object (`mcmc` for one chain, `mcmc.list` for several)
+#' of class `sgfit`; every 'coda' function works on it as it is.  These
+#' methods add a sampler report and the usual model-fit accessors.
+#'
+#' @param object,x a fit returned by [sgfs()] or [sgld()].
+#' @param digits significant digits to print.
+#' @param ... further arguments, passed on (for `plot`, to coda's plot
+#'   method).
+#' @return `coef`: posterior means; `vcov`: posterior covariance; `nobs`:
+#'   the number of observations; `formula`: the model formula (`NULL` for
+#'   matrix fits); `summary`: a `summary.sgfit` object, coda's summary with
+#'   effective sample sizes and the sampler's diagnostics added.
+#' @name sgfit-methods
+#' @examples
+#' data(Pima.tr, package = "MASS")
+#' fit <- sgfs(type ~ glu + bmi, data = Pima.tr, n_iter = 2000, batch_size = 50)
+#' fit
+#' coef(fit)
+#' vcov(fit)
+#' coda::effectiveSize(fit)
+NULL
+
+sgfit_info <- function(x) attr(x, "sgfit")
+
+## the draws of all chains as one matrix (rows: draws, columns: parameters)
+all_draws <- function(x) {
+    if (inherits(x, "mcmc.list"))
+        return(do.call(rbind, lapply(unclass(x), as.matrix)))
+    m <- unclass(x)
+    attributes(m) <- attributes(m)[c("dim", "dimnames")]
+    m
+}
+
+## the value as a plain coda object, for delegating to coda's methods
+as_coda <- function(x) {
+    attr(x, "sgfit") <- NULL
+    class(x) <- setdiff(class(x), "sgfit")
+    x
+}
+
+method_label <- function(info) {
+    s <- info$settings
+    switch(info$method,
+           sgfs = sprintf("SGFS-%s (alpha = %g)",
+                          if (s$preconditioner == "full") "f" else "d", s$alpha),
+           sgld = sprintf("SGLD (stepsize = %.3g%s)", s$stepsize,
+                          if (identical(s$schedule, "constant")) "" else ", decaying"),
+           info$method)
+}
+
+#' @rdname sgfit-methods
+#' @export
+print.sgfit <- function(x, digits = 3, ...) {
+    info <- sgfit_info(x)
+    d <- all_draws(x)
+    ess <- coda::effectiveSize(as_coda(x))
+    cat(method_label(info), "posterior draws,",
+        sprintf("%s(%s)", info$family$family, info$family$link), "\n")
+    if (!is.null(info$call)) cat("Call: ", deparse1(info$call), "\n", sep = "")
+    mc <- coda::mcpar(if (inherits(x, "mcmc.list")) x[[1L]] else x)
+    cat(sprintf("%d chain%s x %d draws (iterations %d:%d, thin %d); batch %d of %d rows\n",
+                info$chains, if (info$chains > 1L) "s" else "", nrow(d) / info$chains,
+                mc[1L], mc[2L], mc[3L], info$batch_size, info$N))
+    cat(sprintf("Time %.3g s: %.3g iterations/s, %.3g data passes, min ESS/s %.3g\n",
+                info$elapsed, info$n_iter * info$chains / info$elapsed,
+                info$grad_evals / info$N, min(ess) / info$elapsed))
+    tab <- cbind(mean = colMeans(d), sd = apply(d, 2L, stats::sd),
+                 `2.5%` = apply(d, 2L, stats::quantile, 0.025),
+                 `97.5%` = apply(d, 2L, stats::quantile, 0.975), ESS = round(ess))
+    print(signif(tab, digits))
+    if (min(ess) < 100)
+        cat("Warning: fewer than 100 effective draws for some parameters; run longer.\n")
+    invisible(x)
+}
+
+#' @rdname sgfit-methods
+#' @export
+summary.sgfit <- function(object, ...) {
+    info <- sgfit_info(object)
+    out <- summary(as_coda(object), ...)
+    out$ess <- coda::effectiveSize(as_coda(object))
+    out$ess_per_second <- out$ess / info$elapsed
+    out$rhat <- if (inherits(object, "mcmc.list"))
+        coda::gelman.diag(as_coda(object), multivariate = FALSE)$psrf[, 1L]
+    out$method <- method_label(info)
+    out$elapsed <- info$elapsed
+    out$grad_per_ess <- info$grad_evals / min(out$ess)
+    out$passes_per_ess <- out$grad_per_ess / info$N
+    class(out) <- c("summary.sgfit", class(out))
+    out
+}
+
+#' @rdname sgfit-methods
+#' @export
+print.summary.sgfit <- function(x, digits = 3, ...) {
+    cat(x$method, "\n")
+    NextMethod()
+    tab <- cbind(ESS = round(x$ess), `ESS/s` = signif(x$ess_per_second, digits))
+    if (!is.null(x$rhat)) tab <- cbind(tab, Rhat = round(x$rhat, 3))
+    cat("3. Mixing:\n\n")
+    print(tab)
+    cat(sprintf("\nTime %.3g s; %.3g gradient evaluations (%.3g data passes) per effective draw of the slowest parameter\n",
+                x$elapsed, x$grad_per_ess, x$passes_per_ess))
+    invisible(x)
+}
+
+#' @rdname sgfit-methods
+#' @export
+coef.sgfit <- function(object, ...) colMeans(all_draws(object))
+
+#' @rdname sgfit-methods
+#' @export
+vcov.sgfit <- function(object, ...) stats::cov(all_draws(object))
+
+#' @rdname sgfit-methods
+#' @export
+nobs.sgfit <- function(object, ...) sgfit_info(object)$N
+
+#' @rdname sgfit-methods
+#' @export
+formula.sgfit <- function(x, ...) sgfit_info(x)$formula
+
+#' @rdname sgfit-methods
+#' @export
+plot.sgfit <- function(x, ...) plot(as_coda(x), ...)

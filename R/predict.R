@@ -1,0 +1,77 @@
+#' Posterior predictions
+#'
+#' Averages the model's prediction over the posterior draws (the posterior
+#' predictive mean), optionally with credible intervals.
+#'
+#' @param object a fit of [sgfs()] or [sgld()].
+#' @param newdata a data frame (formula fits) or a matrix of predictors
+#'   (matrix fits); the training data when missing.
+#' @param type `"link"` (linear predictor), `"response"` (mean of the
+#'   response: a probability for `binomial()`), or `"class"` (`binomial()`:
+#'   the class whose posterior predictive probability exceeds 0.5).
+#' @param interval `"none"` or `"credible"`: equal-tailed posterior intervals
+#'   of the link or response mean.
+#' @param level credible level.
+#' @param ... unused.
+#' @return A vector (or, with intervals, a matrix with columns `fit`, `lwr`,
+#'   `upr`), one row per row of `newdata`.
+#' @examples
+#' data(Pima.tr, Pima.te, package = "MASS")
+#' fit <- sgfs(type ~ ., data = Pima.tr, n_iter = 2000, batch_size = 50)
+#' p <- predict(fit, newdata = Pima.te, type = "response")
+#' mean((p > 0.5) == (Pima.te$type == "Yes"))
+#' @export
+predict.sgfit <- function(object, newdata, type = c("link", "response", "class"),
+                          interval = c("none", "credible"), level = 0.95, ...) {
+    type <- match.arg(type)
+    interval <- match.arg(interval)
+    info <- sgfit_info(object)
+    X <- if (missing(newdata) || is.null(newdata)) training_design(info)
+         else new_design(info, newdata)
+    if (type == "class" && info$family$family != "binomial")
+        stop_arg("type", "\"class\" needs a binomial() fit")
+    B <- all_draws(object)[, seq_len(info$design$p), drop = FALSE]
+    inv <- if (type == "link") identity else info$family$linkinv
+    probs <- if (interval == "credible") {
+        level <- check_positive(level, "level")
+        if (level >= 1) stop_arg("level", "must be below 1")
+        c((1 - level) / 2, (1 + level) / 2)
+    }
+    ## in row blocks, so that no n x draws matrix larger than ~1e6 is formed
+    block <- max(1L, floor(1e6 / nrow(B)))
+    rows <- split(seq_len(nrow(X)), ceiling(seq_len(nrow(X)) / block))
+    out <- do.call(rbind, lapply(rows, function(r) {
+        m <- inv(X[r, , drop = FALSE] %*% t(B))
+        cbind(fit = rowMeans(m),
+              if (!is.null(probs)) t(apply(m, 1L, stats::quantile, probs, names = FALSE)))
+    }))
+    if (type == "class") {
+        cls <- as.integer(out[, 1L] > 0.5)
+        return(if (is.null(info$levels)) cls else factor(info$levels[cls + 1L], info$levels))
+    }
+    if (is.null(probs)) return(stats::setNames(out[, 1L], rownames(X)))
+    colnames(out) <- c("fit", "lwr", "upr")
+    rownames(out) <- rownames(X)
+    out
+}
+
+training_design <- function(info) {
+    d <- info$design
+    X <- sweep(sweep(t(info$spec$xt), 2L, d$scale, "*"), 2L, d$center, "+")
+    colnames(X) <- d$par_names[seq_len(d$p)]
+    X
+}
+
+new_design <- function(info, newdata) {
+    if (!is.null(info$terms)) {
+        tt <- stats::delete.response(info$terms)
+        m <- stats::model.frame(tt, newdata, na.action = stats::na.pass,
+                                xlev = info$xlevels)
+        if (!is.null(cl <- attr(tt, "dataClasses"))) stats::.checkMFClasses(cl, m)
+        return(stats::model.matrix(tt, m, contrasts.arg = info$contrasts))
+    }
+    X <- design_matrix(newdata, length(info$design$intercept) > 0L)
+    if (ncol(X) != info$design$p)
+        stop_arg("newdata", sprintf("must have %d columns", info$design$p - length(info$design$intercept)))
+    X
+}

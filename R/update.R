@@ -1,0 +1,44 @@
+#' Continue a chain, or refit with other settings
+#'
+#' `update(fit, n_iter = k)` runs every chain `k` further iterations from
+#' where it stopped: the same chain state (parameters, sampler state,
+#' iteration count for the step-size schedule) and the same random-number
+#' stream, so one run of `n` iterations and a run of `m` continued by
+#' `n - m` give identical draws.  The random-number state saved at the end
+#' of the fit is restored first, whatever was drawn in between.  With other
+#' arguments, the fit's call is re-evaluated with them (a new fit).
+#'
+#' @param object a fit of [sgfs()] or [sgld()].
+#' @param n_iter number of further iterations.
+#' @param append keep the earlier draws in the value (`TRUE`) or return only
+#'   the new ones.
+#' @param progress show a progress bar.
+#' @param ... other arguments: if any are given, the model is refitted with
+#'   them instead.
+#' @return A fit of the same class.
+#' @examples
+#' data(Pima.tr, package = "MASS")
+#' fit <- sgfs(type ~ glu + bmi, data = Pima.tr, n_iter = 1000, batch_size = 50)
+#' longer <- update(fit, n_iter = 1000)
+#' coda::niter(longer)
+#' @export
+update.sgfit <- function(object, n_iter, append = TRUE, progress = interactive(), ...) {
+    info <- sgfit_info(object)
+    extras <- match.call(expand.dots = FALSE)$...
+    if (length(extras)) {
+        call <- info$call
+        if (!missing(n_iter)) call$n_iter <- n_iter
+        for (a in names(extras)) call[[a]] <- extras[[a]]
+        return(eval(call, parent.frame()))
+    }
+    if (missing(n_iter)) stop_arg("n_iter", "is missing: how many further iterations?")
+    n_iter <- check_count(n_iter, "n_iter", 1L)
+    check_flag(append, "append")
+    previous <- if (!append) NULL else if (inherits(object, "mcmc.list"))
+        lapply(unclass(object), all_draws) else list(all_draws(object))
+    res <- run_chains(info$spec, info$states, n_iter, check_flag(progress, "progress"),
+                      info$cores)
+    first <- if (append) NULL else
+        info$burnin + info$thin * (n_kept_between(0, info$n_iter, info$burnin, info$thin) + 1L)
+    new_sgfit(info, res, previous, first)
+}

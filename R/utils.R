@@ -1,0 +1,42 @@
+## Argument checkers: each stops with a message naming the argument.
+
+stop_arg <- function(arg, ...) {
+    stop(sprintf("'%s' %s", arg, paste0(...)), call. = FALSE)
+}
+
+check_count <- function(x, arg, min = 1L, max = .Machine$integer.max) {
+    if (!is.numeric(x) || length(x) != 1L || !is.finite(x) || x != round(x) ||
+        x < min || x > max)
+        stop_arg(arg, "must be a whole number",
+                 if (max < .Machine$integer.max) sprintf(" between %d and %d", min, max)
+                 else sprintf(" >= %d", min),
+                 sprintf(", not %s", format_value(x)))
+    as.integer(x)
+}
+
+check_positive <- function(x, arg, allow_inf = FALSE) {
+    if (!is.numeric(x) || length(x) != 1L || is.na(x) || x <= 0 ||
+        (!allow_inf && !is.finite(x)))
+        stop_arg(arg, "must be a single positive number, not ", format_value(x))
+    as.double(x)
+}
+
+check_nonnegative <- function(x, arg) {
+    if (!is.numeric(x) || length(x) != 1L || !is.finite(x) || x < 0)
+        stop_arg(arg, "must be a single non-negative number, not ",
+                 format_value(x))
+    as.double(x)
+}
+
+check_flag <- function(x, arg) {
+    if (!is.logical(x) || length(x) != 1L || is.na(x))
+        stop_arg(arg, "must be TRUE or FALSE")
+    x
+}
+
+format_value <- function(x) {
+    if (is.null(x)) return("NULL")
+    if (length(x) != 1L) return(sprintf("a %s of length %d", class(x)[1L], length(x)))
+    if (is.character(x)) return(sprintf("\"%s\"", x))
+    format(x)
+}

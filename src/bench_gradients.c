@@ -1,0 +1,31 @@
+/*
+ * bench_gradients.c - the bare minibatch-gradient loop the benchmarks
+ * compare the samplers with (bench/): the same minibatch draw and the same
+ * model score as the driver, and nothing else (no prior, no update, no
+ * storage).  Returns the sum of the gradients so the work is not optimised
+ * away.
+ */
+#include "sgfs.h"
+
+
+SEXP sgfs_bench_gradients(SEXP spec, SEXP n_iter)
+{
+    SEXP prot = PROTECT(sgfs_engine_alloc());
+    SEXP theta = PROTECT(Rf_allocVector(REALSXP,
+        Rf_length(sgfs_list_elt(spec, "prior_loc"))));
+    memset(REAL(theta), 0, (size_t) Rf_length(theta) * sizeof(double));
+    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta);
+    const int k = Rf_asInteger(n_iter);
+    const int scores = Rf_asLogical(sgfs_list_elt(spec, "bench_scores"));
+    double total = 0.0;
+    GetRNGstate();
+    for (int s = 0; s < k; s++) {
+        sgfs_minibatch(e->perm, e->N, e->n);
+        total += e->model->score(e, e->theta, e->perm, e->n, e->grad,
+                                 scores ? e->G : NULL);
+        total += e->grad[0];
+    }
+    PutRNGstate();
+    UNPROTECT(2);
+    return Rf_ScalarReal(total);
+}

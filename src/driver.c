@@ -1,0 +1,112 @@
+/*
+ * driver.c - the one iteration loop shared by every stochastic-gradient
+ * sampler (DESIGN.md section 2).  For t = iter + 1, iter + 2, ...:
+ *
+ *   S_t     <- n indices without replacement            (minibatch.c)
+ *   grad    <- grad log p(theta) + (N/n) sum_{i in S_t} g_i(theta)
+ *              (and the per-example scores G if the sampler needs them)
+ *   eps_t   <- schedule(t)                                (schedule.c)
+ *   theta   <- sampler->step(theta, grad, eps_t)          (sampler_*.c)
+ *   keep theta if t > burnin and (t - burnin) %% thin == 0
+ *
+ * The engine lives behind an external pointer, so R runs it in chunks (for
+ * a progress bar and Ctrl-C) and a continued run is the same chain:
+ *   sgfs_engine_new(spec, state, n_keep)  -> external pointer
+ *   sgfs_engine_run(ptr, k)               -> runs k iterations; returns the
+ *                                            iteration at which theta became
+ *                                            non-finite, or 0
+ *   sgfs_engine_result(ptr)               -> draws kept so far and the state
+ * Randomness is R's (GetRNGstate/PutRNGstate around each chunk).  If the user
+ * interrupts inside a chunk, the engine is left at the last completed
+ * iteration but .Random.seed is not written back for that chunk.
+ */
+#include "sgfs.h"
+
+
+#define INTERRUPT_EVERY 64
+
+static sgfs_engine *engine_of(SEXP ptr)
+{
+    if (TYPEOF(ptr) != EXTPTRSXP || R_ExternalPtrTag(ptr) != Rf_install("sgfs_engine")
+        || R_ExternalPtrAddr(ptr) == NULL)
+        Rf_error("internal error: not an sgfs engine (was the fit saved and reloaded?)");
+    return (sgfs_engine *) R_ExternalPtrAddr(ptr);
+}
+
+SEXP sgfs_engine_new(SEXP spec, SEXP state, SEXP n_keep)
+{
+    SEXP prot = PROTECT(sgfs_engine_alloc());
+    sgfs_engine *e = sgfs_engine_setup(prot, spec, state, Rf_asInteger(n_keep), 1);
+    SEXP ptr = R_MakeExternalPtr(e, Rf_install("sgfs_engine"), prot);
+    UNPROTECT(1);
+    return ptr;
+}
+
+static void iterate(sgfs_engine *e)
+{
+    const int D = e->D;
+    const double t = ++(*e->iter), scale = (double) e->N / e->n;
+    sgfs_minibatch(e->perm, e->N, e->n);
+    e->model->score(e, e->theta, e->perm, e->n, e->grad,
+                    e->sampler->needs_scores ? e->G : NULL);
+    for (int j = 0; j < D; j++) e->grad[j] *= scale;
+    sgfs_prior_grad_add(e, e->theta, e->grad);
+    e->eps_last = sgfs_stepsize(&e->sched, t);
+    e->sampler->step(e, e->eps_last);
+}
+
+static void keep_if_due(sgfs_engine *e)
+{
+    long t = (long) *e->iter;
+    if (t <= e->burnin || (t - e->burnin) % e->thin != 0 || e->n_kept >= e->n_keep)
+        return;
+    for (int j = 0; j < e->D; j++)
+        e->draws[e->n_kept + (size_t) e->n_keep * j] = e->theta[j];
+    e->n_kept++;
+}
+
+SEXP sgfs_engine_run(SEXP ptr, SEXP n_iter)
+{
+    sgfs_engine *e = engine_of(ptr);
+    const int k = Rf_asInteger(n_iter);
+    if (e->diverged) return Rf_ScalarInteger(e->diverged);
+    GetRNGstate();
+    for (int s = 0; s < k; s++) {
+        if (s % INTERRUPT_EVERY == 0) R_CheckUserInterrupt();
+        iterate(e);
+        if (!sgfs_all_finite(e->theta, e->D)) {
+            e->diverged = (int) *e->iter;
+            break;
+        }
+        keep_if_due(e);
+    }
+    PutRNGstate();
+    return Rf_ScalarInteger(e->diverged);
+}
+
+SEXP sgfs_engine_result(SEXP ptr)
+{
+    sgfs_engine *e = engine_of(ptr);
+    const int D = e->D;
+    const int len = e->sampler->state_length(D);
+    const char *names[] = {"draws", "theta", "iter", "sstate", "eps",
+                           "diverged", ""};
+    SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
+    SEXP draws = Rf_allocMatrix(REALSXP, e->n_kept, D);
+    SET_VECTOR_ELT(out, 0, draws);
+    for (int j = 0; j < D; j++)
+        memcpy(REAL(draws) + (size_t) e->n_kept * j,
+               e->draws + (size_t) e->n_keep * j,
+               (size_t) e->n_kept * sizeof(double));
+    SEXP theta = Rf_allocVector(REALSXP, D);
+    SET_VECTOR_ELT(out, 1, theta);
+    memcpy(REAL(theta), e->theta, (size_t) D * sizeof(double));
+    SET_VECTOR_ELT(out, 2, Rf_ScalarReal(*e->iter));
+    SEXP ss = Rf_allocVector(REALSXP, len);
+    SET_VECTOR_ELT(out, 3, ss);
+    if (len > 0) memcpy(REAL(ss), e->sstate, (size_t) len * sizeof(double));
+    SET_VECTOR_ELT(out, 4, Rf_ScalarReal(e->eps_last));
+    SET_VECTOR_ELT(out, 5, Rf_ScalarInteger(e->diverged));
+    UNPROTECT(1);
+    return out;
+}

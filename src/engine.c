@@ -1,0 +1,147 @@
+/*
+ * engine.c - builds an sgfs_engine from the plain lists the R front end
+ * passes, and keeps every array it points into alive in one VECSXP.
+ *
+ * spec  (list, validated and coerced in R):
+ *   xt          P x N double, one example per column
+ *   y           N doubles
+ *   model       "logistic" | "gaussian";  mpar: model settings (doubles)
+ *   prior_type  D ints (0 normal, 1 laplace); prior_loc, prior_scale,
+ *               prior_prec: D doubles
+ *   sampler     update-rule name;  spar: its settings (doubles)
+ *   schedule    c(type, a, b, delta)
+ *   batch_size, burnin, thin: ints
+ * state (list): theta (D), iter (1), sstate (the sampler's, or empty for a
+ *   fresh one).  They are copied: a fit's state is never modified in place.
+ *
+ * No memory is allocated after setup: the iteration loop works in the
+ * scratch arrays allocated here.
+ */
+#include "sgfs.h"
+
+enum { SLOT_ENGINE, SLOT_SPEC, SLOT_THETA, SLOT_ITER, SLOT_SSTATE, SLOT_PERM,
+       SLOT_XB, SLOT_ETA, SLOT_GRAD, SLOT_G, SLOT_WORK, SLOT_DRAWS, N_SLOTS };
+
+SEXP sgfs_list_elt(SEXP list, const char *name)
+{
+    SEXP names = Rf_getAttrib(list, R_NamesSymbol);
+    for (R_xlen_t k = 0; k < Rf_xlength(list); k++)
+        if (strcmp(CHAR(STRING_ELT(names, k)), name) == 0)
+            return VECTOR_ELT(list, k);
+    Rf_error("internal error: element '%s' missing", name);
+    return R_NilValue;
+}
+
+static SEXP typed_elt(SEXP list, const char *name, SEXPTYPE type,
+                      R_xlen_t len)
+{
+    SEXP x = sgfs_list_elt(list, name);
+    if ((SEXPTYPE) TYPEOF(x) != type || (len >= 0 && Rf_xlength(x) != len))
+        Rf_error("internal error: element '%s' has the wrong type or length",
+                 name);
+    return x;
+}
+
+static int int_elt(SEXP list, const char *name)
+{
+    return INTEGER(typed_elt(list, name, INTSXP, 1))[0];
+}
+
+static double *fresh_real(SEXP prot, int slot, R_xlen_t len)
+{
+    SEXP x = Rf_allocVector(REALSXP, len > 0 ? len : 1);
+    SET_VECTOR_ELT(prot, slot, x);
+    memset(REAL(x), 0, (size_t) Rf_xlength(x) * sizeof(double));
+    return REAL(x);
+}
+
+static double *copy_real(SEXP prot, int slot, SEXP from)
+{
+    SEXP x = Rf_duplicate(from);
+    SET_VECTOR_ELT(prot, slot, x);
+    return REAL(x);
+}
+
+SEXP sgfs_engine_alloc(void)
+{
+    return Rf_allocVector(VECSXP, N_SLOTS);
+}
+
+/* Sets up the engine stored in prot (a protected VECSXP from
+   sgfs_engine_alloc).  With sampler_name == NULL (model evaluation only)
+   no sampler is attached and the per-example score buffer is allocated. */
+sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
+                               int with_sampler)
+{
+    SEXP raw = Rf_allocVector(RAWSXP, sizeof(sgfs_engine));
+    SET_VECTOR_ELT(prot, SLOT_ENGINE, raw);
+    SET_VECTOR_ELT(prot, SLOT_SPEC, spec);
+    sgfs_engine *e = (sgfs_engine *) RAW(raw);
+    memset(e, 0, sizeof(sgfs_engine));
+
+    SEXP xt = sgfs_list_elt(spec, "xt");
+    if (TYPEOF(xt) != REALSXP || !Rf_isMatrix(xt))
+        Rf_error("internal error: 'xt' must be a double matrix");
+    e->P = Rf_nrows(xt);
+    e->N = Rf_ncols(xt);
+    e->xt = REAL(xt);
+    e->y = REAL(typed_elt(spec, "y", REALSXP, e->N));
+    e->model = sgfs_find_model(CHAR(STRING_ELT(
+        typed_elt(spec, "model", STRSXP, 1), 0)));
+    e->mpar = REAL(typed_elt(spec, "mpar", REALSXP, -1));
+    e->D = e->model->n_par(e->P, e->mpar);
+    const int D = e->D;
+    e->n = int_elt(spec, "batch_size");
+    if (e->n < 1 || e->n > e->N)
+        Rf_error("internal error: batch size out of range");
+    e->prior_type = INTEGER(typed_elt(spec, "prior_type", INTSXP, D));
+    e->prior_loc = REAL(typed_elt(spec, "prior_loc", REALSXP, D));
+    e->prior_scale = REAL(typed_elt(spec, "prior_scale", REALSXP, D));
+    e->prior_prec = REAL(typed_elt(spec, "prior_prec", REALSXP, D));
+    e->burnin = int_elt(spec, "burnin");
+    e->thin = int_elt(spec, "thin");
+
+    e->theta = copy_real(prot, SLOT_THETA, typed_elt(state, "theta", REALSXP, D));
+    e->iter = copy_real(prot, SLOT_ITER, typed_elt(state, "iter", REALSXP, 1));
+
+    SEXP perm = Rf_allocVector(INTSXP, e->N);
+    SET_VECTOR_ELT(prot, SLOT_PERM, perm);
+    e->perm = INTEGER(perm);
+    for (int i = 0; i < e->N; i++) e->perm[i] = i;
+    e->xb = fresh_real(prot, SLOT_XB, (R_xlen_t) e->P * e->n);
+    e->eta = fresh_real(prot, SLOT_ETA, e->n);
+    e->grad = fresh_real(prot, SLOT_GRAD, D);
+
+    int need_G = 1;
+    if (with_sampler) {
+        e->sampler = sgfs_find_sampler(CHAR(STRING_ELT(
+            typed_elt(spec, "sampler", STRSXP, 1), 0)));
+        e->spar = REAL(typed_elt(spec, "spar", REALSXP, -1));
+        const double *sch = REAL(typed_elt(spec, "schedule", REALSXP, 4));
+        e->sched.type = (int) sch[0];
+        e->sched.a = sch[1];
+        e->sched.b = sch[2];
+        e->sched.delta = sch[3];
+        need_G = e->sampler->needs_scores;
+        int len = e->sampler->state_length(D);
+        SEXP ss = typed_elt(state, "sstate", REALSXP, -1);
+        if (Rf_xlength(ss) == 0) {
+            e->sstate = fresh_real(prot, SLOT_SSTATE, len);
+            if (e->sampler->init) e->sampler->init(e);
+        } else if (Rf_xlength(ss) == len) {
+            e->sstate = copy_real(prot, SLOT_SSTATE, ss);
+        } else {
+            Rf_error("internal error: sampler state has the wrong length");
+        }
+        e->work = fresh_real(prot, SLOT_WORK, e->sampler->work_length(D, e->n));
+    }
+    e->G = need_G ? fresh_real(prot, SLOT_G, (R_xlen_t) D * e->n) : NULL;
+
+    SEXP draws = Rf_allocMatrix(REALSXP, n_keep, D);
+    SET_VECTOR_ELT(prot, SLOT_DRAWS, draws);
+    e->draws = REAL(draws);
+    e->n_keep = n_keep;
+    e->n_kept = 0;
+    e->eps_last = NA_REAL;
+    return e;
+}

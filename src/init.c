@@ -1,0 +1,33 @@
+/*
+ * init.c - native routine registration; nothing else lives here.
+ */
+#include <R.h>
+#include <Rinternals.h>
+#include <R_ext/Rdynload.h>
+#include <R_ext/Visibility.h>
+
+SEXP sgfs_engine_new(SEXP spec, SEXP state, SEXP n_keep);
+SEXP sgfs_engine_run(SEXP ptr, SEXP n_iter);
+SEXP sgfs_engine_result(SEXP ptr);
+SEXP sgfs_model_eval(SEXP spec, SEXP theta, SEXP idx);
+SEXP sgfs_model_loglik(SEXP spec, SEXP theta);
+SEXP sgfs_bench_gradients(SEXP spec, SEXP n_iter);
+
+#define CALLDEF(name, n) { #name, (DL_FUNC) &name, n }
+
+static const R_CallMethodDef call_entries[] = {
+    CALLDEF(sgfs_engine_new, 3),
+    CALLDEF(sgfs_engine_run, 2),
+    CALLDEF(sgfs_engine_result, 1),
+    CALLDEF(sgfs_model_eval, 3),
+    CALLDEF(sgfs_model_loglik, 2),
+    CALLDEF(sgfs_bench_gradients, 2),
+    { NULL, NULL, 0 }
+};
+
+void attribute_visible R_init_sgfs(DllInfo *dll)
+{
+    R_registerRoutines(dll, NULL, call_entries, NULL, NULL);
+    R_useDynamicSymbols(dll, FALSE);
+    R_forceSymbols(dll, TRUE);
+}

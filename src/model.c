@@ -1,0 +1,81 @@
+/*
+ * model.c - full-data evaluation and the model entry point used by tests.
+ *
+ *   sgfs_full_score: sum_{i=1}^N g_i(theta) and sum_i l_i(theta), computed
+ *     in chunks of the engine's batch size (no N x D temporary).
+ *   sgfs_model_eval(spec, theta, idx): for the examples idx (1-based),
+ *     list(loglik = sum l_i, grad = sum g_i, scores = n x D per-example
+ *     scores, logprior = log p(theta)); theta is on the internal scale.
+ */
+#include "sgfs.h"
+
+
+double sgfs_full_score(sgfs_engine *e, const double *theta, double *sum)
+{
+    double ll = 0.0, *part = e->grad;
+    int *idx = e->perm;     /* used as a contiguous block, then restored */
+    sgfs_minibatch_reset(e->perm, e->n);
+    for (int j = 0; j < e->D; j++) sum[j] = 0.0;
+    for (int start = 0; start < e->N; start += e->n) {
+        int m = e->N - start < e->n ? e->N - start : e->n;
+        for (int i = 0; i < m; i++) idx[i] = start + i;
+        ll += e->model->score(e, theta, idx, m, part, NULL);
+        for (int j = 0; j < e->D; j++) sum[j] += part[j];
+    }
+    for (int i = 0; i < e->n; i++) idx[i] = i;
+    return ll;
+}
+
+/* an engine without sampler, at theta, for evaluations (prot protected) */
+sgfs_engine *sgfs_eval_engine(SEXP prot, SEXP spec, SEXP theta)
+{
+    const char *snames[] = {"theta", "iter", "sstate", ""};
+    SEXP state = PROTECT(Rf_mkNamed(VECSXP, snames));
+    SET_VECTOR_ELT(state, 0, theta);
+    SET_VECTOR_ELT(state, 1, Rf_ScalarReal(0.0));
+    SET_VECTOR_ELT(state, 2, Rf_allocVector(REALSXP, 0));
+    sgfs_engine *e = sgfs_engine_setup(prot, spec, state, 0, 0);
+    UNPROTECT(1);
+    return e;
+}
+
+SEXP sgfs_model_eval(SEXP spec, SEXP theta, SEXP idx)
+{
+    SEXP prot = PROTECT(sgfs_engine_alloc());
+    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta);
+    const int n = Rf_length(idx), D = e->D;
+    if (TYPEOF(idx) != INTSXP || n != e->n)
+        Rf_error("internal error: 'idx' must be %d integers", e->n);
+    int *id = (int *) R_alloc(n, sizeof(int));
+    for (int i = 0; i < n; i++) {
+        id[i] = INTEGER(idx)[i] - 1;
+        if (id[i] < 0 || id[i] >= e->N) Rf_error("internal error: index out of range");
+    }
+    const char *names[] = {"loglik", "grad", "scores", "logprior", ""};
+    SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
+    SEXP grad = Rf_allocVector(REALSXP, D);
+    SET_VECTOR_ELT(out, 1, grad);
+    double ll = e->model->score(e, e->theta, id, n, REAL(grad), e->G);
+    SET_VECTOR_ELT(out, 0, Rf_ScalarReal(ll));
+    SEXP scores = Rf_allocMatrix(REALSXP, n, D);
+    SET_VECTOR_ELT(out, 2, scores);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < D; j++)
+            REAL(scores)[i + (size_t) n * j] = e->G[j + (size_t) D * i];
+    SET_VECTOR_ELT(out, 3, Rf_ScalarReal(sgfs_prior_logdens(e, e->theta)));
+    UNPROTECT(2);
+    return out;
+}
+
+SEXP sgfs_model_loglik(SEXP spec, SEXP theta)
+{
+    SEXP prot = PROTECT(sgfs_engine_alloc());
+    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta);
+    const char *names[] = {"loglik", "grad", ""};
+    SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
+    SEXP grad = Rf_allocVector(REALSXP, e->D);
+    SET_VECTOR_ELT(out, 1, grad);
+    SET_VECTOR_ELT(out, 0, Rf_ScalarReal(sgfs_full_score(e, e->theta, REAL(grad))));
+    UNPROTECT(2);
+    return out;
+}

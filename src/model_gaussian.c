@@ -1,0 +1,69 @@
+/*
+ * model_gaussian.c - Gaussian linear regression (ALGORITHMS.md 3.3).
+ *
+ *   l_i = -log sigma - log(2 pi)/2 - r_i^2 / (2 sigma^2),  r_i = y_i - u_i' beta,
+ *   dl_i/dbeta      = r_i u_i / sigma^2,
+ *   dl_i/dlog sigma = r_i^2 / sigma^2 - 1.
+ *
+ * theta = (beta[P], log_sigma) when sigma is sampled (D = P + 1), or beta
+ * alone when the user fixed sigma (D = P).  mpar[0] is the fixed log sigma,
+ * or NA when log sigma is a parameter.
+ */
+#include "sgfs.h"
+
+#define HALF_LOG_2PI 0.918938533204672741780329736406
+
+static int sigma_sampled(const double *mpar)
+{
+    return ISNAN(mpar[0]);
+}
+
+static int gaussian_n_par(int P, const double *mpar)
+{
+    return P + sigma_sampled(mpar);
+}
+
+/* residuals r = y - xb' beta into e->eta; returns log sigma */
+static double residuals(sgfs_engine *e, const double *theta, const int *idx,
+                        int n)
+{
+    double *r = e->eta;
+    sgfs_gather(e->xt, e->P, idx, n, e->xb);
+    sgfs_xt_beta(e->xb, e->P, n, theta, r);
+    for (int i = 0; i < n; i++) r[i] = e->y[idx[i]] - r[i];
+    return sigma_sampled(e->mpar) ? theta[e->P] : e->mpar[0];
+}
+
+static double gaussian_score(sgfs_engine *e, const double *theta,
+                             const int *idx, int n, double *sum, double *G)
+{
+    const int P = e->P, D = e->D, has_sigma = sigma_sampled(e->mpar);
+    double *r = e->eta, rss = 0.0;
+    double log_sigma = residuals(e, theta, idx, n);
+    double prec = exp(-2.0 * log_sigma);
+    for (int i = 0; i < n; i++) rss += r[i] * r[i];
+    if (G)
+        for (int i = 0; i < n; i++) {
+            const double *u = e->xb + (size_t) i * P;
+            double *g = G + (size_t) i * D, ri = r[i] * prec;
+            for (int j = 0; j < P; j++) g[j] = ri * u[j];
+            if (has_sigma) g[P] = r[i] * r[i] * prec - 1.0;
+        }
+    for (int i = 0; i < n; i++) r[i] *= prec;
+    sgfs_x_r(e->xb, P, n, r, sum);
+    if (has_sigma) sum[P] = rss * prec - n;
+    return -n * (log_sigma + HALF_LOG_2PI) - 0.5 * rss * prec;
+}
+
+static double gaussian_loglik(sgfs_engine *e, const double *theta,
+                              const int *idx, int n)
+{
+    double *r = e->eta, rss = 0.0;
+    double log_sigma = residuals(e, theta, idx, n);
+    for (int i = 0; i < n; i++) rss += r[i] * r[i];
+    return -n * (log_sigma + HALF_LOG_2PI) - 0.5 * rss * exp(-2.0 * log_sigma);
+}
+
+const sgfs_model sgfs_model_gaussian = {
+    "gaussian", gaussian_n_par, gaussian_score, gaussian_loglik
+};

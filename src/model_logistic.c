@@ -1,0 +1,67 @@
+/*
+ * model_logistic.c - Bayesian logistic regression (ALGORITHMS.md 3.1).
+ *
+ *   l_i(beta) = y_i eta_i - log(1 + exp(eta_i)),  eta_i = u_i' beta,
+ *   g_i(beta) = (y_i - sigmoid(eta_i)) u_i,       y_i in {0, 1}.
+ *
+ * theta = beta (D = P; the intercept, if any, is a column of ones in xt).
+ * The minibatch is gathered into e->xb (P x n); eta = xb' beta and the
+ * score sum xb r are two BLAS-2 calls; the per-example score of example i
+ * is r_i times its column, so G costs one pass over xb.
+ */
+#include "sgfs.h"
+
+static double softplus(double x)
+{
+    return x > 0.0 ? x + log1p(exp(-x)) : log1p(exp(x));
+}
+
+static double sigmoid(double x)
+{
+    if (x >= 0.0) return 1.0 / (1.0 + exp(-x));
+    double z = exp(x);
+    return z / (1.0 + z);
+}
+
+static int logistic_n_par(int P, const double *mpar)
+{
+    (void) mpar;
+    return P;
+}
+
+static double logistic_score(sgfs_engine *e, const double *theta,
+                             const int *idx, int n, double *sum, double *G)
+{
+    const int P = e->P, D = e->D;
+    double *xb = e->xb, *r = e->eta, ll = 0.0;
+    sgfs_gather(e->xt, P, idx, n, xb);
+    sgfs_xt_beta(xb, P, n, theta, r);
+    for (int i = 0; i < n; i++) {
+        double eta = r[i], y = e->y[idx[i]];
+        ll += y * eta - softplus(eta);
+        r[i] = y - sigmoid(eta);
+    }
+    sgfs_x_r(xb, P, n, r, sum);
+    if (G)
+        for (int i = 0; i < n; i++) {
+            const double *u = xb + (size_t) i * P;
+            double *g = G + (size_t) i * D;
+            for (int j = 0; j < P; j++) g[j] = r[i] * u[j];
+        }
+    return ll;
+}
+
+static double logistic_loglik(sgfs_engine *e, const double *theta,
+                              const int *idx, int n)
+{
+    double *eta = e->eta, ll = 0.0;
+    sgfs_gather(e->xt, e->P, idx, n, e->xb);
+    sgfs_xt_beta(e->xb, e->P, n, theta, eta);
+    for (int i = 0; i < n; i++)
+        ll += e->y[idx[i]] * eta[i] - softplus(eta[i]);
+    return ll;
+}
+
+const sgfs_model sgfs_model_logistic = {
+    "logistic", logistic_n_par, logistic_score, logistic_loglik
+};

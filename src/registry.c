@@ -1,0 +1,33 @@
+/*
+ * registry.c - the tables of models and update rules the driver can plug in.
+ * A new model or sampler is one file plus one line here.
+ */
+#include "sgfs.h"
+
+extern const sgfs_model sgfs_model_logistic, sgfs_model_gaussian;
+extern const sgfs_sampler sgfs_sampler_sgld, sgfs_sampler_sgfs_full,
+    sgfs_sampler_sgfs_diag;
+
+static const sgfs_model *const models[] = {
+    &sgfs_model_logistic, &sgfs_model_gaussian
+};
+
+static const sgfs_sampler *const samplers[] = {
+    &sgfs_sampler_sgld, &sgfs_sampler_sgfs_full, &sgfs_sampler_sgfs_diag
+};
+
+const sgfs_model *sgfs_find_model(const char *name)
+{
+    for (size_t k = 0; k < sizeof(models) / sizeof(models[0]); k++)
+        if (strcmp(models[k]->name, name) == 0) return models[k];
+    Rf_error("internal error: unknown model '%s'", name);
+    return NULL;
+}
+
+const sgfs_sampler *sgfs_find_sampler(const char *name)
+{
+    for (size_t k = 0; k < sizeof(samplers) / sizeof(samplers[0]); k++)
+        if (strcmp(samplers[k]->name, name) == 0) return samplers[k];
+    Rf_error("internal error: unknown sampler '%s'", name);
+    return NULL;
+}

@@ -1,0 +1,34 @@
+/*
+ * sampler_sgld.c - stochastic gradient Langevin dynamics (Welling and Teh
+ * 2011; ALGORITHMS.md 2.3):
+ *
+ *   theta <- theta + (eps_t / 2) grad + sqrt(eps_t) xi,   xi ~ N(0, I_D),
+ *
+ * grad = grad log p(theta) + (N/n) sum_{i in S_t} g_i(theta) (from the driver).
+ * No state, no scratch.
+ */
+#include "sgfs.h"
+
+static int no_state(int D)
+{
+    (void) D;
+    return 0;
+}
+
+static int no_work(int D, int n)
+{
+    (void) D;
+    (void) n;
+    return 0;
+}
+
+static void sgld_step(sgfs_engine *e, double eps)
+{
+    const double half = 0.5 * eps, sd = sqrt(eps);
+    for (int j = 0; j < e->D; j++)
+        e->theta[j] += half * e->grad[j] + sd * norm_rand();
+}
+
+const sgfs_sampler sgfs_sampler_sgld = {
+    "sgld", 0, no_state, no_work, NULL, sgld_step
+};

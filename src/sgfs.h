@@ -1,0 +1,140 @@
+/*
+ * sgfs.h - types and prototypes shared by the sgfs engine.
+ *
+ * The engine is one driver loop (driver.c) with two kinds of plug-ins:
+ *   models   (model_*.c):   pure likelihoods; minibatch score sums, per-example
+ *                            scores and log-likelihoods;
+ *   samplers (sampler_*.c): pure update rules theta <- step(theta, gradient).
+ * The driver owns the data copy, the minibatch, the prior, the N/n scaling,
+ * the step-size schedule, thinning, storage and divergence checks.
+ *
+ * Storage conventions (column-major, as R):
+ *   xt    : P x N, one example per column (the transposed design matrix)
+ *   theta : D parameters; for the GLMs theta = (beta[P], [log_sigma])
+ *   G     : D x n per-example scores, one example per column
+ */
+#ifndef SGFS_SGFS_H
+#define SGFS_SGFS_H
+
+#include <math.h>
+#include <string.h>
+#include <stddef.h>
+
+#ifndef USE_FC_LEN_T
+# define USE_FC_LEN_T
+#endif
+#include <Rconfig.h>
+#include <R.h>
+#include <Rinternals.h>
+#include <R_ext/BLAS.h>
+#include <R_ext/Lapack.h>
+#ifndef FCONE
+# define FCONE
+#endif
+
+typedef struct sgfs_engine sgfs_engine;
+
+/* ---- models --------------------------------------------------------- */
+typedef struct sgfs_model {
+    const char *name;
+    /* number of parameters for P features and the model's settings */
+    int (*n_par)(int P, const double *mpar);
+    /* score of the examples idx[0..n-1]: writes their sum into sum[D] and,
+       if G != NULL, the per-example scores into the columns of G (D x n);
+       returns the sum of their log-likelihoods */
+    double (*score)(sgfs_engine *e, const double *theta, const int *idx,
+                    int n, double *sum, double *G);
+    /* log-likelihood of the examples idx[0..n-1] */
+    double (*loglik)(sgfs_engine *e, const double *theta, const int *idx,
+                     int n);
+} sgfs_model;
+
+const sgfs_model *sgfs_find_model(const char *name);
+
+/* ---- samplers ------------------------------------------------------- */
+typedef struct sgfs_sampler {
+    const char *name;
+    int needs_scores;                      /* per-example G each iteration  */
+    int (*state_length)(int D);            /* doubles kept between runs     */
+    int (*work_length)(int D, int n);      /* scratch doubles               */
+    void (*init)(sgfs_engine *e);          /* fills a fresh state           */
+    void (*step)(sgfs_engine *e, double eps); /* one update of e->theta     */
+} sgfs_sampler;
+
+const sgfs_sampler *sgfs_find_sampler(const char *name);
+
+/* ---- schedules: eps_t for t = 1, 2, ... ------------------------------ */
+typedef struct sgfs_schedule {
+    int type;                 /* 0 constant eps = a; 1 polynomial a (b + t)^-delta */
+    double a, b, delta;
+} sgfs_schedule;
+
+double sgfs_stepsize(const sgfs_schedule *s, double t);
+
+/* ---- priors (per coordinate; on the internal, standardised scale) ---- */
+enum { SGFS_PRIOR_NORMAL = 0, SGFS_PRIOR_LAPLACE = 1 };
+
+double sgfs_prior_logdens(const sgfs_engine *e, const double *theta);
+void sgfs_prior_grad_add(const sgfs_engine *e, const double *theta,
+                         double *grad);
+
+/* ---- the engine: everything one chain needs ------------------------- */
+struct sgfs_engine {
+    /* data and model */
+    int N, P, D, n;             /* examples, features, parameters, batch size */
+    const double *xt, *y;       /* P x N design (transposed), N responses      */
+    const sgfs_model *model;
+    const double *mpar;         /* model settings (e.g. fixed log sigma)       */
+    /* prior, per coordinate */
+    const int *prior_type;
+    const double *prior_loc, *prior_scale, *prior_prec;
+    /* sampler */
+    const sgfs_sampler *sampler;
+    const double *spar;         /* sampler settings, in the sampler's order    */
+    sgfs_schedule sched;
+    /* chain state (persistent R vectors, copied into and out of a fit) */
+    double *theta;              /* D                                           */
+    double *iter;               /* iterations done so far (t), a double        */
+    double *sstate;             /* sampler state                               */
+    /* run bookkeeping */
+    int burnin, thin;
+    double *draws;              /* n_keep x D                                  */
+    int n_keep, n_kept;
+    double eps_last;            /* step size of the last iteration             */
+    int diverged;               /* iteration at which theta became non-finite  */
+    /* scratch, allocated once */
+    int *perm;                  /* N, identity between iterations              */
+    double *xb;                 /* P x n gathered minibatch                    */
+    double *eta;                /* n linear predictors / residuals             */
+    double *grad;               /* D posterior-gradient estimate               */
+    double *G;                  /* D x n per-example scores (or NULL)          */
+    double *work;               /* sampler scratch                             */
+};
+
+/* ---- engine construction (engine.c, model.c) ------------------------ */
+SEXP sgfs_engine_alloc(void);
+sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
+                               int with_sampler);
+sgfs_engine *sgfs_eval_engine(SEXP prot, SEXP spec, SEXP theta);
+
+/* ---- helpers -------------------------------------------------------- */
+void sgfs_minibatch(int *perm, int N, int n);
+void sgfs_minibatch_reset(int *perm, int n);
+void sgfs_gather(const double *xt, int P, const int *idx, int n, double *xb);
+double sgfs_full_score(sgfs_engine *e, const double *theta, double *sum);
+int sgfs_all_finite(const double *x, int n);
+
+/* linalg.c: thin BLAS/LAPACK wrappers (FCONE, documented) */
+void sgfs_xt_beta(const double *xb, int P, int n, const double *beta,
+                  double *eta);
+void sgfs_x_r(const double *xb, int P, int n, const double *r, double *out);
+void sgfs_centered_crossprod(double *G, int D, int n, double *gbar,
+                             double *V);
+double sgfs_chol_upper(const double *M, int D, double *U);
+void sgfs_chol_solve(const double *U, int D, double *b);
+void sgfs_upper_t_times(const double *U, int D, const double *x, double *y);
+
+/* SEXP helpers */
+SEXP sgfs_list_elt(SEXP list, const char *name);
+
+#endif /* SGFS_SGFS_H */
