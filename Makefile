@@ -1,0 +1,24 @@
+# make demo : install what is needed, then fit SGFS on the Pima data and print the summary
+# make test : install what is needed, R CMD build + check --as-cran, then the whole test suite
+R ?= R
+RSCRIPT ?= Rscript
+
+.PHONY: deps install demo check test bench
+
+deps:
+	$(RSCRIPT) tools/install-deps.R
+
+install: deps
+	$(R) CMD INSTALL --no-test-load . >/dev/null
+
+demo: install
+	$(RSCRIPT) tools/demo.R
+
+check: deps
+	bash tools/check.sh
+
+test: check install
+	$(RSCRIPT) tools/run-tests.R
+
+bench: install
+	$(RSCRIPT) bench/bench_speed.R

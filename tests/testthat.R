@@ -1,0 +1,4 @@
+library(testthat)
+library(sgfs)
+
+test_check("sgfs")

@@ -1,0 +1,105 @@
+## Small deterministic data sets and pure-R references shared by the tests.
+
+## Conjugate Gaussian linear model with known sigma: data and exact posterior
+## (ALGORITHMS.md 3.3) for prior N(0, s0^2 I) on every coefficient.
+conjugate_data <- function(N = 10000, D = 10, sigma = 1, s0 = 1, seed = 1) {
+    withr::with_seed(seed, {
+        x <- matrix(rnorm(N * (D - 1)), N, D - 1)
+        colnames(x) <- paste0("x", seq_len(D - 1))
+        beta <- c(0.5, rnorm(D - 1, sd = 0.5))
+        y <- drop(cbind(1, x) %*% beta + sigma * rnorm(N))
+    })
+    X <- cbind(1, x)
+    prec <- crossprod(X) / sigma^2 + diag(1 / s0^2, D)
+    cov <- solve(prec)
+    list(x = x, y = y, sigma = sigma, s0 = s0,
+         mean = drop(cov %*% crossprod(X, y)) / sigma^2, cov = cov)
+}
+
+## Pima Indians diabetes (MASS), all 532 women, predictors standardised
+pima_data <- function() {
+    pima <- rbind(MASS::Pima.tr, MASS::Pima.te)
+    x <- scale(as.matrix(pima[, 1:7]))
+    attributes(x) <- attributes(x)[c("dim", "dimnames")]
+    list(x = x, y = as.integer(pima$type == "Yes"))
+}
+
+## Full-data MALA (ALGORITHMS.md 2.2) for logistic regression with a
+## N(0, s0^2) prior on every coefficient, preconditioned by the Laplace
+## covariance C: proposal theta + (h/2) C grad + sqrt(h) chol(C)' xi.
+logistic_mala <- function(x, y, s0 = 1, n_iter = 40000, burnin = 2000, h = 1.5,
+                          seed = 1) {
+    X <- cbind(1, x)
+    logpost <- function(b) {
+        eta <- drop(X %*% b)
+        sum(y * eta - log1p(exp(-abs(eta))) - pmax(eta, 0)) - sum(b^2) / (2 * s0^2)
+    }
+    grad <- function(b) drop(crossprod(X, y - plogis(drop(X %*% b)))) - b / s0^2
+    mode <- optim(double(ncol(X)), function(b) -logpost(b), function(b) -grad(b),
+                  method = "BFGS", control = list(reltol = 1e-12, maxit = 1000))$par
+    p <- plogis(drop(X %*% mode))
+    C <- solve(crossprod(X * sqrt(p * (1 - p))) + diag(1 / s0^2, ncol(X)))
+    R <- chol(C)
+    Ci <- solve(C)
+    out <- matrix(NA_real_, n_iter, ncol(X))
+    withr::with_seed(seed, {
+        b <- mode; lb <- logpost(b); gb <- grad(b)
+        acc <- 0
+        for (t in seq_len(n_iter + burnin)) {
+            m <- b + h / 2 * drop(C %*% gb)
+            prop <- m + sqrt(h) * drop(crossprod(R, rnorm(length(b))))
+            lp <- logpost(prop); gp <- grad(prop)
+            mb <- prop + h / 2 * drop(C %*% gp)
+            q_fwd <- -sum((prop - m) * drop(Ci %*% (prop - m))) / (2 * h)
+            q_bwd <- -sum((b - mb) * drop(Ci %*% (b - mb))) / (2 * h)
+            if (log(runif(1)) < lp - lb + q_bwd - q_fwd) {
+                b <- prop; lb <- lp; gb <- gp
+                if (t > burnin) acc <- acc + 1
+            }
+            if (t > burnin) out[t - burnin, ] <- b
+        }
+    })
+    list(draws = out, acceptance = acc / n_iter, mean = colMeans(out),
+         cov = cov(out) * (n_iter - 1) / n_iter)
+}
+
+## The Pima reference posterior: two independent MALA runs pooled (computed
+## once per test session).
+pima_reference <- local({
+    cache <- NULL
+    function() {
+        if (is.null(cache)) {
+            d <- pima_data()
+            r1 <- logistic_mala(d$x, d$y, seed = 11)
+            r2 <- logistic_mala(d$x, d$y, seed = 22)
+            pooled <- rbind(r1$draws, r2$draws)
+            cache <<- list(runs = list(r1, r2), mean = colMeans(pooled),
+                           cov = cov(pooled) * (nrow(pooled) - 1) / nrow(pooled))
+        }
+        cache
+    }
+})
+
+## An engine spec built by the package's own front end (internal scale).
+engine_spec <- function(x, y, family = binomial(), standardize = FALSE,
+                        sigma = NULL, intercept = TRUE, prior = normal(0, 1),
+                        batch_size = 10L) {
+    sgfs:::prepare_run(x, y, family, prior, NULL, batch_size, 10L, 0L, 1L, 1L, 1L,
+                       NULL, standardize, FALSE, sigma, intercept)
+}
+
+model_eval <- function(spec, theta, idx) {
+    spec$batch_size <- length(idx)
+    .Call(sgfs:::C_sgfs_model_eval, spec, as.double(theta), as.integer(idx))
+}
+
+## R's replay of the engine's minibatch: partial Fisher-Yates from the
+## identity, j = i + sample.int(N - i + 1, 1) - 1 (1-based).
+r_minibatch <- function(N, n) {
+    perm <- seq_len(N)
+    for (i in seq_len(n)) {
+        j <- i + sample.int(N - i + 1L, 1L) - 1L
+        tmp <- perm[i]; perm[i] <- perm[j]; perm[j] <- tmp
+    }
+    perm[seq_len(n)]
+}

@@ -1,0 +1,83 @@
+## The C models' gradients and per-example scores equal central finite
+## differences of the C log-likelihood.
+
+fd_grad <- function(spec, theta, idx, h = 1e-5) {
+    vapply(seq_along(theta), function(j) {
+        e <- replace(double(length(theta)), j, h)
+        (model_eval(spec, theta + e, idx)$loglik -
+             model_eval(spec, theta - e, idx)$loglik) / (2 * h)
+    }, 0)
+}
+
+expect_scores_match_fd <- function(spec, theta, idx) {
+    ev <- model_eval(spec, theta, idx)
+    expect_equal(ev$grad, fd_grad(spec, theta, idx), tolerance = 1e-7)
+    expect_equal(colSums(ev$scores), ev$grad, tolerance = 1e-12)
+    per_example <- t(vapply(idx, function(i) fd_grad(spec, theta, i),
+                            double(length(theta))))
+    expect_equal(ev$scores, per_example, tolerance = 1e-7)
+}
+
+mixed_frame <- function(N = 60) {
+    withr::with_seed(3, data.frame(
+        a = rnorm(N), b = runif(N),
+        g = factor(sample(c("lo", "mid", "hi"), N, replace = TRUE)),
+        yb = rbinom(N, 1, 0.4), yg = rnorm(N, 2, 3)))
+}
+
+test_that("logistic scores match finite differences, with and without intercept", {
+    d <- mixed_frame()
+    for (icpt in c(TRUE, FALSE)) {
+        x <- model.matrix(if (icpt) ~ a + b + g else ~ a + b + g - 1, d)
+        run <- engine_spec(x, d$yb, intercept = FALSE, batch_size = 7L)
+        theta <- withr::with_seed(4, rnorm(ncol(x), sd = 0.7))
+        expect_scores_match_fd(run$spec, theta, c(3L, 17L, 40L, 41L, 59L))
+    }
+})
+
+test_that("gaussian scores match finite differences, sampled and fixed sigma", {
+    d <- mixed_frame()
+    x <- model.matrix(~ a + b + g, d)
+    run <- engine_spec(x, d$yg, family = gaussian(), intercept = FALSE)
+    theta <- c(withr::with_seed(5, rnorm(ncol(x))), log(1.7))
+    expect_equal(length(theta), run$design$D)
+    expect_scores_match_fd(run$spec, theta, c(1L, 2L, 30L, 60L))
+
+    run <- engine_spec(x, d$yg, family = gaussian(), sigma = 2, intercept = FALSE)
+    expect_equal(run$design$D, ncol(x))
+    expect_scores_match_fd(run$spec, theta[-length(theta)], c(5L, 6L, 7L))
+    x0 <- model.matrix(~ a + b - 1, d)
+    run <- engine_spec(x0, d$yg, family = gaussian(), intercept = FALSE)
+    expect_scores_match_fd(run$spec, c(0.3, -0.2, 0.1), c(8L, 9L))
+})
+
+test_that("log-likelihoods equal R's own densities", {
+    d <- mixed_frame()
+    x <- model.matrix(~ a + b + g, d)
+    theta <- withr::with_seed(6, rnorm(ncol(x)))
+    eta <- drop(x %*% theta)
+    run <- engine_spec(x, d$yb, intercept = FALSE, batch_size = 60L)
+    expect_equal(model_eval(run$spec, theta, 1:60)$loglik,
+                 sum(dbinom(d$yb, 1, plogis(eta), log = TRUE)), tolerance = 1e-12)
+    run <- engine_spec(x, d$yg, family = gaussian(), intercept = FALSE)
+    expect_equal(model_eval(run$spec, c(theta, log(2.5)), 1:60)$loglik,
+                 sum(dnorm(d$yg, eta, 2.5, log = TRUE)), tolerance = 1e-12)
+    ## the full-data pass (in chunks of the batch size) gives the same sum
+    run$spec$batch_size <- 7L
+    full <- .Call(sgfs:::C_sgfs_model_loglik, run$spec, c(theta, log(2.5)))
+    expect_equal(full$loglik, sum(dnorm(d$yg, eta, 2.5, log = TRUE)), tolerance = 1e-12)
+    expect_equal(full$grad, model_eval(run$spec, c(theta, log(2.5)), 1:60)$grad,
+                 tolerance = 1e-12)
+})
+
+test_that("priors: log density and gradient", {
+    x <- matrix(withr::with_seed(7, rnorm(40)), 20)
+    y <- rep(0:1, 10)
+    theta <- c(0.4, -1.2, 0.7)
+    run <- sgfs:::prepare_run(x, y, binomial(), laplace(0.5, 2), normal(1, 3), 5L,
+                              10L, 0L, 1L, 1L, 1L, NULL, FALSE, FALSE, NULL, TRUE)
+    lp <- model_eval(run$spec, theta, 1:5)$logprior
+    expect_equal(lp, dnorm(0.4, 1, 3, log = TRUE) +
+                     sum(-abs(theta[-1] - 0.5) / 2 - log(4)))
+    expect_equal(run$spec$prior_prec, c(1 / 9, 1 / 8, 1 / 8))
+})

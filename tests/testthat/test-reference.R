@@ -1,0 +1,140 @@
+## Each sampler's C chain equals a pure-R re-implementation of its update,
+## replaying the same random numbers (minibatch draws, then normals).
+
+ref_problem <- function(family = binomial(), N = 50, seed = 8) {
+    withr::with_seed(seed, {
+        x <- matrix(rnorm(N * 2), N, 2)
+        y <- if (family$family == "binomial") rbinom(N, 1, plogis(x[, 1] - x[, 2]))
+             else 1 + x[, 1] + rnorm(N)
+    })
+    list(x = x, y = y, X = cbind(1, x), family = family)
+}
+
+## per-example scores in R (n x D), for theta on the internal scale
+r_scores <- function(p, theta, idx) {
+    X <- p$X[idx, , drop = FALSE]
+    if (p$family$family == "binomial")
+        return((p$y[idx] - plogis(drop(X %*% theta))) * X)
+    beta <- theta[seq_len(ncol(X))]
+    s2 <- exp(2 * theta[length(theta)])
+    r <- p$y[idx] - drop(X %*% beta)
+    cbind(r / s2 * X, r^2 / s2 - 1)
+}
+
+## The driver in R: minibatch, gradient of the log posterior (prior normal(0, 1)
+## on the coefficients, normal(0, 5) on log_sigma), step size, then the
+## sampler's update.
+prior_prec <- function(D, p) 1 / c(rep(1, ncol(p$X)), 5)[seq_len(D)]^2
+
+r_chain <- function(p, D, n, n_iter, eps_at, update) {
+    prec <- prior_prec(D, p)
+    N <- nrow(p$X)
+    theta <- double(D)
+    state <- list()
+    out <- matrix(NA_real_, n_iter, D)
+    for (t in seq_len(n_iter)) {
+        idx <- r_minibatch(N, n)
+        G <- r_scores(p, theta, idx)
+        grad <- -prec * theta + N / n * colSums(G)
+        step <- update(theta, grad, G, eps_at(t), t, state, prec)
+        theta <- step$theta
+        state <- step$state
+        out[t, ] <- theta
+    }
+    out
+}
+
+sgld_update <- function(theta, grad, G, eps, t, state, prec)
+    list(theta = theta + eps / 2 * grad + sqrt(eps) * rnorm(length(theta)), state = state)
+
+sgfs_update <- function(N, n, restart, full = TRUE) {
+    gamma <- 1 + N / n * (N - n) / (N - 1)
+    function(theta, grad, G, eps, t, state, prec) {
+        D <- length(theta)
+        V <- cov(G)
+        if (!full) V <- diag(V)
+        if (is.null(state$I) || t == restart) state <- list(I = 0 * V, count = 0)
+        state$count <- state$count + 1
+        state$I <- state$I + (V - state$I) / state$count
+        a2 <- if (is.finite(eps)) 4 / eps else 0
+        if (full) {
+            A <- gamma * N * (1 + a2) * state$I + diag(prec, D)
+            rhs <- grad
+            if (a2 > 0)
+                rhs <- rhs + sqrt(a2 * gamma * N) * drop(crossprod(chol(state$I), rnorm(D)))
+            theta <- theta + 2 * drop(solve(A, rhs))
+        } else {
+            f <- pmax(state$I, prec / N)
+            rhs <- grad
+            if (a2 > 0) rhs <- rhs + sqrt(a2 * gamma * N * f) * rnorm(D)
+            theta <- theta + 2 * rhs / (gamma * N * (1 + a2) * f + prec)
+        }
+        list(theta = theta, state = state)
+    }
+}
+
+c_chain <- function(fun, p, n, n_iter, ...) {
+    fit <- fun(p$x, p$y, family = p$family, prior = normal(0, 1), batch_size = n,
+               n_iter = n_iter, burnin = 0L, standardize = FALSE, progress = FALSE, ...)
+    sgfs:::all_draws(fit)
+}
+
+test_that("SGLD: C chain equals the R reference (constant and polynomial steps)", {
+    p <- ref_problem()
+    set.seed(42)
+    c1 <- c_chain(sgld, p, 10L, 40L, stepsize = 0.01)
+    set.seed(42)
+    r1 <- r_chain(p, 3, 10L, 40L, function(t) 0.01, sgld_update)
+    expect_equal(unname(c1), r1, tolerance = 1e-12)
+
+    set.seed(43)
+    c2 <- c_chain(sgld, p, 10L, 40L, stepsize = 0.02,
+                  schedule = schedule_polynomial(b = 10, delta = 0.6))
+    set.seed(43)
+    r2 <- r_chain(p, 3, 10L, 40L, function(t) 0.02 * (11 / (10 + t))^0.6, sgld_update)
+    expect_equal(unname(c2), r2, tolerance = 1e-12)
+})
+
+test_that("SGFS-f: C chain equals the R reference (alpha 0 and > 0, restart, gaussian)", {
+    p <- ref_problem()
+    for (alpha in c(0, 1.5)) {
+        set.seed(44)
+        fit <- sgfs(p$x, p$y, prior = normal(0, 1), batch_size = 10L, n_iter = 40L,
+                    burnin = 10L, standardize = FALSE, progress = FALSE, alpha = alpha)
+        set.seed(44)
+        eps <- if (alpha > 0) 4 / alpha^2 else Inf
+        r <- r_chain(p, 3, 10L, 40L, function(t) eps, sgfs_update(50, 10, restart = 6))
+        expect_equal(unname(sgfs:::all_draws(fit)), r[11:40, ], tolerance = 1e-10)
+    }
+    g <- ref_problem(gaussian())
+    set.seed(45)
+    cg <- c_chain(sgfs, g, 12L, 30L, alpha = 3)
+    set.seed(45)
+    rg <- r_chain(g, 4, 12L, 30L, function(t) 4 / 9, sgfs_update(50, 12, restart = 0))
+    expect_equal(unname(cg), rg, tolerance = 1e-10)
+})
+
+test_that("SGFS-d: C chain equals the R reference", {
+    p <- ref_problem()
+    set.seed(46)
+    cd <- c_chain(sgfs, p, 10L, 40L, preconditioner = "diagonal", alpha = 2)
+    set.seed(46)
+    rd <- r_chain(p, 3, 10L, 40L, function(t) 1, sgfs_update(50, 10, 0, full = FALSE))
+    expect_equal(unname(cd), rd, tolerance = 1e-10)
+})
+
+test_that("the minibatch is a uniform draw without replacement", {
+    ## every pair of examples appears together equally often
+    counts <- matrix(0, 6, 6)
+    set.seed(47)
+    distinct <- logical(3000)
+    for (k in 1:3000) {
+        idx <- r_minibatch(6, 3)
+        distinct[k] <- length(unique(idx)) == 3
+        counts[idx, idx] <- counts[idx, idx] + 1
+    }
+    expect_true(all(distinct))
+    off <- counts[upper.tri(counts)]
+    ## each pair: probability 3*2/(6*5) = 0.2 per draw
+    expect_true(all(abs(off - 600) < 4 * sqrt(3000 * 0.2 * 0.8)))
+})

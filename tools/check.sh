@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# R CMD build + R CMD check --as-cran --no-manual; fails on any ERROR or WARNING.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=$(mktemp -d)
+if ! command -v tidy >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  # HTML validation of the manual needs 'tidy'; without it check leaves a NOTE
+  (apt-get install -y -qq tidy >/dev/null 2>&1 || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq tidy >/dev/null 2>&1; }) || true
+fi
+R CMD build --no-build-vignettes . >"$out/build.log" 2>&1 || { cat "$out/build.log"; exit 1; }
+tarball=$(ls -t sgfs_*.tar.gz | head -1)
+# no internet here: switch off check's remote look-ups rather than let them hang
+export _R_CHECK_CRAN_INCOMING_REMOTE_=false _R_CHECK_FUTURE_FILE_TIMESTAMPS_=false
+R CMD check --as-cran --no-manual -o "$out" "$tarball" >"$out/check.log" 2>&1 || true
+cat "$out/check.log"
+mv "$tarball" "$out/"
+if grep -qE "^Status: .*(ERROR|WARNING)" "$out/check.log" || ! grep -q "^Status:" "$out/check.log"; then
+  echo "R CMD check failed: see above"; exit 1
+fi

@@ -1,0 +1,13 @@
+## The main job: SGFS-f on the Pima Indians diabetes data (MASS), training on
+## Pima.tr + Pima.te's first half... see README.  Prints the posterior summary,
+## the timing and the test-set accuracy.
+library(sgfs)
+data(Pima.tr, Pima.te, package = "MASS")
+set.seed(2012)
+fit <- sgfs(type ~ ., data = Pima.tr, batch_size = 50, n_iter = 20000, burnin = 2000)
+print(fit)
+print(summary(fit))
+p <- predict(fit, newdata = Pima.te, type = "response")
+cat(sprintf("\nTest set (Pima.te, %d women): accuracy %.3f, log loss %.3f\n",
+            nrow(Pima.te), mean((p > 0.5) == (Pima.te$type == "Yes")),
+            -mean(ifelse(Pima.te$type == "Yes", log(p), log(1 - p)))))
