@@ -1,0 +1,103 @@
+## Posteriors against exact answers (conjugate Gaussian linear model) and a
+## long full-data MALA reference (Pima).  Tolerances: the number of effective
+## draws is chosen so that Monte Carlo error is at most about a third of the
+## tolerance (mean: sd/sqrt(ESS); variance: sqrt(2/ESS) relative).
+
+expect_close_to_exact <- function(fit, exact, mean_tol = 0.1, var_tol = 0.15,
+                                  trace_tol = NULL) {
+    d <- sgfs:::all_draws(fit)
+    ess <- coda::effectiveSize(fit)
+    expect_gt(min(ess), 9 / mean_tol^2)             # 3 MC sd <= mean tolerance
+    sd_exact <- sqrt(diag(exact$cov))
+    expect_lt(max(abs(colMeans(d) - exact$mean) / sd_exact), mean_tol)
+    ratio <- diag(cov(d)) / diag(exact$cov)
+    expect_lt(max(abs(ratio - 1)), var_tol)
+    if (!is.null(trace_tol)) {
+        ## overall scale of the covariance: mean eigenvalue of Sigma^-1 C
+        whitened <- sum(diag(solve(exact$cov, cov(d)))) / ncol(d)
+        expect_lt(abs(whitened - 1), trace_tol)
+    }
+}
+
+test_that("SGFS-f at alpha = 0 samples the exact Gaussian posterior at n/N = 0.01 and 0.3", {
+    skip_on_cran()
+    cd <- conjugate_data()
+    for (setting in list(c(n = 100, iter = 150000), c(n = 3000, iter = 8000))) {
+        set.seed(101)
+        fit <- sgfs(cd$x, cd$y, family = gaussian(), sigma = cd$sigma,
+                    prior = normal(0, cd$s0), standardize = FALSE, alpha = 0,
+                    batch_size = setting[["n"]], n_iter = setting[["iter"]],
+                    burnin = 1000, progress = FALSE)
+        expect_close_to_exact(fit, cd, trace_tol = 0.05)
+    }
+})
+
+test_that("SGFS-f with default settings is exact on the conjugate model", {
+    skip_on_cran()
+    cd <- conjugate_data()
+    set.seed(102)
+    fit <- sgfs(y ~ ., data = data.frame(cd$x, y = cd$y), family = gaussian(),
+                sigma = cd$sigma, prior = normal(0, cd$s0), standardize = FALSE,
+                n_iter = 300000, thin = 5, progress = FALSE)
+    expect_close_to_exact(fit, cd)
+})
+
+test_that("SGLD at a small step is close to the exact Gaussian posterior", {
+    skip_on_cran()
+    cd <- conjugate_data()
+    set.seed(103)
+    fit <- sgld(cd$x, cd$y, family = gaussian(), sigma = cd$sigma,
+                prior = normal(0, cd$s0), standardize = FALSE, batch_size = 100,
+                n_iter = 1200000, burnin = 20000, thin = 20, chains = 2, cores = 2,
+                init = cd$mean, progress = FALSE)
+    ## the default step (derived from the curvature) keeps the bias near 5 %
+    eps <- attr(fit, "sgfit")$settings$stepsize
+    expect_lt(eps, 0.21 / (1 + 100 * 0.99) / max(eigen(solve(cd$cov))$values))
+    expect_close_to_exact(fit, cd)
+})
+
+test_that("the Pima MALA reference is itself converged (two runs agree)", {
+    skip_on_cran()
+    ref <- pima_reference()
+    r <- ref$runs
+    expect_gt(r[[1]]$acceptance, 0.4)
+    e <- rel_error(r[[1]]$draws, r[[2]]$mean, r[[2]]$cov)
+    expect_lt(e[["E1"]], 0.01)
+    expect_lt(e[["E2"]], 0.08)
+})
+
+test_that("SGFS-f with default settings reaches E1 <= 0.05, E2 <= 0.20 on Pima", {
+    skip_on_cran()
+    ref <- pima_reference()
+    d <- pima_data()
+    set.seed(104)
+    fit <- sgfs(d$x, d$y, prior = normal(0, 1), progress = FALSE)
+    e <- rel_error(fit, ref$mean, ref$cov)
+    expect_lte(e[["E1"]], 0.05)
+    expect_lte(e[["E2"]], 0.20)
+    ## and through the formula interface, with the same seed, the same draws
+    pima <- data.frame(d$x, type = d$y)
+    set.seed(104)
+    fit2 <- sgfs(type ~ ., data = pima, prior = normal(0, 1), progress = FALSE)
+    expect_equal(unname(sgfs:::all_draws(fit2)), unname(sgfs:::all_draws(fit)),
+                 tolerance = 1e-10)
+})
+
+test_that("standardisation changes the scale of the prior, not the likelihood", {
+    ## with a very weak prior, fits with and without standardisation agree
+    cd <- conjugate_data(N = 2000, D = 4)
+    x <- cd$x * rep(c(10, 0.1, 1), each = nrow(cd$x)) + 5
+    X <- cbind(1, x)
+    exact_cov <- solve(crossprod(X))
+    exact_mean <- drop(exact_cov %*% crossprod(X, cd$y))
+    fits <- lapply(c(TRUE, FALSE), function(s) {
+        set.seed(105)
+        sgfs(x, cd$y, family = gaussian(), sigma = 1, prior = normal(0, 1000),
+             standardize = s, alpha = 0, batch_size = 500, n_iter = 30000,
+             progress = FALSE)
+    })
+    for (fit in fits) {
+        expect_lt(max(abs(coef(fit) - exact_mean) / sqrt(diag(exact_cov))), 0.1)
+        expect_lt(max(abs(diag(vcov(fit)) / diag(exact_cov) - 1)), 0.15)
+    }
+})
