@@ -37,7 +37,8 @@ parse_args <- function(args = commandArgs(trailingOnly = TRUE)) {
                quick  = opt$quick <- TRUE,
                stop("unknown option --", key, call. = FALSE))
     }
-    ## --quick: a smoke test of the script in well under a minute
+    ## --quick: a smoke test of the script in well under a minute (its
+    ## results go to tempdir(), not bench/)
     opt$sizes <- if (opt$quick) c(1e4, 1e5) else c(1e4, 5e5, 1e6)
     opt$main_N <- if (opt$quick) 1e5 else 5e5
     if (opt$quick) { opt$target <- min(opt$target, 0.2); opt$reps <- min(opt$reps, 2L) }
@@ -131,14 +132,17 @@ time_sampler <- function(method, dat, n_iter) {
     structure(info$elapsed, setup = wall - info$elapsed)
 }
 
-METHODS <- c("grad", "grad+scores", "SGLD", "SGFS-d", "SGFS-f")
+## "algebra": the dense algebra of an SGFS-f step alone, timed from R in the
+## same repetitions as the rest so that it sees the same machine load.
+METHODS <- c("grad", "grad+scores", "SGLD", "SGFS-d", "SGFS-f", "algebra")
 BASELINE <- c("grad" = NA, "grad+scores" = NA, "SGLD" = "grad",
-              "SGFS-d" = "grad+scores", "SGFS-f" = "grad+scores")
+              "SGFS-d" = "grad+scores", "SGFS-f" = "grad+scores", "algebra" = NA)
 
 run_one <- function(method, dat, spec, n_iter) {
     switch(method,
            "grad"        = time_grad(spec, n_iter, FALSE),
            "grad+scores" = time_grad(spec, n_iter, TRUE),
+           "algebra"     = time_step_algebra(n_iter),
            time_sampler(method, dat, n_iter))
 }
 
@@ -151,9 +155,26 @@ per_call <- function(f, k, reps) {
 
 ## One SGFS-f step does a rank-n update V = Gc Gc' / (n - 1) (dsyrk: R's
 ## one-argument tcrossprod) and two Cholesky factorisations (dpotrf: chol).
-time_algebra <- function(D, n, reps, target) {
+algebra_operands <- function(D, n) {
     G <- matrix(rnorm(D * n), D, n)
-    A <- tcrossprod(G) / (n - 1) + diag(D)
+    list(G = G, A = tcrossprod(G) / (n - 1) + diag(D))
+}
+
+## Seconds for n_iter steps' worth of that algebra.
+time_step_algebra <- function(n_iter, D = P + 1L, n = BATCH) {
+    op <- algebra_operands(D, n)
+    G <- op$G
+    A <- op$A
+    system.time(for (i in seq_len(n_iter)) {
+        tcrossprod(G); chol(A); chol(A)
+    })[["elapsed"]]
+}
+
+## Each kernel on its own, per call (median over reps).
+time_algebra <- function(D, n, reps, target) {
+    op <- algebra_operands(D, n)
+    G <- op$G
+    A <- op$A
     k <- function(f) max(20L, as.integer(target / 3 / max(per_call(f, 20L, 1L), 1e-7)))
     f_syrk <- function() tcrossprod(G)
     f_chol <- function() chol(A)
@@ -173,7 +194,8 @@ plan_iterations <- function(spec, algebra_s, target) {
     t_grad <- time_grad(spec, pilot, FALSE) / pilot
     t_scores <- time_grad(spec, pilot, TRUE) / pilot
     est <- c("grad" = t_grad, "grad+scores" = t_scores, "SGLD" = t_grad,
-             "SGFS-d" = 1.2 * t_scores, "SGFS-f" = t_scores + algebra_s)
+             "SGFS-d" = 1.2 * t_scores, "SGFS-f" = t_scores + algebra_s,
+             "algebra" = algebra_s)
     pmin(pmax(round(target / est, -2), 200), 1e6)
 }
 
@@ -245,43 +267,66 @@ md_table <- function(df) {
       apply(df, 1, function(r) paste("|", paste(r, collapse = " | "), "|")))
 }
 
-report_lines <- function(blas, opt, res, scaling, algebra) {
+## Per N: how much of SGFS-f's cost over the loop with scores is explained by
+## its dense algebra ("algebra" row, timed from R in the same repetitions).
+sgfs_f_breakdown <- function(res) {
+    us <- function(N, m) res$us_per_iter[res$N == N & res$method == m]
+    do.call(rbind, lapply(sort(unique(res$N)), function(N) {
+        extra <- us(N, "SGFS-f") - us(N, "grad+scores")
+        data.frame(N = N, grad_scores_us = us(N, "grad+scores"), sgfs_f_us = us(N, "SGFS-f"),
+                   extra_us = extra, algebra_us = us(N, "algebra"),
+                   algebra_over_extra = us(N, "algebra") / extra,
+                   algebra_share_of_sgfs_f = us(N, "algebra") / us(N, "SGFS-f"))
+    }))
+}
+
+report_lines <- function(blas, opt, res, scaling, kernels) {
     main <- res[res$N == opt$main_N, ]
-    sgfs_f <- main[main$method == "SGFS-f", ]
-    extra_us <- sgfs_f$us_per_iter - main$us_per_iter[main$method == "grad+scores"]
-    sgld_ratio <- main$ratio[main$method == "SGLD"]
+    breakdown <- sgfs_f_breakdown(res)
+    b <- breakdown[breakdown$N == opt$main_N, ]
+    ratio <- function(m) main$ratio[main$method == m]
+    cols <- c("method", "n_iter", "us_per_iter", "iter_per_s", "baseline", "ratio",
+              "spread", "setup_s")
     c(sprintf("# sgfs speed benchmark (%s BLAS)", blas$label), "",
       sprintf("- date: %s; R %s; sgfs %s; %s", format(Sys.time(), "%Y-%m-%d %H:%M"),
               getRversion(), packageVersion("sgfs"), R.version$platform),
-      sprintf("- CPU: %s (%s cores); load average at start: %s", cpu_name(),
-              parallel::detectCores(), opt$load),
+      sprintf("- CPU: %s (%s cores); load average at start / end: %s / %s", cpu_name(),
+              parallel::detectCores(), opt$load, load_average()),
       sprintf("- extSoftVersion()[\"BLAS\"]: %s", blas$blas),
       sprintf("- La_library(): %s", blas$lapack),
       sprintf("- sessionInfo()$BLAS: %s", blas$session),
-      sprintf("- mapped BLAS/LAPACK objects: %s", paste(blas$mapped, collapse = ", ")),
+      sprintf("- BLAS/LAPACK objects mapped in the process (/proc/self/maps): %s",
+              paste(blas$mapped, collapse = ", ")),
       sprintf("- OPENBLAS_NUM_THREADS=%s OMP_NUM_THREADS=%s",
               blas$threads[[1]], blas$threads[[2]]),
-      sprintf("- data: logistic, D = %d (%d predictors + intercept), batch_size = %d; median of %d repetitions, ~%g s each",
+      sprintf("- data: logistic, D = %d (%d predictors + intercept), batch_size = %d; median of %d repetitions of ~%g s, methods interleaved",
               P + 1L, P, BATCH, opt$reps, opt$target),
       "", sprintf("## Iterations per second, N = %s", format(opt$main_N, scientific = FALSE)), "",
-      md_table(main[c("method", "n_iter", "us_per_iter", "iter_per_s", "baseline", "ratio",
-                      "spread", "setup_s")]),
+      md_table(main[cols]),
       "",
-      sprintf("SGLD / bare gradient loop: %.2fx (goal: within 1.3x).", sgld_ratio),
-      sprintf("SGFS-f costs %.0f us per iteration more than the loop with scores; the dense algebra (dsyrk + 2 dpotrf, timed from R) accounts for %.0f us of it (%.0f%%).",
-              extra_us, algebra$us[3], 100 * algebra$us[3] / extra_us),
-      "", "## Dense algebra of one SGFS-f step (D = 50, n = 500)", "",
-      md_table(algebra),
+      sprintf("- SGLD / bare gradient loop: %.2fx (goal: within 1.3x).", ratio("SGLD")),
+      sprintf("- SGFS-d / loop with scores: %.2fx; SGFS-f / loop with scores: %.2fx.",
+              ratio("SGFS-d"), ratio("SGFS-f")),
+      sprintf("- SGFS-f costs %.0f us per iteration more than the loop with scores; its dense algebra (dsyrk + 2 dpotrf, timed from R) takes %.0f us (%.0f%% of that extra, %.0f%% of SGFS-f's time).",
+              b$extra_us, b$algebra_us, 100 * b$algebra_over_extra,
+              100 * b$algebra_share_of_sgfs_f),
+      "", "## SGFS-f: extra cost over the loop with scores vs its dense algebra", "",
+      md_table(breakdown),
+      "", "## Dense algebra kernels (D = 50, n = 500), timed from R at the start", "",
+      md_table(kernels),
       "", "## Time per iteration (us) against N", "",
       md_table(scaling),
       "", "## All results", "",
-      md_table(res[c("N", "method", "n_iter", "us_per_iter", "iter_per_s", "baseline", "ratio",
-                     "spread", "setup_s")]),
+      md_table(res[c("N", cols)]),
       "",
       "us_per_iter: median wall time per iteration of the C loop; ratio: us_per_iter / baseline's;",
       "spread: (max - min) / median over the repetitions; setup_s: R-side time of the sampler call",
-      "outside the C loop (argument checks, transposing the data, set-up), not included in us_per_iter.")
+      "outside the C loop (argument checks, transposing the data, set-up), not in us_per_iter;",
+      "algebra: tcrossprod (dsyrk) + 2 chol (dpotrf) of an SGFS-f step, from R (N-independent).")
 }
+
+load_average <- function()
+    tryCatch(strsplit(readLines("/proc/loadavg"), " ")[[1]][1], error = function(e) "?")
 
 cpu_name <- function() {
     l <- tryCatch(grep("^model name", readLines("/proc/cpuinfo"), value = TRUE), error = function(e) "")
@@ -294,7 +339,7 @@ main <- function() {
     opt <- parse_args()
     blas <- blas_info()
     label <- if (is.null(opt$label)) blas$label else opt$label
-    opt$load <- tryCatch(strsplit(readLines("/proc/loadavg"), " ")[[1]][1], error = function(e) "?")
+    opt$load <- load_average()
     if (!exists("C_sgfs_bench_gradients", envir = asNamespace("sgfs")))
         stop("this sgfs has no bare gradient loop (C_sgfs_bench_gradients): reinstall it")
 
@@ -306,22 +351,22 @@ main <- function() {
     cat("label:", label, "\n\n")
 
     cat("timing the dense algebra of an SGFS-f step ...\n")
-    algebra <- time_algebra(P + 1L, BATCH, opt$reps, opt$target)
-    print(fmt_table(algebra), row.names = FALSE)
+    kernels <- time_algebra(P + 1L, BATCH, opt$reps, opt$target)
+    print(fmt_table(kernels), row.names = FALSE)
 
     raw <- list()
     for (N in opt$sizes) {
         cat(sprintf("\nN = %s\n", format(N, scientific = FALSE)))
-        raw[[length(raw) + 1L]] <- bench_size(N, opt, algebra$us[3] / 1e6)
+        raw[[length(raw) + 1L]] <- bench_size(N, opt, kernels$us[3] / 1e6)
     }
     res <- summarise(do.call(rbind, raw))
     scaling <- n_scaling(res)
 
-    lines <- report_lines(blas, opt, res, scaling, algebra)
+    lines <- report_lines(blas, opt, res, scaling, kernels)
     cat("\n", lines, sep = "\n")
 
-    out <- script_dir()
-    base <- file.path(out, paste0("results-", label, if (opt$quick) "-quick"))
+    out <- if (opt$quick) tempdir() else script_dir()   # smoke tests leave bench/ alone
+    base <- file.path(out, paste0("results-", label))
     res$blas <- label
     write.csv(res, paste0(base, ".csv"), row.names = FALSE)
     writeLines(lines, paste0(base, ".md"))

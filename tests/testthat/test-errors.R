@@ -1,0 +1,86 @@
+## Bad input gets a clear error naming the argument; divergence stops with
+## the iteration and a hint.
+
+d <- local({
+    x <- matrix(withr::with_seed(10, rnorm(200)), 100, 2)
+    list(x = x, y = rep(0:1, 50), df = data.frame(x, y = rep(0:1, 50)))
+})
+
+test_that("argument errors name the argument", {
+    expect_error(sgfs(d$x, d$y, batch_size = 1), "'batch_size'.*between 2 and 100")
+    expect_error(sgfs(d$x, d$y, batch_size = 101), "'batch_size'")
+    expect_error(sgfs(d$x, d$y, batch_size = 2.5), "'batch_size'.*whole number")
+    expect_error(sgld(d$x, d$y, stepsize = 0), "'stepsize'.*positive")
+    expect_error(sgld(d$x, d$y, stepsize = -1e-3), "'stepsize'.*positive")
+    expect_error(sgfs(d$x, d$y, alpha = -1), "'alpha'.*non-negative")
+    expect_error(sgfs(d$x, d$y, init = c(1, 2)), "'init' must be 3 finite numbers")
+    expect_error(sgfs(d$x, d$y, n_iter = 0), "'n_iter'")
+    expect_error(sgfs(d$x, d$y, n_iter = 10, burnin = 10), "'burnin'")
+    expect_error(sgfs(d$x, d$y, thin = 0), "'thin'")
+    expect_error(sgfs(d$x, d$y, chains = 0), "'chains'")
+    expect_error(sgfs(d$x, d$y, prior = "normal"), "'prior' must be a prior")
+    expect_error(normal(0, -1), "'scale'")
+    expect_error(sgfs(d$x, d$y, prior = normal(0, c(1, 2))), "'prior' has 2 scale values")
+    expect_error(sgfs(d$x, d$y, preconditioner = "block"), "'arg' should be one of")
+    expect_error(sgfs(d$x, d$y, sigma = 1), "'sigma'.*gaussian")
+    expect_error(sgfs(d$x, d$y, stepsize = 1), "unknown argument.*stepsize")
+    expect_error(sgld(d$x, d$y, schedule = "linear"), "'schedule'")
+    expect_error(sgfs(d$x, d$y, alpha = 0, schedule = "polynomial"), "'schedule'.*alpha > 0")
+    expect_error(sgfs(d$x, d$y[-1]), "'y' has 99 values but x has 100 rows")
+    expect_error(sgfs(d$x, d$y, prior_intercept = normal(0, 1), intercept = FALSE),
+                 "'prior_intercept'.*no intercept")
+})
+
+test_that("families: unsupported links and responses are refused", {
+    expect_error(sgfs(y ~ ., data = d$df, family = binomial("probit")),
+                 "'family'.*link 'probit'.*binomial\\(link = \"logit\"\\)")
+    expect_error(sgfs(y ~ ., data = d$df, family = poisson()), "'family'.*'poisson'")
+    expect_error(sgfs(y ~ ., data = d$df, family = gaussian("log")), "link 'log'")
+    df <- d$df; df$y <- df$y + 1
+    expect_error(sgfs(y ~ ., data = df), "'y' must be 0/1, logical or a two-level factor")
+    df$y <- factor(rep(c("a", "b", "c", "d"), 25))
+    expect_error(sgfs(y ~ ., data = df), "'y' is a factor with 4 levels")
+    df$y <- rep(c(TRUE, FALSE), 50)
+    expect_s3_class(sgfs(y ~ ., data = df, n_iter = 50, progress = FALSE), "sgfit")
+    ## family given as a function or a name
+    expect_s3_class(sgfs(y ~ ., data = d$df, family = binomial, n_iter = 50,
+                         progress = FALSE), "sgfit")
+    expect_s3_class(sgfs(y ~ ., data = d$df, family = "binomial", n_iter = 50,
+                         progress = FALSE), "sgfit")
+})
+
+test_that("missing values, constant columns, bad matrices", {
+    df <- d$df
+    df$X1[3] <- NA
+    fit <- sgfs(y ~ ., data = df, n_iter = 50, progress = FALSE)
+    expect_equal(nobs(fit), 99)
+    expect_equal(as.vector(attr(fit, "sgfit")$na.action), 3L)
+    expect_error(sgfs(y ~ ., data = df, na.action = na.fail), "missing values")
+    x <- d$x; x[5, 1] <- NA
+    expect_error(sgfs(x, d$y), "'x' has missing or non-finite values")
+    df <- d$df; df$const <- 2
+    expect_error(sgfs(y ~ ., data = df), "'x' has constant column\\(s\\) 'const'")
+    expect_error(sgfs(cbind(d$x, 1), d$y), "constant column\\(s\\) 'x3'")
+    expect_error(sgfs(letters[1:4], 1:4), "'x' must be a numeric matrix")
+    expect_error(sgfs(y ~ 1, data = d$df[1, ]), "'x' needs at least two rows")
+})
+
+test_that("a diverging SGLD run stops with the iteration and a hint", {
+    set.seed(11)
+    err <- tryCatch(sgld(d$x, d$y, stepsize = 1e3, n_iter = 1000, progress = FALSE),
+                    error = function(e) e)
+    expect_s3_class(err, "sgfs_divergence")
+    expect_match(conditionMessage(err),
+                 "chain 1 diverged at iteration [0-9]+ .*try stepsize = 100")
+    expect_gt(err$iteration, 0)
+    expect_lt(err$iteration, 1000)
+})
+
+test_that("continuing needs n_iter; update with other arguments refits", {
+    fit <- sgld(y ~ ., data = d$df, n_iter = 100, progress = FALSE)
+    expect_error(update(fit), "'n_iter' is missing")
+    expect_error(update(fit, n_iter = -3), "'n_iter'")
+    refit <- update(fit, stepsize = 1e-3)
+    expect_equal(attr(refit, "sgfit")$settings$stepsize, 1e-3)
+    expect_equal(coda::niter(refit), 90)
+})
