@@ -2,7 +2,13 @@
  * fisher.c - what SGFS-f and SGFS-d share (Ahn et al. 2012; ALGORITHMS.md
  * 2.8b): the finite-population gamma and the running mean of the minibatch
  * empirical Fisher, I_t = (1 - 1/t') I_{t-1} + V_t / t', restarted at
- * iteration spar[0] (t' counts from the restart).
+ * iteration spar[0] (t' counts from the restart); and the burn-in trust
+ * region: the step theta <- theta + 2x, x = A^{-1} r, has squared A-norm
+ * q = 4 x'Ax = 4 x'r, which at stationarity averages at most 4D.  Far from
+ * the mode the empirical Fisher can be much smaller than the curvature (the
+ * score variance is not the information there), and Fisher scoring then
+ * overshoots into regions it cannot leave; during burn-in only, steps with
+ * q > 4D are shrunk to q = 4D.  After burn-in the chain is never altered.
  */
 #include "sgfs.h"
 
@@ -29,4 +35,13 @@ void sgfs_fisher_update(sgfs_engine *e, double *count, double *fisher,
     } else {
         for (int j = 0; j < D; j++) fisher[j] += kappa * (V[j] - fisher[j]);
     }
+}
+
+/* factor (<= 1) to apply to x = A^{-1} r during burn-in */
+double sgfs_burnin_shrink(const sgfs_engine *e, const double *x, const double *r)
+{
+    if (*e->iter > e->burnin) return 1.0;
+    double q = 0.0;
+    for (int j = 0; j < e->D; j++) q += 4.0 * x[j] * r[j];
+    return q > 4.0 * e->D ? sqrt(4.0 * e->D / q) : 1.0;
 }

@@ -15,6 +15,7 @@
  * t' counts the iterations since the running mean was last restarted: at
  * iteration spar[0] (half-way through burn-in) it restarts, so that I_t does
  * not average scores from the transient (ALGORITHMS.md 2.8, note 4).
+ * During burn-in, steps are kept within a trust region (fisher.c).
  * State: I (D x D, upper triangle) and the count t'.  Scratch: V, the
  * Cholesky factors of A and I, gbar, the right-hand side and xi.
  * Cost per iteration O(n D^2 + D^3).
@@ -24,6 +25,7 @@
 double sgfs_gamma_fpc(int N, int n);
 void sgfs_fisher_update(sgfs_engine *e, double *count, double *fisher,
                         const double *V, int full);
+double sgfs_burnin_shrink(const sgfs_engine *e, const double *x, const double *r);
 
 static int sgfs_state_length(int D)
 {
@@ -70,8 +72,10 @@ static void sgfs_step(sgfs_engine *e, double eps)
         const double s = sqrt(alpha2 * gN);
         for (int j = 0; j < D; j++) rhs[j] += s * gbar[j];
     }
+    memcpy(xi, rhs, (size_t) D * sizeof(double));
     sgfs_chol_solve(UA, D, rhs);                      /* rhs = A^{-1} rhs */
-    for (int j = 0; j < D; j++) e->theta[j] += 2.0 * rhs[j];
+    const double shrink = sgfs_burnin_shrink(e, rhs, xi);
+    for (int j = 0; j < D; j++) e->theta[j] += 2.0 * shrink * rhs[j];
 }
 
 const sgfs_sampler sgfs_sampler_sgfs_full = {

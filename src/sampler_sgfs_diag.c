@@ -11,12 +11,14 @@
  *
  * Cost O(n D).  At large steps (small alpha) it under-estimates posterior
  * variances (Ahn et al. 2012, section 5.1).  State: I (D) and the count t'.
+ * During burn-in, steps are kept within a trust region (fisher.c).
  */
 #include "sgfs.h"
 
 double sgfs_gamma_fpc(int N, int n);
 void sgfs_fisher_update(sgfs_engine *e, double *count, double *fisher,
                         const double *V, int full);
+double sgfs_burnin_shrink(const sgfs_engine *e, const double *x, const double *r);
 
 static int diag_state_length(int D)
 {
@@ -49,12 +51,15 @@ static void diag_step(sgfs_engine *e, double eps)
     for (int j = 0; j < D; j++) v[j] /= n - 1;
     sgfs_fisher_update(e, count, fisher, v, 0);
 
+    /* r = grad + eta into gbar, x = r / a into v */
     for (int j = 0; j < D; j++) {
         double f = fmax(fisher[j], e->prior_prec[j] / e->N);
-        double g = e->grad[j];
-        if (alpha2 > 0.0) g += sqrt(alpha2 * gN * f) * norm_rand();
-        e->theta[j] += 2.0 * g / (gN * (1.0 + alpha2) * f + e->prior_prec[j]);
+        gbar[j] = e->grad[j];
+        if (alpha2 > 0.0) gbar[j] += sqrt(alpha2 * gN * f) * norm_rand();
+        v[j] = gbar[j] / (gN * (1.0 + alpha2) * f + e->prior_prec[j]);
     }
+    const double shrink = sgfs_burnin_shrink(e, v, gbar);
+    for (int j = 0; j < D; j++) e->theta[j] += 2.0 * shrink * v[j];
 }
 
 const sgfs_sampler sgfs_sampler_sgfs_diag = {

@@ -26,10 +26,10 @@ r_scores <- function(p, theta, idx) {
 ## sampler's update.
 prior_prec <- function(D, p) 1 / c(rep(1, ncol(p$X)), 5)[seq_len(D)]^2
 
-r_chain <- function(p, D, n, n_iter, eps_at, update) {
+r_chain <- function(p, D, n, n_iter, eps_at, update, theta0 = double(D)) {
     prec <- prior_prec(D, p)
     N <- nrow(p$X)
-    theta <- double(D)
+    theta <- theta0
     state <- list()
     out <- matrix(NA_real_, n_iter, D)
     for (t in seq_len(n_iter)) {
@@ -47,8 +47,13 @@ r_chain <- function(p, D, n, n_iter, eps_at, update) {
 sgld_update <- function(theta, grad, G, eps, t, state, prec)
     list(theta = theta + eps / 2 * grad + sqrt(eps) * rnorm(length(theta)), state = state)
 
-sgfs_update <- function(N, n, restart, full = TRUE) {
+sgfs_update <- function(N, n, restart, full = TRUE, burnin = 0) {
     gamma <- 1 + N / n * (N - n) / (N - 1)
+    ## burn-in trust region: the step 2x, x = A^{-1} r, is shrunk to q = 4D
+    shrink <- function(x, r, t) {
+        q <- 4 * sum(x * r)
+        if (t <= burnin && q > 4 * length(x)) sqrt(4 * length(x) / q) else 1
+    }
     function(theta, grad, G, eps, t, state, prec) {
         D <- length(theta)
         V <- cov(G)
@@ -62,12 +67,14 @@ sgfs_update <- function(N, n, restart, full = TRUE) {
             rhs <- grad
             if (a2 > 0)
                 rhs <- rhs + sqrt(a2 * gamma * N) * drop(crossprod(chol(state$I), rnorm(D)))
-            theta <- theta + 2 * drop(solve(A, rhs))
+            x <- drop(solve(A, rhs))
+            theta <- theta + 2 * shrink(x, rhs, t) * x
         } else {
             f <- pmax(state$I, prec / N)
             rhs <- grad
             if (a2 > 0) rhs <- rhs + sqrt(a2 * gamma * N * f) * rnorm(D)
-            theta <- theta + 2 * rhs / (gamma * N * (1 + a2) * f + prec)
+            x <- rhs / (gamma * N * (1 + a2) * f + prec)
+            theta <- theta + 2 * shrink(x, rhs, t) * x
         }
         list(theta = theta, state = state)
     }
@@ -103,7 +110,8 @@ test_that("SGFS-f: C chain equals the R reference (alpha 0 and > 0, restart, gau
                     burnin = 10L, standardize = FALSE, progress = FALSE, alpha = alpha)
         set.seed(44)
         eps <- if (alpha > 0) 4 / alpha^2 else Inf
-        r <- r_chain(p, 3, 10L, 40L, function(t) eps, sgfs_update(50, 10, restart = 6))
+        r <- r_chain(p, 3, 10L, 40L, function(t) eps,
+                     sgfs_update(50, 10, restart = 6, burnin = 10))
         expect_equal(unname(sgfs:::all_draws(fit)), r[11:40, ], tolerance = 1e-10)
     }
     g <- ref_problem(gaussian())
@@ -121,6 +129,18 @@ test_that("SGFS-d: C chain equals the R reference", {
     set.seed(46)
     rd <- r_chain(p, 3, 10L, 40L, function(t) 1, sgfs_update(50, 10, 0, full = FALSE))
     expect_equal(unname(cd), rd, tolerance = 1e-10)
+    ## with burn-in: the Fisher restart and the trust region (which binds
+    ## here, from a start far from the mode)
+    far <- p
+    far$y <- 1 - far$y
+    set.seed(47)
+    fit <- sgfs(far$x, far$y, prior = normal(0, 1), batch_size = 10L, n_iter = 40L,
+                burnin = 20L, standardize = FALSE, progress = FALSE, alpha = 0.5,
+                preconditioner = "diagonal", init = c(5, 5, -5))
+    set.seed(47)
+    upd <- sgfs_update(50, 10, restart = 11, full = FALSE, burnin = 20)
+    r <- r_chain(far, 3, 10L, 40L, function(t) 16, upd, theta0 = c(5, 5, -5))
+    expect_equal(unname(sgfs:::all_draws(fit)), r[21:40, ], tolerance = 1e-10)
 })
 
 test_that("the minibatch is a uniform draw without replacement", {

@@ -1,0 +1,123 @@
+## The value is a coda object: coda functions work on it unchanged; the
+## model-fit methods and predict.
+
+pima_fit <- local({
+    fit <- NULL
+    function() {
+        if (is.null(fit)) {
+            set.seed(20)
+            fit <<- sgfs(type ~ npreg + glu + bmi + age, data = MASS::Pima.tr,
+                         n_iter = 3000, batch_size = 50, progress = FALSE)
+        }
+        fit
+    }
+})
+
+test_that("one chain is an mcmc object with true iteration numbers", {
+    fit <- pima_fit()
+    expect_identical(class(fit), c("sgfit", "mcmc"))
+    expect_true(coda::is.mcmc(fit))
+    expect_identical(coda::mcpar(fit), c(301, 3000, 1))
+    expect_identical(coda::varnames(fit),
+                     c("(Intercept)", "npreg", "glu", "bmi", "age"))
+    s <- summary(fit)
+    expect_s3_class(s, "summary.mcmc")
+    expect_equal(unname(s$statistics[, "Mean"]), unname(coef(fit)))
+    expect_length(coda::effectiveSize(fit), 5)
+    hpd <- coda::HPDinterval(fit)
+    expect_true(all(hpd[, "lower"] < coef(fit) & coef(fit) < hpd[, "upper"]))
+    w <- window(fit, start = 1001, thin = 10)
+    expect_identical(coda::mcpar(w), c(1001, 2991, 10))
+    expect_equal(nrow(as.matrix(w)), 200)
+    expect_output(print(fit), "SGFS-f \\(alpha = 1\\) posterior draws, binomial\\(logit\\)")
+    expect_output(print(s), "3. Mixing")
+    expect_equal(nobs(fit), 200)
+    expect_equal(formula(fit), type ~ npreg + glu + bmi + age, ignore_attr = TRUE)
+    expect_equal(dim(vcov(fit)), c(5, 5))
+    expect_equal(vcov(fit), cov(as.matrix(fit)), ignore_attr = TRUE)
+    pdf(NULL); on.exit(dev.off())
+    expect_silent(plot(fit))
+})
+
+test_that("several chains are an mcmc.list; gelman.diag works", {
+    set.seed(21)
+    fit <- sgld(type ~ glu + bmi, data = MASS::Pima.tr, n_iter = 2000, chains = 3,
+                batch_size = 50, progress = FALSE)
+    expect_identical(class(fit), c("sgfit", "mcmc.list"))
+    expect_true(coda::is.mcmc.list(fit))
+    g <- coda::gelman.diag(fit)
+    expect_equal(dim(g$psrf), c(3, 2))
+    expect_output(print(summary(fit)), "Rhat")
+    expect_equal(nrow(as.matrix(fit)), 3 * 1800)
+    expect_equal(coef(fit), colMeans(as.matrix(fit)))
+    expect_identical(coda::mcpar(window(fit, start = 1001)[[2]]), c(1001, 2000, 1))
+})
+
+test_that("draws are on the original scale of the predictors", {
+    ## standardisation is internal: the linear predictor of a draw is the
+    ## same whether computed from original-scale draws or internally
+    fit <- pima_fit()
+    X <- model.matrix(~ npreg + glu + bmi + age, MASS::Pima.tr)
+    info <- attr(fit, "sgfit")
+    internal <- sgfs:::to_internal(as.matrix(fit)[7, ], info$design)
+    eta_int <- drop(crossprod(info$spec$xt, internal))
+    expect_equal(drop(X %*% as.matrix(fit)[7, ]), eta_int, ignore_attr = TRUE)
+    expect_equal(sgfs:::to_original(internal, info$design), as.matrix(fit)[7, ],
+                 ignore_attr = TRUE)
+    ## gaussian: log_sigma reported on the response's scale
+    set.seed(22)
+    g <- sgfs(mpg ~ wt + hp, data = mtcars, family = gaussian(), n_iter = 4000,
+              batch_size = 16, progress = FALSE)
+    expect_identical(coda::varnames(g), c("(Intercept)", "wt", "hp", "log_sigma"))
+    ref <- lm(mpg ~ wt + hp, data = mtcars)
+    expect_lt(max(abs(coef(g)[1:3] - coef(ref)) / sqrt(diag(vcov(ref)))), 0.5)
+    expect_lt(abs(exp(coef(g)[["log_sigma"]]) / sigma(ref) - 1), 0.2)
+})
+
+test_that("predict averages over the posterior draws", {
+    fit <- pima_fit()
+    te <- MASS::Pima.te
+    B <- as.matrix(fit)
+    X <- model.matrix(~ npreg + glu + bmi + age, te)
+    expect_equal(predict(fit, te), rowMeans(X %*% t(B)), ignore_attr = TRUE)
+    p <- predict(fit, te, type = "response")
+    expect_equal(p, rowMeans(plogis(X %*% t(B))), ignore_attr = TRUE)
+    expect_gt(mean((p > 0.5) == (te$type == "Yes")), 0.7)
+    cls <- predict(fit, te, type = "class")
+    expect_identical(levels(cls), c("No", "Yes"))
+    expect_identical(cls == "Yes", unname(p > 0.5))
+    ci <- predict(fit, te[1:5, ], type = "response", interval = "credible", level = 0.9)
+    expect_identical(colnames(ci), c("fit", "lwr", "upr"))
+    expect_true(all(ci[, "lwr"] < ci[, "fit"] & ci[, "fit"] < ci[, "upr"]))
+    expect_length(predict(fit), 200)
+    expect_error(predict(fit, te, type = "class", interval = "credible"), NA)
+    g <- sgfs(mpg ~ wt, data = mtcars, family = gaussian(), n_iter = 500,
+              batch_size = 16, progress = FALSE)
+    expect_error(predict(g, type = "class"), "'type'")
+})
+
+test_that("predict handles factors and matrix fits", {
+    df <- withr::with_seed(23, data.frame(g = factor(sample(c("a", "b", "c"), 200, TRUE)),
+                                          x = rnorm(200)))
+    df$y <- rbinom(200, 1, plogis(df$x + (df$g == "b")))
+    set.seed(24)
+    fit <- sgfs(y ~ g + x, data = df, n_iter = 500, batch_size = 50, progress = FALSE)
+    expect_identical(coda::varnames(fit), c("(Intercept)", "gb", "gc", "x"))
+    expect_length(predict(fit, data.frame(g = c("c", "a"), x = c(0, 1))), 2)
+    expect_error(predict(fit, data.frame(g = "z", x = 0)), "new level")
+    set.seed(24)
+    mfit <- sgfs(as.matrix(df["x"]), df$y, n_iter = 500, batch_size = 50, progress = FALSE)
+    expect_length(predict(mfit, matrix(c(0, 1, 2), ncol = 1)), 3)
+    expect_error(predict(mfit, matrix(1:4, ncol = 2)), "'newdata' must have 1 columns")
+    expect_null(formula(mfit))
+})
+
+test_that("rel_error computes Ahn et al.'s E1 and E2", {
+    m <- matrix(c(1, 2, 3, 4, 2, 2, 6, 4), 4)
+    e <- rel_error(m, c(2, 4), diag(2))
+    C <- cov(m) * 3 / 4
+    expect_equal(e[["E1"]], (abs(2.5 - 2) + abs(3.5 - 4)) / 6)
+    expect_equal(e[["E2"]], sum(abs(C - diag(2))) / 2)
+    expect_error(rel_error(m, 1, diag(2)), "'ref_mean'")
+    expect_error(rel_error(m, 1:2, diag(3)), "'ref_cov'")
+})
