@@ -16,10 +16,14 @@ run_chain <- function(spec, state, n_iter, progress) {
     diverged <- 0L
     interrupted <- FALSE
     start <- proc.time()[["elapsed"]]
+    ## Ctrl-C inside the C loop ends the chunk at an iteration boundary
+    ## (status[2]); between chunks it arrives as an R interrupt condition
     tryCatch(
-        while (done < n_iter && diverged == 0L) {
+        while (done < n_iter && diverged == 0L && !interrupted) {
             k <- min(chunk, n_iter - done)
-            diverged <- .Call(C_sgfs_engine_run, engine, as.integer(k))
+            status <- .Call(C_sgfs_engine_run, engine, as.integer(k))
+            diverged <- status[1L]
+            interrupted <- status[2L] == 1L
             done <- done + k
             if (!is.null(bar)) utils::setTxtProgressBar(bar, done)
         },

@@ -10,3 +10,6 @@
 #' @keywords internal
 #' @useDynLib sgfs, .registration = TRUE, .fixes = "C_"
 "_PACKAGE"
+
+#' @importFrom stats binomial gaussian coef vcov nobs predict formula update
+NULL

@@ -12,18 +12,31 @@
  * The engine lives behind an external pointer, so R runs it in chunks (for
  * a progress bar and Ctrl-C) and a continued run is the same chain:
  *   sgfs_engine_new(spec, state, n_keep)  -> external pointer
- *   sgfs_engine_run(ptr, k)               -> runs k iterations; returns the
- *                                            iteration at which theta became
- *                                            non-finite, or 0
+ *   sgfs_engine_run(ptr, k)               -> runs k iterations; returns
+ *                                            c(iteration at which theta became
+ *                                            non-finite or 0, interrupted 0/1)
  *   sgfs_engine_result(ptr)               -> draws kept so far and the state
- * Randomness is R's (GetRNGstate/PutRNGstate around each chunk).  If the user
- * interrupts inside a chunk, the engine is left at the last completed
- * iteration but .Random.seed is not written back for that chunk.
+ * Randomness is R's (GetRNGstate/PutRNGstate around each chunk).  Ctrl-C is
+ * polled with R_ToplevelExec, so an interrupt ends the chunk cleanly at an
+ * iteration boundary with .Random.seed written back: the interrupted chain
+ * can be continued exactly.
  */
 #include "sgfs.h"
 
 
 #define INTERRUPT_EVERY 64
+
+static void check_interrupt(void *unused)
+{
+    (void) unused;
+    R_CheckUserInterrupt();
+}
+
+/* 1 if the user pressed Ctrl-C (without jumping out of this C code) */
+static int interrupt_pending(void)
+{
+    return !R_ToplevelExec(check_interrupt, NULL);
+}
 
 static sgfs_engine *engine_of(SEXP ptr)
 {
@@ -69,10 +82,14 @@ SEXP sgfs_engine_run(SEXP ptr, SEXP n_iter)
 {
     sgfs_engine *e = engine_of(ptr);
     const int k = Rf_asInteger(n_iter);
-    if (e->diverged) return Rf_ScalarInteger(e->diverged);
+    int interrupted = 0;
+    SEXP status = PROTECT(Rf_allocVector(INTSXP, 2));
     GetRNGstate();
-    for (int s = 0; s < k; s++) {
-        if (s % INTERRUPT_EVERY == 0) R_CheckUserInterrupt();
+    for (int s = 0; s < k && !e->diverged; s++) {
+        if (s % INTERRUPT_EVERY == 0 && interrupt_pending()) {
+            interrupted = 1;
+            break;
+        }
         iterate(e);
         if (!sgfs_all_finite(e->theta, e->D)) {
             e->diverged = (int) *e->iter;
@@ -81,7 +98,10 @@ SEXP sgfs_engine_run(SEXP ptr, SEXP n_iter)
         keep_if_due(e);
     }
     PutRNGstate();
-    return Rf_ScalarInteger(e->diverged);
+    INTEGER(status)[0] = e->diverged;
+    INTEGER(status)[1] = interrupted;
+    UNPROTECT(1);
+    return status;
 }
 
 SEXP sgfs_engine_result(SEXP ptr)
