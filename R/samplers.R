@@ -86,9 +86,7 @@ sgfs.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
                          schedule = "constant", prior_intercept = NULL,
                          sigma = NULL, cores = 1L, intercept = TRUE, ...) {
     no_dots(...)
-    run <- prepare_run(x, y, family, prior, prior_intercept, batch_size, n_iter,
-                       burnin, thin, chains, cores, init, standardize,
-                       progress, sigma, intercept)
+    run <- prepare_run_here(environment())
     preconditioner <- match.arg(preconditioner)
     alpha <- check_nonnegative(alpha, "alpha")
     setup <- function(run) {
@@ -150,9 +148,7 @@ sgld.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
                          schedule = "constant", prior_intercept = NULL,
                          sigma = NULL, cores = 1L, intercept = TRUE, ...) {
     no_dots(...)
-    run <- prepare_run(x, y, family, prior, prior_intercept, batch_size, n_iter,
-                       burnin, thin, chains, cores, init, standardize,
-                       progress, sigma, intercept)
+    run <- prepare_run_here(environment())
     setup <- function(run) {
         eps <- if (is.null(stepsize)) default_langevin_step(run)
                else check_positive(stepsize, "stepsize")
@@ -162,6 +158,11 @@ sgld.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
                  "the step size %.3g is too large: try stepsize = %.3g", eps, eps / 10))
     }
     sg_fit("sgld", setup, run, match.call())
+}
+
+## prepare_run() on the shared arguments of the calling sampler
+prepare_run_here <- function(frame) {
+    do.call(prepare_run, mget(names(formals(prepare_run)), envir = frame))
 }
 
 no_dots <- function(...) {

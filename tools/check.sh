@@ -7,6 +7,8 @@ if ! command -v tidy >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ 
   # HTML validation of the manual needs 'tidy'; without it check leaves a NOTE
   (apt-get install -y -qq tidy >/dev/null 2>&1 || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq tidy >/dev/null 2>&1; }) || true
 fi
+# the package's own flags only: a developer's ~/.R/Makevars must not leak in
+export R_MAKEVARS_USER=/dev/null
 R CMD build --no-build-vignettes . >"$out/build.log" 2>&1 || { cat "$out/build.log"; exit 1; }
 tarball=$(ls -t sgfs_*.tar.gz | head -1)
 # no internet here: switch off check's remote look-ups rather than let them hang
