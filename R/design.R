@@ -34,7 +34,8 @@ prepare_design <- function(x, y, family, standardize, sigma) {
             if (!(y_scale > 0)) stop_arg("y", "is constant")
         }
     }
-    xs <- sweep(sweep(x, 2L, center, "-"), 2L, scale, "/")
+    ## the engine's copy: P x N, one example per column
+    xt <- .Call(C_sgfs_design_copy, x, as.double(center), as.double(scale))
     ys <- (y - y_center) / y_scale
 
     sample_sigma <- gaussian && is.null(sigma)
@@ -51,7 +52,7 @@ prepare_design <- function(x, y, family, standardize, sigma) {
         par_names <- c(par_names, "log_sigma")
     }
     mpar <- if (!gaussian) 0 else if (sample_sigma) NA_real_ else log(sigma / y_scale)
-    list(xt = t(xs), y = as.double(ys), D = D, p = p, intercept = icpt,
+    list(xt = xt, y = as.double(ys), D = D, p = p, intercept = icpt,
          par_names = par_names, M = M, shift = shift, mpar = as.double(mpar),
          center = center, scale = scale, y_center = y_center, y_scale = y_scale)
 }

@@ -81,3 +81,12 @@ test_that("priors: log density and gradient", {
                      sum(-abs(theta[-1] - 0.5) / 2 - log(4)))
     expect_equal(run$spec$prior_prec, c(1 / 9, 1 / 8, 1 / 8))
 })
+
+test_that("the engine's data copy is the transposed, standardised design", {
+    x <- matrix(withr::with_seed(12, rnorm(300 * 7)), 300, 7)
+    center <- colMeans(x)
+    scale <- apply(x, 2, sd)
+    xt <- .Call(sgfs:::C_sgfs_design_copy, x, center, scale)
+    expect_identical(dim(xt), c(7L, 300L))
+    expect_equal(xt, t(scale(x)), ignore_attr = TRUE, tolerance = 1e-15)
+})
