@@ -45,8 +45,10 @@ method_label <- function(info) {
     switch(info$method,
            sgfs = sprintf("SGFS-%s (alpha = %g)",
                           if (s$preconditioner == "full") "f" else "d", s$alpha),
-           sgld = sprintf("SGLD (stepsize = %.3g%s)", s$stepsize,
-                          if (identical(s$schedule, "constant")) "" else ", decaying"),
+           sgld = sprintf("SGLD (stepsize = %.3g%s; variance inflation ~%.2g%%)",
+                          s$stepsize,
+                          if (identical(s$schedule, "constant")) "" else ", decaying",
+                          100 * s$inflation),
            info$method)
 }
 
@@ -72,6 +74,10 @@ print.sgfit <- function(x, digits = 3, ...) {
     print(signif(tab, digits))
     if (min(ess) < 100)
         cat("Warning: fewer than 100 effective draws for some parameters; run longer.\n")
+    if (isTRUE(info$settings$inflation > 0.2))
+        cat(sprintf("Warning: the step size inflates the posterior variance by about %.0f%% in the stiffest direction; try stepsize = %.2g.\n",
+                    100 * info$settings$inflation,
+                    0.05 * info$settings$stepsize / info$settings$inflation))
     invisible(x)
 }
 

@@ -150,10 +150,13 @@ sgld.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
     no_dots(...)
     run <- prepare_run_here(environment())
     setup <- function(run) {
-        eps <- if (is.null(stepsize)) default_langevin_step(run)
-               else check_positive(stepsize, "stepsize")
+        ## gamma * lambda_max: the stiffest direction's curvature, inflated
+        ## by the minibatch noise
+        stiff <- gamma_fpc(ncol(run$spec$xt), run$spec$batch_size) * max_curvature(run)
+        eps <- if (is.null(stepsize)) 0.2 / stiff else check_positive(stepsize, "stepsize")
         list(engine = "sgld", spar = 0, schedule = schedule_vector(schedule, eps),
-             settings = list(stepsize = eps, schedule = schedule),
+             settings = list(stepsize = eps, schedule = schedule,
+                             inflation = eps * stiff / 4),
              hint = function(eps) sprintf(
                  "the step size %.3g is too large: try stepsize = %.3g", eps, eps / 10))
     }
@@ -203,6 +206,3 @@ max_curvature <- function(run, n_power = 30L) {
     max(lambda, spec$prior_prec)
 }
 
-default_langevin_step <- function(run) {
-    0.2 / (gamma_fpc(ncol(run$spec$xt), run$spec$batch_size) * max_curvature(run))
-}

@@ -39,6 +39,17 @@ test_that("one chain is an mcmc object with true iteration numbers", {
     expect_silent(plot(fit))
 })
 
+test_that("the SGLD report states the step's variance inflation and warns when large", {
+    set.seed(25)
+    fit <- sgld(type ~ glu + bmi, data = MASS::Pima.tr, n_iter = 500, batch_size = 50,
+                progress = FALSE)
+    expect_equal(attr(fit, "sgfit")$settings$inflation, 0.05)
+    expect_output(print(fit), "variance inflation ~5%")
+    big <- sgld(type ~ glu + bmi, data = MASS::Pima.tr, n_iter = 500, batch_size = 50,
+                stepsize = 40 * attr(fit, "sgfit")$settings$stepsize, progress = FALSE)
+    expect_output(print(big), "inflates the posterior variance by about 200%")
+})
+
 test_that("several chains are an mcmc.list; gelman.diag works", {
     set.seed(21)
     fit <- sgld(type ~ glu + bmi, data = MASS::Pima.tr, n_iter = 2000, chains = 3,
