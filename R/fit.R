@@ -117,7 +117,7 @@ sg_fit <- function(method, setup, run, call) {
     states <- lapply(seeds, function(sd) { state$seed <- sd; state })
     res <- run_chains(spec, states, run$n_iter, run$progress, run$cores)
     info <- list(call = generic_call(call), method = method, settings = s$settings,
-                 hint = s$hint, family = run$family, levels = run$levels,
+                 family = run$family, levels = run$levels,
                  prior = run$prior, design = run$design, spec = spec,
                  N = ncol(spec$xt), batch_size = spec$batch_size,
                  burnin = spec$burnin, thin = spec$thin, chains = run$chains,
@@ -133,7 +133,7 @@ new_sgfit <- function(info, res, draws, first = NULL) {
         cond <- structure(class = c("sgfs_divergence", "error", "condition"),
             list(message = sprintf(
                 "chain %d diverged at iteration %d (non-finite parameters): %s",
-                k, div[k], info$hint(res[[k]]$eps)),
+                k, div[k], divergence_hint(info, res[[k]]$eps)),
                 call = NULL, iteration = div[k], chain = k))
         stop(cond)
     }

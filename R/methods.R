@@ -52,6 +52,17 @@ method_label <- function(info) {
            info$method)
 }
 
+## what to try when a chain of this method diverged at step size eps
+divergence_hint <- function(info, eps) {
+    s <- info$settings
+    switch(info$method,
+           sgfs = sprintf("the step is too large for this posterior: try a larger alpha (now %g), e.g. alpha = %g, or a larger batch_size",
+                          s$alpha, max(2, 3 * s$alpha)),
+           sgld = sprintf("the step size %.3g is too large: try stepsize = %.3g",
+                          eps, eps / 10),
+           "the step is too large")
+}
+
 #' @rdname sgfit-methods
 #' @export
 print.sgfit <- function(x, digits = 3, ...) {

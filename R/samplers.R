@@ -95,10 +95,7 @@ sgfs.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
              spar = if (run$spec$burnin >= 2L) run$spec$burnin %/% 2L + 1L else 0,
              schedule = schedule_vector(schedule, eps),
              settings = list(preconditioner = preconditioner, alpha = alpha,
-                             schedule = schedule),
-             hint = function(eps) sprintf(
-                 "the step is too large for this posterior: try a larger alpha (now %g), e.g. alpha = %g, or a larger batch_size",
-                 alpha, max(2, 3 * alpha)))
+                             schedule = schedule))
     }
     sg_fit("sgfs", setup, run, match.call())
 }
@@ -156,9 +153,7 @@ sgld.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
         eps <- if (is.null(stepsize)) 0.2 / stiff else check_positive(stepsize, "stepsize")
         list(engine = "sgld", spar = 0, schedule = schedule_vector(schedule, eps),
              settings = list(stepsize = eps, schedule = schedule,
-                             inflation = eps * stiff / 4),
-             hint = function(eps) sprintf(
-                 "the step size %.3g is too large: try stepsize = %.3g", eps, eps / 10))
+                             inflation = eps * stiff / 4))
     }
     sg_fit("sgld", setup, run, match.call())
 }

@@ -319,6 +319,12 @@ report_lines <- function(blas, opt, res, scaling, kernels) {
       "", "## Dense algebra kernels (D = 50, n = 500), timed from R at the start", "",
       md_table(kernels),
       "", "## Time per iteration (us) against N", "",
+      sprintf("The engine's copy of the data takes %s; the CPU's last-level cache is %s.",
+              paste(sprintf("%g MB at N = %s", 8 * (P + 1) * sort(unique(res$N)) / 1e6,
+                            format(sort(unique(res$N)), scientific = FALSE, trim = TRUE)),
+                    collapse = ", "),
+              cache_size()),
+      "",
       md_table(scaling),
       "", "## All results", "",
       md_table(res[c("N", cols)]),
@@ -328,6 +334,15 @@ report_lines <- function(blas, opt, res, scaling, kernels) {
       "spread: (max - min) / median over the repetitions; setup_s: R-side time of the sampler call",
       "outside the C loop (argument checks, transposing the data, set-up), not in us_per_iter;",
       "algebra: tcrossprod (dsyrk) + 2 chol (dpotrf) of an SGFS-f step, from R (N-independent).")
+}
+
+## size of the largest CPU cache, as the kernel reports it
+cache_size <- function() {
+    dirs <- Sys.glob("/sys/devices/system/cpu/cpu0/cache/index*")
+    if (!length(dirs)) return("unknown")
+    sizes <- vapply(dirs, function(d) readLines(file.path(d, "size"))[1], "")
+    kb <- as.numeric(sub("[KM]$", "", sizes)) * ifelse(grepl("M$", sizes), 1024, 1)
+    sprintf("%.0f MB", max(kb) / 1024)
 }
 
 load_average <- function()

@@ -1,10 +1,12 @@
-## The main job: SGFS-f on the Pima Indians diabetes data (MASS), training on
-## Pima.tr + Pima.te's first half... see README.  Prints the posterior summary,
-## the timing and the test-set accuracy.
+## The main job: SGFS-f on the Pima Indians diabetes data (MASS): a Bayesian
+## logistic regression of diabetes on seven predictors, fitted to Pima.tr
+## (200 women) and checked on Pima.te (332 women).  Prints the report, the
+## posterior summary with its timing, and the test-set accuracy.
 library(sgfs)
 data(Pima.tr, Pima.te, package = "MASS")
 set.seed(2012)
-fit <- sgfs(type ~ ., data = Pima.tr, batch_size = 50, n_iter = 20000, burnin = 2000)
+fit <- sgfs(type ~ ., data = Pima.tr, batch_size = 50, n_iter = 20000, burnin = 2000,
+            progress = FALSE)
 print(fit)
 print(summary(fit))
 p <- predict(fit, newdata = Pima.te, type = "response")
