@@ -57,6 +57,8 @@ chain_seeds <- function(chains) {
 
 ## Runs (or continues) every chain.  states[[k]] carries theta, iter, sstate
 ## and the RNG seed the chain continues from (NULL: the current stream).
+## Returns one result per chain, NULL for a chain an interrupt kept from
+## starting.
 run_chains <- function(spec, states, n_iter, progress, cores) {
     chains <- length(states)
     one <- function(k, show) {
@@ -65,23 +67,48 @@ run_chains <- function(spec, states, n_iter, progress, cores) {
         res$seed <- get_seed()
         res
     }
-    multi <- chains > 1L
-    if (multi) {
-        user <- if (exists(".Random.seed", envir = globalenv(), inherits = FALSE)) get_seed()
-        on.exit(if (!is.null(user)) set_seed(user))
-    }
-    if (multi && cores > 1L && .Platform$OS.type != "windows") {
-        res <- parallel::mclapply(seq_len(chains), one, show = FALSE,
-                                  mc.cores = min(cores, chains),
-                                  mc.set.seed = FALSE)
-        bad <- vapply(res, inherits, NA, what = "try-error")
-        if (any(bad)) stop(attr(res[[which(bad)[1L]]], "condition"))
-        return(res)
-    }
+    if (chains == 1L) return(list(one(1L, progress)))
+    user <- if (exists(".Random.seed", envir = globalenv(), inherits = FALSE)) get_seed()
+    on.exit(if (!is.null(user)) set_seed(user))
+    if (cores > 1L && .Platform$OS.type != "windows")
+        return(run_parallel(one, chains, min(cores, chains)))
     res <- vector("list", chains)
     for (k in seq_len(chains)) {
         res[[k]] <- one(k, progress)
-        if (res[[k]]$interrupted) return(res[seq_len(k)])
+        if (res[[k]]$interrupted) break
     }
+    res
+}
+
+## Chains in forked workers, at most `cores` at a time.  Ctrl-C in the
+## parent is passed on to the workers (unless they saw it themselves), whose
+## C loops then stop at an iteration boundary and return their draws.
+run_parallel <- function(one, chains, cores) {
+    res <- vector("list", chains)
+    jobs <- list()
+    started <- 0L
+    interrupted <- FALSE
+    collect <- function(timeout) {
+        done <- parallel::mccollect(jobs, wait = FALSE, timeout = timeout)
+        for (name in names(done)) {
+            res[[as.integer(name)]] <<- done[[name]]
+            jobs[[name]] <<- NULL
+        }
+    }
+    while (length(jobs) > 0L || (!interrupted && started < chains)) {
+        while (!interrupted && length(jobs) < cores && started < chains) {
+            started <- started + 1L
+            jobs[[as.character(started)]] <- parallel::mcparallel(
+                one(started, FALSE), name = as.character(started), mc.set.seed = FALSE)
+        }
+        tryCatch(collect(0.1), interrupt = function(e) {
+            interrupted <<- TRUE
+            collect(0.5)
+            for (job in jobs) tools::pskill(job$pid, tools::SIGINT)
+        })
+    }
+    failed <- vapply(res, inherits, NA, what = "try-error")
+    if (any(failed) && !interrupted) stop(attr(res[[which(failed)[1L]]], "condition"))
+    res[failed] <- list(NULL)
     res
 }

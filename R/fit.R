@@ -9,6 +9,8 @@ formula_frame <- function(call, env) {
     mf[[1L]] <- quote(stats::model.frame)
     mf <- eval(mf, env)
     mt <- attr(mf, "terms")
+    if (!is.null(stats::model.offset(mf)))
+        stop_arg("formula", "has an offset() term, which is not supported")
     x <- stats::model.matrix(mt, mf)
     list(x = x, y = stats::model.response(mf, "any"), terms = mt,
          xlevels = stats::.getXlevels(mt, mf),
@@ -18,6 +20,12 @@ formula_frame <- function(call, env) {
 ## formula methods: the default method on the model matrix, then the
 ## formula bookkeeping predict() and update() need
 fit_formula <- function(default, call, env, dots, full_call) {
+    given <- names(call$...)
+    for (arg in intersect(c("weights", "offset"), given))
+        stop_arg(arg, "is not supported: every row has weight 1 and no offset")
+    if ("intercept" %in% given)
+        stop_arg("intercept", "is for the matrix method; in a formula write y ~ x - 1 ",
+                 "for a model without intercept")
     frame <- formula_frame(call, env)
     fit <- do.call(default, c(list(frame$x, frame$y), dots, list(intercept = FALSE)))
     info <- attr(fit, "sgfit")
@@ -29,12 +37,12 @@ fit_formula <- function(default, call, env, dots, full_call) {
     fit
 }
 
-design_matrix <- function(x, intercept) {
+design_matrix <- function(x, intercept, arg = "x", allow_na = FALSE) {
     if (is.data.frame(x)) x <- as.matrix(x)
     if (!is.matrix(x) || !is.numeric(x))
-        stop_arg("x", "must be a numeric matrix (or use the formula interface)")
-    if (any(!is.finite(x)))
-        stop_arg("x", "has missing or non-finite values (the formula interface applies na.action)")
+        stop_arg(arg, "must be a numeric matrix (or use the formula interface)")
+    if (any(!is.finite(x) & !(allow_na & is.na(x))))
+        stop_arg(arg, "has missing or non-finite values (the formula interface applies na.action)")
     storage.mode(x) <- "double"
     if (is.null(colnames(x))) colnames(x) <- paste0("x", seq_len(ncol(x)))
     if (intercept) x <- cbind(`(Intercept)` = 1, x)
@@ -122,54 +130,7 @@ sg_fit <- function(method, setup, run, call) {
                  N = ncol(spec$xt), batch_size = spec$batch_size,
                  burnin = spec$burnin, thin = spec$thin, chains = run$chains,
                  cores = run$cores, n_iter = 0, elapsed = 0)
-    new_sgfit(info, res, draws = NULL)
-}
-
-## Combines chain results (appended to earlier draws if any) into the value.
-new_sgfit <- function(info, res, draws, first = NULL) {
-    div <- vapply(res, `[[`, 0L, "diverged")
-    if (any(div > 0L)) {
-        k <- which(div > 0L)[1L]
-        cond <- structure(class = c("sgfs_divergence", "error", "condition"),
-            list(message = sprintf(
-                "chain %d diverged at iteration %d (non-finite parameters): %s",
-                k, div[k], divergence_hint(info, res[[k]]$eps)),
-                call = NULL, iteration = div[k], chain = k))
-        stop(cond)
-    }
-    interrupted <- any(vapply(res, `[[`, NA, "interrupted"))
-    new <- lapply(res, function(r) {
-        d <- to_original(r$draws, info$design)
-        colnames(d) <- info$design$par_names
-        d
-    })
-    if (!is.null(draws)) new <- Map(rbind, draws[seq_along(new)], new)
-    n_rows <- min(vapply(new, nrow, 0L))
-    if (n_rows == 0L)
-        stop("no draws were kept", if (interrupted) " before the interrupt", call. = FALSE)
-    if (interrupted)
-        warning(sprintf("interrupted: returning the %d draws per chain kept so far%s",
-                        n_rows, if (length(new) < info$chains)
-                            sprintf(" from %d of %d chains", length(new), info$chains) else ""),
-                call. = FALSE)
-    new <- lapply(new, function(d) d[seq_len(n_rows), , drop = FALSE])
-    if (is.null(first)) first <- info$burnin + info$thin
-    chains <- lapply(new, coda::mcmc, start = first, thin = info$thin)
-    info$states <- lapply(res, function(r) r[c("theta", "iter", "sstate", "seed")])
-    info$n_iter <- max(vapply(res, `[[`, 0, "iter"))
-    info$elapsed <- info$elapsed + sum(vapply(res, `[[`, 0, "elapsed"))
-    info$eps <- vapply(res, `[[`, 0, "eps")
-    info$chains <- length(chains)
-    info$grad_evals <- info$n_iter * info$batch_size * info$chains
-    if (length(chains) == 1L) {
-        out <- chains[[1L]]
-        class(out) <- c("sgfit", "mcmc")
-    } else {
-        out <- coda::mcmc.list(chains)
-        class(out) <- c("sgfit", "mcmc.list")
-    }
-    attr(out, "sgfit") <- info
-    out
+    new_sgfit(info, res)
 }
 
 ## the call as the user wrote it: sgfs(...) rather than sgfs.formula(...)

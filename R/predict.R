@@ -14,7 +14,9 @@
 #' @param level credible level.
 #' @param ... unused.
 #' @return A vector (or, with intervals, a matrix with columns `fit`, `lwr`,
-#'   `upr`), one row per row of `newdata`.
+#'   `upr`), one row per row of `newdata`; `NA` for rows with missing
+#'   predictors (and, without `newdata`, for rows the fit's `na.action =
+#'   na.exclude` left out).
 #' @examples
 #' data(Pima.tr, Pima.te, package = "MASS")
 #' fit <- sgfs(type ~ ., data = Pima.tr, n_iter = 2000, batch_size = 50)
@@ -23,11 +25,11 @@
 #' @export
 predict.sgfit <- function(object, newdata, type = c("link", "response", "class"),
                           interval = c("none", "credible"), level = 0.95, ...) {
-    type <- match.arg(type)
-    interval <- match.arg(interval)
+    type <- choose_arg(type, c("link", "response", "class"), "type")
+    interval <- choose_arg(interval, c("none", "credible"), "interval")
     info <- sgfit_info(object)
-    X <- if (missing(newdata) || is.null(newdata)) training_design(info)
-         else new_design(info, newdata)
+    if (missing(newdata)) newdata <- NULL
+    X <- if (is.null(newdata)) training_design(info) else new_design(info, newdata)
     if (type == "class" && info$family$family != "binomial")
         stop_arg("type", "\"class\" needs a binomial() fit")
     B <- all_draws(object)[, seq_len(info$design$p), drop = FALSE]
@@ -37,21 +39,24 @@ predict.sgfit <- function(object, newdata, type = c("link", "response", "class")
         if (level >= 1) stop_arg("level", "must be below 1")
         c((1 - level) / 2, (1 + level) / 2)
     }
-    ## in row blocks, so that no n x draws matrix larger than ~1e6 is formed
+    ## rows with missing predictors predict NA; the others in blocks, so that
+    ## no rows x draws matrix larger than ~1e6 is formed
+    out <- matrix(NA_real_, nrow(X), 1L + length(probs),
+                  dimnames = list(rownames(X), c("fit", if (length(probs)) c("lwr", "upr"))))
+    ok <- which(stats::complete.cases(X))
     block <- max(1L, floor(1e6 / nrow(B)))
-    rows <- split(seq_len(nrow(X)), ceiling(seq_len(nrow(X)) / block))
-    out <- do.call(rbind, lapply(rows, function(r) {
+    for (r in split(ok, ceiling(seq_along(ok) / block))) {
         m <- inv(X[r, , drop = FALSE] %*% t(B))
-        cbind(fit = rowMeans(m),
-              if (!is.null(probs)) t(apply(m, 1L, stats::quantile, probs, names = FALSE)))
-    }))
+        out[r, 1L] <- rowMeans(m)
+        if (length(probs))
+            out[r, -1L] <- t(apply(m, 1L, stats::quantile, probs, names = FALSE))
+    }
+    if (is.null(newdata)) out <- stats::napredict(info$na.action, out)
     if (type == "class") {
         cls <- as.integer(out[, 1L] > 0.5)
         return(if (is.null(info$levels)) cls else factor(info$levels[cls + 1L], info$levels))
     }
-    if (is.null(probs)) return(stats::setNames(out[, 1L], rownames(X)))
-    colnames(out) <- c("fit", "lwr", "upr")
-    rownames(out) <- rownames(X)
+    if (is.null(probs)) return(stats::setNames(out[, 1L], rownames(out)))
     out
 }
 
@@ -70,7 +75,8 @@ new_design <- function(info, newdata) {
         if (!is.null(cl <- attr(tt, "dataClasses"))) stats::.checkMFClasses(cl, m)
         return(stats::model.matrix(tt, m, contrasts.arg = info$contrasts))
     }
-    X <- design_matrix(newdata, length(info$design$intercept) > 0L)
+    X <- design_matrix(newdata, length(info$design$intercept) > 0L, arg = "newdata",
+                       allow_na = TRUE)
     if (ncol(X) != info$design$p)
         stop_arg("newdata", sprintf("must have %d columns", info$design$p - length(info$design$intercept)))
     X

@@ -34,11 +34,13 @@ update.sgfit <- function(object, n_iter, append = TRUE, progress = interactive()
     if (missing(n_iter)) stop_arg("n_iter", "is missing: how many further iterations?")
     n_iter <- check_count(n_iter, "n_iter", 1L)
     check_flag(append, "append")
-    previous <- if (!append) NULL else if (inherits(object, "mcmc.list"))
-        lapply(unclass(object), all_draws) else list(all_draws(object))
+    iters <- vapply(info$states, `[[`, 0, "iter")
+    if (!append && length(unique(iters)) > 1L)
+        stop_arg("append", "must be TRUE: the chains stopped at different iterations (after an interrupt)")
+    previous <- if (append) chain_draws(object)
+    first <- if (append) stats::start(object) else
+        info$burnin + info$thin * (n_kept_between(0, iters[1L], info$burnin, info$thin) + 1L)
     res <- run_chains(info$spec, info$states, n_iter, check_flag(progress, "progress"),
                       info$cores)
-    first <- if (append) NULL else
-        info$burnin + info$thin * (n_kept_between(0, info$n_iter, info$burnin, info$thin) + 1L)
     new_sgfit(info, res, previous, first)
 }

@@ -40,3 +40,12 @@ format_value <- function(x) {
     if (is.character(x)) return(sprintf("\"%s\"", x))
     format(x)
 }
+
+## match.arg() with an error that names the argument
+choose_arg <- function(x, choices, arg) {
+    if (identical(x, choices)) return(choices[1L])
+    if (!is.character(x) || length(x) != 1L || !(x %in% choices))
+        stop_arg(arg, "must be one of ", paste0("\"", choices, "\"", collapse = ", "),
+                 ", not ", format_value(x))
+    x
+}

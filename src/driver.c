@@ -55,7 +55,8 @@ SEXP sgfs_engine_new(SEXP spec, SEXP state, SEXP n_keep)
     return ptr;
 }
 
-static void iterate(sgfs_engine *e)
+/* one iteration; returns 0, or 1 if the update failed */
+static int iterate(sgfs_engine *e)
 {
     const int D = e->D;
     const double t = ++(*e->iter), scale = (double) e->N / e->n;
@@ -65,7 +66,7 @@ static void iterate(sgfs_engine *e)
     for (int j = 0; j < D; j++) e->grad[j] *= scale;
     sgfs_prior_grad_add(e, e->theta, e->grad);
     e->eps_last = sgfs_stepsize(&e->sched, t);
-    e->sampler->step(e, e->eps_last);
+    return e->sampler->step(e, e->eps_last);
 }
 
 static void keep_if_due(sgfs_engine *e)
@@ -90,8 +91,7 @@ SEXP sgfs_engine_run(SEXP ptr, SEXP n_iter)
             interrupted = 1;
             break;
         }
-        iterate(e);
-        if (!sgfs_all_finite(e->theta, e->D)) {
+        if (iterate(e) || !sgfs_all_finite(e->theta, e->D)) {
             e->diverged = (int) *e->iter;
             break;
         }

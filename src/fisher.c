@@ -7,8 +7,11 @@
  * q = 4 x'Ax = 4 x'r, which at stationarity averages at most 4D.  Far from
  * the mode the empirical Fisher can be much smaller than the curvature (the
  * score variance is not the information there), and Fisher scoring then
- * overshoots into regions it cannot leave; during burn-in only, steps with
- * q > 4D are shrunk to q = 4D.  After burn-in the chain is never altered.
+ * overshoots into regions it cannot leave.  The same happens while I_t
+ * still has rank < D (its first 2D/(n-1) iterations), when the step in the
+ * missing directions is set by the prior alone.  So during burn-in, and
+ * until t (n - 1) >= 2D, steps with q > 4D are shrunk to q = 4D; after
+ * that the chain is never altered.
  */
 #include "sgfs.h"
 
@@ -40,7 +43,8 @@ void sgfs_fisher_update(sgfs_engine *e, double *count, double *fisher,
 /* factor (<= 1) to apply to x = A^{-1} r during burn-in */
 double sgfs_burnin_shrink(const sgfs_engine *e, const double *x, const double *r)
 {
-    if (*e->iter > e->burnin) return 1.0;
+    const double t = *e->iter;
+    if (t > e->burnin && t * (e->n - 1.0) >= 2.0 * e->D) return 1.0;
     double q = 0.0;
     for (int j = 0; j < e->D; j++) q += 4.0 * x[j] * r[j];
     return q > 4.0 * e->D ? sqrt(4.0 * e->D / q) : 1.0;

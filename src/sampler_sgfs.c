@@ -15,7 +15,9 @@
  * t' counts the iterations since the running mean was last restarted: at
  * iteration spar[0] (half-way through burn-in) it restarts, so that I_t does
  * not average scores from the transient (ALGORITHMS.md 2.8, note 4).
- * During burn-in, steps are kept within a trust region (fisher.c).
+ * During burn-in, and until I_t has averaged scores of 2D examples, steps
+ * are kept within a trust region (fisher.c).  A matrix that no jitter makes
+ * positive definite fails the step (the driver reports a divergence).
  * State: I (D x D, upper triangle) and the count t'.  Scratch: V, the
  * Cholesky factors of A and I, gbar, the right-hand side and xi.
  * Cost per iteration O(n D^2 + D^3).
@@ -38,7 +40,7 @@ static int sgfs_work_length(int D, int n)
     return 3 * D * D + 3 * D;
 }
 
-static void sgfs_step(sgfs_engine *e, double eps)
+static int sgfs_step(sgfs_engine *e, double eps)
 {
     const int D = e->D;
     const size_t DD = (size_t) D * D;
@@ -58,15 +60,11 @@ static void sgfs_step(sgfs_engine *e, double eps)
             V[i + (size_t) j * D] = gN * (1.0 + alpha2) * fisher[i + (size_t) j * D];
         V[j + (size_t) j * D] += e->prior_prec[j];
     }
-    if (sgfs_chol_upper(V, D, UA) != 0.0)
-        Rf_error("SGFS: the preconditioner is not positive definite at iteration %.0f",
-                 *e->iter);
+    if (sgfs_chol_upper(V, D, UA) < 0.0) return 1;
 
     memcpy(rhs, e->grad, (size_t) D * sizeof(double));
     if (alpha2 > 0.0) {
-        if (sgfs_chol_upper(fisher, D, UI) < 0.0)
-            Rf_error("SGFS: the Fisher estimate has no Cholesky factor at iteration %.0f",
-                     *e->iter);
+        if (sgfs_chol_upper(fisher, D, UI) < 0.0) return 1;
         for (int j = 0; j < D; j++) xi[j] = norm_rand();
         sgfs_upper_t_times(UI, D, xi, gbar);          /* gbar = U' xi */
         const double s = sqrt(alpha2 * gN);
@@ -76,6 +74,7 @@ static void sgfs_step(sgfs_engine *e, double eps)
     sgfs_chol_solve(UA, D, rhs);                      /* rhs = A^{-1} rhs */
     const double shrink = sgfs_burnin_shrink(e, rhs, xi);
     for (int j = 0; j < D; j++) e->theta[j] += 2.0 * shrink * rhs[j];
+    return 0;
 }
 
 const sgfs_sampler sgfs_sampler_sgfs_full = {

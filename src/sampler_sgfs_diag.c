@@ -11,7 +11,8 @@
  *
  * Cost O(n D).  At large steps (small alpha) it under-estimates posterior
  * variances (Ahn et al. 2012, section 5.1).  State: I (D) and the count t'.
- * During burn-in, steps are kept within a trust region (fisher.c).
+ * During burn-in, and until I_t has averaged scores of 2D examples, steps
+ * are kept within a trust region (fisher.c).
  */
 #include "sgfs.h"
 
@@ -31,7 +32,7 @@ static int diag_work_length(int D, int n)
     return 2 * D;
 }
 
-static void diag_step(sgfs_engine *e, double eps)
+static int diag_step(sgfs_engine *e, double eps)
 {
     const int D = e->D, n = e->n;
     double *fisher = e->sstate, *count = e->sstate + D;
@@ -60,6 +61,7 @@ static void diag_step(sgfs_engine *e, double eps)
     }
     const double shrink = sgfs_burnin_shrink(e, v, gbar);
     for (int j = 0; j < D; j++) e->theta[j] += 2.0 * shrink * v[j];
+    return 0;
 }
 
 const sgfs_sampler sgfs_sampler_sgfs_diag = {

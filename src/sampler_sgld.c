@@ -22,11 +22,12 @@ static int no_work(int D, int n)
     return 0;
 }
 
-static void sgld_step(sgfs_engine *e, double eps)
+static int sgld_step(sgfs_engine *e, double eps)
 {
     const double half = 0.5 * eps, sd = sqrt(eps);
     for (int j = 0; j < e->D; j++)
         e->theta[j] += half * e->grad[j] + sd * norm_rand();
+    return 0;
 }
 
 const sgfs_sampler sgfs_sampler_sgld = {

@@ -58,7 +58,9 @@ typedef struct sgfs_sampler {
     int (*state_length)(int D);            /* doubles kept between runs     */
     int (*work_length)(int D, int n);      /* scratch doubles               */
     void (*init)(sgfs_engine *e);          /* fills a fresh state           */
-    void (*step)(sgfs_engine *e, double eps); /* one update of e->theta     */
+    /* one update of e->theta; returns 0, or 1 if the update failed (the
+       driver then stops the chain as diverged) */
+    int (*step)(sgfs_engine *e, double eps);
 } sgfs_sampler;
 
 const sgfs_sampler *sgfs_find_sampler(const char *name);
@@ -101,7 +103,8 @@ struct sgfs_engine {
     double *draws;              /* n_keep x D                                  */
     int n_keep, n_kept;
     double eps_last;            /* step size of the last iteration             */
-    int diverged;               /* iteration at which theta became non-finite  */
+    int diverged;               /* iteration at which theta became non-finite
+                                   or the update failed, else 0               */
     /* scratch, allocated once */
     int *perm;                  /* N, identity between iterations              */
     double *xb;                 /* P x n gathered minibatch                    */

@@ -21,11 +21,17 @@ test_that("argument errors name the argument", {
     expect_error(sgfs(d$x, d$y, prior = "normal"), "'prior' must be a prior")
     expect_error(normal(0, -1), "'scale'")
     expect_error(sgfs(d$x, d$y, prior = normal(0, c(1, 2))), "'prior' has 2 scale values")
-    expect_error(sgfs(d$x, d$y, preconditioner = "block"), "'arg' should be one of")
+    expect_error(sgfs(d$x, d$y, preconditioner = "block"),
+                 "'preconditioner' must be one of \"full\", \"diagonal\", not \"block\"")
+    expect_error(sgfs(d$x, d$y, alpha = 0, batch_size = 100), "'alpha' = 0 with batch_size = N")
+    expect_error(sgfs(y ~ ., data = d$df, weights = X1), "'weights' is not supported")
+    expect_error(sgfs(y ~ X1 + offset(X2), data = d$df), "'formula' has an offset")
+    expect_error(sgfs(y ~ ., data = d$df, intercept = FALSE), "'intercept' is for the matrix method")
     expect_error(sgfs(d$x, d$y, sigma = 1), "'sigma'.*gaussian")
     expect_error(sgfs(d$x, d$y, stepsize = 1), "unknown argument.*stepsize")
     expect_error(sgld(d$x, d$y, schedule = "linear"), "'schedule'")
-    expect_error(sgfs(d$x, d$y, alpha = 0, schedule = "polynomial"), "'schedule'.*alpha > 0")
+    expect_error(sgfs(d$x, d$y, alpha = 0, batch_size = 50, schedule = "polynomial"),
+                 "'schedule'.*alpha > 0")
     expect_error(sgfs(d$x, d$y[-1]), "'y' has 99 values but x has 100 rows")
     expect_error(sgfs(d$x, d$y, prior_intercept = normal(0, 1), intercept = FALSE),
                  "'prior_intercept'.*no intercept")

@@ -149,3 +149,26 @@ test_that("a fit keeps no reference to the caller's data and survives saveRDS", 
     b <- update(back, n_iter = 50, progress = FALSE)
     expect_identical(sgfs:::all_draws(a), sgfs:::all_draws(b))
 })
+
+test_that("predict gives NA for rows with missing predictors, and pads na.exclude", {
+    fit <- pima_fit()
+    te <- MASS::Pima.te[1:6, ]
+    te$glu[2] <- NA
+    p <- predict(fit, te, type = "response", interval = "credible")
+    expect_true(all(is.na(p[2, ])))
+    expect_false(anyNA(p[-2, ]))
+    df <- MASS::Pima.tr[1:80, ]
+    df$bmi[5] <- NA
+    set.seed(31)
+    ex <- sgfs(type ~ glu + bmi, data = df, na.action = na.exclude, n_iter = 300,
+               batch_size = 40, progress = FALSE)
+    pe <- predict(ex)
+    expect_length(pe, 80)
+    expect_true(is.na(pe[5]))
+    set.seed(32)
+    m <- sgfs(as.matrix(df[-5, c("glu", "bmi")]), df$type[-5], n_iter = 300,
+              batch_size = 40, progress = FALSE)
+    expect_true(is.na(predict(m, rbind(c(100, NA), c(100, 30)))[1]))
+    expect_error(predict(m, matrix("a", 1, 2)), "'newdata' must be a numeric matrix")
+    expect_error(predict(m, type = "prob"), "'type' must be one of")
+})

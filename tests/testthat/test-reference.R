@@ -49,10 +49,13 @@ sgld_update <- function(theta, grad, G, eps, t, state, prec)
 
 sgfs_update <- function(N, n, restart, full = TRUE, burnin = 0) {
     gamma <- 1 + N / n * (N - n) / (N - 1)
-    ## burn-in trust region: the step 2x, x = A^{-1} r, is shrunk to q = 4D
+    ## trust region during burn-in and while I has seen fewer than 2D
+    ## examples: the step 2x, x = A^{-1} r, is shrunk to q = 4D
     shrink <- function(x, r, t) {
         q <- 4 * sum(x * r)
-        if (t <= burnin && q > 4 * length(x)) sqrt(4 * length(x) / q) else 1
+        D <- length(x)
+        early <- t <= burnin || t * (n - 1) < 2 * D
+        if (early && q > 4 * D) sqrt(4 * D / q) else 1
     }
     function(theta, grad, G, eps, t, state, prec) {
         D <- length(theta)

@@ -75,3 +75,19 @@ test_that("several chains: reproducible, parallel equals sequential, continued e
     cont <- update(short, n_iter = 100, progress = FALSE)
     for (k in 1:2) expect_identical(unclass(cont[[k]]), unclass(long[[k]]))
 })
+
+test_that("continuing a continuation keeps the true iteration numbers", {
+    d <- small_logit()
+    set.seed(6)
+    fit <- sgld(d$x, d$y, n_iter = 200, burnin = 100, thin = 3, batch_size = 30,
+                progress = FALSE)
+    tail1 <- update(fit, n_iter = 90, append = FALSE, progress = FALSE)
+    expect_identical(coda::mcpar(tail1), c(202, 289, 3))
+    both <- update(tail1, n_iter = 90, progress = FALSE)
+    expect_identical(coda::mcpar(both), c(202, 379, 3))
+    set.seed(6)
+    long <- sgld(d$x, d$y, n_iter = 380, burnin = 100, thin = 3, batch_size = 30,
+                 progress = FALSE)
+    expect_identical(unclass(sgfs:::all_draws(both)),
+                     unclass(sgfs:::all_draws(long))[-(1:33), ])
+})

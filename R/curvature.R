@@ -1,0 +1,55 @@
+## The posterior's stiffness, for data-derived default step sizes: a rough
+## mode and the largest eigenvalue of -Hessian(log posterior) there, from up
+## to 5000 evenly spaced examples with their likelihood scaled by N/m.  No
+## random numbers are used, so defaults do not disturb the chain's stream.
+
+## gamma of SGFS: 1 + the minibatch-noise factor (N/n)(N - n)/(N - 1)
+gamma_fpc <- function(N, n) 1 + (N / n) * (N - n) / max(N - 1, 1)
+
+subset_spec <- function(spec, m = 5000L) {
+    N <- ncol(spec$xt)
+    idx <- as.integer(round(seq(1, N, length.out = min(N, m))))
+    spec$xt <- spec$xt[, idx, drop = FALSE]
+    spec$y <- spec$y[idx]
+    spec$batch_size <- min(length(idx), 500L)
+    spec
+}
+
+## log prior density and its gradient, as the engine computes them
+log_prior <- function(theta, spec) {
+    s <- spec$prior_scale
+    z <- (theta - spec$prior_loc) / s
+    lap <- spec$prior_type == 1L
+    list(value = sum(ifelse(lap, -abs(z) - log(2 * s), -z^2 / 2 - log(s) - 0.5 * log(2 * pi))),
+         grad = ifelse(lap, -sign(z) / s, -z / s))
+}
+
+## log posterior (likelihood of the subset scaled by N/m) and its gradient
+subset_log_posterior <- function(spec, N) {
+    w <- N / ncol(spec$xt)
+    function(theta) {
+        ll <- .Call(C_sgfs_model_loglik, spec, theta)
+        lp <- log_prior(theta, spec)
+        list(value = w * ll$loglik + lp$value, grad = w * ll$grad + lp$grad)
+    }
+}
+
+posterior_stiffness <- function(run, n_power = 30L) {
+    N <- ncol(run$spec$xt)
+    spec <- subset_spec(run$spec)
+    post <- subset_log_posterior(spec, N)
+    mode <- stats::optim(run$theta0, function(th) -post(th)$value,
+                         function(th) -post(th)$grad, method = "BFGS",
+                         control = list(maxit = 200L, reltol = 1e-10))$par
+    h <- 1e-4 * max(1, sqrt(sum(mode^2)))
+    hess_times <- function(v) -(post(mode + h * v)$grad - post(mode - h * v)$grad) / (2 * h)
+    v <- rep(1, length(mode)) / sqrt(length(mode))
+    lambda <- 0
+    for (k in seq_len(n_power)) {
+        w <- hess_times(v)
+        lambda <- sqrt(sum(w^2))
+        if (!(lambda > 0)) break
+        v <- w / lambda
+    }
+    list(mode = mode, lambda_max = max(lambda, spec$prior_prec))
+}

@@ -1,0 +1,80 @@
+## From chain results to the value: a coda mcmc / mcmc.list of class sgfit
+## whose bookkeeping lives in attr(, "sgfit").
+##
+## res[[k]] is chain k's result, or NULL if it did not run (interrupted
+## before it started).  previous[[k]] holds chain k's earlier draws (original
+## scale) when continuing.  Chains of unequal length (after an interrupt) are
+## shown up to their common length; the rest is kept in info$surplus, so that
+## every chain's draws stay aligned with its saved state.
+new_sgfit <- function(info, res, previous = NULL, first = NULL) {
+    K <- length(res)
+    ran <- !vapply(res, is.null, NA)
+    if (is.null(previous)) previous <- vector("list", K)
+    draws <- lapply(seq_len(K), function(k) {
+        if (!ran[k]) return(previous[[k]])
+        d <- to_original(res[[k]]$draws, info$design)
+        colnames(d) <- info$design$par_names
+        rbind(previous[[k]], d)
+    })
+    states <- lapply(seq_len(K), function(k)
+        if (ran[k]) res[[k]][c("theta", "iter", "sstate", "seed")] else info$states[[k]])
+    div <- vapply(seq_len(K), function(k) if (ran[k]) res[[k]]$diverged else 0L, 0L)
+    interrupted <- !all(ran) ||
+        any(vapply(res[ran], function(r) isTRUE(r$interrupted), NA))
+    info$elapsed <- info$elapsed + sum(vapply(res[ran], `[[`, 0, "elapsed"))
+    info$eps <- vapply(seq_len(K), function(k) if (ran[k]) res[[k]]$eps else NA_real_, 0)
+
+    keep <- vapply(draws, NROW, 0L) > 0L
+    value <- if (any(keep)) coda_value(info, draws[keep], states[keep], first)
+    if (any(div > 0L)) stop(divergence_error(info, res, div, value))
+    if (is.null(value))
+        stop("no draws were kept", if (interrupted) " before the interrupt", call. = FALSE)
+    if (interrupted)
+        warning(sprintf("interrupted: returning the %d draws per chain kept so far%s",
+                        coda::niter(value), if (sum(keep) < K)
+                            sprintf(" from %d of %d chains", sum(keep), K) else ""),
+                call. = FALSE)
+    value
+}
+
+coda_value <- function(info, draws, states, first) {
+    n_rows <- min(vapply(draws, nrow, 0L))
+    surplus <- lapply(draws, function(d) d[-seq_len(n_rows), , drop = FALSE])
+    info$surplus <- if (any(vapply(surplus, nrow, 0L) > 0L)) surplus
+    info$states <- states
+    info$chains <- length(draws)
+    iters <- vapply(states, `[[`, 0, "iter")
+    info$n_iter <- max(iters)
+    info$grad_evals <- sum(iters) * info$batch_size
+    if (is.null(first)) first <- info$burnin + info$thin
+    chains <- lapply(draws, function(d)
+        coda::mcmc(d[seq_len(n_rows), , drop = FALSE], start = first, thin = info$thin))
+    if (length(chains) == 1L) {
+        out <- chains[[1L]]
+        class(out) <- c("sgfit", "mcmc")
+    } else {
+        out <- coda::mcmc.list(chains)
+        class(out) <- c("sgfit", "mcmc.list")
+    }
+    attr(out, "sgfit") <- info
+    out
+}
+
+## every chain's draws (original scale), including those beyond the common
+## length shown by the value
+chain_draws <- function(object) {
+    view <- if (inherits(object, "mcmc.list")) lapply(unclass(object), all_draws)
+            else list(all_draws(object))
+    surplus <- sgfit_info(object)$surplus
+    if (is.null(surplus)) view else Map(rbind, view, surplus)
+}
+
+divergence_error <- function(info, res, div, partial) {
+    k <- which(div > 0L)[1L]
+    structure(class = c("sgfs_divergence", "error", "condition"), list(
+        message = sprintf(
+            "chain %d diverged at iteration %d (non-finite parameters or a failed update): %s%s",
+            k, div[k], divergence_hint(info, res[[k]]$eps),
+            if (is.null(partial)) "" else "; the draws kept before it are in the condition's $partial"),
+        call = NULL, iteration = div[k], chain = k, partial = partial))
+}
