@@ -47,14 +47,14 @@ r_chain <- function(p, D, n, n_iter, eps_at, update, theta0 = double(D)) {
 sgld_update <- function(theta, grad, G, eps, t, state, prec)
     list(theta = theta + eps / 2 * grad + sqrt(eps) * rnorm(length(theta)), state = state)
 
-sgfs_update <- function(N, n, restart, full = TRUE, burnin = 0) {
+sgfs_update <- function(N, n, restart, full = TRUE, burnin = 0, guard = TRUE) {
     gamma <- 1 + N / n * (N - n) / (N - 1)
     ## trust region during burn-in and while I has seen fewer than 2D
     ## examples: the step 2x, x = A^{-1} r, is shrunk to q = 4D
     shrink <- function(x, r, t) {
         q <- 4 * sum(x * r)
         D <- length(x)
-        early <- t <= burnin || t * (n - 1) < 2 * D
+        early <- guard && (t <= burnin || t * (n - 1) < 2 * D)
         if (early && q > 4 * D) sqrt(4 * D / q) else 1
     }
     function(theta, grad, G, eps, t, state, prec) {
@@ -117,6 +117,18 @@ test_that("SGFS-f: C chain equals the R reference (alpha 0 and > 0, restart, gau
                      sgfs_update(50, 10, restart = 6, burnin = 10))
         expect_equal(unname(sgfs:::all_draws(fit)), r[11:40, ], tolerance = 1e-10)
     }
+    ## a batch smaller than D: the trust region binds while the Fisher
+    ## estimate is rank deficient (t (n - 1) < 2D), even without burn-in
+    set.seed(48)
+    fit <- sgfs(p$x, p$y, prior = normal(0, 1), batch_size = 2L, n_iter = 30L,
+                burnin = 0L, standardize = FALSE, progress = FALSE, alpha = 0)
+    set.seed(48)
+    r <- r_chain(p, 3, 2L, 30L, function(t) Inf, sgfs_update(50, 2, restart = 0))
+    expect_equal(unname(sgfs:::all_draws(fit)), r, tolerance = 1e-10)
+    set.seed(48)
+    r_free <- r_chain(p, 3, 2L, 30L, function(t) Inf,
+                      sgfs_update(50, 2, restart = 0, guard = FALSE))
+    expect_gt(max(abs(r - r_free)), 0.1)             # the guard did bind
     g <- ref_problem(gaussian())
     set.seed(45)
     cg <- c_chain(sgfs, g, 12L, 30L, alpha = 3)
