@@ -9,7 +9,7 @@ deps:
 	$(RSCRIPT) tools/install-deps.R
 
 install: deps
-	$(R) CMD INSTALL --no-test-load . >/dev/null
+	$(R) CMD INSTALL --preclean --no-test-load . >/dev/null
 
 demo: install
 	$(RSCRIPT) tools/demo.R

@@ -34,13 +34,16 @@ subset_log_posterior <- function(spec, N) {
     }
 }
 
+subset_mode <- function(post, start) {
+    stats::optim(start, function(th) -post(th)$value, function(th) -post(th)$grad,
+                 method = "BFGS", control = list(maxit = 200L, reltol = 1e-10))$par
+}
+
 posterior_stiffness <- function(run, n_power = 30L) {
     N <- ncol(run$spec$xt)
     spec <- subset_spec(run$spec)
     post <- subset_log_posterior(spec, N)
-    mode <- stats::optim(run$theta0, function(th) -post(th)$value,
-                         function(th) -post(th)$grad, method = "BFGS",
-                         control = list(maxit = 200L, reltol = 1e-10))$par
+    mode <- subset_mode(post, run$theta0)
     h <- 1e-4 * max(1, sqrt(sum(mode^2)))
     hess_times <- function(v) -(post(mode + h * v)$grad - post(mode - h * v)$grad) / (2 * h)
     v <- rep(1, length(mode)) / sqrt(length(mode))
@@ -52,4 +55,21 @@ posterior_stiffness <- function(run, n_power = 30L) {
         v <- w / lambda
     }
     list(mode = mode, lambda_max = max(lambda, spec$prior_prec))
+}
+
+## A check that the draws sit where the posterior's mass is: for a
+## near-Gaussian posterior, log p(mode) - log p(draw) is about chi^2_D / 2, so
+## its mean over draws is about D/2.  Returns that mean gap over up to 20
+## draws spread over the chain, and the gap expected at most.
+mode_gap <- function(value) {
+    info <- sgfit_info(value)
+    d <- all_draws(value)
+    rows <- unique(round(seq(1, nrow(d), length.out = min(nrow(d), 20L))))
+    internal <- lapply(rows, function(r) to_internal(d[r, ], info$design))
+    spec <- subset_spec(info$spec)
+    post <- subset_log_posterior(spec, info$N)
+    values <- vapply(internal, function(th) post(th)$value, 0)
+    mode <- subset_mode(post, internal[[which.max(values)]])
+    D <- length(mode)
+    list(gap = post(mode)$value - mean(values), limit = D / 2 + 10 * sqrt(D) + 5)
 }

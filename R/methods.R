@@ -63,6 +63,15 @@ divergence_hint <- function(info, eps) {
            "the step is too large")
 }
 
+## what to try when the draws look wrong
+remedy_hint <- function(info) {
+    switch(info$method,
+           sgfs = sprintf("try a longer burnin, a larger alpha (now %g) or a larger batch_size",
+                          info$settings$alpha),
+           sgld = "try a longer run, a longer burnin or a smaller stepsize",
+           "try a longer run")
+}
+
 #' @rdname sgfit-methods
 #' @export
 print.sgfit <- function(x, digits = 3, ...) {

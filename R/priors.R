@@ -3,8 +3,10 @@
 #' Independent priors on each coefficient, stated on the internal scale of the
 #' fit: with `standardize = TRUE` (the default) the predictors are centred
 #' and scaled to unit standard deviation (and, for `gaussian()`, the response
-#' too), so `normal(0, 2.5)` says that a one-standard-deviation change of a
-#' predictor is unlikely to move the linear predictor by more than about 5.
+#' too; in a model without intercept nothing is centred and the scale is the
+#' root mean square), so `normal(0, 2.5)` says that a one-standard-deviation
+#' change of a predictor is unlikely to move the linear predictor by more
+#' than about 5.
 #'
 #' @param location prior location(s): a single number or one per coefficient
 #'   the prior applies to.

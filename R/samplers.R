@@ -160,9 +160,11 @@ sgld.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
         stiff <- gamma_fpc(ncol(run$spec$xt), run$spec$batch_size) *
             posterior_stiffness(run)$lambda_max
         eps <- if (is.null(stepsize)) 0.2 / stiff else check_positive(stepsize, "stepsize")
-        list(engine = "sgld", spar = 0, schedule = schedule_vector(schedule, eps),
-             settings = list(stepsize = eps, schedule = schedule,
-                             inflation = eps * stiff / 4))
+        sched <- schedule_vector(schedule, eps)
+        first <- if (sched[1L] == 1) sched[2L] * (sched[3L] + 1)^-sched[4L] else eps
+        list(engine = "sgld", spar = 0, schedule = sched,
+             settings = list(stepsize = first, schedule = schedule,
+                             inflation = first * stiff / 4))
     }
     sg_fit("sgld", setup, run, match.call())
 }

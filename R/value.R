@@ -34,6 +34,13 @@ new_sgfit <- function(info, res, previous = NULL, first = NULL) {
                         coda::niter(value), if (sum(keep) < K)
                             sprintf(" from %d of %d chains", sum(keep), K) else ""),
                 call. = FALSE)
+    gap <- mode_gap(value)
+    if (is.finite(gap$gap) && gap$gap > gap$limit)
+        warning(sprintf(paste0(
+            "the draws are far from the posterior's mass: log density %.3g below the mode ",
+            "on average (about %.3g expected): the chain has not converged or the sampler is ",
+            "biased here; %s"), gap$gap, length(info$design$par_names) / 2,
+            remedy_hint(info)), call. = FALSE)
     value
 }
 

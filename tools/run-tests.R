@@ -8,5 +8,6 @@ res <- as.data.frame(test_dir("tests/testthat", reporter = ProgressReporter$new(
 passed <- sum(res$passed)
 failed <- sum(res$failed) + sum(res$error)
 skipped <- sum(res$skipped)
-cat(sprintf("%d passed, %d failed, %d skipped\n", passed, failed, skipped))
+cat(sprintf("%d skipped\n", skipped))
+cat(sprintf("%d passed, %d failed\n", passed, failed))
 if (failed > 0 || passed == 0) quit(status = 1)

@@ -90,3 +90,27 @@ test_that("continuing needs n_iter; update with other arguments refits", {
     expect_equal(attr(refit, "sgfit")$settings$stepsize, 1e-3)
     expect_equal(coda::niter(refit), 90)
 })
+
+test_that("draws far from the posterior's mass are reported", {
+    ## SGFS on a tiny gaussian problem (N = 32, D = 12) with a small batch
+    ## collapses its noise scale: the empirical Fisher is no curvature there
+    set.seed(12)
+    expect_warning(sgfs(mpg ~ ., data = mtcars, family = gaussian(), n_iter = 2000,
+                        batch_size = 16, progress = FALSE),
+                   "far from the posterior's mass.*larger alpha")
+    ## the same check is quiet on a healthy fit
+    set.seed(13)
+    expect_silent(sgfs(mpg ~ wt + hp, data = mtcars, family = gaussian(), n_iter = 4000,
+                       progress = FALSE))
+})
+
+test_that("a failed or diverging chain keeps the draws made before it", {
+    set.seed(14)
+    err <- tryCatch(sgld(d$x, d$y, stepsize = 1e3, n_iter = 1000, burnin = 0,
+                         progress = FALSE), error = function(e) e)
+    expect_s3_class(err, "sgfs_divergence")
+    expect_gt(err$iteration, 1)
+    expect_match(conditionMessage(err), "the draws kept before it are in the condition's \\$partial")
+    expect_s3_class(err$partial, "sgfit")
+    expect_equal(coda::niter(err$partial), err$iteration - 1)
+})
