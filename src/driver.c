@@ -2,7 +2,7 @@
  * driver.c - the one iteration loop shared by every stochastic-gradient
  * sampler (DESIGN.md section 2).  For t = iter + 1, iter + 2, ...:
  *
- *   S_t     <- n indices without replacement            (minibatch.c)
+ *   S_t     <- n distinct indices, a uniform random subset (minibatch.c)
  *   grad    <- grad log p(theta) + (N/n) sum_{i in S_t} g_i(theta)
  *              (and the per-example scores G if the sampler needs them)
  *   eps_t   <- schedule(t)                                (schedule.c)
@@ -60,8 +60,8 @@ static int iterate(sgfs_engine *e)
 {
     const int D = e->D;
     const double t = ++(*e->iter), scale = (double) e->N / e->n;
-    sgfs_minibatch(e->perm, e->N, e->n);
-    e->model->score(e, e->theta, e->perm, e->n, e->grad,
+    sgfs_minibatch(&e->batch, e->N, e->n);
+    e->model->score(e, e->theta, e->batch.idx, e->n, e->grad,
                     e->sampler->needs_scores ? e->G : NULL);
     for (int j = 0; j < D; j++) e->grad[j] *= scale;
     sgfs_prior_grad_add(e, e->theta, e->grad);

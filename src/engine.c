@@ -19,7 +19,7 @@
  */
 #include "sgfs.h"
 
-enum { SLOT_ENGINE, SLOT_SPEC, SLOT_THETA, SLOT_ITER, SLOT_SSTATE, SLOT_PERM,
+enum { SLOT_ENGINE, SLOT_SPEC, SLOT_THETA, SLOT_ITER, SLOT_SSTATE, SLOT_BATCH,
        SLOT_XB, SLOT_ETA, SLOT_GRAD, SLOT_G, SLOT_WORK, SLOT_DRAWS, N_SLOTS };
 
 SEXP sgfs_list_elt(SEXP list, const char *name)
@@ -104,10 +104,14 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     e->theta = copy_real(prot, SLOT_THETA, typed_elt(state, "theta", REALSXP, D));
     e->iter = copy_real(prot, SLOT_ITER, typed_elt(state, "iter", REALSXP, 1));
 
-    SEXP perm = Rf_allocVector(INTSXP, e->N);
-    SET_VECTOR_ELT(prot, SLOT_PERM, perm);
-    e->perm = INTEGER(perm);
-    for (int i = 0; i < e->N; i++) e->perm[i] = i;
+    const int m = sgfs_minibatch_table_size(e->n);
+    SEXP batch = Rf_allocVector(INTSXP, 2 * (R_xlen_t) e->n + m);
+    SET_VECTOR_ELT(prot, SLOT_BATCH, batch);
+    memset(INTEGER(batch), 0, (size_t) Rf_xlength(batch) * sizeof(int));
+    e->batch.idx = INTEGER(batch);
+    e->batch.slot = e->batch.idx + e->n;
+    e->batch.table = e->batch.slot + e->n;
+    e->batch.table_size = m;
     e->xb = fresh_real(prot, SLOT_XB, (R_xlen_t) e->P * e->n);
     e->eta = fresh_real(prot, SLOT_ETA, e->n);
     e->grad = fresh_real(prot, SLOT_GRAD, D);

@@ -1,58 +1,66 @@
 /*
  * minibatch.c - drawing a minibatch and gathering its columns.
  *
- * sgfs_minibatch: n distinct indices, uniformly without replacement, by a
- *   partial Fisher-Yates shuffle of a persistent permutation perm[0..N-1]:
- *   for i = 0..n-1, j = i + U{0..N-i-1} (R_unif_index), swap perm[i], perm[j];
- *   the batch is perm[0..n-1].  Before drawing, the O(n) entries the previous
- *   draw moved are put back, so every draw starts from the identity and uses
- *   exactly the R draws of sample.int(N - i, 1) - 1, i = 0..n-1 (which is
- *   what the pure-R reference chains in the tests replay).
+ * sgfs_minibatch: n distinct indices of 0..N-1, a uniformly random subset
+ *   (sampling without replacement), by Floyd's algorithm (Bentley and Floyd
+ *   1987):  for j = N-n, ..., N-1:  t = U{0..j} (R_unif_index(j + 1));
+ *   add t to S unless it is already there, else add j.
+ *   Membership is a small open-addressing hash table (a power of two >= 2n
+ *   slots, emptied after each draw), so a draw touches O(n) memory that
+ *   stays in cache, whatever N is.  The pure-R reference chains in the tests
+ *   replay exactly these draws.
  *
  * sgfs_gather: copies the n columns xt[, idx] (P x N, one example per
- *   column) into the contiguous P x n buffer xb, prefetching the columns a
- *   few examples ahead: the random reads, not the arithmetic, dominate the
- *   cost of a minibatch gradient on large data (DESIGN.md section 2).
+ *   column) into the contiguous P x n buffer xb.  The random reads, not the
+ *   arithmetic, dominate a minibatch gradient on large data (DESIGN.md 2);
+ *   the copies are independent, so the processor overlaps their misses, and
+ *   the data copy is backed by huge pages (design_copy.c) against TLB misses.
  */
 #include "sgfs.h"
 #include <R_ext/Random.h>
 
-#define PREFETCH_AHEAD 8
-
-/* puts back the entries the last draw of n moved: perm is the identity */
-void sgfs_minibatch_reset(int *perm, int n)
+/* hash-table size for batches of n: a power of two >= 2n */
+int sgfs_minibatch_table_size(int n)
 {
-    for (int i = 0; i < n; i++) {
-        int v = perm[i];
-        if (v >= n) perm[v] = v;
-    }
-    for (int i = 0; i < n; i++) perm[i] = i;
+    int m = 4;
+    while (m < 2 * n) m *= 2;
+    return m;
 }
 
-void sgfs_minibatch(int *perm, int N, int n)
+/* table[] holds index + 1 (0 = empty); slot[k] remembers where the k-th
+   index went, so the table is emptied in O(n) */
+static int insert_if_absent(int *table, int mask, int key, int *where)
 {
-    sgfs_minibatch_reset(perm, n);
-    for (int i = 0; i < n; i++) {
-        int j = i + (int) R_unif_index((double) (N - i));
-        int tmp = perm[i];
-        perm[i] = perm[j];
-        perm[j] = tmp;
+    unsigned int h = ((unsigned int) key * 2654435761u) & (unsigned int) mask;
+    while (table[h] != 0) {
+        if (table[h] == key + 1) return 0;
+        h = (h + 1) & (unsigned int) mask;
     }
+    table[h] = key + 1;
+    *where = (int) h;
+    return 1;
+}
+
+void sgfs_minibatch(sgfs_batch *b, int N, int n)
+{
+    const int mask = b->table_size - 1;
+    for (int k = 0, j = N - n; j < N; j++, k++) {
+        int t = (int) R_unif_index((double) j + 1.0);
+        if (insert_if_absent(b->table, mask, t, b->slot + k)) {
+            b->idx[k] = t;
+        } else {
+            insert_if_absent(b->table, mask, j, b->slot + k);   /* j is new */
+            b->idx[k] = j;
+        }
+    }
+    for (int k = 0; k < n; k++) b->table[b->slot[k]] = 0;
 }
 
 void sgfs_gather(const double *xt, int P, const int *idx, int n, double *xb)
 {
     const size_t bytes = (size_t) P * sizeof(double);
-    for (int i = 0; i < n; i++) {
-#if defined(__GNUC__)
-        if (i + PREFETCH_AHEAD < n) {
-            const char *next = (const char *) (xt + (size_t) idx[i + PREFETCH_AHEAD] * P);
-            for (size_t off = 0; off < bytes; off += 64)
-                __builtin_prefetch(next + off, 0, 0);
-        }
-#endif
+    for (int i = 0; i < n; i++)
         memcpy(xb + (size_t) i * P, xt + (size_t) idx[i] * P, bytes);
-    }
 }
 
 int sgfs_all_finite(const double *x, int n)

@@ -13,8 +13,7 @@
 double sgfs_full_score(sgfs_engine *e, const double *theta, double *sum)
 {
     double ll = 0.0, *part = e->grad;
-    int *idx = e->perm;     /* used as a contiguous block, then restored */
-    sgfs_minibatch_reset(e->perm, e->n);
+    int *idx = e->batch.idx;        /* a contiguous block of examples */
     for (int j = 0; j < e->D; j++) sum[j] = 0.0;
     for (int start = 0; start < e->N; start += e->n) {
         int m = e->N - start < e->n ? e->N - start : e->n;
@@ -22,7 +21,6 @@ double sgfs_full_score(sgfs_engine *e, const double *theta, double *sum)
         ll += e->model->score(e, theta, idx, m, part, NULL);
         for (int j = 0; j < e->D; j++) sum[j] += part[j];
     }
-    for (int i = 0; i < e->n; i++) idx[i] = i;
     return ll;
 }
 

@@ -34,6 +34,14 @@
 
 typedef struct sgfs_engine sgfs_engine;
 
+/* a minibatch: indices idx[0..n-1] and the scratch that draws them */
+typedef struct sgfs_batch {
+    int *idx;                   /* n                                           */
+    int *table;                 /* table_size, all 0 between draws             */
+    int *slot;                  /* n                                           */
+    int table_size;
+} sgfs_batch;
+
 /* ---- models --------------------------------------------------------- */
 typedef struct sgfs_model {
     const char *name;
@@ -106,7 +114,7 @@ struct sgfs_engine {
     int diverged;               /* iteration at which theta became non-finite
                                    or the update failed, else 0               */
     /* scratch, allocated once */
-    int *perm;                  /* N, identity between iterations              */
+    sgfs_batch batch;           /* the current minibatch                       */
     double *xb;                 /* P x n gathered minibatch                    */
     double *eta;                /* n linear predictors / residuals             */
     double *grad;               /* D posterior-gradient estimate               */
@@ -121,8 +129,8 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
 sgfs_engine *sgfs_eval_engine(SEXP prot, SEXP spec, SEXP theta);
 
 /* ---- helpers -------------------------------------------------------- */
-void sgfs_minibatch(int *perm, int N, int n);
-void sgfs_minibatch_reset(int *perm, int n);
+int sgfs_minibatch_table_size(int n);
+void sgfs_minibatch(sgfs_batch *b, int N, int n);
 void sgfs_gather(const double *xt, int P, const int *idx, int n, double *xb);
 double sgfs_full_score(sgfs_engine *e, const double *theta, double *sum);
 int sgfs_all_finite(const double *x, int n);

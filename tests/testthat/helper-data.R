@@ -93,13 +93,14 @@ model_eval <- function(spec, theta, idx) {
     .Call(sgfs:::C_sgfs_model_eval, spec, as.double(theta), as.integer(idx))
 }
 
-## R's replay of the engine's minibatch: partial Fisher-Yates from the
-## identity, j = i + sample.int(N - i + 1, 1) - 1 (1-based).
+## R's replay of the engine's minibatch (Floyd's algorithm): for j = N-n,
+## ..., N-1 draw t uniform on 0..j (sample.int(j + 1, 1) - 1); take t unless
+## already taken, else j.  Returns 1-based indices in the engine's order.
 r_minibatch <- function(N, n) {
-    perm <- seq_len(N)
-    for (i in seq_len(n)) {
-        j <- i + sample.int(N - i + 1L, 1L) - 1L
-        tmp <- perm[i]; perm[i] <- perm[j]; perm[j] <- tmp
+    taken <- integer(0)
+    for (j in (N - n):(N - 1)) {
+        t <- sample.int(j + 1L, 1L) - 1L
+        taken <- c(taken, if (t %in% taken) j else t)
     }
-    perm[seq_len(n)]
+    taken + 1L
 }
