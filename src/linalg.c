@@ -2,7 +2,6 @@
  * linalg.c - the few BLAS/LAPACK operations the engine needs, each wrapped
  * once with its Fortran character arguments terminated by FCONE.
  *
- *   sgfs_xt_beta            eta = xb' beta                  (dgemv 'T')
  *   sgfs_x_r                out = xb r                      (dgemv 'N')
  *   sgfs_centered_crossprod V = Gc Gc' / (n - 1), Gc = G - gbar 1'  (dsyrk)
  *   sgfs_chol_upper         U'U = M (+ jitter I if M is singular)   (dpotrf)
@@ -13,17 +12,6 @@
  * only the upper triangle referenced.
  */
 #include "sgfs.h"
-
-void sgfs_xt_beta(const double *xb, int P, int n, const double *beta,
-                  double *eta)
-{
-    const char tr = 'T';
-    const double one = 1.0, zero = 0.0;
-    const int inc = 1;
-    /* eta = xb' beta */
-    F77_CALL(dgemv)(&tr, &P, &n, &one, xb, &P, beta, &inc, &zero, eta, &inc
-                    FCONE);
-}
 
 void sgfs_x_r(const double *xb, int P, int n, const double *r, double *out)
 {

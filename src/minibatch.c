@@ -11,13 +11,19 @@
  *   replay exactly these draws.
  *
  * sgfs_gather: copies the n columns xt[, idx] (P x N, one example per
- *   column) into the contiguous P x n buffer xb.  The random reads, not the
- *   arithmetic, dominate a minibatch gradient on large data (DESIGN.md 2);
- *   the copies are independent, so the processor overlaps their misses, and
- *   the data copy is backed by huge pages (design_copy.c) against TLB misses.
+ *   column) into the contiguous P x n buffer xb; sgfs_gather_dot also forms
+ *   eta_i = xt[, idx_i]' beta on the way, while the column is in L1.  The
+ *   random reads, not the arithmetic, dominate a minibatch gradient on large
+ *   data (DESIGN.md 2): the columns PREFETCH_AHEAD examples ahead are
+ *   prefetched, and the data copy is backed by huge pages (design_copy.c)
+ *   against TLB misses.  Measured on this machine (D = 50, n = 500, reference
+ *   BLAS): memcpy gather + dgemv 143 / 153 us per gradient at N = 1e4 / 1e6;
+ *   fused without prefetch 100 / 229-249 us; fused with prefetch 84 / 144 us.
  */
 #include "sgfs.h"
 #include <R_ext/Random.h>
+
+#define PREFETCH_AHEAD 8
 
 /* hash-table size for batches of n: a power of two >= 2n */
 int sgfs_minibatch_table_size(int n)
@@ -61,6 +67,38 @@ void sgfs_gather(const double *xt, int P, const int *idx, int n, double *xb)
     const size_t bytes = (size_t) P * sizeof(double);
     for (int i = 0; i < n; i++)
         memcpy(xb + (size_t) i * P, xt + (size_t) idx[i] * P, bytes);
+}
+
+/* the gather fused with eta_i = u_i' beta: each column is used while it is
+   in L1; four partial sums break the floating-point dependency chain */
+void sgfs_gather_dot(const double *xt, int P, const int *idx, int n,
+                     const double *beta, double *xb, double *eta)
+{
+    for (int i = 0; i < n; i++) {
+        const double *u = xt + (size_t) idx[i] * P;
+        double *v = xb + (size_t) i * P;
+#if defined(__GNUC__)
+        if (i + PREFETCH_AHEAD < n) {        /* start the misses of later columns */
+            const char *next = (const char *) (xt + (size_t) idx[i + PREFETCH_AHEAD] * P);
+            for (size_t off = 0; off < (size_t) P * sizeof(double); off += 64)
+                __builtin_prefetch(next + off, 0, 3);
+        }
+#endif
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        int j = 0;
+        for (; j + 4 <= P; j += 4) {
+            v[j] = u[j]; v[j + 1] = u[j + 1]; v[j + 2] = u[j + 2]; v[j + 3] = u[j + 3];
+            s0 += u[j] * beta[j];
+            s1 += u[j + 1] * beta[j + 1];
+            s2 += u[j + 2] * beta[j + 2];
+            s3 += u[j + 3] * beta[j + 3];
+        }
+        for (; j < P; j++) {
+            v[j] = u[j];
+            s0 += u[j] * beta[j];
+        }
+        eta[i] = (s0 + s1) + (s2 + s3);
+    }
 }
 
 int sgfs_all_finite(const double *x, int n)

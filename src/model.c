@@ -18,8 +18,9 @@ double sgfs_full_score(sgfs_engine *e, const double *theta, double *sum)
     for (int start = 0; start < e->N; start += e->n) {
         int m = e->N - start < e->n ? e->N - start : e->n;
         for (int i = 0; i < m; i++) idx[i] = start + i;
-        ll += e->model->score(e, theta, idx, m, part, NULL);
+        e->model->score(e, theta, idx, m, part, NULL);
         for (int j = 0; j < e->D; j++) sum[j] += part[j];
+        ll += e->model->loglik(e, theta, idx, m);
     }
     return ll;
 }
@@ -53,8 +54,8 @@ SEXP sgfs_model_eval(SEXP spec, SEXP theta, SEXP idx)
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SEXP grad = Rf_allocVector(REALSXP, D);
     SET_VECTOR_ELT(out, 1, grad);
-    double ll = e->model->score(e, e->theta, id, n, REAL(grad), e->G);
-    SET_VECTOR_ELT(out, 0, Rf_ScalarReal(ll));
+    e->model->score(e, e->theta, id, n, REAL(grad), e->G);
+    SET_VECTOR_ELT(out, 0, Rf_ScalarReal(e->model->loglik(e, e->theta, id, n)));
     SEXP scores = Rf_allocMatrix(REALSXP, n, D);
     SET_VECTOR_ELT(out, 2, scores);
     for (int i = 0; i < n; i++)

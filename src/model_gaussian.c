@@ -28,14 +28,13 @@ static double residuals(sgfs_engine *e, const double *theta, const int *idx,
                         int n)
 {
     double *r = e->eta;
-    sgfs_gather(e->xt, e->P, idx, n, e->xb);
-    sgfs_xt_beta(e->xb, e->P, n, theta, r);
+    sgfs_gather_dot(e->xt, e->P, idx, n, theta, e->xb, r);
     for (int i = 0; i < n; i++) r[i] = e->y[idx[i]] - r[i];
     return sigma_sampled(e->mpar) ? theta[e->P] : e->mpar[0];
 }
 
-static double gaussian_score(sgfs_engine *e, const double *theta,
-                             const int *idx, int n, double *sum, double *G)
+static void gaussian_score(sgfs_engine *e, const double *theta,
+                           const int *idx, int n, double *sum, double *G)
 {
     const int P = e->P, D = e->D, has_sigma = sigma_sampled(e->mpar);
     double *r = e->eta, rss = 0.0;
@@ -52,7 +51,6 @@ static double gaussian_score(sgfs_engine *e, const double *theta,
     for (int i = 0; i < n; i++) r[i] *= prec;
     sgfs_x_r(e->xb, P, n, r, sum);
     if (has_sigma) sum[P] = rss * prec - n;
-    return -n * (log_sigma + HALF_LOG_2PI) - 0.5 * rss * prec;
 }
 
 static double gaussian_loglik(sgfs_engine *e, const double *theta,

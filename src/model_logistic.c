@@ -29,18 +29,13 @@ static int logistic_n_par(int P, const double *mpar)
     return P;
 }
 
-static double logistic_score(sgfs_engine *e, const double *theta,
-                             const int *idx, int n, double *sum, double *G)
+static void logistic_score(sgfs_engine *e, const double *theta,
+                           const int *idx, int n, double *sum, double *G)
 {
     const int P = e->P, D = e->D;
-    double *xb = e->xb, *r = e->eta, ll = 0.0;
-    sgfs_gather(e->xt, P, idx, n, xb);
-    sgfs_xt_beta(xb, P, n, theta, r);
-    for (int i = 0; i < n; i++) {
-        double eta = r[i], y = e->y[idx[i]];
-        ll += y * eta - softplus(eta);
-        r[i] = y - sigmoid(eta);
-    }
+    double *xb = e->xb, *r = e->eta;
+    sgfs_gather_dot(e->xt, P, idx, n, theta, xb, r);
+    for (int i = 0; i < n; i++) r[i] = e->y[idx[i]] - sigmoid(r[i]);
     sgfs_x_r(xb, P, n, r, sum);
     if (G)
         for (int i = 0; i < n; i++) {
@@ -48,15 +43,13 @@ static double logistic_score(sgfs_engine *e, const double *theta,
             double *g = G + (size_t) i * D;
             for (int j = 0; j < P; j++) g[j] = r[i] * u[j];
         }
-    return ll;
 }
 
 static double logistic_loglik(sgfs_engine *e, const double *theta,
                               const int *idx, int n)
 {
     double *eta = e->eta, ll = 0.0;
-    sgfs_gather(e->xt, e->P, idx, n, e->xb);
-    sgfs_xt_beta(e->xb, e->P, n, theta, eta);
+    sgfs_gather_dot(e->xt, e->P, idx, n, theta, e->xb, eta);
     for (int i = 0; i < n; i++)
         ll += e->y[idx[i]] * eta[i] - softplus(eta[i]);
     return ll;

@@ -48,10 +48,9 @@ typedef struct sgfs_model {
     /* number of parameters for P features and the model's settings */
     int (*n_par)(int P, const double *mpar);
     /* score of the examples idx[0..n-1]: writes their sum into sum[D] and,
-       if G != NULL, the per-example scores into the columns of G (D x n);
-       returns the sum of their log-likelihoods */
-    double (*score)(sgfs_engine *e, const double *theta, const int *idx,
-                    int n, double *sum, double *G);
+       if G != NULL, the per-example scores into the columns of G (D x n) */
+    void (*score)(sgfs_engine *e, const double *theta, const int *idx,
+                  int n, double *sum, double *G);
     /* log-likelihood of the examples idx[0..n-1] */
     double (*loglik)(sgfs_engine *e, const double *theta, const int *idx,
                      int n);
@@ -132,12 +131,12 @@ sgfs_engine *sgfs_eval_engine(SEXP prot, SEXP spec, SEXP theta);
 int sgfs_minibatch_table_size(int n);
 void sgfs_minibatch(sgfs_batch *b, int N, int n);
 void sgfs_gather(const double *xt, int P, const int *idx, int n, double *xb);
+void sgfs_gather_dot(const double *xt, int P, const int *idx, int n,
+                     const double *beta, double *xb, double *eta);
 double sgfs_full_score(sgfs_engine *e, const double *theta, double *sum);
 int sgfs_all_finite(const double *x, int n);
 
 /* linalg.c: thin BLAS/LAPACK wrappers (FCONE, documented) */
-void sgfs_xt_beta(const double *xb, int P, int n, const double *beta,
-                  double *eta);
 void sgfs_x_r(const double *xb, int P, int n, const double *r, double *out);
 void sgfs_centered_crossprod(double *G, int D, int n, double *gbar,
                              double *V);
