@@ -10,8 +10,8 @@
  *   stays in cache, whatever N is.  The pure-R reference chains in the tests
  *   replay exactly these draws.
  *
- * sgfs_gather: copies the n columns xt[, idx] (P x N, one example per
- *   column) into the contiguous P x n buffer xb; sgfs_gather_dot also forms
+ * sgfs_gather_dot: copies the n columns xt[, idx] (P x N, one example per
+ *   column) into the contiguous P x n buffer xb and forms
  *   eta_i = xt[, idx_i]' beta on the way, while the column is in L1.  The
  *   random reads, not the arithmetic, dominate a minibatch gradient on large
  *   data (DESIGN.md 2): the columns PREFETCH_AHEAD examples ahead are
@@ -60,13 +60,6 @@ void sgfs_minibatch(sgfs_batch *b, int N, int n)
         }
     }
     for (int k = 0; k < n; k++) b->table[b->slot[k]] = 0;
-}
-
-void sgfs_gather(const double *xt, int P, const int *idx, int n, double *xb)
-{
-    const size_t bytes = (size_t) P * sizeof(double);
-    for (int i = 0; i < n; i++)
-        memcpy(xb + (size_t) i * P, xt + (size_t) idx[i] * P, bytes);
 }
 
 /* the gather fused with eta_i = u_i' beta: each column is used while it is

@@ -130,7 +130,6 @@ sgfs_engine *sgfs_eval_engine(SEXP prot, SEXP spec, SEXP theta);
 /* ---- helpers -------------------------------------------------------- */
 int sgfs_minibatch_table_size(int n);
 void sgfs_minibatch(sgfs_batch *b, int N, int n);
-void sgfs_gather(const double *xt, int P, const int *idx, int n, double *xb);
 void sgfs_gather_dot(const double *xt, int P, const int *idx, int n,
                      const double *beta, double *xb, double *eta);
 double sgfs_full_score(sgfs_engine *e, const double *theta, double *sum);
