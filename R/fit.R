@@ -62,6 +62,7 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
     family <- resolve_family(family)
     x <- design_matrix(x, check_flag(intercept, "intercept"))
     N <- nrow(x)
+    if (N < 2L) stop_arg("x", "needs at least two rows")
     if (NROW(y) != N)
         stop_arg("y", sprintf("has %d values but x has %d rows", NROW(y), N))
     response <- code_response(y, family)
@@ -72,7 +73,6 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
     }
     design <- prepare_design(x, response$y, family,
                              check_flag(standardize, "standardize"), sigma)
-    if (N < 2L) stop_arg("x", "needs at least two rows")
     if (is.null(batch_size)) batch_size <- default_batch_size(N)
     batch_size <- check_count(batch_size, "batch_size", 2L, N)
     n_iter <- check_count(n_iter, "n_iter", 1L)

@@ -22,8 +22,8 @@ double sgfs_gamma_fpc(int N, int n)
 }
 
 /* full != 0: fisher and V are D x D (upper triangle); else length D */
-void sgfs_fisher_update(sgfs_engine *e, double *count, double *fisher,
-                        const double *V, int full)
+void sgfs_fisher_update(sgfs_engine *e, double *count, double *restrict fisher,
+                        const double *restrict V, int full)
 {
     const int D = e->D;
     if (*e->iter == e->spar[0]) *count = 0.0;

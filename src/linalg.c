@@ -3,6 +3,7 @@
  * once with its Fortran character arguments terminated by FCONE.
  *
  *   sgfs_x_r                out = xb r                      (dgemv 'N')
+ *   sgfs_row_moments        gbar = G 1 / n, v_j = sum_i (G_ji - gbar_j)^2 / (n - 1)
  *   sgfs_centered_crossprod V = Gc Gc' / (n - 1), Gc = G - gbar 1'  (dsyrk)
  *   sgfs_chol_upper         U'U = M (+ jitter I if M is singular)   (dpotrf)
  *   sgfs_chol_solve         b <- (U'U)^{-1} b                       (dpotrs)
@@ -23,15 +24,48 @@ void sgfs_x_r(const double *xb, int P, int n, const double *r, double *out)
                     FCONE);
 }
 
-void sgfs_centered_crossprod(double *G, int D, int n, double *gbar, double *V)
+/* row sums of G (D x n), four rows at a time so that the partial sums stay
+   in registers while the columns stream past */
+static void row_sums(const double *G, int D, int n, const double *shift,
+                     int squares, double *out)
+{
+    int j = 0;
+    for (; j + 4 <= D; j += 4) {
+        double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+        const double c0 = shift ? shift[j] : 0.0, c1 = shift ? shift[j + 1] : 0.0,
+            c2 = shift ? shift[j + 2] : 0.0, c3 = shift ? shift[j + 3] : 0.0;
+        for (int i = 0; i < n; i++) {
+            const double *g = G + j + (size_t) i * D;
+            double d0 = g[0] - c0, d1 = g[1] - c1, d2 = g[2] - c2, d3 = g[3] - c3;
+            if (squares) { d0 *= d0; d1 *= d1; d2 *= d2; d3 *= d3; }
+            a0 += d0; a1 += d1; a2 += d2; a3 += d3;
+        }
+        out[j] = a0; out[j + 1] = a1; out[j + 2] = a2; out[j + 3] = a3;
+    }
+    for (; j < D; j++) {
+        double a = 0.0, c = shift ? shift[j] : 0.0;
+        for (int i = 0; i < n; i++) {
+            double d = G[j + (size_t) i * D] - c;
+            a += squares ? d * d : d;
+        }
+        out[j] = a;
+    }
+}
+
+void sgfs_row_moments(const double *G, int D, int n, double *gbar, double *v)
+{
+    row_sums(G, D, n, NULL, 0, gbar);
+    for (int j = 0; j < D; j++) gbar[j] /= n;
+    row_sums(G, D, n, gbar, 1, v);
+    for (int j = 0; j < D; j++) v[j] /= n - 1;
+}
+
+void sgfs_centered_crossprod(double *restrict G, int D, int n,
+                             double *restrict gbar, double *V)
 {
     const char up = 'U', nt = 'N';
     const double scale = 1.0 / (n - 1), zero = 0.0;
-    for (int j = 0; j < D; j++) gbar[j] = 0.0;
-    for (int i = 0; i < n; i++) {
-        const double *g = G + (size_t) i * D;
-        for (int j = 0; j < D; j++) gbar[j] += g[j];
-    }
+    row_sums(G, D, n, NULL, 0, gbar);
     for (int j = 0; j < D; j++) gbar[j] /= n;
     for (int i = 0; i < n; i++) {
         double *g = G + (size_t) i * D;

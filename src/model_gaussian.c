@@ -43,8 +43,9 @@ static void gaussian_score(sgfs_engine *e, const double *theta,
     for (int i = 0; i < n; i++) rss += r[i] * r[i];
     if (G)
         for (int i = 0; i < n; i++) {
-            const double *u = e->xb + (size_t) i * P;
-            double *g = G + (size_t) i * D, ri = r[i] * prec;
+            const double *restrict u = e->xb + (size_t) i * P;
+            double *restrict g = G + (size_t) i * D;
+            const double ri = r[i] * prec;
             for (int j = 0; j < P; j++) g[j] = ri * u[j];
             if (has_sigma) g[P] = r[i] * r[i] * prec - 1.0;
         }

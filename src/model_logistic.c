@@ -39,9 +39,10 @@ static void logistic_score(sgfs_engine *e, const double *theta,
     sgfs_x_r(xb, P, n, r, sum);
     if (G)
         for (int i = 0; i < n; i++) {
-            const double *u = xb + (size_t) i * P;
-            double *g = G + (size_t) i * D;
-            for (int j = 0; j < P; j++) g[j] = r[i] * u[j];
+            const double *restrict u = xb + (size_t) i * P;
+            double *restrict g = G + (size_t) i * D;
+            const double ri = r[i];
+            for (int j = 0; j < P; j++) g[j] = ri * u[j];
         }
 }
 

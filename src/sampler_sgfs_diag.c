@@ -37,19 +37,11 @@ static int diag_step(sgfs_engine *e, double eps)
     const int D = e->D, n = e->n;
     double *fisher = e->sstate, *count = e->sstate + D;
     double *gbar = e->work, *v = e->work + D;
+    const double *G = e->G;
     const double gN = sgfs_gamma_fpc(e->N, n) * e->N;
     const double alpha2 = R_FINITE(eps) ? 4.0 / eps : 0.0;
 
-    for (int j = 0; j < D; j++) gbar[j] = v[j] = 0.0;
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < D; j++) gbar[j] += e->G[j + (size_t) i * D];
-    for (int j = 0; j < D; j++) gbar[j] /= n;
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < D; j++) {
-            double d = e->G[j + (size_t) i * D] - gbar[j];
-            v[j] += d * d;
-        }
-    for (int j = 0; j < D; j++) v[j] /= n - 1;
+    sgfs_row_moments(G, D, n, gbar, v);
     sgfs_fisher_update(e, count, fisher, v, 0);
 
     /* r = grad + eta into gbar, x = r / a into v */

@@ -137,8 +137,9 @@ int sgfs_all_finite(const double *x, int n);
 
 /* linalg.c: thin BLAS/LAPACK wrappers (FCONE, documented) */
 void sgfs_x_r(const double *xb, int P, int n, const double *r, double *out);
-void sgfs_centered_crossprod(double *G, int D, int n, double *gbar,
-                             double *V);
+void sgfs_row_moments(const double *G, int D, int n, double *gbar, double *v);
+void sgfs_centered_crossprod(double *restrict G, int D, int n,
+                             double *restrict gbar, double *V);
 double sgfs_chol_upper(const double *M, int D, double *U);
 void sgfs_chol_solve(const double *U, int D, double *b);
 void sgfs_upper_t_times(const double *U, int D, const double *x, double *y);
