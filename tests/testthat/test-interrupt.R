@@ -32,36 +32,40 @@ test_that("an interrupted run returns its draws and can be continued exactly", {
     expect_identical(sgfs:::all_draws(cont), sgfs:::all_draws(long))
 })
 
-test_that("interrupted sequential chains stay aligned with their states", {
-    skip_on_cran()
-    skip_on_os("windows")
-    d <- interrupt_data()
-    set.seed(33)
-    probe <- sgld(d$x, d$y, n_iter = 3000, burnin = 0, thin = 100, batch_size = 500,
-                  stepsize = 1e-6, progress = FALSE)
-    per_iter <- attr(probe, "sgfit")$elapsed / 3000
-    n1 <- ceiling(1.5 / per_iter / 100) * 100    # a chain takes about 1.5 s
-    set.seed(34)
-    interrupt_in(2)
-    expect_warning(
-        fit <- sgld(d$x, d$y, n_iter = n1, burnin = 0, thin = 100, batch_size = 500,
-                    stepsize = 1e-6, chains = 2, progress = FALSE),
-        "interrupted")
-    info <- attr(fit, "sgfit")
-    iters <- vapply(info$states, `[[`, 0, "iter")
-    skip_if(length(iters) < 2L, "the interrupt came before chain 2 started")
-    expect_gt(iters[1], iters[2])                 # chain 1 finished, chain 2 did not
-    expect_equal(coda::niter(fit), iters[2] %/% 100)
+test_that("chains interrupted at different iterations stay aligned with their states", {
+    ## what an interrupt during chain 2 leaves: chain 1 complete, chain 2 at
+    ## iteration 1200 (built from the engine directly, without a signal)
+    d <- list(x = matrix(withr::with_seed(36, rnorm(3000)), 1000, 3),
+              y = withr::with_seed(37, rbinom(1000, 1, 0.5)))
+    set.seed(38)
+    long <- sgld(d$x, d$y, n_iter = 2200, burnin = 100, thin = 10, batch_size = 50,
+                 stepsize = 1e-3, chains = 2, progress = FALSE)
+    set.seed(38)
+    full <- sgld(d$x, d$y, n_iter = 2000, burnin = 100, thin = 10, batch_size = 50,
+                 stepsize = 1e-3, chains = 2, progress = FALSE)
+    info <- attr(full, "sgfit")
+    ## rerun each chain from its own stream, chain 2 stopped early
+    seeds <- withr::with_seed(38, sgfs:::chain_seeds(2))
+    start <- list(theta = rep(0, 4), iter = 0, sstate = double(0))
+    run <- function(k, n_iter)
+        sgfs:::run_chains(info$spec, list(c(start, list(seed = seeds[[k]]))), n_iter,
+                          FALSE, 1L)[[1]]
+    r1 <- run(1, 2000)
+    r2 <- run(2, 1200)
+    r2$interrupted <- TRUE
+    info$elapsed <- 0
+    expect_warning(fit <- sgfs:::new_sgfit(info, list(r1, r2)),
+                   "interrupted: returning the 110 draws per chain")
+    expect_identical(coda::mcpar(fit[[1]]), c(110, 1200, 10))
+    expect_equal(nrow(attr(fit, "sgfit")$surplus[[1]]), 80)
     cont <- update(fit, n_iter = 200, progress = FALSE)
-    expect_equal(coda::niter(cont), (iters[2] + 200) %/% 100)
-    ## chain 1 continued from its true end, chain 2 from its interrupt
-    set.seed(34)
-    long <- sgld(d$x, d$y, n_iter = n1 + 200, burnin = 0, thin = 100, batch_size = 500,
-                 stepsize = 1e-6, chains = 2, progress = FALSE)
+    expect_identical(coda::mcpar(cont[[1]]), c(110, 1400, 10))
+    ## chain 1 continued from iteration 2000, chain 2 from 1200
     expect_identical(unclass(sgfs:::chain_draws(cont)[[1]]),
-                     unclass(sgfs:::all_draws(long[[1]]))[seq_len((iters[1] + 200) / 100), ])
+                     unclass(sgfs:::all_draws(long[[1]])))
     expect_identical(unclass(sgfs:::all_draws(cont[[2]])),
-                     unclass(sgfs:::all_draws(long[[2]]))[seq_len(coda::niter(cont)), ])
+                     unclass(sgfs:::all_draws(long[[2]]))[1:130, ])
+    expect_error(update(fit, n_iter = 10, append = FALSE), "'append' must be TRUE")
 })
 
 test_that("Ctrl-C reaches chains running in parallel", {
