@@ -36,7 +36,13 @@ run_chain <- function(spec, state, n_iter, progress) {
 }
 
 get_seed <- function() get(".Random.seed", envir = globalenv(), inherits = FALSE)
-set_seed <- function(seed) assign(".Random.seed", seed, envir = globalenv())
+## Restores an RNG state, kind included: assigning .Random.seed alone leaves
+## R's internal RNG kind unchanged until the next draw, so a set.seed() in
+## between would seed the wrong generator; RNGkind() re-reads the state.
+set_seed <- function(seed) {
+    assign(".Random.seed", seed, envir = globalenv())
+    invisible(RNGkind())
+}
 
 ## One L'Ecuyer-CMRG stream per chain, derived from the user's RNG stream
 ## (one draw), so that set.seed() reproduces a multi-chain run and parallel

@@ -44,7 +44,10 @@ test_that("chains interrupted at different iterations stay aligned with their st
     full <- sgld(d$x, d$y, n_iter = 2000, burnin = 100, thin = 10, batch_size = 50,
                  stepsize = 1e-3, chains = 2, progress = FALSE)
     info <- attr(full, "sgfit")
-    ## rerun each chain from its own stream, chain 2 stopped early
+    ## rerun each chain from its own stream, chain 2 stopped early (a single
+    ## chain leaves R's RNG in its stream: put the user's state back after)
+    user <- get(".Random.seed", envir = globalenv())
+    on.exit(sgfs:::set_seed(user), add = TRUE)
     seeds <- withr::with_seed(38, sgfs:::chain_seeds(2))
     start <- list(theta = rep(0, 4), iter = 0, sstate = double(0))
     run <- function(k, n_iter)

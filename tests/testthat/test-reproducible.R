@@ -64,8 +64,16 @@ test_that("several chains: reproducible, parallel equals sequential, continued e
     expect_length(seq_fit, 3)
     for (k in 1:3) expect_identical(unclass(seq_fit[[k]]), unclass(par_fit[[k]]))
     expect_false(identical(unclass(seq_fit[[1]]), unclass(seq_fit[[2]])))
-    ## the user's RNG kind is untouched and advanced by one draw
+    ## the user's RNG kind is untouched, also for a set.seed() straight after
+    set.seed(9)
     expect_identical(RNGkind()[1], "Mersenne-Twister")
+    set.seed(4)
+    invisible(sgfs(d$x, d$y, n_iter = 300, batch_size = 30, chains = 2, progress = FALSE))
+    set.seed(9)
+    a <- runif(1)
+    RNGkind("Mersenne-Twister")
+    set.seed(9)
+    expect_identical(a, runif(1))
     set.seed(5)
     long <- sgfs(d$x, d$y, n_iter = 300, burnin = 30, batch_size = 30, chains = 2,
                  progress = FALSE)
