@@ -7,6 +7,8 @@ prepare_design <- function(x, y, family, standardize, sigma) {
     names_x <- colnames(x)
     icpt <- which(names_x == "(Intercept)")
     if (length(icpt) > 1L) stop_arg("x", "has more than one intercept column")
+    ## without an "(Intercept)" column, a column of ones is the intercept
+    if (!length(icpt)) icpt <- utils::head(which(colSums(x != 1) == 0), 1L)
     sds <- apply(x, 2L, stats::sd)
     const <- setdiff(which(!(sds > 0)), icpt)
     if (length(const))

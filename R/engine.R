@@ -13,13 +13,13 @@ run_chain <- function(spec, state, n_iter, progress) {
     chunk <- if (progress) max(1L, ceiling(n_iter / 50)) else n_iter
     bar <- if (progress) utils::txtProgressBar(max = n_iter, style = 3) else NULL
     done <- 0L
-    diverged <- 0L
+    diverged <- 0
     interrupted <- FALSE
     start <- proc.time()[["elapsed"]]
     ## Ctrl-C inside the C loop ends the chunk at an iteration boundary
     ## (status[2]); between chunks it arrives as an R interrupt condition
     tryCatch(
-        while (done < n_iter && diverged == 0L && !interrupted) {
+        while (done < n_iter && diverged == 0 && !interrupted) {
             k <- min(chunk, n_iter - done)
             status <- .Call(C_sgfs_engine_run, engine, as.integer(k))
             diverged <- status[1L]
@@ -97,7 +97,7 @@ run_parallel <- function(one, chains, cores) {
     collect <- function(timeout) {
         done <- parallel::mccollect(jobs, wait = FALSE, timeout = timeout)
         for (name in names(done)) {
-            res[[as.integer(name)]] <<- done[[name]]
+            res[as.integer(name)] <<- list(done[[name]])    # NULL: the worker died
             jobs[[name]] <<- NULL
         }
     }
@@ -115,6 +115,10 @@ run_parallel <- function(one, chains, cores) {
     }
     failed <- vapply(res, inherits, NA, what = "try-error")
     if (any(failed) && !interrupted) stop(attr(res[[which(failed)[1L]]], "condition"))
+    died <- vapply(res[seq_len(started)], is.null, NA)
+    if (any(died) && !interrupted)
+        stop(sprintf("the worker running chain %d died (out of memory?)", which(died)[1L]),
+             call. = FALSE)
     res[failed] <- list(NULL)
     res
 }

@@ -22,7 +22,12 @@ engine_model <- function(family) {
 
 ## The response as doubles the engine reads, with its coding kept for predict.
 code_response <- function(y, family) {
-    if (is.matrix(y) && ncol(y) == 1L) y <- drop(y)
+    if (!is.null(dim(y))) {
+        if (length(dim(y)) != 2L || ncol(y) != 1L)
+            stop_arg("y", "must be a vector (a two-column cbind(successes, failures) ",
+                     "response is not supported)")
+        y <- drop(y)
+    }
     if (family$family == "binomial") {
         levels <- NULL
         if (is.factor(y)) {

@@ -78,6 +78,10 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
     n_iter <- check_count(n_iter, "n_iter", 1L)
     burnin <- check_count(burnin, "burnin", 0L, n_iter - 1L)
     thin <- check_count(thin, "thin", 1L, n_iter - burnin)
+    n_keep <- (n_iter - burnin) %/% thin
+    if (n_keep * (ncol(x) + 1) > .Machine$integer.max)
+        stop_arg("thin", sprintf("= %d keeps %.3g draws per chain, more than memory allows: ",
+                                 thin, n_keep), "thin the chain more")
     chains <- check_count(chains, "chains", 1L)
     cores <- check_count(cores, "cores", 1L)
     check_flag(progress, "progress")

@@ -32,8 +32,9 @@ new_prior <- function(dist, location, scale) {
     if (!is.numeric(location) || length(location) < 1L || any(!is.finite(location)))
         stop_arg("location", "must be finite numbers")
     if (!is.numeric(scale) || length(scale) < 1L || any(!is.finite(scale)) ||
-        any(scale <= 0))
-        stop_arg("scale", "must be finite positive numbers")
+        any(scale <= 0) || any(!is.finite(1 / scale^2)))
+        stop_arg("scale", "must be finite positive numbers (and not so small that ",
+                 "1/scale^2 overflows)")
     structure(list(dist = dist, location = as.double(location),
                    scale = as.double(scale)), class = "sgfs_prior")
 }

@@ -25,7 +25,8 @@
 #' @param x a formula `y ~ predictors` (with `data`), or a numeric matrix of
 #'   predictors.
 #' @param y the response, for the matrix method: 0/1, logical or a two-level
-#'   factor for `binomial()`, numbers for `gaussian()`.
+#'   factor for `binomial()` (as in [stats::glm()], the second level is the
+#'   event whose probability is modelled), numbers for `gaussian()`.
 #' @param formula,data,subset,na.action as in [stats::glm()].
 #' @param family `binomial()` (logit link) or `gaussian()` (identity link).
 #' @param prior prior of the coefficients, [normal()] or [laplace()], on the
@@ -57,7 +58,8 @@
 #'   the standardised scale).
 #' @param cores chains run in parallel on this many cores (forked workers;
 #'   the draws equal those of sequential chains).
-#' @param intercept matrix method: add an intercept column.
+#' @param intercept matrix method: add an intercept column (with `FALSE`, a
+#'   column of ones in `x`, if any, is taken as the intercept).
 #' @param ... arguments passed to the default method.
 #' @return An object of class `c("sgfit", "mcmc")` (one chain) or
 #'   `c("sgfit", "mcmc.list")`: the draws, one column per parameter, usable
@@ -92,6 +94,11 @@ sgfs.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
     no_dots(...)
     run <- prepare_run_here(environment())
     preconditioner <- choose_arg(preconditioner, c("full", "diagonal"), "preconditioner")
+    D <- length(run$theta0)
+    if (preconditioner == "full" && 4 * 8 * D^2 > 4e9)
+        stop_arg("preconditioner", sprintf(
+            "= \"full\" needs four %d x %d matrices (%.3g GB) for this model: use \"diagonal\"",
+            D, D, 4 * 8 * D^2 / 1e9))
     alpha <- check_nonnegative(alpha, "alpha")
     if (alpha == 0 && run$spec$batch_size == ncol(run$spec$xt))
         stop_arg("alpha", "= 0 with batch_size = N (all rows) injects no noise: the chain ",

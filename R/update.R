@@ -37,6 +37,9 @@ update.sgfit <- function(object, n_iter, append = TRUE, progress = interactive()
     iters <- vapply(info$states, `[[`, 0, "iter")
     if (!append && length(unique(iters)) > 1L)
         stop_arg("append", "must be TRUE: the chains stopped at different iterations (after an interrupt)")
+    if (!append && n_kept_between(iters[1L], iters[1L] + n_iter, info$burnin, info$thin) == 0L)
+        stop_arg("n_iter", sprintf("= %d keeps no draw with thin = %d: run longer (or append)",
+                                   n_iter, info$thin))
     previous <- if (append) chain_draws(object)
     first <- if (append) stats::start(object) else
         info$burnin + info$thin * (n_kept_between(0, iters[1L], info$burnin, info$thin) + 1L)

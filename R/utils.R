@@ -8,8 +8,7 @@ check_count <- function(x, arg, min = 1L, max = .Machine$integer.max) {
     if (!is.numeric(x) || length(x) != 1L || !is.finite(x) || x != round(x) ||
         x < min || x > max)
         stop_arg(arg, "must be a whole number",
-                 if (max < .Machine$integer.max) sprintf(" between %d and %d", min, max)
-                 else sprintf(" >= %d", min),
+                 sprintf(" between %d and %d", min, max),
                  sprintf(", not %s", format_value(x)))
     as.integer(x)
 }

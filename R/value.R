@@ -18,7 +18,7 @@ new_sgfit <- function(info, res, previous = NULL, first = NULL) {
     })
     states <- lapply(seq_len(K), function(k)
         if (ran[k]) res[[k]][c("theta", "iter", "sstate", "seed")] else info$states[[k]])
-    div <- vapply(seq_len(K), function(k) if (ran[k]) res[[k]]$diverged else 0L, 0L)
+    div <- vapply(seq_len(K), function(k) if (ran[k]) res[[k]]$diverged else 0, 0)
     interrupted <- !all(ran) ||
         any(vapply(res[ran], function(r) isTRUE(r$interrupted), NA))
     info$elapsed <- info$elapsed + sum(vapply(res[ran], `[[`, 0, "elapsed"))
@@ -26,7 +26,7 @@ new_sgfit <- function(info, res, previous = NULL, first = NULL) {
 
     keep <- vapply(draws, NROW, 0L) > 0L
     value <- if (any(keep)) coda_value(info, draws[keep], states[keep], first)
-    if (any(div > 0L)) stop(divergence_error(info, res, div, value))
+    if (any(div > 0)) stop(divergence_error(info, res, div, value))
     if (is.null(value))
         stop("no draws were kept", if (interrupted) " before the interrupt", call. = FALSE)
     if (interrupted)
@@ -77,10 +77,10 @@ chain_draws <- function(object) {
 }
 
 divergence_error <- function(info, res, div, partial) {
-    k <- which(div > 0L)[1L]
+    k <- which(div > 0)[1L]
     structure(class = c("sgfs_divergence", "error", "condition"), list(
         message = sprintf(
-            "chain %d diverged at iteration %d (non-finite parameters or a failed update): %s%s",
+            "chain %d diverged at iteration %.0f (non-finite parameters or a failed update): %s%s",
             k, div[k], divergence_hint(info, res[[k]]$eps),
             if (is.null(partial)) "" else "; the draws kept before it are in the condition's $partial"),
         call = NULL, iteration = div[k], chain = k, partial = partial))

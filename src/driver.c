@@ -13,18 +13,19 @@
  * a progress bar and Ctrl-C) and a continued run is the same chain:
  *   sgfs_engine_new(spec, state, n_keep)  -> external pointer
  *   sgfs_engine_run(ptr, k)               -> runs k iterations; returns
- *                                            c(iteration at which theta became
- *                                            non-finite or 0, interrupted 0/1)
+ *                                            c(iteration at which the chain
+ *                                            diverged or 0, interrupted 0/1)
  *   sgfs_engine_result(ptr)               -> draws kept so far and the state
  * Randomness is R's (GetRNGstate/PutRNGstate around each chunk).  Ctrl-C is
- * polled with R_ToplevelExec, so an interrupt ends the chunk cleanly at an
- * iteration boundary with .Random.seed written back: the interrupted chain
- * can be continued exactly.
+ * polled (every e->check_every iterations, about every 2e7 flops) with
+ * R_ToplevelExec, so an interrupt ends the chunk cleanly at an iteration
+ * boundary with .Random.seed written back: the interrupted chain can be
+ * continued exactly.  (R treats such an interrupt as one at top level, so
+ * an options(error = ) handler runs before the run returns its draws.)
+ * Iteration counts are doubles: runs beyond 2^31 iterations are exact.
  */
 #include "sgfs.h"
 
-
-#define INTERRUPT_EVERY 64
 
 static void check_interrupt(void *unused)
 {
@@ -71,8 +72,9 @@ static int iterate(sgfs_engine *e)
 
 static void keep_if_due(sgfs_engine *e)
 {
-    long t = (long) *e->iter;
-    if (t <= e->burnin || (t - e->burnin) % e->thin != 0 || e->n_kept >= e->n_keep)
+    const double t = *e->iter;
+    if (t <= e->burnin || fmod(t - e->burnin, (double) e->thin) != 0.0 ||
+        e->n_kept >= e->n_keep)
         return;
     for (int j = 0; j < e->D; j++)
         e->draws[e->n_kept + (size_t) e->n_keep * j] = e->theta[j];
@@ -84,22 +86,22 @@ SEXP sgfs_engine_run(SEXP ptr, SEXP n_iter)
     sgfs_engine *e = engine_of(ptr);
     const int k = Rf_asInteger(n_iter);
     int interrupted = 0;
-    SEXP status = PROTECT(Rf_allocVector(INTSXP, 2));
+    SEXP status = PROTECT(Rf_allocVector(REALSXP, 2));
     GetRNGstate();
     for (int s = 0; s < k && !e->diverged; s++) {
-        if (s % INTERRUPT_EVERY == 0 && interrupt_pending()) {
+        if (s % e->check_every == 0 && interrupt_pending()) {
             interrupted = 1;
             break;
         }
         if (iterate(e) || !sgfs_all_finite(e->theta, e->D)) {
-            e->diverged = (int) *e->iter;
+            e->diverged = *e->iter;
             break;
         }
         keep_if_due(e);
     }
     PutRNGstate();
-    INTEGER(status)[0] = e->diverged;
-    INTEGER(status)[1] = interrupted;
+    REAL(status)[0] = e->diverged;
+    REAL(status)[1] = interrupted;
     UNPROTECT(1);
     return status;
 }
@@ -108,7 +110,7 @@ SEXP sgfs_engine_result(SEXP ptr)
 {
     sgfs_engine *e = engine_of(ptr);
     const int D = e->D;
-    const int len = e->sampler->state_length(D);
+    const R_xlen_t len = e->sampler->state_length(D);
     const char *names[] = {"draws", "theta", "iter", "sstate", "eps",
                            "diverged", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
@@ -126,7 +128,7 @@ SEXP sgfs_engine_result(SEXP ptr)
     SET_VECTOR_ELT(out, 3, ss);
     if (len > 0) memcpy(REAL(ss), e->sstate, (size_t) len * sizeof(double));
     SET_VECTOR_ELT(out, 4, Rf_ScalarReal(e->eps_last));
-    SET_VECTOR_ELT(out, 5, Rf_ScalarInteger(e->diverged));
+    SET_VECTOR_ELT(out, 5, Rf_ScalarReal(e->diverged));
     UNPROTECT(1);
     return out;
 }

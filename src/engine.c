@@ -19,7 +19,7 @@
  */
 #include "sgfs.h"
 
-enum { SLOT_ENGINE, SLOT_SPEC, SLOT_THETA, SLOT_ITER, SLOT_SSTATE, SLOT_BATCH,
+enum { SLOT_ENGINE, SLOT_SPEC, SLOT_THETA, SLOT_ITER, SLOT_SSTATE, SLOT_BATCH, SLOT_SLOTS,
        SLOT_XB, SLOT_ETA, SLOT_GRAD, SLOT_G, SLOT_WORK, SLOT_DRAWS, N_SLOTS };
 
 SEXP sgfs_list_elt(SEXP list, const char *name)
@@ -49,6 +49,7 @@ static int int_elt(SEXP list, const char *name)
 
 static double *fresh_real(SEXP prot, int slot, R_xlen_t len)
 {
+    if (len < 0) Rf_error("internal error: negative work-array length");
     SEXP x = Rf_allocVector(REALSXP, len > 0 ? len : 1);
     SET_VECTOR_ELT(prot, slot, x);
     memset(REAL(x), 0, (size_t) Rf_xlength(x) * sizeof(double));
@@ -104,14 +105,16 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     e->theta = copy_real(prot, SLOT_THETA, typed_elt(state, "theta", REALSXP, D));
     e->iter = copy_real(prot, SLOT_ITER, typed_elt(state, "iter", REALSXP, 1));
 
-    const int m = sgfs_minibatch_table_size(e->n);
-    SEXP batch = Rf_allocVector(INTSXP, 2 * (R_xlen_t) e->n + m);
+    const R_xlen_t m = sgfs_minibatch_table_size(e->n);
+    SEXP batch = Rf_allocVector(INTSXP, (R_xlen_t) e->n + m);
     SET_VECTOR_ELT(prot, SLOT_BATCH, batch);
     memset(INTEGER(batch), 0, (size_t) Rf_xlength(batch) * sizeof(int));
     e->batch.idx = INTEGER(batch);
-    e->batch.slot = e->batch.idx + e->n;
-    e->batch.table = e->batch.slot + e->n;
+    e->batch.table = e->batch.idx + e->n;
     e->batch.table_size = m;
+    SEXP slots = Rf_allocVector(RAWSXP, (R_xlen_t) e->n * (R_xlen_t) sizeof(R_xlen_t));
+    SET_VECTOR_ELT(prot, SLOT_SLOTS, slots);
+    e->batch.slot = (R_xlen_t *) RAW(slots);
     e->xb = fresh_real(prot, SLOT_XB, (R_xlen_t) e->P * e->n);
     e->eta = fresh_real(prot, SLOT_ETA, e->n);
     e->grad = fresh_real(prot, SLOT_GRAD, D);
@@ -127,7 +130,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
         e->sched.b = sch[2];
         e->sched.delta = sch[3];
         need_G = e->sampler->needs_scores;
-        int len = e->sampler->state_length(D);
+        R_xlen_t len = e->sampler->state_length(D);
         SEXP ss = typed_elt(state, "sstate", REALSXP, -1);
         if (Rf_xlength(ss) == 0) {
             e->sstate = fresh_real(prot, SLOT_SSTATE, len);
@@ -147,5 +150,8 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     e->n_keep = n_keep;
     e->n_kept = 0;
     e->eps_last = NA_REAL;
+    /* poll for Ctrl-C about every 2e7 flops of gradient and algebra */
+    double work = (double) e->n * D * (D + 1.0);
+    e->check_every = work > 2e7 / 64 ? (int) fmax(1.0, 2e7 / work) : 64;
     return e;
 }

@@ -26,30 +26,30 @@
 #define PREFETCH_AHEAD 8
 
 /* hash-table size for batches of n: a power of two >= 2n */
-int sgfs_minibatch_table_size(int n)
+R_xlen_t sgfs_minibatch_table_size(int n)
 {
-    int m = 4;
-    while (m < 2 * n) m *= 2;
+    R_xlen_t m = 4;
+    while (m < 2 * (R_xlen_t) n) m *= 2;
     return m;
 }
 
 /* table[] holds index + 1 (0 = empty); slot[k] remembers where the k-th
    index went, so the table is emptied in O(n) */
-static int insert_if_absent(int *table, int mask, int key, int *where)
+static int insert_if_absent(int *table, size_t mask, int key, R_xlen_t *where)
 {
-    unsigned int h = ((unsigned int) key * 2654435761u) & (unsigned int) mask;
+    size_t h = ((size_t) ((unsigned int) key * 2654435761u)) & mask;
     while (table[h] != 0) {
         if (table[h] == key + 1) return 0;
-        h = (h + 1) & (unsigned int) mask;
+        h = (h + 1) & mask;
     }
     table[h] = key + 1;
-    *where = (int) h;
+    *where = (R_xlen_t) h;
     return 1;
 }
 
 void sgfs_minibatch(sgfs_batch *b, int N, int n)
 {
-    const int mask = b->table_size - 1;
+    const size_t mask = (size_t) b->table_size - 1;
     for (int k = 0, j = N - n; j < N; j++, k++) {
         int t = (int) R_unif_index((double) j + 1.0);
         if (insert_if_absent(b->table, mask, t, b->slot + k)) {

@@ -29,15 +29,15 @@ void sgfs_fisher_update(sgfs_engine *e, double *count, double *fisher,
                         const double *V, int full);
 double sgfs_burnin_shrink(const sgfs_engine *e, const double *x, const double *r);
 
-static int sgfs_state_length(int D)
+static R_xlen_t sgfs_state_length(int D)
 {
-    return D * D + 1;
+    return (R_xlen_t) D * D + 1;
 }
 
-static int sgfs_work_length(int D, int n)
+static R_xlen_t sgfs_work_length(int D, int n)
 {
     (void) n;
-    return 3 * D * D + 3 * D;
+    return 3 * (R_xlen_t) D * D + 3 * (R_xlen_t) D;
 }
 
 static int sgfs_step(sgfs_engine *e, double eps)

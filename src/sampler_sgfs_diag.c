@@ -21,15 +21,15 @@ void sgfs_fisher_update(sgfs_engine *e, double *count, double *fisher,
                         const double *V, int full);
 double sgfs_burnin_shrink(const sgfs_engine *e, const double *x, const double *r);
 
-static int diag_state_length(int D)
+static R_xlen_t diag_state_length(int D)
 {
-    return D + 1;
+    return (R_xlen_t) D + 1;
 }
 
-static int diag_work_length(int D, int n)
+static R_xlen_t diag_work_length(int D, int n)
 {
     (void) n;
-    return 2 * D;
+    return 2 * (R_xlen_t) D;
 }
 
 static int diag_step(sgfs_engine *e, double eps)

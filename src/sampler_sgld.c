@@ -9,13 +9,13 @@
  */
 #include "sgfs.h"
 
-static int no_state(int D)
+static R_xlen_t no_state(int D)
 {
     (void) D;
     return 0;
 }
 
-static int no_work(int D, int n)
+static R_xlen_t no_work(int D, int n)
 {
     (void) D;
     (void) n;

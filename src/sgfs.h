@@ -38,8 +38,8 @@ typedef struct sgfs_engine sgfs_engine;
 typedef struct sgfs_batch {
     int *idx;                   /* n                                           */
     int *table;                 /* table_size, all 0 between draws             */
-    int *slot;                  /* n                                           */
-    int table_size;
+    R_xlen_t *slot;             /* n                                           */
+    R_xlen_t table_size;        /* a power of two >= 2n                        */
 } sgfs_batch;
 
 /* ---- models --------------------------------------------------------- */
@@ -62,8 +62,8 @@ const sgfs_model *sgfs_find_model(const char *name);
 typedef struct sgfs_sampler {
     const char *name;
     int needs_scores;                      /* per-example G each iteration  */
-    int (*state_length)(int D);            /* doubles kept between runs     */
-    int (*work_length)(int D, int n);      /* scratch doubles               */
+    R_xlen_t (*state_length)(int D);       /* doubles kept between runs     */
+    R_xlen_t (*work_length)(int D, int n); /* scratch doubles               */
     void (*init)(sgfs_engine *e);          /* fills a fresh state           */
     /* one update of e->theta; returns 0, or 1 if the update failed (the
        driver then stops the chain as diverged) */
@@ -110,8 +110,9 @@ struct sgfs_engine {
     double *draws;              /* n_keep x D                                  */
     int n_keep, n_kept;
     double eps_last;            /* step size of the last iteration             */
-    int diverged;               /* iteration at which theta became non-finite
+    double diverged;            /* iteration at which theta became non-finite
                                    or the update failed, else 0               */
+    int check_every;            /* iterations between polls for Ctrl-C         */
     /* scratch, allocated once */
     sgfs_batch batch;           /* the current minibatch                       */
     double *xb;                 /* P x n gathered minibatch                    */
@@ -128,7 +129,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
 sgfs_engine *sgfs_eval_engine(SEXP prot, SEXP spec, SEXP theta);
 
 /* ---- helpers -------------------------------------------------------- */
-int sgfs_minibatch_table_size(int n);
+R_xlen_t sgfs_minibatch_table_size(int n);
 void sgfs_minibatch(sgfs_batch *b, int N, int n);
 void sgfs_gather_dot(const double *xt, int P, const int *idx, int n,
                      const double *beta, double *xb, double *eta);

@@ -33,6 +33,9 @@ test_that("argument errors name the argument", {
     expect_error(sgfs(d$x, d$y, alpha = 0, batch_size = 50, schedule = "polynomial"),
                  "'schedule'.*alpha > 0")
     expect_error(sgfs(d$x, d$y[-1]), "'y' has 99 values but x has 100 rows")
+    expect_error(sgfs(d$x, cbind(d$y, 1 - d$y)), "'y' must be a vector")
+    expect_error(sgfs(d$x, d$y, prior = normal(0, 1e-200)), "'scale'.*overflows")
+    expect_error(sgfs(d$x, d$y, n_iter = 3e9), "'n_iter' must be a whole number between 1 and 2147483647")
     expect_error(sgfs(d$x, d$y, prior_intercept = normal(0, 1), intercept = FALSE),
                  "'prior_intercept'.*no intercept")
 })
@@ -67,6 +70,12 @@ test_that("missing values, constant columns, bad matrices", {
     df <- d$df; df$const <- 2
     expect_error(sgfs(y ~ ., data = df), "'x' has constant column\\(s\\) 'const'")
     expect_error(sgfs(cbind(d$x, 1), d$y), "constant column\\(s\\) 'x3'")
+    ## without an added intercept, a column of ones is the intercept
+    set.seed(15)
+    own <- sgfs(cbind(one = 1, d$x), d$y, intercept = FALSE, n_iter = 300, progress = FALSE)
+    set.seed(15)
+    added <- sgfs(d$x, d$y, n_iter = 300, progress = FALSE)
+    expect_equal(unname(coef(own)), unname(coef(added)))
     expect_error(sgfs(letters[1:4], 1:4), "'x' must be a numeric matrix")
     expect_error(sgfs(y ~ 1, data = d$df[1, ]), "'x' needs at least two rows")
 })
@@ -86,6 +95,8 @@ test_that("continuing needs n_iter; update with other arguments refits", {
     fit <- sgld(y ~ ., data = d$df, n_iter = 100, progress = FALSE)
     expect_error(update(fit), "'n_iter' is missing")
     expect_error(update(fit, n_iter = -3), "'n_iter'")
+    thinned <- sgld(y ~ ., data = d$df, n_iter = 100, thin = 5, progress = FALSE)
+    expect_error(update(thinned, n_iter = 2, append = FALSE), "'n_iter' = 2 keeps no draw")
     refit <- update(fit, stepsize = 1e-3)
     expect_equal(attr(refit, "sgfit")$settings$stepsize, 1e-3)
     expect_equal(coda::niter(refit), 90)

@@ -43,7 +43,19 @@ test_that("the SGLD report states the step's variance inflation and warns when l
     set.seed(25)
     fit <- sgld(type ~ glu + bmi, data = MASS::Pima.tr, n_iter = 500, batch_size = 50,
                 progress = FALSE)
-    expect_equal(attr(fit, "sgfit")$settings$inflation, 0.05)
+    ## the step's inflation eps gamma lambda_max / 4, from the exact Hessian
+    ## at the mode (the default step aims at 5 %)
+    X <- model.matrix(~ glu + bmi, MASS::Pima.tr)
+    Xs <- cbind(1, scale(X[, -1]))
+    yy <- as.integer(MASS::Pima.tr$type == "Yes")
+    nlp <- function(b) -sum(yy * (Xs %*% b) - log1p(exp(Xs %*% b))) + sum(b^2) / (2 * 2.5^2)
+    mode <- optim(c(0, 0, 0), nlp, method = "BFGS")$par
+    w <- drop(plogis(Xs %*% mode))
+    H <- crossprod(Xs * sqrt(w * (1 - w))) + diag(1 / 2.5^2, 3)
+    gamma <- 1 + 200 / 50 * 150 / 199
+    settings <- attr(fit, "sgfit")$settings
+    expect_equal(settings$stepsize * gamma * max(eigen(H)$values) / 4, 0.05,
+                 tolerance = 0.02)
     expect_output(print(fit), "variance inflation ~5%")
     big <- sgld(type ~ glu + bmi, data = MASS::Pima.tr, n_iter = 500, batch_size = 50,
                 stepsize = 40 * attr(fit, "sgfit")$settings$stepsize, progress = FALSE)

@@ -141,6 +141,26 @@ test_that("SGFS-f: C chain equals the R reference (alpha 0 and > 0, restart, gau
     expect_equal(unname(cg), rg, tolerance = 1e-10)
 })
 
+test_that("SGLD with a laplace prior: C chain equals the R reference", {
+    p <- ref_problem()
+    set.seed(49)
+    fit <- quiet(sgld(p$x, p$y, prior = laplace(0.2, 0.5), prior_intercept = normal(1, 2),
+                      batch_size = 10L, n_iter = 30L, burnin = 0L, stepsize = 0.01,
+                      standardize = FALSE, progress = FALSE))
+    set.seed(49)
+    N <- 50
+    theta <- double(3)
+    r <- matrix(NA_real_, 30, 3)
+    for (t in 1:30) {
+        idx <- r_minibatch(N, 10)
+        prior_grad <- c(-(theta[1] - 1) / 4, -sign(theta[-1] - 0.2) / 0.5)
+        grad <- prior_grad + N / 10 * colSums(r_scores(p, theta, idx))
+        theta <- theta + 0.01 / 2 * grad + sqrt(0.01) * rnorm(3)
+        r[t, ] <- theta
+    }
+    expect_equal(unname(sgfs:::all_draws(fit)), r, tolerance = 1e-12)
+})
+
 test_that("SGFS-d: C chain equals the R reference", {
     p <- ref_problem()
     set.seed(46)
@@ -162,7 +182,7 @@ test_that("SGFS-d: C chain equals the R reference", {
     expect_equal(unname(sgfs:::all_draws(fit)), r[21:40, ], tolerance = 1e-10)
 })
 
-test_that("the minibatch is a uniform draw without replacement", {
+test_that("the minibatch draw (replayed by the R reference, which the C chains equal exactly) is uniform without replacement", {
     ## every pair of examples appears together equally often
     counts <- matrix(0, 6, 6)
     set.seed(47)
