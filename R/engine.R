@@ -4,12 +4,15 @@
 ## number of kept iterations t in (from, to]: t > burnin, (t - burnin) %% thin == 0
 n_kept_between <- function(from, to, burnin, thin) {
     k <- function(t) if (t <= burnin) 0 else (t - burnin) %/% thin
-    as.integer(k(to) - k(from))
+    k(to) - k(from)
 }
 
 run_chain <- function(spec, state, n_iter, progress) {
     n_keep <- n_kept_between(state$iter, state$iter + n_iter, spec$burnin, spec$thin)
-    engine <- .Call(C_sgfs_engine_new, spec, state, n_keep)
+    if (n_keep * length(state$theta) > .Machine$integer.max)
+        stop_arg("n_iter", sprintf("= %d keeps %.3g draws per chain, more than memory allows: ",
+                                   n_iter, n_keep), "run in parts or thin the chain more")
+    engine <- .Call(C_sgfs_engine_new, spec, state, as.integer(n_keep))
     chunk <- if (progress) max(1L, ceiling(n_iter / 50)) else n_iter
     bar <- if (progress) utils::txtProgressBar(max = n_iter, style = 3) else NULL
     done <- 0L
