@@ -24,11 +24,6 @@
  */
 #include "sgfs.h"
 
-double sgfs_gamma_fpc(int N, int n);
-void sgfs_fisher_update(sgfs_engine *e, double *count, double *fisher,
-                        const double *V, int full);
-double sgfs_burnin_shrink(const sgfs_engine *e, const double *x, const double *r);
-
 static R_xlen_t sgfs_state_length(int D)
 {
     return (R_xlen_t) D * D + 1;

@@ -136,6 +136,12 @@ void sgfs_gather_dot(const double *xt, int P, const int *idx, int n,
 double sgfs_full_score(sgfs_engine *e, const double *theta, double *sum);
 int sgfs_all_finite(const double *x, int n);
 
+/* fisher.c: what SGFS-f and SGFS-d share */
+double sgfs_gamma_fpc(int N, int n);
+void sgfs_fisher_update(sgfs_engine *e, double *count, double *restrict fisher,
+                        const double *restrict V, int full);
+double sgfs_burnin_shrink(const sgfs_engine *e, const double *x, const double *r);
+
 /* linalg.c: thin BLAS/LAPACK wrappers (FCONE, documented) */
 void sgfs_x_r(const double *xb, int P, int n, const double *r, double *out);
 void sgfs_row_moments(const double *G, int D, int n, double *gbar, double *v);
