@@ -85,8 +85,9 @@ print.sgfit <- function(x, digits = 3, ...) {
     cat(sprintf("%d chain%s x %d draws (iterations %d:%d, thin %d); batch %d of %d rows\n",
                 info$chains, if (info$chains > 1L) "s" else "", nrow(d) / info$chains,
                 mc[1L], mc[2L], mc[3L], info$batch_size, info$N))
-    cat(sprintf("Time %.3g s: %.3g iterations/s, %.3g data passes, min ESS/s %.3g\n",
-                info$elapsed, info$n_iter * info$chains / info$elapsed,
+    cat(sprintf("Time %.3g s%s: %.3g iterations/s, %.3g data passes, min ESS/s %.3g\n",
+                info$elapsed, if (info$chains > 1L) " (summed over chains)" else "",
+                info$n_iter * info$chains / info$elapsed,
                 info$grad_evals / info$N, min(ess) / info$elapsed))
     tab <- cbind(mean = colMeans(d), sd = apply(d, 2L, stats::sd),
                  `2.5%` = apply(d, 2L, stats::quantile, 0.025),
