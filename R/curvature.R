@@ -39,13 +39,20 @@ subset_mode <- function(post, start) {
                  method = "BFGS", control = list(maxit = 200L, reltol = 1e-10))$par
 }
 
-posterior_stiffness <- function(run, n_power = 30L) {
+## The largest eigenvalue of P^(1/2) H P^(1/2) at the mode, H the negative
+## Hessian and P = diag(precond(mode, spec)) a diagonal preconditioner (the
+## identity by default).
+posterior_stiffness <- function(run, precond = NULL, n_power = 30L) {
     N <- ncol(run$spec$xt)
     spec <- subset_spec(run$spec)
     post <- subset_log_posterior(spec, N)
     mode <- subset_mode(post, run$theta0)
+    root <- if (is.null(precond)) rep(1, length(mode)) else sqrt(precond(mode, spec))
     h <- 1e-4 * max(1, sqrt(sum(mode^2)))
-    hess_times <- function(v) -(post(mode + h * v)$grad - post(mode - h * v)$grad) / (2 * h)
+    hess_times <- function(v) {
+        w <- root * v
+        -root * (post(mode + h * w)$grad - post(mode - h * w)$grad) / (2 * h)
+    }
     v <- rep(1, length(mode)) / sqrt(length(mode))
     lambda <- 0
     for (k in seq_len(n_power)) {
@@ -54,7 +61,20 @@ posterior_stiffness <- function(run, n_power = 30L) {
         if (!(lambda > 0)) break
         v <- w / lambda
     }
-    list(mode = mode, lambda_max = max(lambda, spec$prior_prec))
+    list(mode = mode, lambda_max = max(lambda, root^2 * spec$prior_prec))
+}
+
+## pSGLD's preconditioner at the mode: G = 1 / (lambda + sqrt(V)), V the
+## expected square of a minibatch's mean score there, mean^2 + variance / n
+## (with the finite-population factor)
+psgld_preconditioner <- function(lambda, N, n) {
+    function(mode, spec) {
+        m <- ncol(spec$xt)
+        spec$batch_size <- m
+        scores <- .Call(C_sgfs_model_eval, spec, mode, seq_len(m))$scores
+        V <- colMeans(scores)^2 + apply(scores, 2L, stats::var) / n * (N - n) / max(N - 1, 1)
+        1 / (lambda + sqrt(V))
+    }
 }
 
 ## A check that the draws sit where the posterior's mass is: for a

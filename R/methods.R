@@ -45,10 +45,11 @@ method_label <- function(info) {
     switch(info$method,
            sgfs = sprintf("SGFS-%s (alpha = %g)",
                           if (s$preconditioner == "full") "f" else "d", s$alpha),
-           sgld = sprintf("SGLD (stepsize = %.3g%s; variance inflation ~%.2g%%)",
-                          s$stepsize,
-                          if (identical(s$schedule, "constant")) "" else ", decaying",
-                          100 * s$inflation),
+           sgld = ,
+           psgld = sprintf("%s (stepsize = %.3g%s; variance inflation ~%.2g%%)",
+                           if (info$method == "sgld") "SGLD" else "pSGLD", s$stepsize,
+                           if (identical(s$schedule, "constant")) "" else ", decaying",
+                           100 * s$inflation),
            info$method)
 }
 
@@ -58,8 +59,9 @@ divergence_hint <- function(info, eps) {
     switch(info$method,
            sgfs = sprintf("the step is too large for this posterior: try a larger alpha (now %g), e.g. alpha = %g, or a larger batch_size",
                           s$alpha, max(2, 3 * s$alpha)),
-           sgld = sprintf("the step size %.3g is too large: try stepsize = %.3g",
-                          eps, eps / 10),
+           sgld = ,
+           psgld = sprintf("the step size %.3g is too large: try stepsize = %.3g",
+                           eps, eps / 10),
            "the step is too large")
 }
 
@@ -68,7 +70,8 @@ remedy_hint <- function(info) {
     switch(info$method,
            sgfs = sprintf("try a longer burnin, a larger alpha (now %g) or a larger batch_size",
                           info$settings$alpha),
-           sgld = "try a longer run, a longer burnin or a smaller stepsize",
+           sgld = ,
+           psgld = "try a longer run, a longer burnin or a smaller stepsize",
            "try a longer run")
 }
 

@@ -4,6 +4,7 @@
  *
  *   S_t     <- n distinct indices, a uniform random subset (minibatch.c)
  *   grad    <- grad log p(theta) + (N/n) sum_{i in S_t} g_i(theta)
+ *              (its likelihood part kept in grad_lik)
  *              (and the per-example scores G if the sampler needs them)
  *   eps_t   <- schedule(t)                                (schedule.c)
  *   theta   <- sampler->step(theta, grad, eps_t)          (sampler_*.c)
@@ -64,7 +65,7 @@ static int iterate(sgfs_engine *e)
     sgfs_minibatch(&e->batch, e->N, e->n);
     e->model->score(e, e->theta, e->batch.idx, e->n, e->grad,
                     e->sampler->needs_scores ? e->G : NULL);
-    for (int j = 0; j < D; j++) e->grad[j] *= scale;
+    for (int j = 0; j < D; j++) e->grad_lik[j] = e->grad[j] *= scale;
     sgfs_prior_grad_add(e, e->theta, e->grad);
     e->eps_last = sgfs_stepsize(&e->sched, t);
     return e->sampler->step(e, e->eps_last);

@@ -20,7 +20,7 @@
 #include "sgfs.h"
 
 enum { SLOT_ENGINE, SLOT_SPEC, SLOT_THETA, SLOT_ITER, SLOT_SSTATE, SLOT_BATCH, SLOT_SLOTS,
-       SLOT_XB, SLOT_ETA, SLOT_GRAD, SLOT_G, SLOT_WORK, SLOT_DRAWS, N_SLOTS };
+       SLOT_XB, SLOT_ETA, SLOT_GRAD, SLOT_GRAD_LIK, SLOT_G, SLOT_WORK, SLOT_DRAWS, N_SLOTS };
 
 SEXP sgfs_list_elt(SEXP list, const char *name)
 {
@@ -118,6 +118,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     e->xb = fresh_real(prot, SLOT_XB, (R_xlen_t) e->P * e->n);
     e->eta = fresh_real(prot, SLOT_ETA, e->n);
     e->grad = fresh_real(prot, SLOT_GRAD, D);
+    e->grad_lik = fresh_real(prot, SLOT_GRAD_LIK, D);
 
     int need_G = 1;
     if (with_sampler) {

@@ -6,14 +6,15 @@
 
 extern const sgfs_model sgfs_model_logistic, sgfs_model_gaussian;
 extern const sgfs_sampler sgfs_sampler_sgld, sgfs_sampler_sgfs_full,
-    sgfs_sampler_sgfs_diag;
+    sgfs_sampler_sgfs_diag, sgfs_sampler_psgld;
 
 static const sgfs_model *const models[] = {
     &sgfs_model_logistic, &sgfs_model_gaussian
 };
 
 static const sgfs_sampler *const samplers[] = {
-    &sgfs_sampler_sgld, &sgfs_sampler_sgfs_full, &sgfs_sampler_sgfs_diag
+    &sgfs_sampler_sgld, &sgfs_sampler_sgfs_full, &sgfs_sampler_sgfs_diag,
+    &sgfs_sampler_psgld
 };
 
 const sgfs_model *sgfs_find_model(const char *name)

@@ -118,6 +118,7 @@ struct sgfs_engine {
     double *xb;                 /* P x n gathered minibatch                    */
     double *eta;                /* n linear predictors / residuals             */
     double *grad;               /* D posterior-gradient estimate               */
+    double *grad_lik;           /* D its likelihood part, (N/n) sum_i g_i      */
     double *G;                  /* D x n per-example scores (or NULL)          */
     double *work;               /* sampler scratch                             */
 };

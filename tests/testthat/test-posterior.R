@@ -70,6 +70,21 @@ test_that("with the prior precision in its preconditioner SGFS-f is exact when t
     expect_close_to_exact(fit, cd, var_tol = 0.06, trace_tol = 0.03)
 })
 
+test_that("pSGLD at its default step reaches E1 <= 0.05 on Pima", {
+    skip_on_cran()
+    ref <- pima_reference()
+    d <- pima_data()
+    set.seed(107)
+    fit <- psgld(d$x, d$y, prior = normal(0, 1), n_iter = 400000, thin = 20,
+                 progress = FALSE)
+    expect_gt(min(coda::effectiveSize(fit)), 400)
+    e <- rel_error(fit, ref$mean, ref$cov)
+    expect_lte(e[["E1"]], 0.05)
+    expect_lte(e[["E2"]], 0.20)
+    ## its step's variance inflation (~5 %) plus Monte Carlo error
+    expect_lt(max(abs(diag(vcov(fit)) / diag(ref$cov) - 1)), 0.2)
+})
+
 test_that("the Pima MALA reference is itself converged (two runs agree)", {
     skip_on_cran()
     ref <- pima_reference()

@@ -161,6 +161,24 @@ test_that("SGLD with a laplace prior: C chain equals the R reference", {
     expect_equal(unname(sgfs:::all_draws(fit)), r, tolerance = 1e-12)
 })
 
+test_that("pSGLD: C chain equals the R reference", {
+    p <- ref_problem()
+    decay <- 0.9
+    lambda <- 1e-3
+    psgld_update <- function(theta, grad, G, eps, t, state, prec) {
+        gbar <- (grad + prec * theta) / 50           # mean score, prior removed
+        state$V <- if (t == 1) gbar^2 else decay * state$V + (1 - decay) * gbar^2
+        Gd <- 1 / (lambda + sqrt(state$V))
+        list(theta = theta + eps / 2 * Gd * grad + sqrt(eps * Gd) * rnorm(length(theta)),
+             state = state)
+    }
+    set.seed(50)
+    cp <- c_chain(psgld, p, 10L, 40L, stepsize = 1e-3, decay = decay, lambda = lambda)
+    set.seed(50)
+    rp <- r_chain(p, 3, 10L, 40L, function(t) 1e-3, psgld_update)
+    expect_equal(unname(cp), rp, tolerance = 1e-12)
+})
+
 test_that("SGFS-d: C chain equals the R reference", {
     p <- ref_problem()
     set.seed(46)

@@ -1,0 +1,45 @@
+/*
+ * sampler_psgld.c - preconditioned SGLD (Li, Chen, Carlson and Carin, AAAI
+ * 2016; ALGORITHMS.md 2.5), with an RMSprop diagonal preconditioner:
+ *
+ *   gbar  = (1/n) sum_{i in S_t} g_i(theta)        (mean score, no prior)
+ *   V     = alpha V + (1 - alpha) gbar^2,   V = gbar^2 at t = 1 (authors' code)
+ *   G     = 1 / (lambda + sqrt(V))
+ *   theta <- theta + (eps_t / 2) G grad + sqrt(eps_t G) xi,   xi ~ N(0, I).
+ *
+ * The Gamma term (the divergence of G) is dropped, as in the paper's
+ * practical algorithm: the bias it leaves is controlled by alpha -> 1.
+ * spar = (alpha, lambda).  State: V (D) and the number of updates.
+ */
+#include "sgfs.h"
+
+static R_xlen_t psgld_state_length(int D)
+{
+    return (R_xlen_t) D + 1;
+}
+
+static R_xlen_t psgld_work_length(int D, int n)
+{
+    (void) D;
+    (void) n;
+    return 0;
+}
+
+static int psgld_step(sgfs_engine *e, double eps)
+{
+    const int D = e->D;
+    const double alpha = e->spar[0], lambda = e->spar[1];
+    double *V = e->sstate, *count = e->sstate + D;
+    for (int j = 0; j < D; j++) {
+        double gbar = e->grad_lik[j] / e->N;
+        V[j] = *count == 0.0 ? gbar * gbar : alpha * V[j] + (1.0 - alpha) * gbar * gbar;
+        double G = 1.0 / (lambda + sqrt(V[j]));
+        e->theta[j] += 0.5 * eps * G * e->grad[j] + sqrt(eps * G) * norm_rand();
+    }
+    *count += 1.0;
+    return 0;
+}
+
+const sgfs_sampler sgfs_sampler_psgld = {
+    "psgld", 0, psgld_state_length, psgld_work_length, NULL, psgld_step
+};
