@@ -93,3 +93,29 @@ mode_gap <- function(value) {
     D <- length(mode)
     list(gap = post(mode)$value - mean(values), limit = D / 2 + 10 * sqrt(D) + 5)
 }
+
+## The learning rate at which SGHMC's stationary variance in the stiffest
+## direction (curvature lambda, minibatch-noise factor gamma) is inflated by
+## `inflation`: the exact stationary law of the linearised recursion
+## (ALGORITHMS.md 5.1): z' = (1 - eta lambda) z + (1 - alpha) v + w,
+## v' = -eta lambda z + (1 - alpha) v + w, Var w = 2 eta alpha + eta^2 (gamma - 1) lambda.
+momentum_variance <- function(eta, alpha, gamma, lambda) {
+    M <- matrix(c(1 - eta * lambda, -eta * lambda, 1 - alpha, 1 - alpha), 2L)
+    R <- 2 * eta * alpha + eta^2 * (gamma - 1) * lambda
+    S <- solve(diag(4L) - kronecker(M, M), rep(R, 4L))
+    S[1L] * lambda
+}
+
+momentum_step <- function(alpha, gamma, lambda, inflation = 0.05) {
+    excess <- function(eta) {
+        v <- momentum_variance(eta, alpha, gamma, lambda)
+        if (!is.finite(v) || v <= 0) Inf else v - 1 - inflation   # unstable: too large
+    }
+    lo <- 1e-12 / lambda
+    hi <- lo
+    while (excess(hi) < 0) {
+        lo <- hi
+        hi <- 2 * hi
+    }
+    stats::uniroot(excess, c(lo, hi), tol = 1e-6 * lo)$root
+}

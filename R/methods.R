@@ -46,9 +46,15 @@ method_label <- function(info) {
            sgfs = sprintf("SGFS-%s (alpha = %g)",
                           if (s$preconditioner == "full") "f" else "d", s$alpha),
            sgld = ,
-           psgld = sprintf("%s (stepsize = %.3g%s; variance inflation ~%.2g%%)",
-                           if (info$method == "sgld") "SGLD" else "pSGLD", s$stepsize,
+           psgld = ,
+           sghmc = ,
+           sgnht = sprintf("%s (stepsize = %.3g%s%s; variance inflation ~%.2g%%)",
+                           c(sgld = "SGLD", psgld = "pSGLD", sghmc = "SGHMC",
+                             sgnht = "SGNHT")[[info$method]], s$stepsize,
                            if (identical(s$schedule, "constant")) "" else ", decaying",
+                           if (!is.null(s$friction)) sprintf(", friction = %g", s$friction)
+                           else if (!is.null(s$diffusion)) sprintf(", diffusion = %g", s$diffusion)
+                           else "",
                            100 * s$inflation),
            info$method)
 }
@@ -60,7 +66,9 @@ divergence_hint <- function(info, eps) {
            sgfs = sprintf("the step is too large for this posterior: try a larger alpha (now %g), e.g. alpha = %g, or a larger batch_size",
                           s$alpha, max(2, 3 * s$alpha)),
            sgld = ,
-           psgld = sprintf("the step size %.3g is too large: try stepsize = %.3g",
+           psgld = ,
+           sghmc = ,
+           sgnht = sprintf("the step size %.3g is too large: try stepsize = %.3g",
                            eps, eps / 10),
            "the step is too large")
 }
@@ -71,7 +79,9 @@ remedy_hint <- function(info) {
            sgfs = sprintf("try a longer burnin, a larger alpha (now %g) or a larger batch_size",
                           info$settings$alpha),
            sgld = ,
-           psgld = "try a longer run, a longer burnin or a smaller stepsize",
+           psgld = ,
+           sghmc = ,
+           sgnht = "try a longer run, a longer burnin or a smaller stepsize",
            "try a longer run")
 }
 

@@ -47,6 +47,15 @@ test_that("pSGLD's own arguments are checked", {
     expect_error(psgld(d$x, d$y, alpha = 1), "unknown argument.*alpha")
 })
 
+test_that("SGHMC's and SGNHT's own arguments are checked", {
+    expect_error(sghmc(d$x, d$y, friction = 0), "'friction' must be a number in \\(0, 1\\]")
+    expect_error(sghmc(d$x, d$y, friction = 2), "'friction'")
+    expect_error(sghmc(d$x, d$y, trajectory = 0), "'trajectory'")
+    expect_error(sghmc(d$x, d$y, noise_estimate = NA), "'noise_estimate'")
+    expect_error(sgnht(d$x, d$y, diffusion = -1), "'diffusion'")
+    expect_error(sgnht(d$x, d$y, stepsize = 0), "'stepsize'")
+})
+
 test_that("families: unsupported links and responses are refused", {
     expect_error(sgfs(y ~ ., data = d$df, family = binomial("probit")),
                  "'family'.*link 'probit'.*binomial\\(link = \"logit\"\\)")

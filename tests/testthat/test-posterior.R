@@ -85,6 +85,21 @@ test_that("pSGLD at its default step reaches E1 <= 0.05 on Pima", {
     expect_lt(max(abs(diag(vcov(fit)) / diag(ref$cov) - 1)), 0.2)
 })
 
+test_that("SGHMC and SGNHT at their default steps are accurate on Pima", {
+    skip_on_cran()
+    ref <- pima_reference()
+    d <- pima_data()
+    for (f in list(sghmc, sgnht)) {
+        set.seed(108)
+        fit <- f(d$x, d$y, prior = normal(0, 1), n_iter = 400000, thin = 20,
+                 progress = FALSE)
+        expect_gt(min(coda::effectiveSize(fit)), 400)
+        e <- rel_error(fit, ref$mean, ref$cov)
+        expect_lte(e[["E1"]], 0.05)
+        expect_lte(e[["E2"]], 0.20)
+    }
+})
+
 test_that("the Pima MALA reference is itself converged (two runs agree)", {
     skip_on_cran()
     ref <- pima_reference()

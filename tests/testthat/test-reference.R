@@ -179,6 +179,62 @@ test_that("pSGLD: C chain equals the R reference", {
     expect_equal(unname(cp), rp, tolerance = 1e-12)
 })
 
+sghmc_update <- function(alpha, L, est, N, n) {
+    function(theta, grad, G, eps, t, state, prec) {
+        D <- length(theta)
+        if (t == 1 || (L > 0 && (t - 1) %% L == 0)) state$v <- sqrt(eps) * rnorm(D)
+        beta <- if (est) eps / 2 * N^2 / n * apply(G, 2, var) else 0
+        noise <- sqrt(2 * eps * pmax(alpha - beta, 0))
+        state$v <- (1 - alpha) * state$v + eps * grad + noise * rnorm(D)
+        list(theta = theta + state$v, state = state)
+    }
+}
+
+test_that("SGHMC: C chain equals the R reference (resampling, noise estimate)", {
+    p <- ref_problem()
+    for (case in list(c(L = 0, est = 0), c(L = 7, est = 0), c(L = 0, est = 1))) {
+        set.seed(51)
+        ch <- c_chain(sghmc, p, 10L, 40L, stepsize = 2e-3, friction = 0.1,
+                      trajectory = if (case[["L"]] > 0) case[["L"]],
+                      noise_estimate = case[["est"]] == 1)
+        set.seed(51)
+        rh <- r_chain(p, 3, 10L, 40L, function(t) 2e-3,
+                      sghmc_update(0.1, case[["L"]], case[["est"]] == 1, 50, 10))
+        expect_equal(unname(ch), rh, tolerance = 1e-12)
+    }
+})
+
+test_that("SGNHT: C chain equals the R reference", {
+    p <- ref_problem()
+    a <- 0.05
+    sgnht_update <- function(theta, grad, G, eps, t, state, prec) {
+        D <- length(theta)
+        if (t == 1) state <- list(u = sqrt(eps) * rnorm(D), xi = a)
+        state$u <- state$u + eps * grad - state$xi * state$u + sqrt(2 * a * eps) * rnorm(D)
+        state$xi <- state$xi + sum(state$u^2) / D - eps
+        list(theta = theta + state$u, state = state)
+    }
+    set.seed(52)
+    cn <- c_chain(sgnht, p, 10L, 40L, stepsize = 1e-3, diffusion = a)
+    set.seed(52)
+    rn <- r_chain(p, 3, 10L, 40L, function(t) 1e-3, sgnht_update)
+    expect_equal(unname(cn), rn, tolerance = 1e-12)
+})
+
+test_that("the default momentum step inflates the stiffest variance by 5 %", {
+    ## friction 1 is SGLD with step 2 eta: 1 / (1 - eps lambda / 4) = 1.05
+    lambda <- 37
+    eta <- sgfs:::momentum_step(1, 1, lambda)
+    expect_equal(2 * eta * lambda, 4 * (1 - 1 / 1.05), tolerance = 1e-5)
+    ## with minibatch noise, (1 + eps v / 4) / (1 - eps lambda / 4), v = (gamma - 1) lambda
+    eta <- sgfs:::momentum_step(1, 101, lambda)
+    eps <- 2 * eta
+    expect_equal((1 + eps * 100 * lambda / 4) / (1 - eps * lambda / 4), 1.05, tolerance = 1e-5)
+    for (alpha in c(0.1, 0.01))
+        expect_equal(sgfs:::momentum_variance(sgfs:::momentum_step(alpha, 50, lambda),
+                                              alpha, 50, lambda), 1.05, tolerance = 1e-6)
+})
+
 test_that("SGFS-d: C chain equals the R reference", {
     p <- ref_problem()
     set.seed(46)

@@ -1,0 +1,56 @@
+/*
+ * sampler_sghmc.c - stochastic gradient Hamiltonian Monte Carlo (Chen, Fox
+ * and Guestrin, ICML 2014), in the paper's practical parametrisation (its
+ * eq. 15; ALGORITHMS.md 2.6): learning rate eta = eps_t, friction alpha,
+ *
+ *   v     <- (1 - alpha) v + eta grad + sqrt(2 eta (alpha - beta)) xi
+ *   theta <- theta + v                       (with the new v)
+ *
+ * v ~ N(0, eta I) at the first step and, if spar[1] = L > 0, again before
+ * every L-th step (a trajectory of L steps, as in the sgmcmc package).
+ * beta = 0, or with spar[2] = 1 the estimated gradient-noise term
+ * beta_j = (eta / 2) (N^2 / n) Var_j, Var_j the minibatch's score variance,
+ * with alpha - beta clipped at 0.  spar = (alpha, L, estimate beta).
+ * State: v (D) and the number of steps taken.  Scratch: score moments (2D).
+ */
+#include "sgfs.h"
+
+static R_xlen_t sghmc_state_length(int D)
+{
+    return (R_xlen_t) D + 1;
+}
+
+static R_xlen_t sghmc_work_length(int D, int n)
+{
+    (void) n;
+    return 2 * (R_xlen_t) D;
+}
+
+static int sghmc_step(sgfs_engine *e, double eta)
+{
+    const int D = e->D;
+    const double alpha = e->spar[0], L = e->spar[1];
+    double *v = e->sstate, *count = e->sstate + D;
+    double *gbar = e->work, *var = e->work + D;
+    if (*count == 0.0 || (L > 0.0 && fmod(*count, L) == 0.0))
+        for (int j = 0; j < D; j++) v[j] = sqrt(eta) * norm_rand();
+    *count += 1.0;
+    if (e->spar[2] != 0.0) sgfs_row_moments(e->G, D, e->n, gbar, var);
+    const double noise_scale = 0.5 * eta * e->N * ((double) e->N / e->n);
+    for (int j = 0; j < D; j++) {
+        double beta = e->spar[2] != 0.0 ? noise_scale * var[j] : 0.0;
+        double injected = 2.0 * eta * fmax(alpha - beta, 0.0);
+        v[j] = (1.0 - alpha) * v[j] + eta * e->grad[j] + sqrt(injected) * norm_rand();
+        e->theta[j] += v[j];
+    }
+    return 0;
+}
+
+const sgfs_sampler sgfs_sampler_sghmc = {
+    "sghmc", 0, sghmc_state_length, sghmc_work_length, NULL, sghmc_step
+};
+
+/* the same rule with the gradient-noise estimate (needs per-example scores) */
+const sgfs_sampler sgfs_sampler_sghmc_noise = {
+    "sghmc_noise", 1, sghmc_state_length, sghmc_work_length, NULL, sghmc_step
+};

@@ -1,0 +1,51 @@
+/*
+ * sampler_sgnht.c - stochastic gradient Nose-Hoover thermostat (Ding, Fang,
+ * Babbush, Chen, Skeel and Neven, NIPS 2014), in the sgmcmc package's
+ * parametrisation (ALGORITHMS.md 2.7): step eps = eps_t (= h^2), diffusion
+ * factor a = spar[0],
+ *
+ *   u     <- u + eps grad - xi u + sqrt(2 a eps) N(0, I)
+ *   theta <- theta + u
+ *   xi    <- xi + (u'u / D - eps)
+ *
+ * with u ~ N(0, eps I) and xi = a at the first step.  The thermostat xi
+ * adapts the friction to the unknown minibatch noise.
+ * State: u (D), xi, and the number of steps taken.
+ */
+#include "sgfs.h"
+
+static R_xlen_t sgnht_state_length(int D)
+{
+    return (R_xlen_t) D + 2;
+}
+
+static R_xlen_t sgnht_work_length(int D, int n)
+{
+    (void) D;
+    (void) n;
+    return 0;
+}
+
+static int sgnht_step(sgfs_engine *e, double eps)
+{
+    const int D = e->D;
+    const double a = e->spar[0], sd = sqrt(2.0 * a * eps);
+    double *u = e->sstate, *xi = e->sstate + D, *count = e->sstate + D + 1;
+    if (*count == 0.0) {
+        for (int j = 0; j < D; j++) u[j] = sqrt(eps) * norm_rand();
+        *xi = a;
+    }
+    *count += 1.0;
+    double uu = 0.0;
+    for (int j = 0; j < D; j++) {
+        u[j] += eps * e->grad[j] - *xi * u[j] + sd * norm_rand();
+        e->theta[j] += u[j];
+        uu += u[j] * u[j];
+    }
+    *xi += uu / D - eps;
+    return 0;
+}
+
+const sgfs_sampler sgfs_sampler_sgnht = {
+    "sgnht", 0, sgnht_state_length, sgnht_work_length, NULL, sgnht_step
+};
