@@ -70,34 +70,27 @@ test_that("with the prior precision in its preconditioner SGFS-f is exact when t
     expect_close_to_exact(fit, cd, var_tol = 0.06, trace_tol = 0.03)
 })
 
-test_that("pSGLD at its default step reaches E1 <= 0.05 on Pima", {
-    skip_on_cran()
+## a long run at the sampler's default step on Pima, against the reference
+## (ESS > 400: E1's Monte Carlo error is well below 0.05)
+expect_accurate_on_pima <- function(sampler, seed) {
     ref <- pima_reference()
     d <- pima_data()
-    set.seed(107)
-    fit <- psgld(d$x, d$y, prior = normal(0, 1), n_iter = 400000, thin = 20,
-                 progress = FALSE)
+    set.seed(seed)
+    fit <- sampler(d$x, d$y, prior = normal(0, 1), n_iter = 400000, thin = 20,
+                   progress = FALSE)
     expect_gt(min(coda::effectiveSize(fit)), 400)
     e <- rel_error(fit, ref$mean, ref$cov)
     expect_lte(e[["E1"]], 0.05)
     expect_lte(e[["E2"]], 0.20)
-    ## its step's variance inflation (~5 %) plus Monte Carlo error
-    expect_lt(max(abs(diag(vcov(fit)) / diag(ref$cov) - 1)), 0.2)
-})
+    ## the step's variance inflation (~5 %) plus Monte Carlo error
+    expect_lt(max(abs(diag(vcov(fit)) / diag(ref$cov) - 1)), 0.25)
+}
 
-test_that("SGHMC and SGNHT at their default steps are accurate on Pima", {
+test_that("pSGLD, SGHMC and SGNHT at their default steps are accurate on Pima", {
     skip_on_cran()
-    ref <- pima_reference()
-    d <- pima_data()
-    for (f in list(sghmc, sgnht)) {
-        set.seed(108)
-        fit <- f(d$x, d$y, prior = normal(0, 1), n_iter = 400000, thin = 20,
-                 progress = FALSE)
-        expect_gt(min(coda::effectiveSize(fit)), 400)
-        e <- rel_error(fit, ref$mean, ref$cov)
-        expect_lte(e[["E1"]], 0.05)
-        expect_lte(e[["E2"]], 0.20)
-    }
+    expect_accurate_on_pima(psgld, 107)
+    expect_accurate_on_pima(sghmc, 108)
+    expect_accurate_on_pima(sgnht, 109)
 })
 
 test_that("the Pima MALA reference is itself converged (two runs agree)", {
