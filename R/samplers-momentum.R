@@ -19,7 +19,8 @@
 #' @inheritParams sgfs
 #' @param stepsize the learning rate \eqn{\eta} (the first one, with a
 #'   decaying `schedule`); `NULL` derives it from the data.
-#' @param schedule `"constant"` or a [schedule_polynomial()].
+#' @param schedule `"constant"`, or a [schedule_polynomial()] or
+#'   [schedule_cyclical()].
 #' @param friction \eqn{\alpha} in (0, 1].
 #' @param trajectory resample the momentum every this many steps (`NULL`:
 #'   never).
@@ -132,8 +133,8 @@ momentum_default_step <- function(run, friction, stepsize, schedule) {
     lambda <- posterior_stiffness(run)$lambda_max
     eta <- if (is.null(stepsize)) momentum_step(friction, gamma, lambda)
            else check_positive(stepsize, "stepsize")
-    sched <- schedule_vector(schedule, eta)
-    first <- if (sched[1L] == 1) sched[2L] * (sched[3L] + 1)^-sched[4L] else eta
+    sched <- schedule_vector(schedule, eta, run$n_iter)
+    first <- first_step(sched)
     list(schedule = sched,
          settings = list(stepsize = first, schedule = schedule,
                          inflation = momentum_variance(first, friction, gamma, lambda) - 1))

@@ -16,7 +16,8 @@
 #' @inheritParams sgfs
 #' @param stepsize the step size \eqn{\epsilon} (the first one, with a
 #'   decaying `schedule`); `NULL` derives it from the data.
-#' @param schedule `"constant"` or a [schedule_polynomial()].
+#' @param schedule `"constant"`, or a [schedule_polynomial()] or
+#'   [schedule_cyclical()].
 #' @param decay RMSprop decay \eqn{\alpha} in (0, 1).
 #' @param lambda regulariser \eqn{\lambda > 0} of the preconditioner.
 #' @return As [sgfs()].
@@ -58,8 +59,8 @@ psgld.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
         stiff <- gamma_fpc(N, n) *
             posterior_stiffness(run, psgld_preconditioner(lambda, N, n))$lambda_max
         eps <- if (is.null(stepsize)) 0.2 / stiff else check_positive(stepsize, "stepsize")
-        sched <- schedule_vector(schedule, eps)
-        first <- if (sched[1L] == 1) sched[2L] * (sched[3L] + 1)^-sched[4L] else eps
+        sched <- schedule_vector(schedule, eps, run$n_iter)
+        first <- first_step(sched)
         list(engine = "psgld", spar = c(decay, lambda), schedule = sched,
              settings = list(stepsize = first, schedule = schedule, decay = decay,
                              lambda = lambda, inflation = first * stiff / 4))

@@ -50,8 +50,8 @@
 #'   on near-Gaussian posteriors, but its chain is anti-correlated when
 #'   `batch_size` is above half the rows, and it is refused when
 #'   `batch_size` is all rows).
-#' @param schedule `"constant"` or a [schedule_polynomial()] that anneals
-#'   \eqn{\epsilon} from \eqn{4/\alpha^2}.
+#' @param schedule `"constant"`, or a [schedule_polynomial()] or
+#'   [schedule_cyclical()] that varies \eqn{\epsilon} from \eqn{4/\alpha^2}.
 #' @param prior_intercept optional separate prior for the intercept.
 #' @param sigma for `gaussian()`: a fixed noise standard deviation on the
 #'   response's scale; `NULL` samples `log_sigma` (prior `normal(0, 5)` on
@@ -107,7 +107,7 @@ sgfs.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
         eps <- if (alpha > 0) 4 / alpha^2 else Inf
         list(engine = if (preconditioner == "full") "sgfs_full" else "sgfs_diag",
              spar = if (run$spec$burnin >= 2L) run$spec$burnin %/% 2L + 1L else 0,
-             schedule = schedule_vector(schedule, eps),
+             schedule = schedule_vector(schedule, eps, run$n_iter),
              settings = list(preconditioner = preconditioner, alpha = alpha,
                              schedule = schedule))
     }
@@ -132,7 +132,8 @@ sgfs.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
 #' @inheritParams sgfs
 #' @param stepsize the step size \eqn{\epsilon} (the first one, with a
 #'   decaying `schedule`); `NULL` derives it from the data.
-#' @param schedule `"constant"` or a [schedule_polynomial()].
+#' @param schedule `"constant"`, or a [schedule_polynomial()] or
+#'   [schedule_cyclical()].
 #' @return As [sgfs()].
 #' @references Welling, M. and Teh, Y. W. (2011). Bayesian learning via
 #'   stochastic gradient Langevin dynamics. ICML.
@@ -167,8 +168,8 @@ sgld.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
         stiff <- gamma_fpc(ncol(run$spec$xt), run$spec$batch_size) *
             posterior_stiffness(run)$lambda_max
         eps <- if (is.null(stepsize)) 0.2 / stiff else check_positive(stepsize, "stepsize")
-        sched <- schedule_vector(schedule, eps)
-        first <- if (sched[1L] == 1) sched[2L] * (sched[3L] + 1)^-sched[4L] else eps
+        sched <- schedule_vector(schedule, eps, run$n_iter)
+        first <- first_step(sched)
         list(engine = "sgld", spar = 0, schedule = sched,
              settings = list(stepsize = first, schedule = schedule,
                              inflation = first * stiff / 4))

@@ -74,7 +74,8 @@ const sgfs_sampler *sgfs_find_sampler(const char *name);
 
 /* ---- schedules: eps_t for t = 1, 2, ... ------------------------------ */
 typedef struct sgfs_schedule {
-    int type;                 /* 0 constant eps = a; 1 polynomial a (b + t)^-delta */
+    int type;                 /* 0 constant eps = a; 1 polynomial a (b + t)^-delta;
+                                 2 cyclical, cycles of b iterations (schedule.c) */
     double a, b, delta;
 } sgfs_schedule;
 

@@ -30,6 +30,10 @@ test_that("argument errors name the argument", {
     expect_error(sgfs(d$x, d$y, sigma = 1), "'sigma'.*gaussian")
     expect_error(sgfs(d$x, d$y, stepsize = 1), "unknown argument.*stepsize")
     expect_error(sgld(d$x, d$y, schedule = "linear"), "'schedule'")
+    expect_error(schedule_cyclical(cycles = 0), "'cycles'")
+    expect_error(schedule_cyclical(cycle_length = 2.5), "'cycle_length'")
+    expect_output(print(schedule_cyclical(cycles = 3)), "cyclical step sizes.*3 cycles")
+    expect_output(print(schedule_polynomial(b = 10)), "polynomial step sizes")
     expect_error(sgfs(d$x, d$y, alpha = 0, batch_size = 50, schedule = "polynomial"),
                  "'schedule'.*alpha > 0")
     expect_error(sgfs(d$x, d$y[-1]), "'y' has 99 values but x has 100 rows")

@@ -93,6 +93,17 @@ c_chain <- function(fun, p, n, n_iter, ...) {
     sgfs:::all_draws(fit)
 }
 
+sghmc_update <- function(alpha, L, est, N, n) {
+    function(theta, grad, G, eps, t, state, prec) {
+        D <- length(theta)
+        if (t == 1 || (L > 0 && (t - 1) %% L == 0)) state$v <- sqrt(eps) * rnorm(D)
+        beta <- if (est) eps / 2 * N^2 / n * apply(G, 2, var) else 0
+        noise <- sqrt(2 * eps * pmax(alpha - beta, 0))
+        state$v <- (1 - alpha) * state$v + eps * grad + noise * rnorm(D)
+        list(theta = theta + state$v, state = state)
+    }
+}
+
 test_that("SGLD: C chain equals the R reference (constant and polynomial steps)", {
     p <- ref_problem()
     set.seed(42)
@@ -107,6 +118,22 @@ test_that("SGLD: C chain equals the R reference (constant and polynomial steps)"
     set.seed(43)
     r2 <- r_chain(p, 3, 10L, 40L, function(t) 0.02 * (11 / (10 + t))^0.6, sgld_update)
     expect_equal(unname(c2), r2, tolerance = 1e-12)
+
+    ## cyclical: 4 cycles over 40 iterations, cycles of 10
+    set.seed(44)
+    c3 <- c_chain(sgld, p, 10L, 40L, stepsize = 0.02, schedule = schedule_cyclical(cycles = 4))
+    set.seed(44)
+    cyc <- function(t) 0.01 * (cos(pi * ((t - 1) %% 10) / 10) + 1)
+    r3 <- r_chain(p, 3, 10L, 40L, cyc, sgld_update)
+    expect_equal(unname(c3), r3, tolerance = 1e-12)
+    ## an explicit cycle length and scale; the same schedule for SGHMC
+    set.seed(45)
+    c4 <- c_chain(sghmc, p, 10L, 40L, friction = 0.2,
+                  schedule = schedule_cyclical(cycle_length = 7, a = 1e-3))
+    set.seed(45)
+    r4 <- r_chain(p, 3, 10L, 40L, function(t) 5e-4 * (cos(pi * ((t - 1) %% 7) / 7) + 1),
+                  sghmc_update(0.2, 0, FALSE, 50, 10))
+    expect_equal(unname(c4), r4, tolerance = 1e-12)
 })
 
 test_that("SGFS-f: C chain equals the R reference (alpha 0 and > 0, restart, gaussian)", {
@@ -178,17 +205,6 @@ test_that("pSGLD: C chain equals the R reference", {
     rp <- r_chain(p, 3, 10L, 40L, function(t) 1e-3, psgld_update)
     expect_equal(unname(cp), rp, tolerance = 1e-12)
 })
-
-sghmc_update <- function(alpha, L, est, N, n) {
-    function(theta, grad, G, eps, t, state, prec) {
-        D <- length(theta)
-        if (t == 1 || (L > 0 && (t - 1) %% L == 0)) state$v <- sqrt(eps) * rnorm(D)
-        beta <- if (est) eps / 2 * N^2 / n * apply(G, 2, var) else 0
-        noise <- sqrt(2 * eps * pmax(alpha - beta, 0))
-        state$v <- (1 - alpha) * state$v + eps * grad + noise * rnorm(D)
-        list(theta = theta + state$v, state = state)
-    }
-}
 
 test_that("SGHMC: C chain equals the R reference (resampling, noise estimate)", {
     p <- ref_problem()
