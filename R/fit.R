@@ -17,8 +17,15 @@ formula_frame <- function(call, env) {
          contrasts = attr(x, "contrasts"), na.action = attr(mf, "na.action"))
 }
 
-## formula methods: the default method on the model matrix, then the
-## formula bookkeeping predict() and update() need
+## A sampler's formula method: the model frame, then its default method
+## (`default`, called lazily so that the method is defined after it) on the
+## model matrix, then the formula bookkeeping predict() and update() need.
+formula_method <- function(default) {
+    function(formula, data, ..., subset, na.action)
+        fit_formula(default, match.call(expand.dots = FALSE), parent.frame(),
+                    list(...), match.call())
+}
+
 fit_formula <- function(default, call, env, dots, full_call) {
     given <- names(call$...)
     for (arg in intersect(c("weights", "offset"), given))

@@ -39,10 +39,7 @@ sghmc <- function(x, ...) UseMethod("sghmc")
 
 #' @rdname sghmc
 #' @export
-sghmc.formula <- function(formula, data, ..., subset, na.action) {
-    fit_formula(sghmc.default, match.call(expand.dots = FALSE), parent.frame(),
-                list(...), match.call())
-}
+sghmc.formula <- formula_method(function(...) sghmc.default(...))
 
 #' @rdname sghmc
 #' @export
@@ -99,10 +96,7 @@ sgnht <- function(x, ...) UseMethod("sgnht")
 
 #' @rdname sgnht
 #' @export
-sgnht.formula <- function(formula, data, ..., subset, na.action) {
-    fit_formula(sgnht.default, match.call(expand.dots = FALSE), parent.frame(),
-                list(...), match.call())
-}
+sgnht.formula <- formula_method(function(...) sgnht.default(...))
 
 #' @rdname sgnht
 #' @export

@@ -33,10 +33,7 @@ psgld <- function(x, ...) UseMethod("psgld")
 
 #' @rdname psgld
 #' @export
-psgld.formula <- function(formula, data, ..., subset, na.action) {
-    fit_formula(psgld.default, match.call(expand.dots = FALSE), parent.frame(),
-                list(...), match.call())
-}
+psgld.formula <- formula_method(function(...) psgld.default(...))
 
 #' @rdname psgld
 #' @export

@@ -76,10 +76,7 @@ sgfs <- function(x, ...) UseMethod("sgfs")
 
 #' @rdname sgfs
 #' @export
-sgfs.formula <- function(formula, data, ..., subset, na.action) {
-    fit_formula(sgfs.default, match.call(expand.dots = FALSE), parent.frame(),
-                list(...), match.call())
-}
+sgfs.formula <- formula_method(function(...) sgfs.default(...))
 
 #' @rdname sgfs
 #' @export
@@ -146,10 +143,7 @@ sgld <- function(x, ...) UseMethod("sgld")
 
 #' @rdname sgld
 #' @export
-sgld.formula <- function(formula, data, ..., subset, na.action) {
-    fit_formula(sgld.default, match.call(expand.dots = FALSE), parent.frame(),
-                list(...), match.call())
-}
+sgld.formula <- formula_method(function(...) sgld.default(...))
 
 #' @rdname sgld
 #' @export

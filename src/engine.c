@@ -63,6 +63,11 @@ static double *copy_real(SEXP prot, int slot, SEXP from)
     return REAL(x);
 }
 
+R_xlen_t sgfs_size_of(sgfs_size s, int D)
+{
+    return (R_xlen_t) s.per_dd * D * D + (R_xlen_t) s.per_d * D + s.fixed;
+}
+
 SEXP sgfs_engine_alloc(void)
 {
     return Rf_allocVector(VECSXP, N_SLOTS);
@@ -131,7 +136,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
         e->sched.b = sch[2];
         e->sched.delta = sch[3];
         need_G = e->sampler->needs_scores;
-        R_xlen_t len = e->sampler->state_length(D);
+        R_xlen_t len = sgfs_size_of(e->sampler->state, D);
         SEXP ss = typed_elt(state, "sstate", REALSXP, -1);
         if (Rf_xlength(ss) == 0) {
             e->sstate = fresh_real(prot, SLOT_SSTATE, len);
@@ -141,7 +146,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
         } else {
             Rf_error("internal error: sampler state has the wrong length");
         }
-        e->work = fresh_real(prot, SLOT_WORK, e->sampler->work_length(D, e->n));
+        e->work = fresh_real(prot, SLOT_WORK, sgfs_size_of(e->sampler->work, D));
     }
     e->G = need_G ? fresh_real(prot, SLOT_G, (R_xlen_t) D * e->n) : NULL;
 

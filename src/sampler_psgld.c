@@ -13,18 +13,6 @@
  */
 #include "sgfs.h"
 
-static R_xlen_t psgld_state_length(int D)
-{
-    return (R_xlen_t) D + 1;
-}
-
-static R_xlen_t psgld_work_length(int D, int n)
-{
-    (void) D;
-    (void) n;
-    return 0;
-}
-
 static int psgld_step(sgfs_engine *e, double eps)
 {
     const int D = e->D;
@@ -41,5 +29,5 @@ static int psgld_step(sgfs_engine *e, double eps)
 }
 
 const sgfs_sampler sgfs_sampler_psgld = {
-    "psgld", 0, psgld_state_length, psgld_work_length, NULL, psgld_step
+    "psgld", 0, {0, 1, 1}, {0, 0, 0}, NULL, psgld_step  /* state: V, count */
 };

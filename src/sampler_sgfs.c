@@ -24,17 +24,6 @@
  */
 #include "sgfs.h"
 
-static R_xlen_t sgfs_state_length(int D)
-{
-    return (R_xlen_t) D * D + 1;
-}
-
-static R_xlen_t sgfs_work_length(int D, int n)
-{
-    (void) n;
-    return 3 * (R_xlen_t) D * D + 3 * (R_xlen_t) D;
-}
-
 static int sgfs_step(sgfs_engine *e, double eps)
 {
     const int D = e->D;
@@ -73,5 +62,8 @@ static int sgfs_step(sgfs_engine *e, double eps)
 }
 
 const sgfs_sampler sgfs_sampler_sgfs_full = {
-    "sgfs_full", 1, sgfs_state_length, sgfs_work_length, NULL, sgfs_step
+    "sgfs_full", 1,
+    {1, 0, 1},            /* state: I (D x D), count                       */
+    {3, 3, 0},            /* scratch: V, U_A, U_I (D x D); gbar, rhs, xi   */
+    NULL, sgfs_step
 };

@@ -16,17 +16,6 @@
  */
 #include "sgfs.h"
 
-static R_xlen_t diag_state_length(int D)
-{
-    return (R_xlen_t) D + 1;
-}
-
-static R_xlen_t diag_work_length(int D, int n)
-{
-    (void) n;
-    return 2 * (R_xlen_t) D;
-}
-
 static int diag_step(sgfs_engine *e, double eps)
 {
     const int D = e->D, n = e->n;
@@ -52,5 +41,5 @@ static int diag_step(sgfs_engine *e, double eps)
 }
 
 const sgfs_sampler sgfs_sampler_sgfs_diag = {
-    "sgfs_diag", 1, diag_state_length, diag_work_length, NULL, diag_step
+    "sgfs_diag", 1, {0, 1, 1}, {0, 2, 0}, NULL, diag_step  /* state: I, count; scratch: gbar, v */
 };

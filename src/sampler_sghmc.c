@@ -15,17 +15,6 @@
  */
 #include "sgfs.h"
 
-static R_xlen_t sghmc_state_length(int D)
-{
-    return (R_xlen_t) D + 1;
-}
-
-static R_xlen_t sghmc_work_length(int D, int n)
-{
-    (void) n;
-    return 2 * (R_xlen_t) D;
-}
-
 static int sghmc_step(sgfs_engine *e, double eta)
 {
     const int D = e->D;
@@ -47,10 +36,10 @@ static int sghmc_step(sgfs_engine *e, double eta)
 }
 
 const sgfs_sampler sgfs_sampler_sghmc = {
-    "sghmc", 0, sghmc_state_length, sghmc_work_length, NULL, sghmc_step
+    "sghmc", 0, {0, 1, 1}, {0, 2, 0}, NULL, sghmc_step  /* state: v, count; scratch: moments */
 };
 
 /* the same rule with the gradient-noise estimate (needs per-example scores) */
 const sgfs_sampler sgfs_sampler_sghmc_noise = {
-    "sghmc_noise", 1, sghmc_state_length, sghmc_work_length, NULL, sghmc_step
+    "sghmc_noise", 1, {0, 1, 1}, {0, 2, 0}, NULL, sghmc_step
 };

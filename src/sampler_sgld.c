@@ -9,19 +9,6 @@
  */
 #include "sgfs.h"
 
-static R_xlen_t no_state(int D)
-{
-    (void) D;
-    return 0;
-}
-
-static R_xlen_t no_work(int D, int n)
-{
-    (void) D;
-    (void) n;
-    return 0;
-}
-
 static int sgld_step(sgfs_engine *e, double eps)
 {
     const double half = 0.5 * eps, sd = sqrt(eps);
@@ -31,5 +18,5 @@ static int sgld_step(sgfs_engine *e, double eps)
 }
 
 const sgfs_sampler sgfs_sampler_sgld = {
-    "sgld", 0, no_state, no_work, NULL, sgld_step
+    "sgld", 0, {0, 0, 0}, {0, 0, 0}, NULL, sgld_step    /* no state, no scratch */
 };

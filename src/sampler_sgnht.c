@@ -14,18 +14,6 @@
  */
 #include "sgfs.h"
 
-static R_xlen_t sgnht_state_length(int D)
-{
-    return (R_xlen_t) D + 2;
-}
-
-static R_xlen_t sgnht_work_length(int D, int n)
-{
-    (void) D;
-    (void) n;
-    return 0;
-}
-
 static int sgnht_step(sgfs_engine *e, double eps)
 {
     const int D = e->D;
@@ -47,5 +35,5 @@ static int sgnht_step(sgfs_engine *e, double eps)
 }
 
 const sgfs_sampler sgfs_sampler_sgnht = {
-    "sgnht", 0, sgnht_state_length, sgnht_work_length, NULL, sgnht_step
+    "sgnht", 0, {0, 1, 2}, {0, 0, 0}, NULL, sgnht_step  /* state: u, xi, count */
 };

@@ -59,11 +59,18 @@ typedef struct sgfs_model {
 const sgfs_model *sgfs_find_model(const char *name);
 
 /* ---- samplers ------------------------------------------------------- */
+/* an array of per_dd D^2 + per_d D + fixed doubles */
+typedef struct sgfs_size {
+    int per_dd, per_d, fixed;
+} sgfs_size;
+
+R_xlen_t sgfs_size_of(sgfs_size s, int D);
+
 typedef struct sgfs_sampler {
     const char *name;
     int needs_scores;                      /* per-example G each iteration  */
-    R_xlen_t (*state_length)(int D);       /* doubles kept between runs     */
-    R_xlen_t (*work_length)(int D, int n); /* scratch doubles               */
+    sgfs_size state;                       /* doubles kept between runs     */
+    sgfs_size work;                        /* scratch doubles               */
     void (*init)(sgfs_engine *e);          /* fills a fresh state           */
     /* one update of e->theta; returns 0, or 1 if the update failed (the
        driver then stops the chain as diverged) */
