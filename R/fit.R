@@ -106,11 +106,12 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
     parts$coef <- expand_prior(prior, coef_idx, "prior")
     if (D > design$p) parts$sigma <- expand_prior(normal(0, 5), D, "prior")
 
-    if (is.null(init)) {
+    find_map <- identical(init, "map")
+    if (is.null(init) || find_map) {
         theta0 <- double(D)
     } else {
         if (!is.numeric(init) || length(init) != D || any(!is.finite(init)))
-            stop_arg("init", sprintf("must be %d finite numbers (%s), on the original scale",
+            stop_arg("init", sprintf("must be \"map\" or %d finite numbers (%s), on the original scale",
                                      D, paste(design$par_names, collapse = ", ")))
         theta0 <- to_internal(as.double(init), design)
     }
@@ -119,18 +120,23 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
               prior_arrays(D, parts),
               list(batch_size = batch_size, burnin = burnin, thin = thin))
     design$xt <- NULL
-    list(spec = spec, design = design, family = family, levels = response$levels,
-         theta0 = theta0, n_iter = n_iter, chains = chains, cores = cores,
-         progress = progress,
-         prior = list(coef = prior, intercept = prior_intercept))
+    run <- list(spec = spec, design = design, family = family, levels = response$levels,
+                theta0 = theta0, n_iter = n_iter, chains = chains, cores = cores,
+                progress = progress,
+                prior = list(coef = prior, intercept = prior_intercept))
+    if (find_map) run$theta0 <- map_estimate(run)
+    run
 }
 
 ## Fits with the sampler `method`; `setup(run)` returns the engine's update
-## rule, its settings and the schedule.
+## rule (`engine`, `spar`), the `schedule`, the `settings` to report, and
+## optionally further `spec` elements, a `start` replacing run$theta0 and
+## the gradient evaluations per iteration (`evals_per_iter`).
 sg_fit <- function(method, setup, run, call) {
     s <- setup(run)
     spec <- c(run$spec, list(sampler = s$engine, spar = as.double(s$spar),
-                             schedule = s$schedule))
+                             schedule = s$schedule), s$spec)
+    if (!is.null(s$start)) run$theta0 <- s$start
     state <- list(theta = run$theta0, iter = 0, sstate = double(0), seed = NULL)
     seeds <- if (run$chains > 1L) chain_seeds(run$chains) else list(NULL)
     states <- lapply(seeds, function(sd) { state$seed <- sd; state })
@@ -139,6 +145,8 @@ sg_fit <- function(method, setup, run, call) {
                  family = run$family, levels = run$levels,
                  prior = run$prior, design = run$design, spec = spec,
                  N = ncol(spec$xt), batch_size = spec$batch_size,
+                 evals_per_iter = if (is.null(s$evals_per_iter)) spec$batch_size
+                                  else s$evals_per_iter,
                  burnin = spec$burnin, thin = spec$thin, chains = run$chains,
                  cores = run$cores, n_iter = 0, elapsed = 0)
     new_sgfit(info, res)

@@ -46,16 +46,31 @@ method_label <- function(info) {
            sgfs = sprintf("SGFS-%s (alpha = %g)",
                           if (s$preconditioner == "full") "f" else "d", s$alpha),
            sgld = ,
+           sgldcv = ,
            psgld = ,
            sghmc = ,
            sgnht = sprintf("%s (stepsize = %.3g%s%s; variance inflation ~%.2g%%)",
-                           c(sgld = "SGLD", psgld = "pSGLD", sghmc = "SGHMC",
-                             sgnht = "SGNHT")[[info$method]], s$stepsize,
+                           c(sgld = "SGLD", sgldcv = "SGLD-CV", psgld = "pSGLD",
+                             sghmc = "SGHMC", sgnht = "SGNHT")[[info$method]], s$stepsize,
                            if (identical(s$schedule, "constant")) "" else ", decaying",
                            if (!is.null(s$friction)) sprintf(", friction = %g", s$friction)
                            else if (!is.null(s$diffusion)) sprintf(", diffusion = %g", s$diffusion)
                            else "",
                            100 * s$inflation),
+           osgfs = sprintf("OSGFS (stepsize = %.3g, largest with PSD noise %.3g%s)",
+                           s$stepsize, s$max_stepsize,
+                           if (s$excess > 0) sprintf("; minibatch noise %.2g%% above target",
+                                                     100 * s$excess) else ""),
+           mala = ,
+           hmc = sprintf("%s (%s; step %s, adapted to acceptance %g; %s mass; acceptance rate %.3f)",
+                         toupper(info$method),
+                         if (info$method == "hmc") sprintf("%d leapfrog steps", s$n_leapfrog)
+                         else "full data",
+                         paste(sprintf("%.3g", unique(signif(info$eps, 3))), collapse = "/"),
+                         s$target_accept, s$mass, acceptance_rate(info)),
+           isgd = sprintf("I-SGD (automatic step %s after %d warm-up iterations)",
+                          paste(sprintf("%.3g", unique(signif(isgd_steps(info), 3))), collapse = "/"),
+                          s$warmup),
            info$method)
 }
 
@@ -66,10 +81,15 @@ divergence_hint <- function(info, eps) {
            sgfs = sprintf("the step is too large for this posterior: try a larger alpha (now %g), e.g. alpha = %g, or a larger batch_size",
                           s$alpha, max(2, 3 * s$alpha)),
            sgld = ,
+           sgldcv = ,
            psgld = ,
            sghmc = ,
            sgnht = sprintf("the step size %.3g is too large: try stepsize = %.3g",
                            eps, eps / 10),
+           osgfs = "the posterior is far from Gaussian: try stepsize = \"max\" or a larger batch_size",
+           isgd = "the warm-up measured too little gradient noise: try a longer warmup or a larger stepsize for it",
+           mala = ,
+           hmc = "the log posterior could not be evaluated: check the data and the prior",
            "the step is too large")
 }
 
@@ -79,9 +99,14 @@ remedy_hint <- function(info) {
            sgfs = sprintf("try a longer burnin, a larger alpha (now %g) or a larger batch_size",
                           info$settings$alpha),
            sgld = ,
+           sgldcv = ,
            psgld = ,
            sghmc = ,
            sgnht = "try a longer run, a longer burnin or a smaller stepsize",
+           osgfs = "try a larger batch_size (OSGFS shifts the mean below about 1% of the rows)",
+           isgd = "try a longer run or a longer warmup",
+           mala = ,
+           hmc = "try a longer burnin",
            "try a longer run")
 }
 
@@ -108,6 +133,9 @@ print.sgfit <- function(x, digits = 3, ...) {
     print(signif(tab, digits))
     if (min(ess) < 100)
         cat("Warning: fewer than 100 effective draws for some parameters; run longer.\n")
+    if (isTRUE(info$settings$excess > 0.2))
+        cat(sprintf("Warning: the minibatch noise exceeds OSGFS's target by %.0f%% in some direction, inflating the variance there; try stepsize = \"max\" (%.3g) or a larger batch_size.\n",
+                    100 * info$settings$excess, info$settings$max_stepsize))
     if (isTRUE(info$settings$inflation > 0.2))
         cat(sprintf("Warning: the step size inflates the posterior variance by about %.0f%% in the stiffest direction; try stepsize = %.2g.\n",
                     100 * info$settings$inflation,

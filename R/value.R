@@ -52,7 +52,7 @@ coda_value <- function(info, draws, states, first) {
     info$chains <- length(draws)
     iters <- vapply(states, `[[`, 0, "iter")
     info$n_iter <- max(iters)
-    info$grad_evals <- sum(iters) * info$batch_size
+    info$grad_evals <- sum(iters) * info$evals_per_iter
     if (is.null(first)) first <- info$burnin + info$thin
     chains <- lapply(draws, function(d)
         coda::mcmc(d[seq_len(n_rows), , drop = FALSE], start = first, thin = info$thin))

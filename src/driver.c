@@ -6,6 +6,11 @@
  *   grad    <- grad log p(theta) + (N/n) sum_{i in S_t} g_i(theta)
  *              (its likelihood part kept in grad_lik)
  *              (and the per-example scores G if the sampler needs them)
+ *              or, with control variates (ALGORITHMS.md 1.3), the
+ *              likelihood part  sum_i g_i(c) + (N/n) sum_{i in S_t} [g_i(theta) - g_i(c)]
+ *              with the same minibatch in both sums
+ *              (full-data samplers skip this step and evaluate the
+ *              posterior themselves)
  *   eps_t   <- schedule(t)                                (schedule.c)
  *   theta   <- sampler->step(theta, grad, eps_t)          (sampler_*.c)
  *   keep theta if t > burnin and (t - burnin) %% thin == 0
@@ -62,12 +67,20 @@ static int iterate(sgfs_engine *e)
 {
     const int D = e->D;
     const double t = ++(*e->iter), scale = (double) e->N / e->n;
+    e->eps_last = sgfs_stepsize(&e->sched, t);
+    if (e->sampler->full_data) return e->sampler->step(e, e->eps_last);
     sgfs_minibatch(&e->batch, e->N, e->n);
     e->model->score(e, e->theta, e->batch.idx, e->n, e->grad,
                     e->sampler->needs_scores ? e->G : NULL);
-    for (int j = 0; j < D; j++) e->grad_lik[j] = e->grad[j] *= scale;
+    if (e->centre) {
+        e->model->score(e, e->centre, e->batch.idx, e->n, e->grad_centre, NULL);
+        for (int j = 0; j < D; j++)
+            e->grad_lik[j] = e->grad[j] =
+                e->centre_score[j] + scale * (e->grad[j] - e->grad_centre[j]);
+    } else {
+        for (int j = 0; j < D; j++) e->grad_lik[j] = e->grad[j] *= scale;
+    }
     sgfs_prior_grad_add(e, e->theta, e->grad);
-    e->eps_last = sgfs_stepsize(&e->sched, t);
     return e->sampler->step(e, e->eps_last);
 }
 

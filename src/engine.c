@@ -11,6 +11,8 @@
  *   sampler     update-rule name;  spar: its settings (doubles)
  *   schedule    c(type, a, b, delta)
  *   batch_size, burnin, thin: ints
+ *   centre, centre_score (optional, D doubles each): control variates, the
+ *               centre theta_hat and the full-data score sum there
  * state (list): theta (D), iter (1), sstate (the sampler's, or empty for a
  *   fresh one).  They are copied: a fit's state is never modified in place.
  *
@@ -20,16 +22,24 @@
 #include "sgfs.h"
 
 enum { SLOT_ENGINE, SLOT_SPEC, SLOT_THETA, SLOT_ITER, SLOT_SSTATE, SLOT_BATCH, SLOT_SLOTS,
-       SLOT_XB, SLOT_ETA, SLOT_GRAD, SLOT_GRAD_LIK, SLOT_G, SLOT_WORK, SLOT_DRAWS, N_SLOTS };
+       SLOT_XB, SLOT_ETA, SLOT_GRAD, SLOT_GRAD_LIK, SLOT_GRAD_CENTRE, SLOT_G, SLOT_WORK,
+       SLOT_DRAWS, N_SLOTS };
 
-SEXP sgfs_list_elt(SEXP list, const char *name)
+/* the element `name` of list, or NULL if there is none */
+static SEXP optional_elt(SEXP list, const char *name)
 {
     SEXP names = Rf_getAttrib(list, R_NamesSymbol);
     for (R_xlen_t k = 0; k < Rf_xlength(list); k++)
         if (strcmp(CHAR(STRING_ELT(names, k)), name) == 0)
             return VECTOR_ELT(list, k);
-    Rf_error("internal error: element '%s' missing", name);
-    return R_NilValue;
+    return NULL;
+}
+
+SEXP sgfs_list_elt(SEXP list, const char *name)
+{
+    SEXP x = optional_elt(list, name);
+    if (x == NULL) Rf_error("internal error: element '%s' missing", name);
+    return x;
 }
 
 static SEXP typed_elt(SEXP list, const char *name, SEXPTYPE type,
@@ -147,6 +157,12 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
             Rf_error("internal error: sampler state has the wrong length");
         }
         e->work = fresh_real(prot, SLOT_WORK, sgfs_size_of(e->sampler->work, D));
+        SEXP centre = optional_elt(spec, "centre");
+        if (centre != NULL && Rf_xlength(centre) > 0) {
+            e->centre = REAL(typed_elt(spec, "centre", REALSXP, D));
+            e->centre_score = REAL(typed_elt(spec, "centre_score", REALSXP, D));
+            e->grad_centre = fresh_real(prot, SLOT_GRAD_CENTRE, D);
+        }
     }
     e->G = need_G ? fresh_real(prot, SLOT_G, (R_xlen_t) D * e->n) : NULL;
 
@@ -157,7 +173,8 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     e->n_kept = 0;
     e->eps_last = NA_REAL;
     /* poll for Ctrl-C about every 2e7 flops of gradient and algebra */
-    double work = (double) e->n * D * (D + 1.0);
+    double work = e->sampler && e->sampler->full_data ? 10.0 * e->N * D
+                                                      : (double) e->n * D * (D + 1.0);
     e->check_every = work > 2e7 / 64 ? (int) fmax(1.0, 2e7 / work) : 64;
     return e;
 }

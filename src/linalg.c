@@ -8,6 +8,11 @@
  *   sgfs_chol_upper         U'U = M (+ jitter I if M is singular)   (dpotrf)
  *   sgfs_chol_solve         b <- (U'U)^{-1} b                       (dpotrs)
  *   sgfs_upper_t_times      y = U' x                                (dtrmv)
+ *   sgfs_upper_times        x <- U x                                (dtrmv)
+ *   sgfs_upper_solve        x <- U^{-1} x                           (dtrsv)
+ *   sgfs_upper_t_solve      x <- U'^{-1} x                          (dtrsv)
+ *   sgfs_matrix_times       y = A x, A general D x D                (dgemv)
+ *   sgfs_crossprod_add      V += A A', A D x n                      (dsyrk)
  *
  * Matrices are column-major; xb is P x n, G is D x n, U and V are D x D with
  * only the upper triangle referenced.
@@ -120,4 +125,52 @@ void sgfs_upper_t_times(const double *U, int D, const double *x, double *y)
     memcpy(y, x, (size_t) D * sizeof(double));
     /* y = U' x */
     F77_CALL(dtrmv)(&up, &tr, &nd, &D, U, &D, y, &inc FCONE FCONE FCONE);
+}
+
+/* x <- U x */
+void sgfs_upper_times(const double *U, int D, double *x)
+{
+    const char up = 'U', nt = 'N', nd = 'N';
+    const int inc = 1;
+    F77_CALL(dtrmv)(&up, &nt, &nd, &D, U, &D, x, &inc FCONE FCONE FCONE);
+}
+
+/* x <- U^{-1} x */
+void sgfs_upper_solve(const double *U, int D, double *x)
+{
+    const char up = 'U', nt = 'N', nd = 'N';
+    const int inc = 1;
+    F77_CALL(dtrsv)(&up, &nt, &nd, &D, U, &D, x, &inc FCONE FCONE FCONE);
+}
+
+/* x <- U'^{-1} x */
+void sgfs_upper_t_solve(const double *U, int D, double *x)
+{
+    const char up = 'U', tr = 'T', nd = 'N';
+    const int inc = 1;
+    F77_CALL(dtrsv)(&up, &tr, &nd, &D, U, &D, x, &inc FCONE FCONE FCONE);
+}
+
+/* y = A x for a general D x D matrix A */
+void sgfs_matrix_times(const double *A, int D, const double *x, double *y)
+{
+    const char nt = 'N';
+    const double one = 1.0, zero = 0.0;
+    const int inc = 1;
+    F77_CALL(dgemv)(&nt, &D, &D, &one, A, &D, x, &inc, &zero, y, &inc FCONE);
+}
+
+/* V += A A' (upper triangle), A is D x n, V has leading dimension ldv */
+void sgfs_crossprod_add(const double *A, int D, int n, double *V, int ldv)
+{
+    const char up = 'U', nt = 'N';
+    const double one = 1.0;
+    F77_CALL(dsyrk)(&up, &nt, &D, &n, &one, A, &D, &one, V, &ldv FCONE FCONE);
+}
+
+/* copies the upper triangle of V into its lower one */
+void sgfs_symmetrize_upper(double *V, int D)
+{
+    for (int j = 0; j < D; j++)
+        for (int i = j + 1; i < D; i++) V[i + (size_t) j * D] = V[j + (size_t) i * D];
 }

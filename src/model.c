@@ -3,6 +3,12 @@
  *
  *   sgfs_full_score: sum_{i=1}^N g_i(theta) and sum_i l_i(theta), computed
  *     in chunks of the engine's batch size (no N x D temporary).
+ *   sgfs_log_posterior: log p(theta) + sum_i l_i(theta) and its gradient
+ *     (for the full-data samplers).
+ *   sgfs_model_curvature(spec, theta): full-data log-likelihood, score sum,
+ *     minus the Hessian H = -sum_i d^2 l_i and the per-example score
+ *     covariance C = (1/N) sum_i (g_i - gbar)(g_i - gbar)', in chunks (OSGFS,
+ *     mass matrices, default steps).
  *   sgfs_model_eval(spec, theta, idx): for the examples idx (1-based),
  *     list(loglik = sum l_i, grad = sum g_i, scores = n x D per-example
  *     scores, logprior = log p(theta)); theta is on the internal scale.
@@ -23,6 +29,13 @@ double sgfs_full_score(sgfs_engine *e, const double *theta, double *sum)
         ll += e->model->loglik(e, theta, idx, m);
     }
     return ll;
+}
+
+double sgfs_log_posterior(sgfs_engine *e, const double *theta, double *grad)
+{
+    double lp = sgfs_full_score(e, theta, grad) + sgfs_prior_logdens(e, theta);
+    sgfs_prior_grad_add(e, theta, grad);
+    return lp;
 }
 
 /* an engine without sampler, at theta, for evaluations (prot protected) */
@@ -75,6 +88,43 @@ SEXP sgfs_model_loglik(SEXP spec, SEXP theta)
     SEXP grad = Rf_allocVector(REALSXP, e->D);
     SET_VECTOR_ELT(out, 1, grad);
     SET_VECTOR_ELT(out, 0, Rf_ScalarReal(sgfs_full_score(e, e->theta, REAL(grad))));
+    UNPROTECT(2);
+    return out;
+}
+
+SEXP sgfs_model_curvature(SEXP spec, SEXP theta)
+{
+    SEXP prot = PROTECT(sgfs_engine_alloc());
+    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta);
+    const int D = e->D;
+    const char *names[] = {"loglik", "grad", "neg_hessian", "score_cov", ""};
+    SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
+    SEXP grad = Rf_allocVector(REALSXP, D), H = Rf_allocMatrix(REALSXP, D, D),
+        C = Rf_allocMatrix(REALSXP, D, D);
+    SET_VECTOR_ELT(out, 1, grad);
+    SET_VECTOR_ELT(out, 2, H);
+    SET_VECTOR_ELT(out, 3, C);
+    double *sum = REAL(grad), *h = REAL(H), *c = REAL(C), ll = 0.0;
+    memset(sum, 0, (size_t) D * sizeof(double));
+    memset(h, 0, (size_t) D * D * sizeof(double));
+    memset(c, 0, (size_t) D * D * sizeof(double));
+    int *idx = e->batch.idx;
+    for (int start = 0; start < e->N; start += e->n) {
+        int m = e->N - start < e->n ? e->N - start : e->n;
+        for (int i = 0; i < m; i++) idx[i] = start + i;
+        e->model->score(e, e->theta, idx, m, e->grad, e->G);
+        for (int j = 0; j < D; j++) sum[j] += e->grad[j];
+        sgfs_crossprod_add(e->G, D, m, c, D);          /* sum_i g_i g_i' */
+        ll += e->model->loglik(e, e->theta, idx, m);
+        e->model->neg_hessian(e, e->theta, idx, m, h);
+    }
+    /* C = (sum_i g_i g_i' - N gbar gbar') / N */
+    for (int j = 0; j < D; j++)
+        for (int i = 0; i <= j; i++)
+            c[i + (size_t) j * D] = (c[i + (size_t) j * D] - sum[i] * sum[j] / e->N) / e->N;
+    sgfs_symmetrize_upper(c, D);
+    sgfs_symmetrize_upper(h, D);
+    SET_VECTOR_ELT(out, 0, Rf_ScalarReal(ll));
     UNPROTECT(2);
     return out;
 }

@@ -5,6 +5,9 @@
  *   dl_i/dbeta      = r_i u_i / sigma^2,
  *   dl_i/dlog sigma = r_i^2 / sigma^2 - 1.
  *
+ * Minus the Hessian (s = sigma^-2):
+ *   beta, beta: s u_i u_i';  beta, log sigma: 2 s r_i u_i;  log sigma: 2 s r_i^2.
+ *
  * theta = (beta[P], log_sigma) when sigma is sampled (D = P + 1), or beta
  * alone when the user fixed sigma (D = P).  mpar[0] is the fixed log sigma,
  * or NA when log sigma is a parameter.
@@ -63,6 +66,30 @@ static double gaussian_loglik(sgfs_engine *e, const double *theta,
     return -n * (log_sigma + HALF_LOG_2PI) - 0.5 * rss * exp(-2.0 * log_sigma);
 }
 
+static void gaussian_neg_hessian(sgfs_engine *e, const double *theta,
+                                 const int *idx, int n, double *H)
+{
+    const int P = e->P, D = e->D;
+    double *r = e->eta;
+    const double prec = exp(-2.0 * residuals(e, theta, idx, n)), root = sqrt(prec);
+    for (int i = 0; i < n; i++) {
+        const double *restrict u = e->xb + (size_t) i * P;
+        double *restrict a = e->G + (size_t) i * P;
+        for (int j = 0; j < P; j++) a[j] = root * u[j];
+    }
+    sgfs_crossprod_add(e->G, P, n, H, D);     /* the leading beta block */
+    if (!sigma_sampled(e->mpar)) return;
+    double rss = 0.0, *cross = H + (size_t) P * D;
+    for (int i = 0; i < n; i++) {
+        const double *restrict u = e->xb + (size_t) i * P;
+        const double w = 2.0 * prec * r[i];
+        for (int j = 0; j < P; j++) cross[j] += w * u[j];
+        rss += r[i] * r[i];
+    }
+    cross[P] += 2.0 * prec * rss;
+}
+
 const sgfs_model sgfs_model_gaussian = {
-    "gaussian", gaussian_n_par, gaussian_score, gaussian_loglik
+    "gaussian", gaussian_n_par, gaussian_score, gaussian_loglik,
+    gaussian_neg_hessian
 };

@@ -8,6 +8,7 @@
  * The minibatch is gathered into e->xb (P x n); eta = xb' beta and the
  * score sum xb r are two BLAS-2 calls; the per-example score of example i
  * is r_i times its column, so G costs one pass over xb.
+ * Minus the Hessian: sum_i w_i u_i u_i',  w_i = sigmoid(eta_i)(1 - sigmoid(eta_i)).
  */
 #include "sgfs.h"
 
@@ -56,6 +57,22 @@ static double logistic_loglik(sgfs_engine *e, const double *theta,
     return ll;
 }
 
+static void logistic_neg_hessian(sgfs_engine *e, const double *theta,
+                                 const int *idx, int n, double *H)
+{
+    const int P = e->P;
+    double *eta = e->eta;
+    sgfs_gather_dot(e->xt, P, idx, n, theta, e->xb, eta);
+    for (int i = 0; i < n; i++) {
+        const double p = sigmoid(eta[i]), w = sqrt(p * (1.0 - p));
+        const double *restrict u = e->xb + (size_t) i * P;
+        double *restrict a = e->G + (size_t) i * P;
+        for (int j = 0; j < P; j++) a[j] = w * u[j];
+    }
+    sgfs_crossprod_add(e->G, P, n, H, P);
+}
+
 const sgfs_model sgfs_model_logistic = {
-    "logistic", logistic_n_par, logistic_score, logistic_loglik
+    "logistic", logistic_n_par, logistic_score, logistic_loglik,
+    logistic_neg_hessian
 };

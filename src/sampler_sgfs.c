@@ -65,5 +65,5 @@ const sgfs_sampler sgfs_sampler_sgfs_full = {
     "sgfs_full", 1,
     {1, 0, 1},            /* state: I (D x D), count                       */
     {3, 3, 0},            /* scratch: V, U_A, U_I (D x D); gbar, rhs, xi   */
-    NULL, sgfs_step
+    NULL, sgfs_step, 0
 };

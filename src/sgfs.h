@@ -54,6 +54,10 @@ typedef struct sgfs_model {
     /* log-likelihood of the examples idx[0..n-1] */
     double (*loglik)(sgfs_engine *e, const double *theta, const int *idx,
                      int n);
+    /* adds minus the Hessian of the log-likelihood of the examples
+       idx[0..n-1] to the upper triangle of H (D x D); uses e->G as scratch */
+    void (*neg_hessian)(sgfs_engine *e, const double *theta, const int *idx,
+                        int n, double *H);
 } sgfs_model;
 
 const sgfs_model *sgfs_find_model(const char *name);
@@ -75,6 +79,9 @@ typedef struct sgfs_sampler {
     /* one update of e->theta; returns 0, or 1 if the update failed (the
        driver then stops the chain as diverged) */
     int (*step)(sgfs_engine *e, double eps);
+    /* 1: a full-data rule; the driver computes no minibatch gradient and
+       the rule evaluates the posterior itself (sgfs_log_posterior) */
+    int full_data;
 } sgfs_sampler;
 
 const sgfs_sampler *sgfs_find_sampler(const char *name);
@@ -127,6 +134,11 @@ struct sgfs_engine {
     double *eta;                /* n linear predictors / residuals             */
     double *grad;               /* D posterior-gradient estimate               */
     double *grad_lik;           /* D its likelihood part, (N/n) sum_i g_i      */
+    /* control variates (SGLD-CV): centre theta_hat and the full-data score
+       sum at it, or NULL; grad_centre is scratch for the centre's minibatch
+       score sum */
+    const double *centre, *centre_score;
+    double *grad_centre;
     double *G;                  /* D x n per-example scores (or NULL)          */
     double *work;               /* sampler scratch                             */
 };
@@ -143,6 +155,7 @@ void sgfs_minibatch(sgfs_batch *b, int N, int n);
 void sgfs_gather_dot(const double *xt, int P, const int *idx, int n,
                      const double *beta, double *xb, double *eta);
 double sgfs_full_score(sgfs_engine *e, const double *theta, double *sum);
+double sgfs_log_posterior(sgfs_engine *e, const double *theta, double *grad);
 int sgfs_all_finite(const double *x, int n);
 
 /* fisher.c: what SGFS-f and SGFS-d share */
@@ -159,6 +172,12 @@ void sgfs_centered_crossprod(double *restrict G, int D, int n,
 double sgfs_chol_upper(const double *M, int D, double *U);
 void sgfs_chol_solve(const double *U, int D, double *b);
 void sgfs_upper_t_times(const double *U, int D, const double *x, double *y);
+void sgfs_upper_times(const double *U, int D, double *x);
+void sgfs_upper_solve(const double *U, int D, double *x);
+void sgfs_upper_t_solve(const double *U, int D, double *x);
+void sgfs_matrix_times(const double *A, int D, const double *x, double *y);
+void sgfs_crossprod_add(const double *A, int D, int n, double *V, int ldv);
+void sgfs_symmetrize_upper(double *V, int D);
 
 /* SEXP helpers */
 SEXP sgfs_list_elt(SEXP list, const char *name);

@@ -1,0 +1,69 @@
+## The posterior mode and the curvature there, for SGLD-CV's centre, OSGFS's
+## preconditioner, init = "map" and the mass matrices of MALA and HMC.
+
+## full-data curvature at theta (internal scale): H = minus the Hessian of
+## the log posterior (the prior's part as its precision; for laplace() that
+## of the normal with the same variance), C = per-example score covariance
+full_curvature <- function(spec, theta) {
+    cur <- .Call(C_sgfs_model_curvature, spec, theta)
+    lp <- log_prior(theta, spec)
+    list(log_post = cur$loglik + lp$value, grad = cur$grad + lp$grad,
+         H = cur$neg_hessian + diag(spec$prior_prec, length(theta)),
+         C = cur$score_cov)
+}
+
+## Newton's method on the full-data log posterior, with step halving;
+## `max_steps` Newton steps at most.  Returns the mode and the curvature there.
+newton_mode <- function(spec, start, max_steps = 50L) {
+    theta <- start
+    cur <- full_curvature(spec, theta)
+    for (k in seq_len(max_steps)) {
+        step <- drop(solve(cur$H, cur$grad))
+        decrement <- sum(step * cur$grad)        # squared H-norm of the step
+        if (!is.finite(decrement) || decrement < 1e-12) break
+        shrink <- 1
+        repeat {
+            cand <- full_curvature(spec, theta + shrink * step)
+            if (is.finite(cand$log_post) && cand$log_post >= cur$log_post - 1e-10) break
+            shrink <- shrink / 2
+            if (shrink < 1e-8) return(list(mode = theta, curvature = cur))
+        }
+        theta <- theta + shrink * step
+        cur <- cand
+    }
+    list(mode = theta, curvature = cur)
+}
+
+## SGA on the engine: `n_iter` steps of theta <- theta + eps grad +
+## momentum (theta - theta_prev); the estimate is the mean of the iterates
+## after `burnin` (Polyak-Ruppert averaging).  Returns internal-scale values.
+run_sga <- function(run, n_iter, burnin, stepsize = NULL, schedule = "constant",
+                    momentum = 0, thin = 1L, progress = FALSE) {
+    if (is.null(stepsize)) stepsize <- sga_default_step(run, momentum)
+    sched <- schedule_vector(schedule, stepsize, n_iter)
+    spec <- run$spec
+    spec$burnin <- burnin
+    spec$thin <- thin
+    spec <- c(spec, list(sampler = "sga", spar = as.double(momentum), schedule = sched))
+    res <- run_chain(spec, list(theta = run$theta0, iter = 0, sstate = double(0)),
+                     n_iter, progress)
+    if (res$diverged > 0)
+        stop(sprintf(paste("sga() diverged at iteration %.0f: the step size %.3g is too large;",
+                           "try stepsize = %.3g"), res$diverged, stepsize, stepsize / 10),
+             call. = FALSE)
+    if (res$interrupted) stop("sga() was interrupted", call. = FALSE)
+    list(estimate = colMeans(res$draws), trajectory = res$draws, final = res$theta,
+         stepsize = first_step(sched), elapsed = res$elapsed)
+}
+
+## A stable SGA step: (1 - momentum) / lambda_max, an effective step of
+## 1 / lambda_max in the stiffest direction (gradient ascent is stable below
+## 2 / lambda_max).
+sga_default_step <- function(run, momentum) {
+    (1 - momentum) / posterior_stiffness(run)$lambda_max
+}
+
+## the posterior mode by SGA with its defaults, for init = "map"
+map_estimate <- function(run, n_iter = 10000L) {
+    run_sga(run, n_iter, n_iter %/% 2L)$estimate
+}

@@ -1,0 +1,83 @@
+#' SGLD with control variates
+#'
+#' Samples the posterior with SGLD-CV (Baker, Fearnhead, Fox and Nemeth,
+#' 2019): SGLD whose gradient estimate is centred at a point
+#' \eqn{\hat\theta} near the mode,
+#' \deqn{\widetilde{\nabla L}(\theta) = \nabla\log p(\theta) + \sum_{i=1}^N g_i(\hat\theta) +
+#'   \frac{N}{n}\sum_{i \in S_t}[g_i(\theta) - g_i(\hat\theta)],}
+#' with the same minibatch \eqn{S_t} in both sums, so that its noise
+#' vanishes as \eqn{\theta \to \hat\theta}.  The centre is found by
+#' [sga()] (`opt_iter` iterations) unless given; the full-data score sum
+#' there is computed once, in chunks; the chain starts at the centre (unless
+#' `init` is given).  Each iteration costs two minibatch gradients.  The
+#' default step is derived from the data, as for [sgld()] but without the
+#' minibatch-noise factor the control variates remove:
+#' \eqn{\epsilon = 0.2/\lambda_{max}}, about 5 \% variance inflation in the
+#' stiffest direction.
+#'
+#' @inheritParams sgld
+#' @param centre the centring value \eqn{\hat\theta} on the original scale,
+#'   or `NULL` to find it with [sga()].
+#' @param opt_iter iterations of [sga()] for the centre (the last half are
+#'   averaged).
+#' @param opt_stepsize step size of [sga()]; `NULL` derives it from the data.
+#' @return As [sgfs()].
+#' @references Baker, J., Fearnhead, P., Fox, E. B. and Nemeth, C. (2019).
+#'   Control variates for stochastic gradient MCMC. Statistics and
+#'   Computing 29, 599-615.
+#' @examples
+#' data(Pima.tr, package = "MASS")
+#' fit <- sgldcv(type ~ ., data = Pima.tr, n_iter = 2000, batch_size = 50)
+#' coef(fit)
+#' @export
+sgldcv <- function(x, ...) UseMethod("sgldcv")
+
+#' @rdname sgldcv
+#' @export
+sgldcv.formula <- formula_method(function(...) sgldcv.default(...))
+
+#' @rdname sgldcv
+#' @export
+sgldcv.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
+                           batch_size = NULL, n_iter = 10000L,
+                           burnin = n_iter %/% 10L, thin = 1L, chains = 1L,
+                           init = NULL, standardize = TRUE,
+                           progress = interactive(), stepsize = NULL,
+                           schedule = "constant", centre = NULL,
+                           opt_iter = 10000L, opt_stepsize = NULL,
+                           prior_intercept = NULL, sigma = NULL, cores = 1L,
+                           intercept = TRUE, ...) {
+    no_dots(...)
+    run <- prepare_run_here(environment())
+    if (!is.null(stepsize)) stepsize <- check_positive(stepsize, "stepsize")
+    opt_iter <- check_count(opt_iter, "opt_iter", 2L)
+    if (!is.null(opt_stepsize)) opt_stepsize <- check_positive(opt_stepsize, "opt_stepsize")
+    centre <- check_point(centre, run$design, "centre")
+    setup <- function(run) {
+        if (is.null(centre)) centre <- run_sga(run, opt_iter, opt_iter %/% 2L, opt_stepsize)$estimate
+        centre_score <- .Call(C_sgfs_model_loglik, run$spec, centre)$grad
+        lambda <- posterior_stiffness(run)$lambda_max
+        eps <- if (is.null(stepsize)) 0.2 / lambda else stepsize
+        sched <- schedule_vector(schedule, eps, run$n_iter)
+        first <- first_step(sched)
+        list(engine = "sgld", spar = 0, schedule = sched,
+             spec = list(centre = centre, centre_score = centre_score),
+             start = if (is.null(init)) centre,
+             evals_per_iter = 2 * run$spec$batch_size,
+             settings = list(stepsize = first, schedule = schedule,
+                             inflation = first * lambda / 4,
+                             centre = stats::setNames(to_original(centre, run$design),
+                                                      run$design$par_names)))
+    }
+    sg_fit("sgldcv", setup, run, match.call())
+}
+
+## a point given on the original scale (NULL stays NULL), on the internal scale
+check_point <- function(x, design, arg) {
+    if (is.null(x)) return(NULL)
+    D <- length(design$par_names)
+    if (!is.numeric(x) || length(x) != D || any(!is.finite(x)))
+        stop_arg(arg, sprintf("must be NULL or %d finite numbers (%s), on the original scale",
+                              D, paste(design$par_names, collapse = ", ")))
+    to_internal(as.double(x), design)
+}

@@ -1,0 +1,133 @@
+#' Full-data MALA and HMC: the reference samplers
+#'
+#' Metropolis-corrected samplers that use every row at every step, the
+#' package's gold standard for checking the stochastic gradient samplers:
+#' `hmc()` is Hamiltonian Monte Carlo with `n_leapfrog` leapfrog steps and a
+#' constant mass matrix, `mala()` the Metropolis-adjusted Langevin
+#' algorithm (HMC with one leapfrog step: proposal
+#' \eqn{\theta^* = \theta + \frac{h^2}{2}M^{-1}\nabla L(\theta) + h M^{-1/2}\xi}).
+#' The mass matrix \eqn{M} is minus the Hessian of the log posterior at its
+#' mode (`"dense"`), its diagonal (`"diagonal"`), or the identity; the mode
+#' is found by Newton's method on the full data, and the chain starts there
+#' unless `init` is given.  During burn-in the step size \eqn{h} adapts
+#' towards the target acceptance rate (0.574 for MALA, 0.8 for HMC) by
+#' \eqn{\log h \leftarrow \log h + t^{-0.6}(a_t - \mathrm{target})}, \eqn{a_t}
+#' the acceptance probability of iteration \eqn{t}; it is frozen after
+#' burn-in at the mean of \eqn{\log h} over burn-in's second half.  The
+#' acceptance rate after burn-in is reported.  The first step is derived
+#' from the curvature at the mode: \eqn{h = 1.65 D^{-1/6}/\sqrt{\lambda_{max}}}
+#' (MALA) or \eqn{D^{-1/4}/\sqrt{\lambda_{max}}} (HMC) for the largest
+#' eigenvalue \eqn{\lambda_{max}} of \eqn{M^{-1}H}, and the default
+#' trajectory is a quarter period of the flattest direction,
+#' \eqn{\lceil (\pi/2) / (h\sqrt{\lambda_{min}})\rceil} steps (at most 1000).
+#'
+#' @inheritParams sgfs
+#' @param batch_size rows per chunk of each full-data pass (it does not
+#'   change the draws).
+#' @param stepsize the first leapfrog step \eqn{h}; `NULL` derives it from
+#'   the data.
+#' @param mass `"dense"`, `"diagonal"` or `"identity"`.
+#' @param target_accept the acceptance rate the step adapts to.
+#' @param adapt adapt the step during burn-in.
+#' @param n_leapfrog leapfrog steps per iteration; `NULL` derives it from
+#'   the data.
+#' @return As [sgfs()].
+#' @references Roberts, G. O. and Rosenthal, J. S. (1998). Optimal scaling
+#'   of discrete approximations to Langevin diffusions. JRSS B 60, 255-268.
+#'   Neal, R. M. (2011). MCMC using Hamiltonian dynamics. Handbook of
+#'   Markov Chain Monte Carlo.
+#' @examples
+#' data(Pima.tr, package = "MASS")
+#' fit <- mala(type ~ ., data = Pima.tr, n_iter = 2000)
+#' fit
+#' fit2 <- hmc(type ~ ., data = Pima.tr, n_iter = 1000)
+#' coef(fit2)
+#' @export
+mala <- function(x, ...) UseMethod("mala")
+
+#' @rdname mala
+#' @export
+mala.formula <- formula_method(function(...) mala.default(...))
+
+#' @rdname mala
+#' @export
+mala.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
+                         batch_size = NULL, n_iter = 10000L,
+                         burnin = n_iter %/% 10L, thin = 1L, chains = 1L,
+                         init = NULL, standardize = TRUE,
+                         progress = interactive(), stepsize = NULL,
+                         mass = c("dense", "diagonal", "identity"),
+                         target_accept = 0.574, adapt = TRUE,
+                         prior_intercept = NULL, sigma = NULL, cores = 1L,
+                         intercept = TRUE, ...) {
+    no_dots(...)
+    run <- prepare_run_here(environment())
+    setup <- metropolis_setup(run, "mala", stepsize, mass, target_accept, adapt,
+                              n_leapfrog = 1L, user_init = !is.null(init))
+    sg_fit("mala", setup, run, match.call())
+}
+
+#' @rdname mala
+#' @export
+hmc <- function(x, ...) UseMethod("hmc")
+
+#' @rdname mala
+#' @export
+hmc.formula <- formula_method(function(...) hmc.default(...))
+
+#' @rdname mala
+#' @export
+hmc.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
+                        batch_size = NULL, n_iter = 10000L,
+                        burnin = n_iter %/% 10L, thin = 1L, chains = 1L,
+                        init = NULL, standardize = TRUE,
+                        progress = interactive(), stepsize = NULL,
+                        n_leapfrog = NULL,
+                        mass = c("dense", "diagonal", "identity"),
+                        target_accept = 0.8, adapt = TRUE,
+                        prior_intercept = NULL, sigma = NULL, cores = 1L,
+                        intercept = TRUE, ...) {
+    no_dots(...)
+    run <- prepare_run_here(environment())
+    if (!is.null(n_leapfrog)) n_leapfrog <- check_count(n_leapfrog, "n_leapfrog", 1L, 1e6)
+    setup <- metropolis_setup(run, "hmc", stepsize, mass, target_accept, adapt,
+                              n_leapfrog, user_init = !is.null(init))
+    sg_fit("hmc", setup, run, match.call())
+}
+
+## the setup function shared by mala() and hmc()
+metropolis_setup <- function(run, method, stepsize, mass, target_accept, adapt,
+                             n_leapfrog, user_init) {
+    mass <- choose_arg(mass, c("dense", "diagonal", "identity"), "mass")
+    if (!is.numeric(target_accept) || length(target_accept) != 1L ||
+        !(target_accept > 0 && target_accept < 1))
+        stop_arg("target_accept", "must be a number between 0 and 1, not ",
+                 format_value(target_accept))
+    adapt <- check_flag(adapt, "adapt")
+    if (!is.null(stepsize)) stepsize <- check_positive(stepsize, "stepsize")
+    function(run) {
+        D <- length(run$theta0)
+        fit <- newton_mode(run$spec, run$theta0)
+        H <- fit$curvature$H
+        U <- switch(mass, dense = chol(H), diagonal = diag(sqrt(diag(H)), D),
+                    identity = diag(D))
+        inv <- backsolve(U, diag(D))
+        ev <- eigen(t(inv) %*% H %*% inv, symmetric = TRUE, only.values = TRUE)$values
+        scale <- if (method == "mala") 1.65 * D^(-1 / 6) else D^(-1 / 4)
+        h <- if (is.null(stepsize)) scale / sqrt(ev[1L]) else stepsize
+        if (is.null(n_leapfrog))
+            n_leapfrog <- as.integer(min(1000, ceiling((pi / 2) / (h * sqrt(max(ev[D], 1e-12))))))
+        list(engine = "hmc", spar = c(target_accept, n_leapfrog, adapt, U),
+             schedule = schedule_vector("constant", h, run$n_iter),
+             start = if (!user_init) fit$mode,
+             evals_per_iter = n_leapfrog * ncol(run$spec$xt),
+             settings = list(stepsize = h, mass = mass, target_accept = target_accept,
+                             adapt = adapt, n_leapfrog = n_leapfrog))
+    }
+}
+
+## acceptance rate after burn-in, over all chains (NA before any)
+acceptance_rate <- function(info) {
+    counts <- vapply(info$states, function(s) s$sstate[4:5], c(0, 0))
+    if (sum(counts[2L, ]) > 0) sum(counts[1L, ]) / sum(counts[2L, ]) else NA_real_
+}

@@ -1,0 +1,103 @@
+#' "Optimal" stochastic gradient Fisher scoring
+#'
+#' Samples the posterior with OSGFS (as used in El Hanchi's 2018 report):
+#' a Langevin rule whose preconditioner and injected noise are fixed at the
+#' posterior mode \eqn{\hat\theta},
+#' \deqn{\theta \leftarrow \theta + \epsilon D\,\widehat{\nabla L}(\theta) + Q^{1/2}\xi,
+#'   \quad D = \frac{2}{\gamma}H^{-1}, \quad
+#'   Q = 2\epsilon D - \epsilon^2 N(\gamma - 1) DCD - \epsilon^2 DHD,}
+#' where \eqn{H} is minus the Hessian of the log posterior at the mode
+#' (exact for the built-in models), \eqn{C} the per-example score
+#' covariance there, and \eqn{\gamma = 1 + (N/n)(N-n)/(N-1)}, so that
+#' \eqn{N(\gamma-1)C} is the covariance of the minibatch gradient.  For a
+#' Gaussian posterior the chain's stationary covariance is exactly
+#' \eqn{H^{-1}}; at \eqn{\epsilon = 1} (the default) nothing is injected
+#' when \eqn{C = H/N}, and the minibatch noise alone does the sampling.
+#' Where \eqn{Q} is not positive semi-definite (the minibatch noise alone
+#' exceeds the Langevin noise \eqn{2\epsilon D} in some direction, which
+#' inflates the variance there) its negative eigenvalues are set to 0 and
+#' the excess is reported; `stepsize = "max"` takes the largest
+#' \eqn{\epsilon \le 1} for which it is, in closed form
+#' \eqn{\epsilon = 2/\lambda_{max}(D^{-1}M)}, \eqn{M = N(\gamma-1)DCD + DHD}.
+#' The mode is found by [sga()] and refined by up to three full-data
+#' Newton steps; the chain starts there.
+#'
+#' Known behaviour: the noise of small minibatches depends on \eqn{\theta}
+#' while the drift uses a fixed \eqn{D}, and with batches below about 1 \%
+#' of the rows the chain's mean is shifted (its covariance stays right);
+#' see the package tests for a measurement.
+#'
+#' @inheritParams sgfs
+#' @param stepsize \eqn{\epsilon} in (0, 1], or `"max"`.
+#' @param mode the mode on the original scale, or `NULL` to find it.
+#' @param opt_iter iterations of [sga()] for the mode.
+#' @return As [sgfs()].
+#' @references El Hanchi, A. (2018). Experiments with stochastic gradient
+#'   descent MCMC. Technical report, 25 October 2018.
+#' @examples
+#' data(Pima.tr, package = "MASS")
+#' fit <- osgfs(type ~ ., data = Pima.tr, n_iter = 2000, batch_size = 50)
+#' coef(fit)
+#' @export
+osgfs <- function(x, ...) UseMethod("osgfs")
+
+#' @rdname osgfs
+#' @export
+osgfs.formula <- formula_method(function(...) osgfs.default(...))
+
+#' @rdname osgfs
+#' @export
+osgfs.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
+                          batch_size = NULL, n_iter = 10000L,
+                          burnin = n_iter %/% 10L, thin = 1L, chains = 1L,
+                          init = NULL, standardize = TRUE,
+                          progress = interactive(), stepsize = 1, mode = NULL,
+                          opt_iter = 10000L, prior_intercept = NULL,
+                          sigma = NULL, cores = 1L, intercept = TRUE, ...) {
+    no_dots(...)
+    run <- prepare_run_here(environment())
+    if (!identical(stepsize, "max") &&
+        (!is.numeric(stepsize) || length(stepsize) != 1L || !(stepsize > 0 && stepsize <= 1)))
+        stop_arg("stepsize", "must be a number in (0, 1] or \"max\", not ", format_value(stepsize))
+    opt_iter <- check_count(opt_iter, "opt_iter", 2L)
+    mode <- check_point(mode, run$design, "mode")
+    N <- ncol(run$spec$xt)
+    n <- run$spec$batch_size
+    if (n == N && identical(stepsize, 1))
+        stop_arg("stepsize", "= 1 with batch_size = N (all rows) gives a deterministic ",
+                 "chain: use stepsize < 1 or a smaller batch_size")
+    setup <- function(run) {
+        if (is.null(mode)) mode <- run_sga(run, opt_iter, opt_iter %/% 2L)$estimate
+        fit <- newton_mode(run$spec, mode, max_steps = 3L)
+        rule <- osgfs_rule(fit$curvature$H, fit$curvature$C, N, n, stepsize)
+        list(engine = "osgfs", spar = c(rule$A, rule$R),
+             schedule = schedule_vector("constant", rule$eps, run$n_iter),
+             start = if (is.null(init)) fit$mode,
+             settings = list(stepsize = rule$eps, max_stepsize = rule$eps_max,
+                             excess = rule$excess,
+                             mode = stats::setNames(to_original(fit$mode, run$design),
+                                                    run$design$par_names)))
+    }
+    sg_fit("osgfs", setup, run, match.call())
+}
+
+## A = eps D and R with R R' = Q (negative eigenvalues of Q set to 0);
+## `excess` is how much the minibatch noise exceeds the Langevin noise
+## 2 eps D in the worst direction (0 when Q is positive semi-definite): the
+## chain's variance there is inflated by about that much.
+osgfs_rule <- function(H, C, N, n, stepsize) {
+    gamma <- gamma_fpc(N, n)
+    Dm <- (2 / gamma) * solve(H)
+    Dm <- (Dm + t(Dm)) / 2
+    M <- N * (gamma - 1) * Dm %*% C %*% Dm + Dm %*% H %*% Dm
+    M <- (M + t(M)) / 2
+    root <- chol(Dm)                             # Dm = root' root
+    inv <- backsolve(root, diag(nrow(Dm)))       # root^{-1}
+    lam <- eigen(t(inv) %*% M %*% inv, symmetric = TRUE, only.values = TRUE)$values[1L]
+    eps_max <- min(1, 2 / lam)
+    eps <- if (identical(stepsize, "max")) eps_max else as.double(stepsize)
+    Q <- 2 * eps * Dm - eps^2 * M
+    eq <- eigen((Q + t(Q)) / 2, symmetric = TRUE)
+    list(A = eps * Dm, R = eq$vectors %*% diag(sqrt(pmax(eq$values, 0)), nrow(Q)),
+         eps = eps, eps_max = eps_max, excess = max(0, eps * lam / 2 - 1))
+}

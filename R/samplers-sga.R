@@ -1,0 +1,91 @@
+#' Stochastic gradient ascent: the posterior mode
+#'
+#' Finds the posterior mode (MAP estimate) by stochastic gradient ascent with
+#' optional heavy-ball momentum \eqn{\mu}:
+#' \deqn{\theta_{t+1} = \theta_t + \epsilon_t \widehat{\nabla L}(\theta_t) +
+#'   \mu(\theta_t - \theta_{t-1}),}
+#' on the same engine and minibatches as the samplers.  The estimate is the
+#' mean of the iterates after `burnin` (Polyak-Ruppert averaging), which
+#' removes most of the minibatch noise of a constant step.  The default step
+#' is derived from the data: \eqn{(1-\mu)/\lambda_{max}}, with
+#' \eqn{\lambda_{max}} the largest curvature of the log posterior (as for
+#' [sgld()]), an effective step of \eqn{1/\lambda_{max}}.
+#' [sgldcv()] and [osgfs()] use it to find their centre, and every sampler
+#' accepts `init = "map"` to start from its estimate.
+#'
+#' @inheritParams sgfs
+#' @param n_iter number of iterations.
+#' @param burnin iterations before the averaging window; the estimate is the
+#'   mean of the remaining `n_iter - burnin` iterates.
+#' @param thin keep every `thin`-th iterate of the window in the trajectory.
+#' @param stepsize the step size \eqn{\epsilon} (the first one, with a
+#'   decaying `schedule`); `NULL` derives it from the data.
+#' @param schedule `"constant"`, or a [schedule_polynomial()] or
+#'   [schedule_cyclical()].
+#' @param momentum \eqn{\mu} in \[0, 1).
+#' @return An object of class `sgfs_map`: a list with `estimate`, the mode
+#'   on the original scale, and `trajectory`, the iterates of the averaging
+#'   window as a 'coda' `mcmc` object (for traceplots); the settings are in
+#'   `attr(, "sgfit")`.  `coef()` returns the estimate.
+#' @examples
+#' data(Pima.tr, package = "MASS")
+#' map <- sga(type ~ ., data = Pima.tr, n_iter = 4000)
+#' coef(map)
+#' @export
+sga <- function(x, ...) UseMethod("sga")
+
+#' @rdname sga
+#' @export
+sga.formula <- formula_method(function(...) sga.default(...))
+
+#' @rdname sga
+#' @export
+sga.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
+                        batch_size = NULL, n_iter = 10000L,
+                        burnin = n_iter %/% 2L, thin = 1L, init = NULL,
+                        standardize = TRUE, progress = interactive(),
+                        stepsize = NULL, schedule = "constant", momentum = 0,
+                        prior_intercept = NULL, sigma = NULL, intercept = TRUE,
+                        ...) {
+    no_dots(...)
+    chains <- cores <- 1L
+    run <- prepare_run_here(environment())
+    if (!is.numeric(momentum) || length(momentum) != 1L || !(momentum >= 0 && momentum < 1))
+        stop_arg("momentum", "must be a number in [0, 1), not ", format_value(momentum))
+    if (!is.null(stepsize)) stepsize <- check_positive(stepsize, "stepsize")
+    res <- run_sga(run, run$n_iter, run$spec$burnin, stepsize, schedule, momentum,
+                   run$spec$thin, run$progress)
+    names <- run$design$par_names
+    trajectory <- to_original(res$trajectory, run$design)
+    colnames(trajectory) <- names
+    out <- list(estimate = stats::setNames(to_original(res$estimate, run$design), names),
+                trajectory = coda::mcmc(trajectory, start = run$spec$burnin + 1L,
+                                        thin = run$spec$thin))
+    class(out) <- "sgfs_map"
+    attr(out, "sgfit") <- list(
+        call = generic_call(match.call()), method = "sga", family = run$family,
+        design = run$design, N = ncol(run$spec$xt), batch_size = run$spec$batch_size,
+        n_iter = run$n_iter, burnin = run$spec$burnin, elapsed = res$elapsed,
+        settings = list(stepsize = res$stepsize, schedule = schedule, momentum = momentum))
+    out
+}
+
+#' @rdname sga
+#' @param object,digits a fit of `sga()`; significant digits to print.
+#' @export
+print.sgfs_map <- function(x, digits = 4, ...) {
+    info <- sgfit_info(x)
+    s <- info$settings
+    cat(sprintf("SGA posterior mode, %s(%s): %d iterations (step %.3g%s%s), batch %d of %d rows\n",
+                info$family$family, info$family$link, info$n_iter, s$stepsize,
+                if (identical(s$schedule, "constant")) "" else ", decaying",
+                if (s$momentum > 0) sprintf(", momentum %g", s$momentum) else "",
+                info$batch_size, info$N))
+    cat(sprintf("estimate: mean of iterations %d:%d\n", info$burnin + 1L, info$n_iter))
+    print(signif(x$estimate, digits))
+    invisible(x)
+}
+
+#' @rdname sga
+#' @export
+coef.sgfs_map <- function(object, ...) object$estimate

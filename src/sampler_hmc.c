@@ -1,0 +1,112 @@
+/*
+ * sampler_hmc.c - full-data Hamiltonian Monte Carlo with a constant mass
+ * matrix M = U'U (ALGORITHMS.md 2.2; Duane et al. 1987, Neal 2011), and
+ * MALA as its one-leapfrog-step case.  In the coordinates z = U theta the
+ * mass is the identity; with L(theta) = log p(theta) + sum_i l_i(theta)
+ * (all N examples) and grad_z L = U'^{-1} grad L:
+ *
+ *   p ~ N(0, I);  p <- p + (h/2) grad_z L
+ *   L times:  z <- z + h p;  p <- p + h grad_z L   (h/2 at the last step)
+ *   accept theta* = U^{-1} z with probability min(1, exp(H0 - H1)),
+ *   H = -L(theta) + |p|^2 / 2.
+ *
+ * With L = 1 this is MALA with proposal z* = z + (h^2/2) grad_z L + h xi.
+ * The step adapts during burn-in (iterations t <= burnin, if spar[2] != 0)
+ * by the Robbins-Monro rule log h <- log h + t^-0.6 (a_t - target), a_t
+ * the acceptance probability, and is frozen at burn-in's end at the mean
+ * of log h over burn-in's second half.  A non-finite L rejects.
+ * spar = (target, L, adapt, U (D x D, upper triangular)).
+ * State: log h, L(theta), valid cache flag, accepted and proposed moves
+ * after burn-in, sum and count of log h over burn-in's second half, and
+ * grad L(theta) (D).  Scratch: z, p, theta*, grad L(theta*), grad_z (5 D).
+ * Cost per iteration: L full-data gradients, O(L N D + L D^2).
+ */
+#include "sgfs.h"
+
+enum { LOG_H, LOGPOST, VALID, ACCEPTED, PROPOSED, LOGH_SUM, LOGH_COUNT, N_SCALARS };
+
+static double half_squared_norm(const double *x, int D)
+{
+    double s = 0.0;
+    for (int j = 0; j < D; j++) s += x[j] * x[j];
+    return 0.5 * s;
+}
+
+/* out = U'^{-1} g */
+static void gradient_in_z(const double *U, int D, const double *g, double *out)
+{
+    memcpy(out, g, (size_t) D * sizeof(double));
+    sgfs_upper_t_solve(U, D, out);
+}
+
+static void adapt_step(sgfs_engine *e, double *s, double accept_prob)
+{
+    const double t = *e->iter, target = e->spar[0];
+    if (e->spar[2] == 0.0 || t > e->burnin) return;
+    s[LOG_H] += (accept_prob - target) / pow(t, 0.6);
+    if (t > 0.5 * e->burnin) {
+        s[LOGH_SUM] += s[LOG_H];
+        s[LOGH_COUNT] += 1.0;
+    }
+    if (t == e->burnin) s[LOG_H] = s[LOGH_SUM] / s[LOGH_COUNT];
+}
+
+static int hmc_step(sgfs_engine *e, double eps)
+{
+    const int D = e->D, n_leap = (int) e->spar[1];
+    const double *U = e->spar + 3;
+    double *s = e->sstate, *grad = s + N_SCALARS;
+    double *z = e->work, *p = z + D, *theta_new = p + D, *g = theta_new + D,
+        *gz = g + D;
+    if (s[VALID] == 0.0) {
+        s[LOGPOST] = sgfs_log_posterior(e, e->theta, grad);
+        s[LOG_H] = log(eps);
+        s[VALID] = 1.0;
+        if (!R_FINITE(s[LOGPOST])) return 1;
+    }
+    const double h = exp(s[LOG_H]);
+    memcpy(z, e->theta, (size_t) D * sizeof(double));
+    sgfs_upper_times(U, D, z);
+    for (int j = 0; j < D; j++) p[j] = norm_rand();
+    const double kinetic0 = half_squared_norm(p, D);
+    gradient_in_z(U, D, grad, gz);
+    double lp_new = R_NegInf;
+    for (int j = 0; j < D; j++) p[j] += 0.5 * h * gz[j];
+    for (int k = 1; k <= n_leap; k++) {
+        for (int j = 0; j < D; j++) z[j] += h * p[j];
+        memcpy(theta_new, z, (size_t) D * sizeof(double));
+        sgfs_upper_solve(U, D, theta_new);
+        lp_new = sgfs_log_posterior(e, theta_new, g);
+        if (!R_FINITE(lp_new) || !sgfs_all_finite(g, D)) {
+            lp_new = R_NegInf;
+            break;
+        }
+        gradient_in_z(U, D, g, gz);
+        const double w = k < n_leap ? h : 0.5 * h;
+        for (int j = 0; j < D; j++) p[j] += w * gz[j];
+    }
+    const double log_ratio = R_FINITE(lp_new) ?
+        lp_new - s[LOGPOST] + kinetic0 - half_squared_norm(p, D) : R_NegInf;
+    const double accept_prob = log_ratio >= 0.0 ? 1.0 :
+        (ISNAN(log_ratio) ? 0.0 : exp(log_ratio));
+    const int accept = unif_rand() < accept_prob;
+    if (accept) {
+        memcpy(e->theta, theta_new, (size_t) D * sizeof(double));
+        memcpy(grad, g, (size_t) D * sizeof(double));
+        s[LOGPOST] = lp_new;
+    }
+    if (*e->iter > e->burnin) {
+        s[ACCEPTED] += accept;
+        s[PROPOSED] += 1.0;
+    }
+    adapt_step(e, s, accept_prob);
+    e->eps_last = exp(s[LOG_H]);
+    return 0;
+}
+
+const sgfs_sampler sgfs_sampler_hmc = {
+    "hmc", 0,
+    {0, 1, N_SCALARS},    /* state: the scalars above, grad L(theta)       */
+    {0, 5, 0},            /* scratch: z, p, theta*, grad L(theta*), grad_z */
+    NULL, hmc_step, 1     /* full data                                     */
+};

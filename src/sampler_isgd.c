@@ -1,0 +1,52 @@
+/*
+ * sampler_isgd.c - layer-wise isotropic SGD (I-SGD; Franzese, Milios,
+ * Filippone and Michiardi, Entropy 2021), in the convention-free form of
+ * ALGORITHMS.md 2.10.  The parameters are split into groups p (blocks of
+ * the model).  Warm-up, iterations t <= T_w: SGLD steps at eps_t, and over
+ * t in (T_a, T_w] the per-group sums acc_p += sum_{j in p} grad_j^2; at T_w
+ *
+ *   tau_p = acc_p / (T_w - T_a)        (A2-A3: the trace of the group's
+ *                                       gradient-noise covariance)
+ *   eps_p = 4 / tau_p                  (fixed from then on).
+ *
+ * Sampling, t > T_w: for j in group p,
+ *
+ *   w_j     = sqrt(max(tau_p - grad_j^2, 0)) xi_j     (tops the gradient
+ *                                                      noise up to tau_p)
+ *   theta_j <- theta_j + (eps_p / 2)(grad_j + w_j),
+ *
+ * so that Var[theta step] = (eps_p/2)^2 tau_p = eps_p, Langevin with a
+ * constant diagonal preconditioner.  spar = (T_a, T_w, group[D] (0-based)).
+ * State: acc (D, one per group) and tau (D).
+ */
+#include "sgfs.h"
+
+static int isgd_step(sgfs_engine *e, double eps)
+{
+    const int D = e->D;
+    const double t = *e->iter, from = e->spar[0], to = e->spar[1];
+    const double *group = e->spar + 2;
+    double *acc = e->sstate, *tau = e->sstate + D;
+    if (t <= to) {
+        const double half = 0.5 * eps, sd = sqrt(eps);
+        for (int j = 0; j < D; j++) {
+            if (t > from) acc[(int) group[j]] += e->grad[j] * e->grad[j];
+            e->theta[j] += half * e->grad[j] + sd * norm_rand();
+        }
+        if (t == to)
+            for (int k = 0; k < D; k++) tau[k] = acc[k] / (to - from);
+        return 0;
+    }
+    for (int j = 0; j < D; j++) {
+        const double tp = tau[(int) group[j]], g = e->grad[j];
+        if (!(tp > 0.0)) return 1;
+        const double w = sqrt(fmax(tp - g * g, 0.0)) * norm_rand();
+        e->theta[j] += (2.0 / tp) * (g + w);
+    }
+    e->eps_last = 4.0 / tau[(int) group[0]];
+    return 0;
+}
+
+const sgfs_sampler sgfs_sampler_isgd = {
+    "isgd", 0, {0, 2, 0}, {0, 0, 0}, NULL, isgd_step, 0     /* state: acc, tau */
+};

@@ -1,0 +1,32 @@
+/*
+ * sampler_sga.c - stochastic gradient ascent with momentum, the MAP
+ * optimiser (ALGORITHMS.md 2.1; heavy-ball momentum of Polyak 1964):
+ *
+ *   theta_new <- theta + eps_t grad + mu (theta - theta_prev),
+ *
+ * grad = grad log p(theta) + (N/n) sum_{i in S_t} g_i(theta).  mu = 0 is
+ * plain SGA.  spar = (mu).  State: theta_prev (D), equal to theta at the
+ * start.  No noise is injected: the chain converges to a mode.
+ */
+#include "sgfs.h"
+
+static void sga_init(sgfs_engine *e)
+{
+    memcpy(e->sstate, e->theta, (size_t) e->D * sizeof(double));
+}
+
+static int sga_step(sgfs_engine *e, double eps)
+{
+    const double mu = e->spar[0];
+    double *prev = e->sstate;
+    for (int j = 0; j < e->D; j++) {
+        const double move = eps * e->grad[j] + mu * (e->theta[j] - prev[j]);
+        prev[j] = e->theta[j];
+        e->theta[j] += move;
+    }
+    return 0;
+}
+
+const sgfs_sampler sgfs_sampler_sga = {
+    "sga", 0, {0, 1, 0}, {0, 0, 0}, sga_init, sga_step, 0   /* state: theta_prev */
+};
