@@ -34,12 +34,18 @@ newton_mode <- function(spec, start, max_steps = 50L) {
     list(mode = theta, curvature = cur)
 }
 
-## SGA on the engine: `n_iter` steps of theta <- theta + eps grad +
+## SGA on the engine: `n_iter` steps of theta <- theta + eps_t grad +
 ## momentum (theta - theta_prev); the estimate is the mean of the iterates
-## after `burnin` (Polyak-Ruppert averaging).  Returns internal-scale values.
-run_sga <- function(run, n_iter, burnin, stepsize = NULL, schedule = "constant",
+## after `burnin` (Polyak-Ruppert averaging).  The default schedule,
+## eps_t = eps_1 (b + 1) / (b + t) with b = n_iter / 20, keeps the first
+## steps large and shrinks the iterates' minibatch noise (whose spread, with
+## a constant step, would bias the average on a curved log posterior) by
+## about 10 and 20 times at the averaging window's ends.  Returns
+## internal-scale values.
+run_sga <- function(run, n_iter, burnin, stepsize = NULL, schedule = NULL,
                     momentum = 0, thin = 1L, progress = FALSE) {
     if (is.null(stepsize)) stepsize <- sga_default_step(run, momentum)
+    if (is.null(schedule)) schedule <- schedule_polynomial(b = max(1, n_iter %/% 20L), delta = 1)
     sched <- schedule_vector(schedule, stepsize, n_iter)
     spec <- run$spec
     spec$burnin <- burnin

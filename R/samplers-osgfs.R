@@ -19,7 +19,7 @@
 #' the excess is reported; `stepsize = "max"` takes the largest
 #' \eqn{\epsilon \le 1} for which it is, in closed form
 #' \eqn{\epsilon = 2/\lambda_{max}(D^{-1}M)}, \eqn{M = N(\gamma-1)DCD + DHD}.
-#' The mode is found by [sga()] and refined by up to three full-data
+#' The mode is found by [sga()] and refined by full-data
 #' Newton steps; the chain starts there.
 #'
 #' Known behaviour: the noise of small minibatches depends on \eqn{\theta}
@@ -68,7 +68,7 @@ osgfs.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
                  "chain: use stepsize < 1 or a smaller batch_size")
     setup <- function(run) {
         if (is.null(mode)) mode <- run_sga(run, opt_iter, opt_iter %/% 2L)$estimate
-        fit <- newton_mode(run$spec, mode, max_steps = 3L)
+        fit <- newton_mode(run$spec, mode, max_steps = 10L)
         rule <- osgfs_rule(fit$curvature$H, fit$curvature$C, N, n, stepsize)
         list(engine = "osgfs", spar = c(rule$A, rule$R),
              schedule = schedule_vector("constant", rule$eps, run$n_iter),

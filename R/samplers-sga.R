@@ -5,8 +5,8 @@
 #' \deqn{\theta_{t+1} = \theta_t + \epsilon_t \widehat{\nabla L}(\theta_t) +
 #'   \mu(\theta_t - \theta_{t-1}),}
 #' on the same engine and minibatches as the samplers.  The estimate is the
-#' mean of the iterates after `burnin` (Polyak-Ruppert averaging), which
-#' removes most of the minibatch noise of a constant step.  The default step
+#' mean of the iterates after `burnin` (Polyak-Ruppert averaging) of a
+#' decaying step, which removes most of the minibatch noise.  The default step
 #' is derived from the data: \eqn{(1-\mu)/\lambda_{max}}, with
 #' \eqn{\lambda_{max}} the largest curvature of the log posterior (as for
 #' [sgld()]), an effective step of \eqn{1/\lambda_{max}}.
@@ -20,8 +20,10 @@
 #' @param thin keep every `thin`-th iterate of the window in the trajectory.
 #' @param stepsize the step size \eqn{\epsilon} (the first one, with a
 #'   decaying `schedule`); `NULL` derives it from the data.
-#' @param schedule `"constant"`, or a [schedule_polynomial()] or
-#'   [schedule_cyclical()].
+#' @param schedule `NULL` for the default decay
+#'   \eqn{\epsilon_t = \epsilon_1 (b+1)/(b+t)}, \eqn{b = } `n_iter / 20`
+#'   (large early steps, then small ones whose average is close to the mode),
+#'   `"constant"`, or a [schedule_polynomial()] or [schedule_cyclical()].
 #' @param momentum \eqn{\mu} in \[0, 1).
 #' @return An object of class `sgfs_map`: a list with `estimate`, the mode
 #'   on the original scale, and `trajectory`, the iterates of the averaging
@@ -44,7 +46,7 @@ sga.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
                         batch_size = NULL, n_iter = 10000L,
                         burnin = n_iter %/% 2L, thin = 1L, init = NULL,
                         standardize = TRUE, progress = interactive(),
-                        stepsize = NULL, schedule = "constant", momentum = 0,
+                        stepsize = NULL, schedule = NULL, momentum = 0,
                         prior_intercept = NULL, sigma = NULL, intercept = TRUE,
                         ...) {
     no_dots(...)

@@ -13,7 +13,7 @@ test_that("argument errors name the argument", {
     expect_error(sgld(d$x, d$y, stepsize = 0), "'stepsize'.*positive")
     expect_error(sgld(d$x, d$y, stepsize = -1e-3), "'stepsize'.*positive")
     expect_error(sgfs(d$x, d$y, alpha = -1), "'alpha'.*non-negative")
-    expect_error(sgfs(d$x, d$y, init = c(1, 2)), "'init' must be 3 finite numbers")
+    expect_error(sgfs(d$x, d$y, init = c(1, 2)), "'init' must be \"map\" or 3 finite numbers")
     expect_error(sgfs(d$x, d$y, n_iter = 0), "'n_iter'")
     expect_error(sgfs(d$x, d$y, n_iter = 10, burnin = 10), "'burnin'")
     expect_error(sgfs(d$x, d$y, thin = 0), "'thin'")

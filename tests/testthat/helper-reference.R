@@ -1,0 +1,62 @@
+## Pure-R replays of the engine's driver, shared by the reference-chain tests:
+## the same random numbers (minibatch draws, then the sampler's normals).
+
+ref_problem <- function(family = binomial(), N = 50, seed = 8) {
+    withr::with_seed(seed, {
+        x <- matrix(rnorm(N * 2), N, 2)
+        y <- if (family$family == "binomial") rbinom(N, 1, plogis(x[, 1] - x[, 2]))
+             else 1 + x[, 1] + rnorm(N)
+    })
+    list(x = x, y = y, X = cbind(1, x), family = family)
+}
+
+## per-example scores in R (n x D), for theta on the internal scale
+r_scores <- function(p, theta, idx) {
+    X <- p$X[idx, , drop = FALSE]
+    if (p$family$family == "binomial")
+        return((p$y[idx] - plogis(drop(X %*% theta))) * X)
+    beta <- theta[seq_len(ncol(X))]
+    s2 <- exp(2 * theta[length(theta)])
+    r <- p$y[idx] - drop(X %*% beta)
+    cbind(r / s2 * X, r^2 / s2 - 1)
+}
+
+## The driver in R: minibatch, gradient of the log posterior (prior normal(0, 1)
+## on the coefficients, normal(0, 5) on log_sigma), step size, then the
+## sampler's update.
+prior_prec <- function(D, p) 1 / c(rep(1, ncol(p$X)), 5)[seq_len(D)]^2
+
+## With a `centre`, the gradient has control variates (ALGORITHMS.md 1.3).
+r_chain <- function(p, D, n, n_iter, eps_at, update, theta0 = double(D),
+                    centre = NULL) {
+    prec <- prior_prec(D, p)
+    N <- nrow(p$X)
+    theta <- theta0
+    state <- list()
+    out <- matrix(NA_real_, n_iter, D)
+    if (!is.null(centre)) full <- colSums(r_scores(p, centre, seq_len(N)))
+    for (t in seq_len(n_iter)) {
+        idx <- r_minibatch(N, n)
+        G <- r_scores(p, theta, idx)
+        grad <- if (is.null(centre)) -prec * theta + N / n * colSums(G)
+                else -prec * theta + full + N / n * colSums(G - r_scores(p, centre, idx))
+        step <- update(theta, grad, G, eps_at(t), t, state, prec)
+        theta <- step$theta
+        state <- step$state
+        out[t, ] <- theta
+    }
+    out
+}
+
+sgld_update <- function(theta, grad, G, eps, t, state, prec)
+    list(theta = theta + eps / 2 * grad + sqrt(eps) * rnorm(length(theta)), state = state)
+
+## (a few dozen iterations from a far start: the fit may warn that its draws
+## are not yet where the posterior's mass is, which is not what is tested)
+quiet <- function(expr) suppressWarnings(expr)
+
+c_chain <- function(fun, p, n, n_iter, ...) {
+    fit <- quiet(fun(p$x, p$y, family = p$family, prior = normal(0, 1), batch_size = n,
+               n_iter = n_iter, burnin = 0L, standardize = FALSE, progress = FALSE, ...))
+    sgfs:::all_draws(fit)
+}
