@@ -19,8 +19,6 @@
 #' slowly in flat directions when there are many parameters.
 #'
 #' @inheritParams sgld
-#' @param init as for [sgld()]; by default `"map"`, so that the warm-up
-#'   measures the noise near the posterior's mass.
 #' @param stepsize SGLD step of the warm-up; `NULL` derives it from the
 #'   data as for [sgld()].
 #' @param warmup warm-up iterations (at least 2), by default the burn-in.

@@ -40,7 +40,7 @@ psgld.formula <- formula_method(function(...) psgld.default(...))
 psgld.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
                           batch_size = NULL, n_iter = 10000L,
                           burnin = n_iter %/% 10L, thin = 1L, chains = 1L,
-                          init = NULL, standardize = TRUE,
+                          init = "map", standardize = TRUE,
                           progress = interactive(), stepsize = NULL,
                           schedule = "constant", decay = 0.99, lambda = 1e-5,
                           prior_intercept = NULL, sigma = NULL, cores = 1L,

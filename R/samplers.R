@@ -38,8 +38,13 @@
 #' @param burnin number of initial iterations not kept.
 #' @param thin keep every `thin`-th iteration after burn-in.
 #' @param chains number of chains; several give an `mcmc.list`.
-#' @param init starting values on the original scale (one per parameter), or
-#'   `NULL` for zero on the standardised scale.
+#' @param init where the chains start: `"map"` for the posterior mode found
+#'   by [sga()] (with its defaults; it uses random numbers before the chain
+#'   does), numbers on the original scale (one per parameter), or `NULL`
+#'   for zero on the standardised scale.  The default is `NULL` for the
+#'   samplers whose own burn-in finds the posterior quickly (SGFS) or that
+#'   start at a mode they compute (SGLD-CV, OSGFS, MALA, HMC), and `"map"`
+#'   for the others, whose small steps would take long to get there.
 #' @param standardize centre and scale the predictors (and a gaussian
 #'   response) internally; draws are reported on the original scale.
 #' @param progress show a progress bar.
@@ -150,7 +155,7 @@ sgld.formula <- formula_method(function(...) sgld.default(...))
 sgld.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
                          batch_size = NULL, n_iter = 10000L,
                          burnin = n_iter %/% 10L, thin = 1L, chains = 1L,
-                         init = NULL, standardize = TRUE,
+                         init = "map", standardize = TRUE,
                          progress = interactive(), stepsize = NULL,
                          schedule = "constant", prior_intercept = NULL,
                          sigma = NULL, cores = 1L, intercept = TRUE, ...) {

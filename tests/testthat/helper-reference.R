@@ -55,8 +55,10 @@ sgld_update <- function(theta, grad, G, eps, t, state, prec)
 ## are not yet where the posterior's mass is, which is not what is tested)
 quiet <- function(expr) suppressWarnings(expr)
 
-c_chain <- function(fun, p, n, n_iter, ...) {
+## the chain from zero (unless `init` is given)
+c_chain <- function(fun, p, n, n_iter, init = NULL, ...) {
     fit <- quiet(fun(p$x, p$y, family = p$family, prior = normal(0, 1), batch_size = n,
-               n_iter = n_iter, burnin = 0L, standardize = FALSE, progress = FALSE, ...))
+               n_iter = n_iter, burnin = 0L, standardize = FALSE, progress = FALSE,
+               init = init, ...))
     sgfs:::all_draws(fit)
 }

@@ -39,10 +39,10 @@ test_that("chains interrupted at different iterations stay aligned with their st
               y = withr::with_seed(37, rbinom(1000, 1, 0.5)))
     set.seed(38)
     long <- sgld(d$x, d$y, n_iter = 2200, burnin = 100, thin = 10, batch_size = 50,
-                 stepsize = 1e-3, chains = 2, progress = FALSE)
+                 stepsize = 1e-3, chains = 2, progress = FALSE, init = NULL)
     set.seed(38)
     full <- sgld(d$x, d$y, n_iter = 2000, burnin = 100, thin = 10, batch_size = 50,
-                 stepsize = 1e-3, chains = 2, progress = FALSE)
+                 stepsize = 1e-3, chains = 2, progress = FALSE, init = NULL)
     info <- attr(full, "sgfit")
     ## rerun each chain from its own stream, chain 2 stopped early (a single
     ## chain leaves R's RNG in its stream: put the user's state back after)

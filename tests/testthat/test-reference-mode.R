@@ -142,7 +142,7 @@ test_that("I-SGD: C chain equals the R reference (warm-up, then isotropic noise)
             list(theta = theta + 2 / tau * (grad + w), state = state)
         }
         set.seed(67)
-        ci <- c_chain(isgd, p, 10L, 40L, stepsize = 0.01, warmup = 20L, init = NULL)
+        ci <- c_chain(isgd, p, 10L, 40L, stepsize = 0.01, warmup = 20L)
         set.seed(67)
         ri <- r_chain(p, D, 10L, 40L, function(t) 0.01, isgd_update)
         expect_equal(unname(ci), ri, tolerance = 1e-12)

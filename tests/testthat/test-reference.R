@@ -118,7 +118,7 @@ test_that("SGLD with a laplace prior: C chain equals the R reference", {
     set.seed(49)
     fit <- quiet(sgld(p$x, p$y, prior = laplace(0.2, 0.5), prior_intercept = normal(1, 2),
                       batch_size = 10L, n_iter = 30L, burnin = 0L, stepsize = 0.01,
-                      standardize = FALSE, progress = FALSE))
+                      standardize = FALSE, progress = FALSE, init = NULL))
     set.seed(49)
     N <- 50
     theta <- double(3)
