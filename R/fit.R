@@ -123,8 +123,17 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
     run <- list(spec = spec, design = design, family = family, levels = response$levels,
                 theta0 = theta0, n_iter = n_iter, chains = chains, cores = cores,
                 progress = progress,
-                prior = list(coef = prior, intercept = prior_intercept))
-    if (find_map) run$theta0 <- map_estimate(run)
+                prior = list(coef = prior, intercept = prior_intercept),
+                find_map = find_map)
+    run
+}
+
+## init = "map": the start found by sga(), once every argument is checked
+resolve_start <- function(run) {
+    if (isTRUE(run$find_map)) {
+        run$theta0 <- map_estimate(run)
+        run$find_map <- FALSE
+    }
     run
 }
 
@@ -133,6 +142,7 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
 ## optionally further `spec` elements, a `start` replacing run$theta0 and
 ## the gradient evaluations per iteration (`evals_per_iter`).
 sg_fit <- function(method, setup, run, call) {
+    run <- resolve_start(run)
     s <- setup(run)
     spec <- c(run$spec, list(sampler = s$engine, spar = as.double(s$spar),
                              schedule = s$schedule), s$spec)

@@ -55,6 +55,7 @@ sga.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
     if (!is.numeric(momentum) || length(momentum) != 1L || !(momentum >= 0 && momentum < 1))
         stop_arg("momentum", "must be a number in [0, 1), not ", format_value(momentum))
     if (!is.null(stepsize)) stepsize <- check_positive(stepsize, "stepsize")
+    run <- resolve_start(run)
     res <- run_sga(run, run$n_iter, run$spec$burnin, stepsize, schedule, momentum,
                    run$spec$thin, run$progress)
     names <- run$design$par_names

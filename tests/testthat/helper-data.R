@@ -104,3 +104,22 @@ r_minibatch <- function(N, n) {
     }
     taken + 1L
 }
+
+## the draws' means within mean_tol posterior sd of the exact ones and their
+## variances within var_tol (relative), with enough effective draws for the
+## Monte Carlo error to be at most a third of mean_tol
+expect_close_to_exact <- function(fit, exact, mean_tol = 0.1, var_tol = 0.15,
+                                  trace_tol = NULL) {
+    d <- sgfs:::all_draws(fit)
+    ess <- coda::effectiveSize(fit)
+    expect_gt(min(ess), 9 / mean_tol^2)             # 3 MC sd <= mean tolerance
+    sd_exact <- sqrt(diag(exact$cov))
+    expect_lt(max(abs(colMeans(d) - exact$mean) / sd_exact), mean_tol)
+    ratio <- diag(cov(d)) / diag(exact$cov)
+    expect_lt(max(abs(ratio - 1)), var_tol)
+    if (!is.null(trace_tol)) {
+        ## overall scale of the covariance: mean eigenvalue of Sigma^-1 C
+        whitened <- sum(diag(solve(exact$cov, cov(d)))) / ncol(d)
+        expect_lt(abs(whitened - 1), trace_tol)
+    }
+}

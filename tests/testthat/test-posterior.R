@@ -3,22 +3,6 @@
 ## draws is chosen so that Monte Carlo error is at most about a third of the
 ## tolerance (mean: sd/sqrt(ESS); variance: sqrt(2/ESS) relative).
 
-expect_close_to_exact <- function(fit, exact, mean_tol = 0.1, var_tol = 0.15,
-                                  trace_tol = NULL) {
-    d <- sgfs:::all_draws(fit)
-    ess <- coda::effectiveSize(fit)
-    expect_gt(min(ess), 9 / mean_tol^2)             # 3 MC sd <= mean tolerance
-    sd_exact <- sqrt(diag(exact$cov))
-    expect_lt(max(abs(colMeans(d) - exact$mean) / sd_exact), mean_tol)
-    ratio <- diag(cov(d)) / diag(exact$cov)
-    expect_lt(max(abs(ratio - 1)), var_tol)
-    if (!is.null(trace_tol)) {
-        ## overall scale of the covariance: mean eigenvalue of Sigma^-1 C
-        whitened <- sum(diag(solve(exact$cov, cov(d)))) / ncol(d)
-        expect_lt(abs(whitened - 1), trace_tol)
-    }
-}
-
 test_that("SGFS-f at alpha = 0 samples the exact Gaussian posterior at n/N = 0.01 and 0.3", {
     skip_on_cran()
     cd <- conjugate_data()

@@ -1,0 +1,59 @@
+## Every sampler on the conjugate Gaussian linear model (N = 10,000, D = 10,
+## known sigma, prior N(0, 1)): exact posterior mean and covariance
+## (ALGORITHMS.md 3.3).  Run lengths give at least ~2000 effective draws, so
+## the Monte Carlo sd is at most 0.022 posterior sd for a mean and 3 % for a
+## variance; the tolerances (0.1 sd, 15 %) leave room for each sampler's
+## step-size bias (about 5 % at the default steps).
+
+conjugate_fit <- function(sampler, seed, ...) {
+    cd <- conjugate_data()
+    set.seed(seed)
+    sampler(cd$x, cd$y, family = gaussian(), sigma = cd$sigma, prior = normal(0, cd$s0),
+            standardize = FALSE, progress = FALSE, ...)
+}
+
+test_that("SGLD-CV at its default step targets the exact posterior", {
+    skip_on_cran()
+    fit <- conjugate_fit(sgldcv, 301, n_iter = 200000, thin = 10)
+    expect_close_to_exact(fit, conjugate_data())
+})
+
+test_that("pSGLD, SGHMC and SGNHT at their default steps target the exact posterior", {
+    skip_on_cran()
+    for (case in list(list(psgld, 302), list(sghmc, 303), list(sgnht, 304))) {
+        fit <- conjugate_fit(case[[1]], case[[2]], n_iter = 3000000, thin = 50, chains = 2,
+                             cores = 2)
+        expect_close_to_exact(fit, conjugate_data())
+    }
+})
+
+test_that("MALA and HMC target the exact posterior, at their target acceptance", {
+    skip_on_cran()
+    fit <- conjugate_fit(mala, 305, n_iter = 20000)
+    expect_close_to_exact(fit, conjugate_data(), mean_tol = 0.05, var_tol = 0.1)
+    expect_equal(sgfs:::acceptance_rate(attr(fit, "sgfit")), 0.574, tolerance = 0.1)
+    fit <- conjugate_fit(hmc, 306, n_iter = 5000)
+    expect_close_to_exact(fit, conjugate_data(), mean_tol = 0.05, var_tol = 0.1)
+    expect_equal(sgfs:::acceptance_rate(attr(fit, "sgfit")), 0.8, tolerance = 0.1)
+})
+
+test_that("OSGFS at a large batch (10 %) and at the default one targets the exact posterior", {
+    skip_on_cran()
+    fit <- conjugate_fit(osgfs, 307, batch_size = 1000, n_iter = 60000, thin = 5)
+    expect_close_to_exact(fit, conjugate_data())
+    fit <- conjugate_fit(osgfs, 308, n_iter = 300000, thin = 10)
+    expect_close_to_exact(fit, conjugate_data())
+})
+
+test_that("SGFS-d and I-SGD: means right; variances measured (bias expected elsewhere)", {
+    skip_on_cran()
+    ## SGFS-d under-estimates variances at large steps when the posterior is
+    ## correlated (ALGORITHMS.md 5.1, and the test below); I-SGD's automatic
+    ## step is conservative.  On this posterior (independent predictors,
+    ## nearly homogeneous gradient noise) both measure within 5 % at these
+    ## settings, so 15 % holds.
+    fit <- conjugate_fit(sgfs, 309, preconditioner = "diagonal", n_iter = 300000, thin = 10)
+    expect_close_to_exact(fit, conjugate_data())
+    fit <- conjugate_fit(isgd, 310, n_iter = 3000000, thin = 50, chains = 2, cores = 2)
+    expect_close_to_exact(fit, conjugate_data())
+})
