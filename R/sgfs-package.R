@@ -3,9 +3,12 @@
 #' Bayesian posterior sampling with stochastic gradients for regressions on
 #' data too large for full-data MCMC.  [sgfs()] (stochastic gradient Fisher
 #' scoring, full or diagonal preconditioner), [sgld()] (stochastic gradient
-#' Langevin dynamics), [psgld()] (its RMSprop-preconditioned variant),
-#' [sghmc()] and [sgnht()] (momentum samplers) run in one C engine and return
-#' 'coda' objects; step sizes can follow [schedule_polynomial()] or
+#' Langevin dynamics), [sgldcv()] (with control variates), [psgld()] (its
+#' RMSprop-preconditioned variant), [sghmc()] and [sgnht()] (momentum
+#' samplers), [osgfs()] ("optimal" SGFS), [isgd()] (isotropic SGD), and the
+#' full-data baselines [mala()] and [hmc()] run in one C engine and return
+#' 'coda' objects; [sga()] finds the posterior mode.  Step sizes can follow
+#' [schedule_polynomial()] or
 #' [schedule_cyclical()], and [rel_error()] measures accuracy against a
 #' reference.
 #' With OpenBLAS as R's BLAS (on Debian/Ubuntu: install `libopenblas-dev`)

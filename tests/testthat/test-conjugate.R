@@ -32,8 +32,11 @@ test_that("MALA and HMC target the exact posterior, at their target acceptance",
     fit <- conjugate_fit(mala, 305, n_iter = 20000)
     expect_close_to_exact(fit, conjugate_data(), mean_tol = 0.05, var_tol = 0.1)
     expect_equal(sgfs:::acceptance_rate(attr(fit, "sgfit")), 0.574, tolerance = 0.1)
-    fit <- conjugate_fit(hmc, 306, n_iter = 5000)
-    expect_close_to_exact(fit, conjugate_data(), mean_tol = 0.05, var_tol = 0.1)
+    ## HMC's draws are antithetic for the mean (ESS above the number of
+    ## draws) but not for the variance (ESS of the squares ~1/10 of the
+    ## draws): 12,000 iterations give a variance Monte Carlo sd of ~4 %
+    fit <- conjugate_fit(hmc, 306, n_iter = 12000)
+    expect_close_to_exact(fit, conjugate_data(), mean_tol = 0.05, var_tol = 0.15)
     expect_equal(sgfs:::acceptance_rate(attr(fit, "sgfit")), 0.8, tolerance = 0.1)
 })
 

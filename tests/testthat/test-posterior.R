@@ -56,12 +56,12 @@ test_that("with the prior precision in its preconditioner SGFS-f is exact when t
 
 ## a long run at the sampler's default step on Pima, against the reference
 ## (ESS > 400: E1's Monte Carlo error is well below 0.05)
-expect_accurate_on_pima <- function(sampler, seed) {
+expect_accurate_on_pima <- function(sampler, seed, ...) {
     ref <- pima_reference()
     d <- pima_data()
     set.seed(seed)
     fit <- sampler(d$x, d$y, prior = normal(0, 1), n_iter = 400000, thin = 20,
-                   progress = FALSE)
+                   progress = FALSE, ...)
     expect_gt(min(coda::effectiveSize(fit)), 400)
     e <- rel_error(fit, ref$mean, ref$cov)
     expect_lte(e[["E1"]], 0.05)
@@ -75,6 +75,42 @@ test_that("pSGLD, SGHMC and SGNHT at their default steps are accurate on Pima", 
     expect_accurate_on_pima(psgld, 107)
     expect_accurate_on_pima(sghmc, 108)
     expect_accurate_on_pima(sgnht, 109)
+})
+
+test_that("SGLD-CV, OSGFS and I-SGD are accurate on Pima", {
+    skip_on_cran()
+    expect_accurate_on_pima(sgldcv, 110)
+    expect_accurate_on_pima(isgd, 111)
+    ## OSGFS at the largest step with positive semi-definite noise; at
+    ## stepsize = 1 the minibatch noise here exceeds the target (the fit
+    ## reports it) and inflates some variances by up to about that much
+    expect_accurate_on_pima(osgfs, 112, stepsize = "max")
+    d <- pima_data()
+    set.seed(113)
+    fit <- osgfs(d$x, d$y, prior = normal(0, 1), n_iter = 2000, progress = FALSE)
+    excess <- attr(fit, "sgfit")$settings$excess
+    expect_gt(excess, 0.2)
+    expect_output(print(fit), "minibatch noise exceeds OSGFS's target")
+})
+
+test_that("full-data HMC and MALA agree with each other and with the reference on Pima", {
+    skip_on_cran()
+    ref <- pima_reference()
+    d <- pima_data()
+    set.seed(114)
+    h <- hmc(d$x, d$y, prior = normal(0, 1), n_iter = 22000, burnin = 2000, progress = FALSE)
+    set.seed(115)
+    m <- mala(d$x, d$y, prior = normal(0, 1), n_iter = 44000, burnin = 4000, progress = FALSE)
+    e <- rel_error(m, coef(h), vcov(h))
+    expect_lte(e[["E1"]], 0.02)
+    expect_lte(e[["E2"]], 0.10)
+    for (fit in list(h, m)) {
+        e <- rel_error(fit, ref$mean, ref$cov)
+        expect_lte(e[["E1"]], 0.02)
+        expect_lte(e[["E2"]], 0.10)
+    }
+    expect_equal(sgfs:::acceptance_rate(attr(h, "sgfit")), 0.8, tolerance = 0.1)
+    expect_output(print(m), "MALA \\(full data; step .* acceptance rate 0\\.[56]")
 })
 
 test_that("the Pima MALA reference is itself converged (two runs agree)", {
@@ -129,5 +165,37 @@ test_that("fits with and without standardisation agree under a weak prior", {
     for (fit in fits) {
         expect_lt(max(abs(coef(fit) - exact_mean) / sqrt(diag(exact_cov))), 0.1)
         expect_lt(max(abs(diag(vcov(fit)) / diag(exact_cov) - 1)), 0.15)
+    }
+})
+
+test_that("OSGFS's mean at a batch of 0.1 % of N: no shift beyond Monte Carlo error", {
+    skip_on_cran()
+    ## El Hanchi (2018) saw OSGFS's mean shift (covariance right) with batches
+    ## below ~1 % of N.  With the without-replacement gamma, the exact Hessian
+    ## and the score covariance at the Newton-polished mode, and a start at
+    ## the mode, we do not reproduce it: on this skewed (rare-event) logistic
+    ## posterior the mean at n = 0.1 % N and at 10 % N is within Monte Carlo
+    ## error of full-data HMC (measured shifts <= 0.05 sd, down to 0.1 % N, on
+    ## N = 20,000 and 50,000).  Small batches do mix slowly: the integrated
+    ## autocorrelation time is about gamma ~ N/n iterations, so a run of fixed
+    ## length at a small batch has a Monte Carlo error of the mean of about
+    ## sqrt(N / (n T)) sd, which a plot of means against a reference shows
+    ## as a "shift".
+    withr::with_seed(7, {
+        N <- 10000
+        x <- matrix(rnorm(N * 2), N)
+        y <- rbinom(N, 1, plogis(drop(cbind(1, x) %*% c(-4, 1.5, -1))))
+    })
+    set.seed(121)
+    ref <- hmc(x, y, n_iter = 6000, progress = FALSE)
+    for (n in c(10L, 1000L)) {
+        set.seed(122)
+        fit <- osgfs(x, y, batch_size = n, n_iter = if (n == 10L) 800000 else 40000,
+                     thin = if (n == 10L) 20 else 1, progress = FALSE)
+        ess <- min(coda::effectiveSize(fit))
+        expect_gt(ess, 500)
+        z <- (coef(fit) - coef(ref)) / sqrt(diag(vcov(ref)))
+        expect_lt(max(abs(z)), 0.05 + 3 / sqrt(ess))
+        expect_lt(max(abs(diag(vcov(fit)) / diag(vcov(ref)) - 1)), 0.15)
     }
 })
