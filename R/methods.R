@@ -132,7 +132,9 @@ print.sgfit <- function(x, digits = 3, ...) {
                  `97.5%` = apply(d, 2L, stats::quantile, 0.975), ESS = round(ess))
     print(signif(tab, digits))
     if (min(ess) < 100)
-        cat("Warning: fewer than 100 effective draws for some parameters; run longer.\n")
+        cat(sprintf(paste0("Warning: only %.0f effective draws for some parameters; for about 400, ",
+                           "continue the chains with update(fit, n_iter = %.0f).\n"),
+                    min(ess), further_iterations(info, min(ess), 400)))
     if (isTRUE(info$settings$excess > 0.2))
         cat(sprintf("Warning: the minibatch noise exceeds OSGFS's target by %.0f%% in some direction, inflating the variance there; try stepsize = \"max\" (%.3g) or a larger batch_size.\n",
                     100 * info$settings$excess, info$settings$max_stepsize))
@@ -141,6 +143,13 @@ print.sgfit <- function(x, digits = 3, ...) {
                     100 * info$settings$inflation,
                     0.05 * info$settings$stepsize / info$settings$inflation))
     invisible(x)
+}
+
+## further iterations per chain for about `target` effective draws, if the
+## chains mix after burn-in as they have so far
+further_iterations <- function(info, ess, target) {
+    kept_iters <- max(info$n_iter - info$burnin, 1)
+    ceiling(kept_iters * (target / max(ess, 1) - 1))
 }
 
 #' @rdname sgfit-methods

@@ -184,3 +184,14 @@ test_that("predict gives NA for rows with missing predictors, and pads na.exclud
     expect_error(predict(m, matrix("a", 1, 2)), "'newdata' must be a numeric matrix")
     expect_error(predict(m, type = "prob"), "'type' must be one of")
 })
+
+test_that("a short run's report says how much longer to run", {
+    data(Pima.tr, package = "MASS", envir = environment())
+    set.seed(131)
+    fit <- suppressWarnings(sgld(type ~ ., data = Pima.tr, n_iter = 1000, progress = FALSE))
+    ess <- min(coda::effectiveSize(fit))
+    expect_lt(ess, 100)
+    more <- ceiling(900 * (400 / ess - 1))
+    expect_output(print(fit), sprintf("only %.0f effective draws.*update\\(fit, n_iter = %.0f\\)",
+                                      ess, more))
+})
