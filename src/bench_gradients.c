@@ -22,7 +22,7 @@ SEXP sgfs_bench_gradients(SEXP spec, SEXP n_iter)
     for (int s = 0; s < k; s++) {
         sgfs_minibatch(&e->batch, e->N, e->n);
         e->model->score(e, e->theta, e->batch.idx, e->n, e->grad,
-                        scores ? e->G : NULL);
+                        scores ? e->G : NULL, NULL);
         total += e->grad[0];
     }
     PutRNGstate();

@@ -71,9 +71,9 @@ static int iterate(sgfs_engine *e)
     if (e->sampler->full_data) return e->sampler->step(e, e->eps_last);
     sgfs_minibatch(&e->batch, e->N, e->n);
     e->model->score(e, e->theta, e->batch.idx, e->n, e->grad,
-                    e->sampler->needs_scores ? e->G : NULL);
+                    e->sampler->needs_scores ? e->G : NULL, NULL);
     if (e->centre) {
-        e->model->score(e, e->centre, e->batch.idx, e->n, e->grad_centre, NULL);
+        e->model->score(e, e->centre, e->batch.idx, e->n, e->grad_centre, NULL, NULL);
         for (int j = 0; j < D; j++)
             e->grad_lik[j] = e->grad[j] =
                 e->centre_score[j] + scale * (e->grad[j] - e->grad_centre[j]);

@@ -3,6 +3,7 @@
  * once with its Fortran character arguments terminated by FCONE.
  *
  *   sgfs_x_r                out = xb r                      (dgemv 'N')
+ *   sgfs_xt_beta            eta = xb' beta                  (dgemv 'T')
  *   sgfs_row_moments        gbar = G 1 / n, v_j = sum_i (G_ji - gbar_j)^2 / (n - 1)
  *   sgfs_centered_crossprod V = Gc Gc' / (n - 1), Gc = G - gbar 1'  (dsyrk)
  *   sgfs_chol_upper         U'U = M (+ jitter I if M is singular)   (dpotrf)
@@ -26,6 +27,16 @@ void sgfs_x_r(const double *xb, int P, int n, const double *r, double *out)
     const int inc = 1;
     /* out = xb r */
     F77_CALL(dgemv)(&nt, &P, &n, &one, xb, &P, r, &inc, &zero, out, &inc
+                    FCONE);
+}
+
+void sgfs_xt_beta(const double *xb, int P, int n, const double *beta, double *eta)
+{
+    const char tr = 'T';
+    const double one = 1.0, zero = 0.0;
+    const int inc = 1;
+    /* eta = xb' beta */
+    F77_CALL(dgemv)(&tr, &P, &n, &one, xb, &P, beta, &inc, &zero, eta, &inc
                     FCONE);
 }
 

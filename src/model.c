@@ -24,9 +24,10 @@ double sgfs_full_score(sgfs_engine *e, const double *theta, double *sum)
     for (int start = 0; start < e->N; start += e->n) {
         int m = e->N - start < e->n ? e->N - start : e->n;
         for (int i = 0; i < m; i++) idx[i] = start + i;
-        e->model->score(e, theta, idx, m, part, NULL);
+        double part_ll;
+        e->model->score(e, theta, idx, m, part, NULL, &part_ll);
         for (int j = 0; j < e->D; j++) sum[j] += part[j];
-        ll += e->model->loglik(e, theta, idx, m);
+        ll += part_ll;
     }
     return ll;
 }
@@ -67,7 +68,7 @@ SEXP sgfs_model_eval(SEXP spec, SEXP theta, SEXP idx)
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SEXP grad = Rf_allocVector(REALSXP, D);
     SET_VECTOR_ELT(out, 1, grad);
-    e->model->score(e, e->theta, id, n, REAL(grad), e->G);
+    e->model->score(e, e->theta, id, n, REAL(grad), e->G, NULL);
     SET_VECTOR_ELT(out, 0, Rf_ScalarReal(e->model->loglik(e, e->theta, id, n)));
     SEXP scores = Rf_allocMatrix(REALSXP, n, D);
     SET_VECTOR_ELT(out, 2, scores);
@@ -112,10 +113,11 @@ SEXP sgfs_model_curvature(SEXP spec, SEXP theta)
     for (int start = 0; start < e->N; start += e->n) {
         int m = e->N - start < e->n ? e->N - start : e->n;
         for (int i = 0; i < m; i++) idx[i] = start + i;
-        e->model->score(e, e->theta, idx, m, e->grad, e->G);
+        double part_ll;
+        e->model->score(e, e->theta, idx, m, e->grad, e->G, &part_ll);
         for (int j = 0; j < D; j++) sum[j] += e->grad[j];
         sgfs_crossprod_add(e->G, D, m, c, D);          /* sum_i g_i g_i' */
-        ll += e->model->loglik(e, e->theta, idx, m);
+        ll += part_ll;
         e->model->neg_hessian(e, e->theta, idx, m, h);
     }
     /* C = (sum_i g_i g_i' - N gbar gbar') / N */

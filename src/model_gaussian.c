@@ -26,42 +26,47 @@ static int gaussian_n_par(int P, const double *mpar)
     return P + sigma_sampled(mpar);
 }
 
-/* residuals r = y - xb' beta into e->eta; returns log sigma */
+/* residuals r = y - xb' beta into e->eta, and the columns xb; returns
+   log sigma */
 static double residuals(sgfs_engine *e, const double *theta, const int *idx,
-                        int n)
+                        int n, const double **xb)
 {
     double *r = e->eta;
-    sgfs_gather_dot(e->xt, e->P, idx, n, theta, e->xb, r);
+    *xb = sgfs_batch_columns(e, theta, idx, n, r);
     for (int i = 0; i < n; i++) r[i] = e->y[idx[i]] - r[i];
     return sigma_sampled(e->mpar) ? theta[e->P] : e->mpar[0];
 }
 
 static void gaussian_score(sgfs_engine *e, const double *theta,
-                           const int *idx, int n, double *sum, double *G)
+                           const int *idx, int n, double *sum, double *G,
+                           double *loglik)
 {
     const int P = e->P, D = e->D, has_sigma = sigma_sampled(e->mpar);
     double *r = e->eta, rss = 0.0;
-    double log_sigma = residuals(e, theta, idx, n);
+    const double *xb;
+    double log_sigma = residuals(e, theta, idx, n, &xb);
     double prec = exp(-2.0 * log_sigma);
     for (int i = 0; i < n; i++) rss += r[i] * r[i];
     if (G)
         for (int i = 0; i < n; i++) {
-            const double *restrict u = e->xb + (size_t) i * P;
+            const double *restrict u = xb + (size_t) i * P;
             double *restrict g = G + (size_t) i * D;
             const double ri = r[i] * prec;
             for (int j = 0; j < P; j++) g[j] = ri * u[j];
             if (has_sigma) g[P] = r[i] * r[i] * prec - 1.0;
         }
     for (int i = 0; i < n; i++) r[i] *= prec;
-    sgfs_x_r(e->xb, P, n, r, sum);
+    sgfs_x_r(xb, P, n, r, sum);
     if (has_sigma) sum[P] = rss * prec - n;
+    if (loglik) *loglik = -n * (log_sigma + HALF_LOG_2PI) - 0.5 * rss * prec;
 }
 
 static double gaussian_loglik(sgfs_engine *e, const double *theta,
                               const int *idx, int n)
 {
     double *r = e->eta, rss = 0.0;
-    double log_sigma = residuals(e, theta, idx, n);
+    const double *xb;
+    double log_sigma = residuals(e, theta, idx, n, &xb);
     for (int i = 0; i < n; i++) rss += r[i] * r[i];
     return -n * (log_sigma + HALF_LOG_2PI) - 0.5 * rss * exp(-2.0 * log_sigma);
 }
@@ -71,9 +76,10 @@ static void gaussian_neg_hessian(sgfs_engine *e, const double *theta,
 {
     const int P = e->P, D = e->D;
     double *r = e->eta;
-    const double prec = exp(-2.0 * residuals(e, theta, idx, n)), root = sqrt(prec);
+    const double *xb;
+    const double prec = exp(-2.0 * residuals(e, theta, idx, n, &xb)), root = sqrt(prec);
     for (int i = 0; i < n; i++) {
-        const double *restrict u = e->xb + (size_t) i * P;
+        const double *restrict u = xb + (size_t) i * P;
         double *restrict a = e->G + (size_t) i * P;
         for (int j = 0; j < P; j++) a[j] = root * u[j];
     }
@@ -81,7 +87,7 @@ static void gaussian_neg_hessian(sgfs_engine *e, const double *theta,
     if (!sigma_sampled(e->mpar)) return;
     double rss = 0.0, *cross = H + (size_t) P * D;
     for (int i = 0; i < n; i++) {
-        const double *restrict u = e->xb + (size_t) i * P;
+        const double *restrict u = xb + (size_t) i * P;
         const double w = 2.0 * prec * r[i];
         for (int j = 0; j < P; j++) cross[j] += w * u[j];
         rss += r[i] * r[i];

@@ -5,9 +5,10 @@
  *   g_i(beta) = (y_i - sigmoid(eta_i)) u_i,       y_i in {0, 1}.
  *
  * theta = beta (D = P; the intercept, if any, is a column of ones in xt).
- * The minibatch is gathered into e->xb (P x n); eta = xb' beta and the
- * score sum xb r are two BLAS-2 calls; the per-example score of example i
- * is r_i times its column, so G costs one pass over xb.
+ * The minibatch's columns xb (P x n; gathered, or read in place for the
+ * contiguous chunks of a full-data pass) give eta = xb' beta and the score
+ * sum xb r; the per-example score of example i is r_i times its column, so
+ * G costs one pass over xb.
  * Minus the Hessian: sum_i w_i u_i u_i',  w_i = sigmoid(eta_i)(1 - sigmoid(eta_i)).
  */
 #include "sgfs.h"
@@ -30,13 +31,29 @@ static int logistic_n_par(int P, const double *mpar)
     return P;
 }
 
+/* the residual y - sigmoid(eta), adding y eta - softplus(eta) to *ll
+   (one exp and one log1p) */
+static double residual_loglik(double y, double eta, double *ll)
+{
+    const double z = exp(-fabs(eta));
+    *ll += y * eta - (eta > 0.0 ? eta : 0.0) - log1p(z);
+    return y - (eta >= 0.0 ? 1.0 / (1.0 + z) : z / (1.0 + z));
+}
+
 static void logistic_score(sgfs_engine *e, const double *theta,
-                           const int *idx, int n, double *sum, double *G)
+                           const int *idx, int n, double *sum, double *G,
+                           double *loglik)
 {
     const int P = e->P, D = e->D;
-    double *xb = e->xb, *r = e->eta;
-    sgfs_gather_dot(e->xt, P, idx, n, theta, xb, r);
-    for (int i = 0; i < n; i++) r[i] = e->y[idx[i]] - sigmoid(r[i]);
+    double *r = e->eta;
+    const double *xb = sgfs_batch_columns(e, theta, idx, n, r);
+    if (loglik) {
+        double ll = 0.0;
+        for (int i = 0; i < n; i++) r[i] = residual_loglik(e->y[idx[i]], r[i], &ll);
+        *loglik = ll;
+    } else {
+        for (int i = 0; i < n; i++) r[i] = e->y[idx[i]] - sigmoid(r[i]);
+    }
     sgfs_x_r(xb, P, n, r, sum);
     if (G)
         for (int i = 0; i < n; i++) {
@@ -51,7 +68,7 @@ static double logistic_loglik(sgfs_engine *e, const double *theta,
                               const int *idx, int n)
 {
     double *eta = e->eta, ll = 0.0;
-    sgfs_gather_dot(e->xt, e->P, idx, n, theta, e->xb, eta);
+    sgfs_batch_columns(e, theta, idx, n, eta);
     for (int i = 0; i < n; i++)
         ll += e->y[idx[i]] * eta[i] - softplus(eta[i]);
     return ll;
@@ -62,10 +79,10 @@ static void logistic_neg_hessian(sgfs_engine *e, const double *theta,
 {
     const int P = e->P;
     double *eta = e->eta;
-    sgfs_gather_dot(e->xt, P, idx, n, theta, e->xb, eta);
+    const double *xb = sgfs_batch_columns(e, theta, idx, n, eta);
     for (int i = 0; i < n; i++) {
         const double p = sigmoid(eta[i]), w = sqrt(p * (1.0 - p));
-        const double *restrict u = e->xb + (size_t) i * P;
+        const double *restrict u = xb + (size_t) i * P;
         double *restrict a = e->G + (size_t) i * P;
         for (int j = 0; j < P; j++) a[j] = w * u[j];
     }

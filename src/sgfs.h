@@ -48,9 +48,10 @@ typedef struct sgfs_model {
     /* number of parameters for P features and the model's settings */
     int (*n_par)(int P, const double *mpar);
     /* score of the examples idx[0..n-1]: writes their sum into sum[D] and,
-       if G != NULL, the per-example scores into the columns of G (D x n) */
+       if G != NULL, the per-example scores into the columns of G (D x n);
+       if loglik != NULL, also their log-likelihood sum (in the same pass) */
     void (*score)(sgfs_engine *e, const double *theta, const int *idx,
-                  int n, double *sum, double *G);
+                  int n, double *sum, double *G, double *loglik);
     /* log-likelihood of the examples idx[0..n-1] */
     double (*loglik)(sgfs_engine *e, const double *theta, const int *idx,
                      int n);
@@ -154,6 +155,8 @@ R_xlen_t sgfs_minibatch_table_size(int n);
 void sgfs_minibatch(sgfs_batch *b, int N, int n);
 void sgfs_gather_dot(const double *xt, int P, const int *idx, int n,
                      const double *beta, double *xb, double *eta);
+const double *sgfs_batch_columns(sgfs_engine *e, const double *beta,
+                                 const int *idx, int n, double *eta);
 double sgfs_full_score(sgfs_engine *e, const double *theta, double *sum);
 double sgfs_log_posterior(sgfs_engine *e, const double *theta, double *grad);
 int sgfs_all_finite(const double *x, int n);
@@ -166,6 +169,7 @@ double sgfs_burnin_shrink(const sgfs_engine *e, const double *x, const double *r
 
 /* linalg.c: thin BLAS/LAPACK wrappers (FCONE, documented) */
 void sgfs_x_r(const double *xb, int P, int n, const double *r, double *out);
+void sgfs_xt_beta(const double *xb, int P, int n, const double *beta, double *eta);
 void sgfs_row_moments(const double *G, int D, int n, double *gbar, double *v);
 void sgfs_centered_crossprod(double *restrict G, int D, int n,
                              double *restrict gbar, double *V);

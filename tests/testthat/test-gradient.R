@@ -90,3 +90,34 @@ test_that("the engine's data copy is the transposed, standardised design", {
     expect_identical(dim(xt), c(7L, 300L))
     expect_equal(xt, t(scale(x)), ignore_attr = TRUE, tolerance = 1e-15)
 })
+
+test_that("full-data curvature: Hessian, score covariance and log-likelihood, in chunks", {
+    d <- mixed_frame(N = 45)
+    x <- model.matrix(~ a + b + g, d)
+    cases <- list(list(y = d$yb, family = binomial(), sigma = NULL),
+                  list(y = d$yg, family = gaussian(), sigma = NULL),
+                  list(y = d$yg, family = gaussian(), sigma = 2))
+    for (cs in cases) {
+        ## batch 7: chunks of 7 rows, the last one shorter
+        run <- engine_spec(x, cs$y, family = cs$family, sigma = cs$sigma,
+                           intercept = FALSE, batch_size = 7L)
+        D <- length(run$theta0)
+        theta <- withr::with_seed(5, rnorm(D, sd = 0.3))
+        cur <- .Call(sgfs:::C_sgfs_model_curvature, run$spec, theta)
+        all <- model_eval(run$spec, theta, seq_len(45))
+        expect_equal(cur$loglik, all$loglik, tolerance = 1e-12)
+        expect_equal(cur$grad, all$grad, tolerance = 1e-12)
+        G <- all$scores
+        expect_equal(cur$score_cov, crossprod(sweep(G, 2, colMeans(G))) / 45,
+                     tolerance = 1e-10)
+        h <- 1e-5
+        fd <- vapply(seq_len(D), function(j) {
+            e <- replace(double(D), j, h)
+            -(model_eval(run$spec, theta + e, seq_len(45))$grad -
+                  model_eval(run$spec, theta - e, seq_len(45))$grad) / (2 * h)
+        }, double(D))
+        expect_equal(cur$neg_hessian, fd, tolerance = 1e-6)
+        expect_equal(.Call(sgfs:::C_sgfs_model_loglik, run$spec, theta)$loglik, all$loglik,
+                     tolerance = 1e-12)
+    }
+})
