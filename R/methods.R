@@ -64,8 +64,9 @@ method_label <- function(info) {
            mala = ,
            hmc = sprintf("%s (%s; step %s, adapted to acceptance %g; %s mass; acceptance rate %.3f)",
                          toupper(info$method),
-                         if (info$method == "hmc") sprintf("%d leapfrog steps", s$n_leapfrog)
-                         else "full data",
+                         if (info$method == "mala") "full data"
+                         else if (!is.null(s$n_leapfrog)) sprintf("%d leapfrog steps", s$n_leapfrog)
+                         else sprintf("trajectory length %.3g, random", s$trajectory_length),
                          paste(sprintf("%.3g", unique(signif(info$eps, 3))), collapse = "/"),
                          s$target_accept, s$mass, acceptance_rate(info)),
            isgd = sprintf("I-SGD (automatic step %s after %d warm-up iterations)",

@@ -17,9 +17,12 @@
 #' acceptance rate after burn-in is reported.  The first step is derived
 #' from the curvature at the mode: \eqn{h = 1.65 D^{-1/6}/\sqrt{\lambda_{max}}}
 #' (MALA) or \eqn{D^{-1/4}/\sqrt{\lambda_{max}}} (HMC) for the largest
-#' eigenvalue \eqn{\lambda_{max}} of \eqn{M^{-1}H}, and the default
-#' trajectory is a quarter period of the flattest direction,
-#' \eqn{\lceil (\pi/2) / (h\sqrt{\lambda_{min}})\rceil} steps (at most 1000).
+#' eigenvalue \eqn{\lambda_{max}} of \eqn{M^{-1}H}.  By default `hmc()`
+#' draws each trajectory's length uniformly between 1/2 and 3/2 of a
+#' quarter period of the flattest direction, \eqn{T = (\pi/2)/\sqrt{\lambda_{min}}},
+#' and covers it in \eqn{\lceil T_t/h \rceil} equal steps: random lengths
+#' keep the chain from returning near \eqn{-\theta} (a trajectory of half a
+#' period), which would leave the draws of the variance highly correlated.
 #'
 #' @inheritParams sgfs
 #' @param batch_size rows per chunk of each full-data pass (it does not
@@ -29,8 +32,9 @@
 #' @param mass `"dense"`, `"diagonal"` or `"identity"`.
 #' @param target_accept the acceptance rate the step adapts to.
 #' @param adapt adapt the step during burn-in.
-#' @param n_leapfrog leapfrog steps per iteration; `NULL` derives it from
-#'   the data.
+#' @param n_leapfrog leapfrog steps per iteration (a fixed number, of the
+#'   step \eqn{h}); `NULL` for random trajectory lengths derived from the
+#'   data (described above).
 #' @return As [sgfs()].
 #' @references Roberts, G. O. and Rosenthal, J. S. (1998). Optimal scaling
 #'   of discrete approximations to Langevin diffusions. JRSS B 60, 255-268.
@@ -115,14 +119,17 @@ metropolis_setup <- function(run, method, stepsize, mass, target_accept, adapt,
         ev <- eigen(t(inv) %*% H %*% inv, symmetric = TRUE, only.values = TRUE)$values
         scale <- if (method == "mala") 1.65 * D^(-1 / 6) else D^(-1 / 4)
         h <- if (is.null(stepsize)) scale / sqrt(ev[1L]) else stepsize
-        if (is.null(n_leapfrog))
-            n_leapfrog <- as.integer(min(1000, ceiling((pi / 2) / (h * sqrt(max(ev[D], 1e-12))))))
-        list(engine = "hmc", spar = c(target_accept, n_leapfrog, adapt, U),
+        ## the flattest direction's quarter period, the mean trajectory length
+        length <- if (is.null(n_leapfrog)) (pi / 2) / sqrt(max(ev[D], 1e-12)) else 0
+        steps <- if (is.null(n_leapfrog)) min(1e6, ceiling(length / h)) else n_leapfrog
+        list(engine = "hmc", spar = c(target_accept, if (is.null(n_leapfrog)) 0 else n_leapfrog,
+                                      adapt, length, U),
              schedule = schedule_vector("constant", h, run$n_iter),
              start = if (!user_init) fit$mode,
-             evals_per_iter = n_leapfrog * ncol(run$spec$xt),
+             evals_per_iter = steps * ncol(run$spec$xt),
              settings = list(stepsize = h, mass = mass, target_accept = target_accept,
-                             adapt = adapt, n_leapfrog = n_leapfrog))
+                             adapt = adapt, n_leapfrog = n_leapfrog,
+                             trajectory_length = length))
     }
 }
 

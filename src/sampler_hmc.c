@@ -11,11 +11,17 @@
  *   H = -L(theta) + |p|^2 / 2.
  *
  * With L = 1 this is MALA with proposal z* = z + (h^2/2) grad_z L + h xi.
+ * With spar[1] = 0 the number of steps varies instead: each iteration
+ * draws a trajectory length T_t = T (0.5 + U), U ~ U(0, 1), and takes
+ * L_t = ceil(T_t / h) steps of h_t = T_t / L_t (a random length, independent
+ * of the state, keeps detailed balance and breaks the periodicity that
+ * makes a fixed length near half an oscillation period return -theta).
  * The step adapts during burn-in (iterations t <= burnin, if spar[2] != 0)
  * by the Robbins-Monro rule log h <- log h + t^-0.6 (a_t - target), a_t
  * the acceptance probability, and is frozen at burn-in's end at the mean
  * of log h over burn-in's second half.  A non-finite L rejects.
- * spar = (target, L, adapt, U (D x D, upper triangular)).
+ * spar = (target, L (0: random lengths), adapt, T, U (D x D, upper
+ * triangular)).
  * State: log h, L(theta), valid cache flag, accepted and proposed moves
  * after burn-in, sum and count of log h over burn-in's second half, and
  * grad L(theta) (D).  Scratch: z, p, theta*, grad L(theta*), grad_z (5 D).
@@ -53,8 +59,8 @@ static void adapt_step(sgfs_engine *e, double *s, double accept_prob)
 
 static int hmc_step(sgfs_engine *e, double eps)
 {
-    const int D = e->D, n_leap = (int) e->spar[1];
-    const double *U = e->spar + 3;
+    const int D = e->D;
+    const double *U = e->spar + 4;
     double *s = e->sstate, *grad = s + N_SCALARS;
     double *z = e->work, *p = z + D, *theta_new = p + D, *g = theta_new + D,
         *gz = g + D;
@@ -64,7 +70,14 @@ static int hmc_step(sgfs_engine *e, double eps)
         s[VALID] = 1.0;
         if (!R_FINITE(s[LOGPOST])) return 1;
     }
-    const double h = exp(s[LOG_H]);
+    double h = exp(s[LOG_H]);
+    int n_leap = (int) e->spar[1];
+    if (n_leap == 0) {
+        const double length = e->spar[3] * (0.5 + unif_rand());
+        const double steps = ceil(length / h);
+        n_leap = steps > 1e6 ? 1000000 : (int) fmax(steps, 1.0);
+        h = length / n_leap;
+    }
     memcpy(z, e->theta, (size_t) D * sizeof(double));
     sgfs_upper_times(U, D, z);
     for (int j = 0; j < D; j++) p[j] = norm_rand();

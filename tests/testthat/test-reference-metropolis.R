@@ -3,7 +3,9 @@
 ## step.
 
 ## R replay of sampler_hmc.c on the reference problem (prior normal(0, 1))
-r_hmc <- function(p, n_iter, h0, L, target, burnin, U, theta0, adapt = TRUE) {
+## (L = 0: random trajectory lengths T (0.5 + U), in ceil(T_t / h) steps)
+r_hmc <- function(p, n_iter, h0, L, target, burnin, U, theta0, adapt = TRUE,
+                  length = 0) {
     D <- length(theta0)
     logpost <- function(b) {
         eta <- drop(p$X %*% b)
@@ -18,15 +20,21 @@ r_hmc <- function(p, n_iter, h0, L, target, burnin, U, theta0, adapt = TRUE) {
     ratios <- double(n_iter)
     for (t in seq_len(n_iter)) {
         h <- exp(log_h)
+        steps <- L
+        if (L == 0) {
+            T_t <- length * (0.5 + runif(1))
+            steps <- max(1, ceiling(T_t / h))
+            h <- T_t / steps
+        }
         z <- drop(U %*% theta)
         mom <- rnorm(D)
         k0 <- sum(mom^2) / 2
         mom <- mom + h / 2 * backsolve(U, cur$grad, transpose = TRUE)
-        for (k in seq_len(L)) {
+        for (k in seq_len(steps)) {
             z <- z + h * mom
             prop_theta <- backsolve(U, z)
             prop <- logpost(prop_theta)
-            mom <- mom + (if (k < L) h else h / 2) * backsolve(U, prop$grad, transpose = TRUE)
+            mom <- mom + (if (k < steps) h else h / 2) * backsolve(U, prop$grad, transpose = TRUE)
         }
         log_ratio <- prop$value - cur$value + k0 - sum(mom^2) / 2
         ratios[t] <- log_ratio
@@ -52,8 +60,8 @@ hmc_case <- function(fun, p, mass, ...) {
                      init = c(0.1, 0.5, -0.5), ...))
     info <- attr(fit, "sgfit")
     spar <- info$spec$spar
-    list(fit = fit, info = info, target = spar[1], L = spar[2],
-         U = matrix(spar[-(1:3)], 3))
+    list(fit = fit, info = info, target = spar[1], L = spar[2], length = spar[4],
+         U = matrix(spar[-(1:4)], 3))
 }
 
 test_that("HMC: C chain equals the R replay (dense, diagonal and identity mass)", {
@@ -69,6 +77,14 @@ test_that("HMC: C chain equals the R replay (dense, diagonal and identity mass)"
         moved <- sum(rowSums(abs(diff(r$draws[10:40, ]))) > 0)
         expect_equal(sgfs:::acceptance_rate(cs$info), moved / 30)
     }
+    ## random trajectory lengths (the default)
+    cs <- hmc_case(hmc, p, "dense", stepsize = 0.4)
+    expect_equal(cs$L, 0)
+    expect_gt(cs$length, 1)
+    set.seed(71)
+    r <- r_hmc(p, 40, 0.4, 0, 0.8, 10, cs$U, c(0.1, 0.5, -0.5), length = cs$length)
+    expect_equal(unname(sgfs:::all_draws(cs$fit)), r$draws[11:40, ], tolerance = 1e-10)
+    expect_output(print(cs$fit), "HMC \\(trajectory length .*, random")
     ## the dense mass is minus the Hessian of the log posterior at the mode
     cs <- hmc_case(hmc, p, "dense", stepsize = 0.4, n_leapfrog = 3L)
     post <- function(b) sum(dbinom(p$y, 1, plogis(drop(p$X %*% b)), log = TRUE)) -
