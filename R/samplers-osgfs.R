@@ -63,7 +63,7 @@ osgfs.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
     mode <- check_point(mode, run$design, "mode")
     N <- ncol(run$spec$xt)
     n <- run$spec$batch_size
-    if (n == N && identical(stepsize, 1))
+    if (n == N && is.numeric(stepsize) && stepsize == 1)
         stop_arg("stepsize", "= 1 with batch_size = N (all rows) gives a deterministic ",
                  "chain: use stepsize < 1 or a smaller batch_size")
     setup <- function(run) {
