@@ -96,7 +96,7 @@ mode_gap <- function(value, m = 100000L) {
     mode <- subset_mode(post, internal[[which.max(values)]])
     D <- length(mode)
     r <- info$N / ncol(spec$xt)
-    list(gap = post(mode)$value - mean(values),
+    list(gap = post(mode)$value - mean(values), expected = r * D / 2,
          limit = r * D / 2 + 10 * sqrt(r * D) + 5)
 }
 

@@ -140,7 +140,8 @@ resolve_start <- function(run) {
 ## Fits with the sampler `method`; `setup(run)` returns the engine's update
 ## rule (`engine`, `spar`), the `schedule`, the `settings` to report, and
 ## optionally further `spec` elements, a `start` replacing run$theta0 and
-## the gradient evaluations per iteration (`evals_per_iter`).
+## the gradient evaluations per iteration (`evals_per_iter`), or where a
+## chain's saved state counts them (`evals_counter`: sstate[slot] times per).
 sg_fit <- function(method, setup, run, call) {
     run <- resolve_start(run)
     s <- setup(run)
@@ -157,6 +158,7 @@ sg_fit <- function(method, setup, run, call) {
                  N = ncol(spec$xt), batch_size = spec$batch_size,
                  evals_per_iter = if (is.null(s$evals_per_iter)) spec$batch_size
                                   else s$evals_per_iter,
+                 evals_counter = s$evals_counter,
                  burnin = spec$burnin, thin = spec$thin, chains = run$chains,
                  cores = run$cores, n_iter = 0, elapsed = 0)
     new_sgfit(info, res)

@@ -12,14 +12,17 @@ full_curvature <- function(spec, theta) {
          C = cur$score_cov)
 }
 
-## Newton's method on the full-data log posterior, with step halving;
-## `max_steps` Newton steps at most.  Returns the mode and the curvature there.
+## Newton's method on the full-data log posterior, with step halving and,
+## where minus the Hessian is not positive definite (e.g. a gaussian model's
+## (beta, log sigma) far from the mode), Levenberg's H + lambda I;
+## `max_steps` Newton steps at most.  Returns the mode and the curvature
+## there, which must be positive definite.
 newton_mode <- function(spec, start, max_steps = 50L) {
     theta <- start
     cur <- full_curvature(spec, theta)
     for (k in seq_len(max_steps)) {
-        step <- drop(solve(cur$H, cur$grad))
-        decrement <- sum(step * cur$grad)        # squared H-norm of the step
+        step <- newton_step(cur$H, cur$grad)
+        decrement <- sum(step * cur$grad)        # squared (H + lambda I)-norm
         if (!is.finite(decrement) || decrement < 1e-12) break
         shrink <- 1
         repeat {
@@ -31,7 +34,22 @@ newton_mode <- function(spec, start, max_steps = 50L) {
         theta <- theta + shrink * step
         cur <- cand
     }
+    if (is.null(tryCatch(chol(cur$H), error = function(e) NULL)))
+        stop("the log posterior has no well-defined mode (minus its Hessian is not positive ",
+             "definite where Newton's method stopped): are the classes separable? ",
+             "A stronger prior helps", call. = FALSE)
     list(mode = theta, curvature = cur)
+}
+
+## (H + lambda I)^{-1} g for the smallest lambda in 0, 1e-6 max|H_jj|,
+## 10 times that, ... that makes H + lambda I positive definite
+newton_step <- function(H, g) {
+    lambda <- 0
+    repeat {
+        R <- tryCatch(chol(H + diag(lambda, nrow(H))), error = function(e) NULL)
+        if (!is.null(R)) return(backsolve(R, backsolve(R, g, transpose = TRUE)))
+        lambda <- if (lambda == 0) 1e-6 * max(abs(diag(H)), 1) else 10 * lambda
+    }
 }
 
 ## SGA on the engine: `n_iter` steps of theta <- theta + eps_t grad +

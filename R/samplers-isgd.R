@@ -21,7 +21,7 @@
 #' @inheritParams sgld
 #' @param stepsize SGLD step of the warm-up; `NULL` derives it from the
 #'   data as for [sgld()].
-#' @param warmup warm-up iterations (at least 2), by default the burn-in.
+#' @param warmup warm-up iterations, between 2 and `burnin` (the default).
 #' @param groups an integer per parameter naming its group, or `NULL`: the
 #'   coefficients form one group (and `log_sigma` another).
 #' @return As [sgfs()].
@@ -52,7 +52,9 @@ isgd.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
     no_dots(...)
     run <- prepare_run_here(environment())
     if (!is.null(stepsize)) stepsize <- check_positive(stepsize, "stepsize")
-    warmup <- check_count(warmup, "warmup", 2L, run$n_iter - 1L)
+    if (run$spec$burnin < 2L)
+        stop_arg("burnin", "must be at least 2 for isgd(): the warm-up is part of the burn-in")
+    warmup <- check_count(warmup, "warmup", 2L, run$spec$burnin)
     D <- length(run$theta0)
     if (is.null(groups)) {
         groups <- rep(1L, D)

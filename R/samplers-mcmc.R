@@ -121,12 +121,11 @@ metropolis_setup <- function(run, method, stepsize, mass, target_accept, adapt,
         h <- if (is.null(stepsize)) scale / sqrt(ev[1L]) else stepsize
         ## the flattest direction's quarter period, the mean trajectory length
         length <- if (is.null(n_leapfrog)) (pi / 2) / sqrt(max(ev[D], 1e-12)) else 0
-        steps <- if (is.null(n_leapfrog)) min(1e6, ceiling(length / h)) else n_leapfrog
         list(engine = "hmc", spar = c(target_accept, if (is.null(n_leapfrog)) 0 else n_leapfrog,
                                       adapt, length, U),
              schedule = schedule_vector("constant", h, run$n_iter),
              start = if (!user_init) fit$mode,
-             evals_per_iter = steps * ncol(run$spec$xt),
+             evals_counter = list(slot = 8L, per = ncol(run$spec$xt)),
              settings = list(stepsize = h, mass = mass, target_accept = target_accept,
                              adapt = adapt, n_leapfrog = n_leapfrog,
                              trajectory_length = length))

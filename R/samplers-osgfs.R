@@ -18,7 +18,9 @@
 #' inflates the variance there) its negative eigenvalues are set to 0 and
 #' the excess is reported; `stepsize = "max"` takes the largest
 #' \eqn{\epsilon \le 1} for which it is, in closed form
-#' \eqn{\epsilon = 2/\lambda_{max}(D^{-1}M)}, \eqn{M = N(\gamma-1)DCD + DHD}.
+#' \eqn{\epsilon = 2/\lambda_{max}(D^{-1}M)}, \eqn{M = N(\gamma-1)DCD + DHD},
+#' but at most \eqn{\gamma/2}, beyond which the chain is anti-correlated (for
+#' a Gaussian posterior, \eqn{\epsilon = \gamma/2} gives independent draws).
 #' The mode is found by [sga()] and refined by full-data
 #' Newton steps; the chain starts there.
 #'
@@ -94,7 +96,8 @@ osgfs_rule <- function(H, C, N, n, stepsize) {
     root <- chol(Dm)                             # Dm = root' root
     inv <- backsolve(root, diag(nrow(Dm)))       # root^{-1}
     lam <- eigen(t(inv) %*% M %*% inv, symmetric = TRUE, only.values = TRUE)$values[1L]
-    eps_max <- min(1, 2 / lam)
+    ## beyond gamma / 2 the chain is anti-correlated (at n = N, eps = 1 has Q = 0)
+    eps_max <- min(1, 2 / lam, gamma / 2)
     eps <- if (identical(stepsize, "max")) eps_max else as.double(stepsize)
     Q <- 2 * eps * Dm - eps^2 * M
     eq <- eigen((Q + t(Q)) / 2, symmetric = TRUE)

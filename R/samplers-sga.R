@@ -17,7 +17,8 @@
 #' @param n_iter number of iterations.
 #' @param burnin iterations before the averaging window; the estimate is the
 #'   mean of the remaining `n_iter - burnin` iterates.
-#' @param thin keep every `thin`-th iterate of the window in the trajectory.
+#' @param thin keep every `thin`-th iterate of the window (the estimate is
+#'   the mean of the kept iterates).
 #' @param stepsize the step size \eqn{\epsilon} (the first one, with a
 #'   decaying `schedule`); `NULL` derives it from the data.
 #' @param schedule `NULL` for the default decay
@@ -62,13 +63,14 @@ sga.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
     trajectory <- to_original(res$trajectory, run$design)
     colnames(trajectory) <- names
     out <- list(estimate = stats::setNames(to_original(res$estimate, run$design), names),
-                trajectory = coda::mcmc(trajectory, start = run$spec$burnin + 1L,
+                trajectory = coda::mcmc(trajectory, start = run$spec$burnin + run$spec$thin,
                                         thin = run$spec$thin))
     class(out) <- "sgfs_map"
     attr(out, "sgfit") <- list(
         call = generic_call(match.call()), method = "sga", family = run$family,
         design = run$design, N = ncol(run$spec$xt), batch_size = run$spec$batch_size,
-        n_iter = run$n_iter, burnin = run$spec$burnin, elapsed = res$elapsed,
+        n_iter = run$n_iter, burnin = run$spec$burnin, thin = run$spec$thin,
+        elapsed = res$elapsed,
         settings = list(stepsize = res$stepsize, schedule = schedule, momentum = momentum))
     out
 }
@@ -84,7 +86,8 @@ print.sgfs_map <- function(x, digits = 4, ...) {
                 if (identical(s$schedule, "constant")) "" else ", decaying",
                 if (s$momentum > 0) sprintf(", momentum %g", s$momentum) else "",
                 info$batch_size, info$N))
-    cat(sprintf("estimate: mean of iterations %d:%d\n", info$burnin + 1L, info$n_iter))
+    cat(sprintf("estimate: mean of iterations %d:%d%s\n", info$burnin + 1L, info$n_iter,
+                if (info$thin > 1L) sprintf(", every %d-th", info$thin) else ""))
     print(signif(x$estimate, digits))
     invisible(x)
 }

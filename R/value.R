@@ -39,7 +39,7 @@ new_sgfit <- function(info, res, previous = NULL, first = NULL) {
         warning(sprintf(paste0(
             "the draws are far from the posterior's mass: log density %.3g below the mode ",
             "on average (about %.3g expected): the chain has not converged or the sampler is ",
-            "biased here; %s"), gap$gap, length(info$design$par_names) / 2,
+            "biased here; %s"), gap$gap, gap$expected,
             remedy_hint(info)), call. = FALSE)
     value
 }
@@ -52,7 +52,9 @@ coda_value <- function(info, draws, states, first) {
     info$chains <- length(draws)
     iters <- vapply(states, `[[`, 0, "iter")
     info$n_iter <- max(iters)
-    info$grad_evals <- sum(iters) * info$evals_per_iter
+    counter <- info$evals_counter
+    info$grad_evals <- if (is.null(counter)) sum(iters) * info$evals_per_iter
+                       else counter$per * sum(vapply(states, function(s) s$sstate[counter$slot], 0))
     if (is.null(first)) first <- info$burnin + info$thin
     chains <- lapply(draws, function(d)
         coda::mcmc(d[seq_len(n_rows), , drop = FALSE], start = first, thin = info$thin))

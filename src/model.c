@@ -100,10 +100,11 @@ SEXP sgfs_model_curvature(SEXP spec, SEXP theta)
     const int D = e->D;
     const char *names[] = {"loglik", "grad", "neg_hessian", "score_cov", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
-    SEXP grad = Rf_allocVector(REALSXP, D), H = Rf_allocMatrix(REALSXP, D, D),
-        C = Rf_allocMatrix(REALSXP, D, D);
-    SET_VECTOR_ELT(out, 1, grad);
+    SEXP grad = Rf_allocVector(REALSXP, D);
+    SET_VECTOR_ELT(out, 1, grad);                /* protected from here on */
+    SEXP H = Rf_allocMatrix(REALSXP, D, D);
     SET_VECTOR_ELT(out, 2, H);
+    SEXP C = Rf_allocMatrix(REALSXP, D, D);
     SET_VECTOR_ELT(out, 3, C);
     double *sum = REAL(grad), *h = REAL(H), *c = REAL(C), ll = 0.0;
     memset(sum, 0, (size_t) D * sizeof(double));

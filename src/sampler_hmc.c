@@ -13,7 +13,7 @@
  * With L = 1 this is MALA with proposal z* = z + (h^2/2) grad_z L + h xi.
  * With spar[1] = 0 the number of steps varies instead: each iteration
  * draws a trajectory length T_t = T (0.5 + U), U ~ U(0, 1), and takes
- * L_t = ceil(T_t / h) steps of h_t = T_t / L_t (a random length, independent
+ * L_t = min(ceil(T_t / h), 1000) steps of h_t = T_t / L_t (a random length, independent
  * of the state, keeps detailed balance and breaks the periodicity that
  * makes a fixed length near half an oscillation period return -theta).
  * The step adapts during burn-in (iterations t <= burnin, if spar[2] != 0)
@@ -23,13 +23,15 @@
  * spar = (target, L (0: random lengths), adapt, T, U (D x D, upper
  * triangular)).
  * State: log h, L(theta), valid cache flag, accepted and proposed moves
- * after burn-in, sum and count of log h over burn-in's second half, and
+ * after burn-in, sum and count of log h over burn-in's second half, the
+ * number of leapfrog steps taken (full-data gradients, for the report), and
  * grad L(theta) (D).  Scratch: z, p, theta*, grad L(theta*), grad_z (5 D).
  * Cost per iteration: L full-data gradients, O(L N D + L D^2).
  */
 #include "sgfs.h"
 
-enum { LOG_H, LOGPOST, VALID, ACCEPTED, PROPOSED, LOGH_SUM, LOGH_COUNT, N_SCALARS };
+enum { LOG_H, LOGPOST, VALID, ACCEPTED, PROPOSED, LOGH_SUM, LOGH_COUNT, LEAPFROGS,
+       N_SCALARS };
 
 static double half_squared_norm(const double *x, int D)
 {
@@ -75,7 +77,7 @@ static int hmc_step(sgfs_engine *e, double eps)
     if (n_leap == 0) {
         const double length = e->spar[3] * (0.5 + unif_rand());
         const double steps = ceil(length / h);
-        n_leap = steps > 1e6 ? 1000000 : (int) fmax(steps, 1.0);
+        n_leap = steps > 1000.0 ? 1000 : (int) fmax(steps, 1.0);
         h = length / n_leap;
     }
     memcpy(z, e->theta, (size_t) D * sizeof(double));
@@ -85,6 +87,7 @@ static int hmc_step(sgfs_engine *e, double eps)
     gradient_in_z(U, D, grad, gz);
     double lp_new = R_NegInf;
     for (int j = 0; j < D; j++) p[j] += 0.5 * h * gz[j];
+    s[LEAPFROGS] += n_leap;
     for (int k = 1; k <= n_leap; k++) {
         for (int j = 0; j < D; j++) z[j] += h * p[j];
         memcpy(theta_new, z, (size_t) D * sizeof(double));

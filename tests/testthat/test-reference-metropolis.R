@@ -123,3 +123,38 @@ test_that("MALA is HMC with one leapfrog step, and its ratio is the Langevin one
     one <- r_hmc(p, 1, h, 1, 0.574, 0, U, theta, adapt = FALSE)
     expect_equal(one$log_ratio, langevin, tolerance = 1e-10)
 })
+
+test_that("MALA and HMC find the mode of a gaussian model whose Hessian is indefinite at the start", {
+    ## minus the Hessian in (beta, log sigma) is indefinite at 0 when x
+    ## explains most of y: Newton's method needs Levenberg's regularisation
+    withr::with_seed(81, {
+        x <- matrix(rnorm(1000), 500, 2)
+        y <- drop(x %*% c(2, -1)) + rnorm(500, sd = 0.5)
+    })
+    set.seed(82)
+    fit <- mala(x, y, family = gaussian(), n_iter = 2000, progress = FALSE)
+    ref <- lm(y ~ x)
+    expect_lt(max(abs(coef(fit)[1:3] - coef(ref)) / sqrt(diag(vcov(ref)))), 0.3)
+    expect_equal(unname(exp(coef(fit)[4])), summary(ref)$sigma, tolerance = 0.05)
+    expect_s3_class(hmc(x, y, family = gaussian(), n_iter = 500, progress = FALSE), "sgfit")
+})
+
+test_that("the reported gradient evaluations count HMC's leapfrog steps", {
+    p <- ref_problem(N = 50)
+    set.seed(83)
+    fit <- hmc(p$x, p$y, n_iter = 200, progress = FALSE)
+    steps <- attr(fit, "sgfit")$states[[1]]$sstate[8]
+    expect_gt(steps, 200)
+    expect_equal(attr(fit, "sgfit")$grad_evals, 50 * steps)
+})
+
+test_that("the curvature entry survives garbage collection at every allocation", {
+    skip_on_cran()
+    p <- ref_problem(N = 12)
+    spec <- engine_spec(p$x, p$y, batch_size = 5L)$spec
+    ref <- .Call(sgfs:::C_sgfs_model_curvature, spec, c(0.1, 0.2, -0.3))
+    gctorture(TRUE)
+    out <- .Call(sgfs:::C_sgfs_model_curvature, spec, c(0.1, 0.2, -0.3))
+    gctorture(FALSE)
+    expect_identical(out, ref)
+})

@@ -142,10 +142,12 @@ test_that("I-SGD: C chain equals the R reference (warm-up, then isotropic noise)
             list(theta = theta + 2 / tau * (grad + w), state = state)
         }
         set.seed(67)
-        ci <- c_chain(isgd, p, 10L, 40L, stepsize = 0.01, warmup = 20L)
+        fit <- quiet(isgd(p$x, p$y, family = fam, prior = normal(0, 1), batch_size = 10L,
+                          n_iter = 40L, burnin = 20L, standardize = FALSE, progress = FALSE,
+                          init = NULL, stepsize = 0.01))
         set.seed(67)
         ri <- r_chain(p, D, 10L, 40L, function(t) 0.01, isgd_update)
-        expect_equal(unname(ci), ri, tolerance = 1e-12)
+        expect_equal(unname(sgfs:::all_draws(fit)), ri[21:40, ], tolerance = 1e-12)
     }
 })
 
@@ -165,4 +167,15 @@ test_that("I-SGD's update has variance eps_p per coordinate (Gaussian target)", 
     ratio <- diag(vcov(fit)) / diag(S)
     expect_lt(max(abs(ratio - 1)), 0.1)
     expect_lt(max(abs(coef(fit) - cd$mean) / sqrt(diag(cd$cov))), 0.1)
+})
+
+test_that("OSGFS's largest step stops at gamma / 2: at batch_size = N it samples, not freezes", {
+    data(Pima.tr, package = "MASS", envir = environment())
+    set.seed(84)
+    fit <- osgfs(type ~ glu + bmi, data = Pima.tr, batch_size = 200, stepsize = "max",
+                 n_iter = 3000, progress = FALSE)
+    expect_equal(attr(fit, "sgfit")$settings$stepsize, 0.5)
+    ref <- glm(type ~ glu + bmi, data = Pima.tr, family = binomial())
+    ratio <- sqrt(diag(vcov(fit)) / diag(vcov(ref)))
+    expect_true(all(ratio > 0.85 & ratio < 1.15))
 })
