@@ -2,7 +2,7 @@
 ## gaussian response too) when standardize = TRUE, and the linear map between
 ## internal and original parameters, theta_orig = M theta_int + shift.
 
-prepare_design <- function(x, y, family, standardize, sigma) {
+prepare_design <- function(x, y, family, standardize, sigma, levels = NULL) {
     p <- ncol(x)
     names_x <- colnames(x)
     icpt <- which(names_x == "(Intercept)")
@@ -41,6 +41,8 @@ prepare_design <- function(x, y, family, standardize, sigma) {
     ys <- (y - y_center) / y_scale
 
     sample_sigma <- gaussian && is.null(sigma)
+    if (family$family == "categorical")
+        return(categorical_design(xt, ys, p, icpt, names_x, center, scale, levels))
     D <- p + sample_sigma
     M <- diag(c(y_scale / scale, rep(1, sample_sigma)), D)
     shift <- double(D)
@@ -54,9 +56,25 @@ prepare_design <- function(x, y, family, standardize, sigma) {
         par_names <- c(par_names, "log_sigma")
     }
     mpar <- if (!gaussian) 0 else if (sample_sigma) NA_real_ else log(sigma / y_scale)
-    list(xt = xt, y = as.double(ys), D = D, p = p, intercept = icpt,
-         par_names = par_names, M = M, shift = shift, mpar = as.double(mpar),
-         center = center, scale = scale, y_center = y_center, y_scale = y_scale)
+    list(xt = xt, y = as.double(ys), D = D, p = p, n_coef = p, intercept = icpt,
+         x_names = names_x, par_names = par_names, M = M, shift = shift,
+         mpar = as.double(mpar), center = center, scale = scale,
+         y_center = y_center, y_scale = y_scale)
+}
+
+## categorical(): one coefficient vector per non-reference class, each
+## mapped between scales like a GLM's; parameters named level:predictor
+categorical_design <- function(xt, y, p, icpt, names_x, center, scale, levels) {
+    K1 <- length(levels) - 1L
+    Mp <- diag(1 / scale, p)
+    if (length(icpt)) Mp[icpt, seq_len(p)[-icpt]] <- -center[-icpt] / scale[-icpt]
+    D <- p * K1
+    list(xt = xt, y = as.double(y), D = D, p = p, n_coef = D,
+         intercept = if (length(icpt)) icpt + p * (seq_len(K1) - 1L) else integer(0),
+         x_names = names_x,
+         par_names = paste0(rep(levels[-1L], each = p), ":", names_x),
+         M = kronecker(diag(K1), Mp), shift = double(D), mpar = as.double(K1 + 1L),
+         center = center, scale = scale, y_center = 0, y_scale = 1)
 }
 
 to_original <- function(theta, design) {

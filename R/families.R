@@ -1,14 +1,39 @@
 ## Families: which likelihood the engine uses and how the response is coded.
 
+#' The categorical family: softmax regression for K classes
+#'
+#' For a factor response with K levels: multinomial logistic (softmax)
+#' regression, \eqn{P(y = k) \propto \exp(x'\beta_k)}, with the first level
+#' as the reference class (\eqn{\beta_1 = 0}), so that every parameter is
+#' identified by the likelihood (a full softmax would leave one direction to
+#' the prior alone, and the Fisher information used by SGFS singular).  The
+#' parameters are named `level:predictor`, for levels 2 to K.
+#'
+#' @return An object of class `family` for the samplers' `family` argument.
+#' @examples
+#' fit <- sgfs(Species ~ ., data = iris, family = categorical(),
+#'             prior = normal(0, 2.5), n_iter = 2000, batch_size = 50)
+#' head(predict(fit, type = "response"))
+#' @export
+categorical <- function() {
+    structure(list(family = "categorical", link = "softmax",
+                   linkinv = function(eta) {
+                       e <- exp(cbind(0, eta) - pmax(0, apply(eta, 1L, max)))
+                       e / rowSums(e)
+                   }),
+              class = "family")
+}
+
 resolve_family <- function(family) {
     if (is.character(family))
         family <- get(family, mode = "function", envir = parent.frame(2))
     if (is.function(family)) family <- family()
     if (!inherits(family, "family"))
-        stop_arg("family", "must be binomial() or gaussian()")
-    ok <- switch(family$family, binomial = "logit", gaussian = "identity", NA)
+        stop_arg("family", "must be binomial(), gaussian() or categorical()")
+    ok <- switch(family$family, binomial = "logit", gaussian = "identity",
+                 categorical = "softmax", NA)
     if (is.na(ok))
-        stop_arg("family", sprintf("'%s' is not supported: use binomial() or gaussian()",
+        stop_arg("family", sprintf("'%s' is not supported: use binomial(), gaussian() or categorical()",
                                    family$family))
     if (family$link != ok)
         stop_arg("family", sprintf("link '%s' is not supported for %s(): use %s(link = \"%s\")",
@@ -17,7 +42,8 @@ resolve_family <- function(family) {
 }
 
 engine_model <- function(family) {
-    switch(family$family, binomial = "logistic", gaussian = "gaussian")
+    switch(family$family, binomial = "logistic", gaussian = "gaussian",
+           categorical = "categorical")
 }
 
 ## The response as doubles the engine reads, with its coding kept for predict.
@@ -42,6 +68,12 @@ code_response <- function(y, family) {
         if (!is.numeric(y) || anyNA(y) || any(y != 0 & y != 1))
             stop_arg("y", "must be 0/1, logical or a two-level factor for binomial()")
         return(list(y = as.double(y), levels = levels))
+    }
+    if (family$family == "categorical") {
+        if (is.character(y)) y <- factor(y)
+        if (!is.factor(y) || nlevels(y) < 2L || anyNA(y))
+            stop_arg("y", "must be a factor (with at least two levels, no NA) for categorical()")
+        return(list(y = as.double(as.integer(y) - 1L), levels = levels(y)))
     }
     if (!is.numeric(y) || any(!is.finite(y)))
         stop_arg("y", "must be finite numbers for gaussian()")

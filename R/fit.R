@@ -79,7 +79,7 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
         sigma <- check_positive(sigma, "sigma")
     }
     design <- prepare_design(x, response$y, family,
-                             check_flag(standardize, "standardize"), sigma)
+                             check_flag(standardize, "standardize"), sigma, response$levels)
     if (is.null(batch_size)) batch_size <- default_batch_size(N)
     batch_size <- check_count(batch_size, "batch_size", 2L, N)
     n_iter <- check_count(n_iter, "n_iter", 1L)
@@ -94,7 +94,7 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
     check_flag(progress, "progress")
 
     D <- design$D
-    coef_idx <- seq_len(design$p)
+    coef_idx <- seq_len(design$n_coef)
     parts <- list()
     if (!is.null(prior_intercept)) {
         if (!length(design$intercept))
@@ -104,7 +104,7 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
         coef_idx <- setdiff(coef_idx, design$intercept)
     }
     parts$coef <- expand_prior(prior, coef_idx, "prior")
-    if (D > design$p) parts$sigma <- expand_prior(normal(0, 5), D, "prior")
+    if (D > design$n_coef) parts$sigma <- expand_prior(normal(0, 5), D, "prior")
 
     find_map <- identical(init, "map")
     if (is.null(init) || find_map) {

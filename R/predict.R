@@ -7,8 +7,10 @@
 #' @param newdata a data frame (formula fits) or a matrix of predictors
 #'   (matrix fits); the training data when missing.
 #' @param type `"link"` (linear predictor), `"response"` (mean of the
-#'   response: a probability for `binomial()`), or `"class"` (`binomial()`:
-#'   the class whose posterior predictive probability exceeds 0.5).
+#'   response: a probability for `binomial()`; for `categorical()` a matrix
+#'   of class probabilities, one column per level), or `"class"`
+#'   (`binomial()`: the class whose posterior predictive probability exceeds
+#'   0.5; `categorical()`: the most probable class).
 #' @param interval `"none"` or `"credible"`: equal-tailed posterior intervals
 #'   of the link or response mean.
 #' @param level credible level.
@@ -30,8 +32,10 @@ predict.sgfit <- function(object, newdata, type = c("link", "response", "class")
     info <- sgfit_info(object)
     if (missing(newdata)) newdata <- NULL
     X <- if (is.null(newdata)) training_design(info) else new_design(info, newdata)
+    if (info$family$family == "categorical")
+        return(predict_categorical(object, info, X, newdata, type, interval))
     if (type == "class" && info$family$family != "binomial")
-        stop_arg("type", "\"class\" needs a binomial() fit")
+        stop_arg("type", "\"class\" needs a binomial() or categorical() fit")
     B <- all_draws(object)[, seq_len(info$design$p), drop = FALSE]
     inv <- if (type == "link") identity else info$family$linkinv
     probs <- if (interval == "credible") {
@@ -60,10 +64,32 @@ predict.sgfit <- function(object, newdata, type = c("link", "response", "class")
     out
 }
 
+## categorical(): the posterior predictive class probabilities (rows x K,
+## averaged over the draws), or the most probable class
+predict_categorical <- function(object, info, X, newdata, type, interval) {
+    if (type == "link")
+        stop_arg("type", "must be \"response\" or \"class\" for a categorical() fit")
+    if (interval != "none")
+        stop_arg("interval", "must be \"none\" for a categorical() fit")
+    B <- all_draws(object)
+    p <- info$design$p
+    K <- length(info$levels)
+    out <- matrix(NA_real_, nrow(X), K, dimnames = list(rownames(X), info$levels))
+    ok <- which(stats::complete.cases(X))
+    acc <- matrix(0, length(ok), K)
+    for (s in seq_len(nrow(B)))
+        acc <- acc + info$family$linkinv(X[ok, , drop = FALSE] %*% matrix(B[s, ], p, K - 1L))
+    out[ok, ] <- acc / nrow(B)
+    if (is.null(newdata)) out <- stats::napredict(info$na.action, out)
+    if (type == "response") return(out)
+    cls <- max.col(out, ties.method = "first")
+    factor(info$levels[cls], info$levels)
+}
+
 training_design <- function(info) {
     d <- info$design
     X <- sweep(sweep(t(info$spec$xt), 2L, d$scale, "*"), 2L, d$center, "+")
-    colnames(X) <- d$par_names[seq_len(d$p)]
+    colnames(X) <- d$x_names
     X
 }
 
@@ -77,7 +103,8 @@ new_design <- function(info, newdata) {
     }
     X <- design_matrix(newdata, length(info$design$intercept) > 0L, arg = "newdata",
                        allow_na = TRUE)
+    has_intercept <- length(info$design$intercept) > 0L
     if (ncol(X) != info$design$p)
-        stop_arg("newdata", sprintf("must have %d columns", info$design$p - length(info$design$intercept)))
+        stop_arg("newdata", sprintf("must have %d columns", info$design$p - has_intercept))
     X
 }

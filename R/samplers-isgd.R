@@ -58,7 +58,7 @@ isgd.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
     D <- length(run$theta0)
     if (is.null(groups)) {
         groups <- rep(1L, D)
-        groups[-seq_len(run$design$p)] <- 2L
+        groups[-seq_len(run$design$n_coef)] <- 2L
     } else if (!is.numeric(groups) || length(groups) != D || any(!is.finite(groups)) ||
                any(groups != round(groups))) {
         stop_arg("groups", sprintf("must be %d whole numbers, one group per parameter (%s)",

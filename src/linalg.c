@@ -14,6 +14,7 @@
  *   sgfs_upper_t_solve      x <- U'^{-1} x                          (dtrsv)
  *   sgfs_matrix_times       y = A x, A general D x D                (dgemv)
  *   sgfs_crossprod_add      V += A A', A D x n                      (dsyrk)
+ *   sgfs_gemm               C = op(A) op(B) + beta C                (dgemm)
  *
  * Matrices are column-major; xb is P x n, G is D x n, U and V are D x D with
  * only the upper triangle referenced.
@@ -184,4 +185,13 @@ void sgfs_symmetrize_upper(double *V, int D)
 {
     for (int j = 0; j < D; j++)
         for (int i = j + 1; i < D; i++) V[i + (size_t) j * D] = V[j + (size_t) i * D];
+}
+
+/* C = op(A) op(B) + beta C, op = transpose if ta / tb is 'T' (dgemm) */
+void sgfs_gemm(char ta, char tb, int m, int n, int k, const double *A, int lda,
+               const double *B, int ldb, double beta, double *C, int ldc)
+{
+    const double one = 1.0;
+    F77_CALL(dgemm)(&ta, &tb, &m, &n, &k, &one, A, &lda, B, &ldb, &beta, C, &ldc
+                    FCONE FCONE);
 }

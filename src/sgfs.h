@@ -132,7 +132,8 @@ struct sgfs_engine {
     /* scratch, allocated once */
     sgfs_batch batch;           /* the current minibatch                       */
     double *xb;                 /* P x n gathered minibatch                    */
-    double *eta;                /* n linear predictors / residuals             */
+    double *eta;                /* linear predictors / residuals: n per output,
+                                   n ceil(D / P) in all                        */
     double *grad;               /* D posterior-gradient estimate               */
     double *grad_lik;           /* D its likelihood part, (N/n) sum_i g_i      */
     /* control variates (SGLD-CV): centre theta_hat and the full-data score
@@ -182,6 +183,8 @@ void sgfs_upper_t_solve(const double *U, int D, double *x);
 void sgfs_matrix_times(const double *A, int D, const double *x, double *y);
 void sgfs_crossprod_add(const double *A, int D, int n, double *V, int ldv);
 void sgfs_symmetrize_upper(double *V, int D);
+void sgfs_gemm(char ta, char tb, int m, int n, int k, const double *A, int lda,
+               const double *B, int ldb, double beta, double *C, int ldc);
 
 /* SEXP helpers */
 SEXP sgfs_list_elt(SEXP list, const char *name);

@@ -173,3 +173,9 @@ test_that("the own arguments of sga(), sgldcv(), osgfs(), mala(), hmc() and isgd
     expect_error(isgd(d$x, d$y, groups = 1:2), "'groups' must be 3 whole numbers")
     expect_error(isgd(d$x, d$y, groups = c(1, 1.5, 2)), "'groups'")
 })
+
+test_that("categorical() needs a factor response", {
+    expect_error(sgfs(d$x, d$y, family = categorical()), "'y' must be a factor")
+    expect_error(sgfs(d$x, factor(rep("a", 100)), family = categorical()), "'y' must be a factor")
+    expect_error(sgfs(d$x, d$y, family = poisson()), "'poisson' is not supported")
+})

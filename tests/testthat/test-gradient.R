@@ -121,3 +121,29 @@ test_that("full-data curvature: Hessian, score covariance and log-likelihood, in
                      tolerance = 1e-12)
     }
 })
+
+test_that("categorical (softmax) scores, log-likelihood and Hessian match R and finite differences", {
+    d <- mixed_frame(N = 40)
+    x <- model.matrix(~ a + b, d)
+    y <- factor(withr::with_seed(6, sample(c("u", "v", "w"), 40, replace = TRUE)))
+    run <- engine_spec(x, y, family = categorical(), intercept = FALSE, batch_size = 6L)
+    expect_equal(length(run$theta0), 6L)
+    expect_equal(run$design$par_names[c(1, 4)], c("v:(Intercept)", "w:(Intercept)"))
+    theta <- withr::with_seed(7, rnorm(6, sd = 0.8))
+    idx <- c(2L, 9L, 17L, 30L, 33L, 40L)
+    expect_scores_match_fd(run$spec, theta, idx)
+    ## the log-likelihood, from R: reference class u
+    B <- matrix(theta, 3)
+    eta <- cbind(0, x %*% B)
+    ll <- sum(eta[cbind(1:40, as.integer(y))] - log(rowSums(exp(eta))))
+    expect_equal(.Call(sgfs:::C_sgfs_model_loglik, run$spec, theta)$loglik, ll,
+                 tolerance = 1e-12)
+    cur <- .Call(sgfs:::C_sgfs_model_curvature, run$spec, theta)
+    h <- 1e-5
+    fd <- vapply(1:6, function(j) {
+        e <- replace(double(6), j, h)
+        -(model_eval(run$spec, theta + e, 1:40)$grad -
+              model_eval(run$spec, theta - e, 1:40)$grad) / (2 * h)
+    }, double(6))
+    expect_equal(cur$neg_hessian, fd, tolerance = 1e-6)
+})

@@ -1,0 +1,120 @@
+/*
+ * model_categorical.c - multinomial logistic (softmax) regression for K
+ * classes, the first class the reference (its coefficients fixed at 0, so
+ * that the likelihood identifies every parameter):
+ *
+ *   eta_ik = u_i' beta_k (k = 1..K-1),  eta_i0 = 0,
+ *   p_ik   = exp(eta_ik) / sum_l exp(eta_il),
+ *   l_i    = eta_{i y_i} - log sum_l exp(eta_il),
+ *   dl_i / dbeta_k = (1{y_i = k} - p_ik) u_i,
+ *   -d^2 l_i / dbeta_k dbeta_l' = p_ik (1{k = l} - p_il) u_i u_i'.
+ *
+ * theta = vec(B), B = (beta_1, ..., beta_{K-1}) (P x (K-1)); y_i in
+ * 0..K-1; mpar[0] = K.  The linear predictors of the minibatch are one
+ * dgemm, E = xb' B (n x (K-1), in e->eta), and the score sum another,
+ * xb R with R the residuals.
+ */
+#include "sgfs.h"
+
+static int n_class(const double *mpar)
+{
+    return (int) mpar[0];
+}
+
+static int categorical_n_par(int P, const double *mpar)
+{
+    return P * (n_class(mpar) - 1);
+}
+
+/* E = xb' B into e->eta (n x (K-1)); returns the columns xb */
+static const double *predictors(sgfs_engine *e, const double *theta,
+                                const int *idx, int n)
+{
+    const int P = e->P, K1 = n_class(e->mpar) - 1;
+    const double *xb = sgfs_batch_columns(e, theta, idx, n, e->eta);
+    sgfs_gemm('T', 'N', n, K1, P, xb, P, theta, P, 0.0, e->eta, n);
+    return xb;
+}
+
+/* Row i of E (stride n) to class probabilities p_1..p_{K-1} in place;
+   returns log sum_l exp(eta_il) */
+static double softmax_row(double *E, int n, int K1)
+{
+    double m = 0.0, z;
+    for (int k = 0; k < K1; k++) if (E[(size_t) k * n] > m) m = E[(size_t) k * n];
+    z = exp(-m);
+    for (int k = 0; k < K1; k++) {
+        E[(size_t) k * n] = exp(E[(size_t) k * n] - m);
+        z += E[(size_t) k * n];
+    }
+    for (int k = 0; k < K1; k++) E[(size_t) k * n] /= z;
+    return m + log(z);
+}
+
+static void categorical_score(sgfs_engine *e, const double *theta,
+                              const int *idx, int n, double *sum, double *G,
+                              double *loglik)
+{
+    const int P = e->P, D = e->D, K1 = n_class(e->mpar) - 1;
+    double *E = e->eta, ll = 0.0;
+    const double *xb = predictors(e, theta, idx, n);
+    for (int i = 0; i < n; i++) {
+        const int y = (int) e->y[idx[i]];
+        const double eta_y = y > 0 ? E[i + (size_t) (y - 1) * n] : 0.0;
+        ll += eta_y - softmax_row(E + i, n, K1);
+        for (int k = 0; k < K1; k++)               /* residuals 1{y = k} - p_k */
+            E[i + (size_t) k * n] = (y == k + 1) - E[i + (size_t) k * n];
+    }
+    if (loglik) *loglik = ll;
+    sgfs_gemm('N', 'N', P, K1, n, xb, P, E, n, 0.0, sum, P);   /* xb R */
+    if (G)
+        for (int i = 0; i < n; i++) {
+            const double *restrict u = xb + (size_t) i * P;
+            double *restrict g = G + (size_t) i * D;
+            for (int k = 0; k < K1; k++) {
+                const double r = E[i + (size_t) k * n];
+                for (int j = 0; j < P; j++) g[j + (size_t) k * P] = r * u[j];
+            }
+        }
+}
+
+static double categorical_loglik(sgfs_engine *e, const double *theta,
+                                 const int *idx, int n)
+{
+    const int K1 = n_class(e->mpar) - 1;
+    double *E = e->eta, ll = 0.0;
+    predictors(e, theta, idx, n);
+    for (int i = 0; i < n; i++) {
+        const int y = (int) e->y[idx[i]];
+        ll += (y > 0 ? E[i + (size_t) (y - 1) * n] : 0.0) - softmax_row(E + i, n, K1);
+    }
+    return ll;
+}
+
+/* block (k, l) of H += sum_i p_ik (1{k = l} - p_il) u_i u_i', from the
+   columns scaled by that weight (in e->G) times the columns */
+static void categorical_neg_hessian(sgfs_engine *e, const double *theta,
+                                    const int *idx, int n, double *H)
+{
+    const int P = e->P, D = e->D, K1 = n_class(e->mpar) - 1;
+    double *E = e->eta, *A = e->G;
+    const double *xb = predictors(e, theta, idx, n);
+    for (int i = 0; i < n; i++) softmax_row(E + i, n, K1);
+    for (int k = 0; k < K1; k++)
+        for (int l = k; l < K1; l++) {
+            for (int i = 0; i < n; i++) {
+                const double pk = E[i + (size_t) k * n], pl = E[i + (size_t) l * n];
+                const double w = pk * ((k == l) - pl);
+                const double *restrict u = xb + (size_t) i * P;
+                double *restrict a = A + (size_t) i * P;
+                for (int j = 0; j < P; j++) a[j] = w * u[j];
+            }
+            double *block = H + (size_t) k * P + (size_t) l * P * D;
+            sgfs_gemm('N', 'T', P, P, n, A, P, xb, P, 1.0, block, D);
+        }
+}
+
+const sgfs_model sgfs_model_categorical = {
+    "categorical", categorical_n_par, categorical_score, categorical_loglik,
+    categorical_neg_hessian
+};
