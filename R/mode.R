@@ -76,7 +76,7 @@ run_sga <- function(run, n_iter, burnin, stepsize = NULL, schedule = NULL,
                            "try stepsize = %.3g"), res$diverged, stepsize, stepsize / 10),
              call. = FALSE)
     if (res$interrupted) stop("sga() was interrupted", call. = FALSE)
-    list(estimate = colMeans(res$draws), trajectory = res$draws, final = res$theta,
+    list(estimate = colMeans(res$draws), trajectory = res$draws,
          stepsize = first_step(sched), elapsed = res$elapsed)
 }
 
