@@ -21,24 +21,23 @@
  */
 #include "sgfs.h"
 
-void sgfs_x_r(const double *xb, int P, int n, const double *r, double *out)
+/* y = op(A) x, A m x n column-major, op = transpose if trans is 'T' */
+static void gemv(char trans, const double *A, int m, int n, const double *x,
+                 double *y)
 {
-    const char nt = 'N';
     const double one = 1.0, zero = 0.0;
     const int inc = 1;
-    /* out = xb r */
-    F77_CALL(dgemv)(&nt, &P, &n, &one, xb, &P, r, &inc, &zero, out, &inc
-                    FCONE);
+    F77_CALL(dgemv)(&trans, &m, &n, &one, A, &m, x, &inc, &zero, y, &inc FCONE);
+}
+
+void sgfs_x_r(const double *xb, int P, int n, const double *r, double *out)
+{
+    gemv('N', xb, P, n, r, out);                  /* out = xb r */
 }
 
 void sgfs_xt_beta(const double *xb, int P, int n, const double *beta, double *eta)
 {
-    const char tr = 'T';
-    const double one = 1.0, zero = 0.0;
-    const int inc = 1;
-    /* eta = xb' beta */
-    F77_CALL(dgemv)(&tr, &P, &n, &one, xb, &P, beta, &inc, &zero, eta, &inc
-                    FCONE);
+    gemv('T', xb, P, n, beta, eta);               /* eta = xb' beta */
 }
 
 /* row sums of G (D x n), four rows at a time so that the partial sums stay
@@ -166,10 +165,7 @@ void sgfs_upper_t_solve(const double *U, int D, double *x)
 /* y = A x for a general D x D matrix A */
 void sgfs_matrix_times(const double *A, int D, const double *x, double *y)
 {
-    const char nt = 'N';
-    const double one = 1.0, zero = 0.0;
-    const int inc = 1;
-    F77_CALL(dgemv)(&nt, &D, &D, &one, A, &D, x, &inc, &zero, y, &inc FCONE);
+    gemv('N', A, D, D, x, y);
 }
 
 /* V += A A' (upper triangle), A is D x n, V has leading dimension ldv */

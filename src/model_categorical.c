@@ -31,7 +31,7 @@ static const double *predictors(sgfs_engine *e, const double *theta,
                                 const int *idx, int n)
 {
     const int P = e->P, K1 = n_class(e->mpar) - 1;
-    const double *xb = sgfs_batch_columns(e, theta, idx, n, e->eta);
+    const double *xb = sgfs_batch_columns(e, NULL, idx, n, NULL);
     sgfs_gemm('T', 'N', n, K1, P, xb, P, theta, P, 0.0, e->eta, n);
     return xb;
 }
