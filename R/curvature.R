@@ -35,9 +35,13 @@ subset_log_posterior <- function(spec, N) {
     }
 }
 
+## (BFGS keeps a D x D matrix: limited memory beyond D = 1000)
 subset_mode <- function(post, start) {
+    big <- length(start) > 1000L
     stats::optim(start, function(th) -post(th)$value, function(th) -post(th)$grad,
-                 method = "BFGS", control = list(maxit = 200L, reltol = 1e-10))$par
+                 method = if (big) "L-BFGS-B" else "BFGS",
+                 control = if (big) list(maxit = 200L, factr = 1e4)
+                           else list(maxit = 200L, reltol = 1e-10))$par
 }
 
 ## The largest eigenvalue of P^(1/2) H P^(1/2) at the mode, H the negative

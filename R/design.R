@@ -77,12 +77,16 @@ categorical_design <- function(xt, y, p, icpt, names_x, center, scale, levels) {
          center = center, scale = scale, y_center = 0, y_scale = 1)
 }
 
+## (a network's M is a vector: the diagonal)
 to_original <- function(theta, design) {
+    M <- design$M
     if (is.matrix(theta))
-        return(theta %*% t(design$M) + rep(design$shift, each = nrow(theta)))
-    drop(design$M %*% theta) + design$shift
+        return((if (is.matrix(M)) theta %*% t(M) else theta * rep(M, each = nrow(theta))) +
+               rep(design$shift, each = nrow(theta)))
+    (if (is.matrix(M)) drop(M %*% theta) else M * theta) + design$shift
 }
 
 to_internal <- function(theta, design) {
-    drop(solve(design$M, theta - design$shift))
+    M <- design$M
+    if (is.matrix(M)) drop(solve(M, theta - design$shift)) else (theta - design$shift) / M
 }

@@ -65,8 +65,9 @@ default_batch_size <- function(N) {
 ## the pieces the fit keeps.
 prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
                         n_iter, burnin, thin, chains, cores, init,
-                        standardize, progress, sigma, intercept) {
+                        standardize, progress, sigma, intercept, model = NULL) {
     family <- resolve_family(family)
+    model <- resolve_model(model)
     x <- design_matrix(x, check_flag(intercept, "intercept"))
     N <- nrow(x)
     if (N < 2L) stop_arg("x", "needs at least two rows")
@@ -78,15 +79,17 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
             stop_arg("sigma", "can only be fixed for gaussian()")
         sigma <- check_positive(sigma, "sigma")
     }
-    design <- prepare_design(x, response$y, family,
-                             check_flag(standardize, "standardize"), sigma, response$levels)
+    standardize <- check_flag(standardize, "standardize")
+    design <- if (is.null(model))
+        prepare_design(x, response$y, family, standardize, sigma, response$levels)
+    else mlp_design(model, x, response$y, family, standardize, sigma, response$levels)
     if (is.null(batch_size)) batch_size <- default_batch_size(N)
     batch_size <- check_count(batch_size, "batch_size", 2L, N)
     n_iter <- check_count(n_iter, "n_iter", 1L)
     burnin <- check_count(burnin, "burnin", 0L, n_iter - 1L)
     thin <- check_count(thin, "thin", 1L, n_iter - burnin)
     n_keep <- (n_iter - burnin) %/% thin
-    if (n_keep * (ncol(x) + 1) > .Machine$integer.max)
+    if (n_keep * design$D > .Machine$integer.max)
         stop_arg("thin", sprintf("= %d keeps %.3g draws per chain, more than memory allows: ",
                                  thin, n_keep), "thin the chain more")
     chains <- check_count(chains, "chains", 1L)
@@ -96,26 +99,32 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
     D <- design$D
     coef_idx <- seq_len(design$n_coef)
     parts <- list()
-    if (!is.null(prior_intercept)) {
+    if (!is.null(model)) {
+        if (!is.null(prior_intercept))
+            stop_arg("prior_intercept", "is for GLMs: give a network a list of priors, one per layer")
+        parts <- network_prior_parts(prior, design)
+    } else if (!is.null(prior_intercept)) {
         if (!length(design$intercept))
             stop_arg("prior_intercept", "is given but the model has no intercept")
         parts$intercept <- expand_prior(prior_intercept, design$intercept,
                                         "prior_intercept")
         coef_idx <- setdiff(coef_idx, design$intercept)
     }
-    parts$coef <- expand_prior(prior, coef_idx, "prior")
+    if (is.null(model)) parts$coef <- expand_prior(prior, coef_idx, "prior")
     if (D > design$n_coef) parts$sigma <- expand_prior(normal(0, 5), D, "prior")
 
     find_map <- identical(init, "map")
     if (is.null(init) || find_map) {
-        theta0 <- double(D)
+        theta0 <- if (is.null(design$random_init)) double(D) else design$random_init()
     } else {
         if (!is.numeric(init) || length(init) != D || any(!is.finite(init)))
             stop_arg("init", sprintf("must be \"map\" or %d finite numbers (%s), on the original scale",
                                      D, paste(design$par_names, collapse = ", ")))
         theta0 <- to_internal(as.double(init), design)
     }
-    spec <- c(list(xt = design$xt, y = design$y, model = engine_model(family),
+    design$random_init <- NULL
+    spec <- c(list(xt = design$xt, y = design$y,
+                   model = if (is.null(model)) engine_model(family) else "mlp",
                    mpar = design$mpar),
               prior_arrays(D, parts),
               list(batch_size = batch_size, burnin = burnin, thin = thin))

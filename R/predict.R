@@ -14,6 +14,8 @@
 #' @param interval `"none"` or `"credible"`: equal-tailed posterior intervals
 #'   of the link or response mean.
 #' @param level credible level.
+#' @param draws `NULL` to average over every kept draw, or a number: that
+#'   many draws, evenly spaced over the chain(s), for a faster prediction.
 #' @param ... unused.
 #' @return A vector (or, with intervals, a matrix with columns `fit`, `lwr`,
 #'   `upr`), one row per row of `newdata`; `NA` for rows with missing
@@ -26,17 +28,19 @@
 #' mean((p > 0.5) == (Pima.te$type == "Yes"))
 #' @export
 predict.sgfit <- function(object, newdata, type = c("link", "response", "class"),
-                          interval = c("none", "credible"), level = 0.95, ...) {
+                          interval = c("none", "credible"), level = 0.95,
+                          draws = NULL, ...) {
     type <- choose_arg(type, c("link", "response", "class"), "type")
     interval <- choose_arg(interval, c("none", "credible"), "interval")
     info <- sgfit_info(object)
+    B <- prediction_draws(object, draws)
     if (missing(newdata)) newdata <- NULL
     X <- if (is.null(newdata)) training_design(info) else new_design(info, newdata)
+    if (!is.null(info$design$network)) X <- X[, colnames(X) != "(Intercept)", drop = FALSE]
     if (info$family$family == "categorical")
-        return(predict_categorical(object, info, X, newdata, type, interval))
+        return(predict_categorical(B, info, X, newdata, type, interval))
     if (type == "class" && info$family$family != "binomial")
         stop_arg("type", "\"class\" needs a binomial() or categorical() fit")
-    B <- all_draws(object)[, seq_len(info$design$p), drop = FALSE]
     inv <- if (type == "link") identity else info$family$linkinv
     probs <- if (interval == "credible") {
         level <- check_positive(level, "level")
@@ -50,7 +54,7 @@ predict.sgfit <- function(object, newdata, type = c("link", "response", "class")
     ok <- which(stats::complete.cases(X))
     block <- max(1L, floor(1e6 / nrow(B)))
     for (r in split(ok, ceiling(seq_along(ok) / block))) {
-        m <- inv(X[r, , drop = FALSE] %*% t(B))
+        m <- inv(link_draws(info, X[r, , drop = FALSE], B))
         out[r, 1L] <- rowMeans(m)
         if (length(probs))
             out[r, -1L] <- t(apply(m, 1L, stats::quantile, probs, names = FALSE))
@@ -66,24 +70,48 @@ predict.sgfit <- function(object, newdata, type = c("link", "response", "class")
 
 ## categorical(): the posterior predictive class probabilities (rows x K,
 ## averaged over the draws), or the most probable class
-predict_categorical <- function(object, info, X, newdata, type, interval) {
+predict_categorical <- function(B, info, X, newdata, type, interval) {
     if (type == "link")
         stop_arg("type", "must be \"response\" or \"class\" for a categorical() fit")
     if (interval != "none")
         stop_arg("interval", "must be \"none\" for a categorical() fit")
-    B <- all_draws(object)
-    p <- info$design$p
     K <- length(info$levels)
     out <- matrix(NA_real_, nrow(X), K, dimnames = list(rownames(X), info$levels))
     ok <- which(stats::complete.cases(X))
     acc <- matrix(0, length(ok), K)
     for (s in seq_len(nrow(B)))
-        acc <- acc + info$family$linkinv(X[ok, , drop = FALSE] %*% matrix(B[s, ], p, K - 1L))
+        acc <- acc + info$family$linkinv(draw_link(info, X[ok, , drop = FALSE], B[s, ]))
     out[ok, ] <- acc / nrow(B)
     if (is.null(newdata)) out <- stats::napredict(info$na.action, out)
     if (type == "response") return(out)
     cls <- max.col(out, ties.method = "first")
     factor(info$levels[cls], info$levels)
+}
+
+## the kept draws (original scale), or `draws` of them evenly spaced
+prediction_draws <- function(object, draws) {
+    B <- all_draws(object)
+    if (is.null(draws)) return(B)
+    draws <- check_count(draws, "draws", 1L)
+    B[unique(round(seq(1, nrow(B), length.out = min(draws, nrow(B))))), , drop = FALSE]
+}
+
+## the model's link-scale output at one draw theta (original scale) for the
+## rows of X: rows x outputs
+draw_link <- function(info, X, theta) {
+    d <- info$design
+    if (is.null(d$network))
+        return(X %*% matrix(theta[seq_len(d$n_coef)], d$p))
+    U <- (X - rep(d$center, each = nrow(X))) / rep(d$scale, each = nrow(X))
+    d$y_center + d$y_scale * mlp_forward(d, to_internal(theta, d), U)
+}
+
+## one-output models: the link at every draw, rows x draws
+link_draws <- function(info, X, B) {
+    if (is.null(info$design$network))
+        return(X %*% t(B[, seq_len(info$design$p), drop = FALSE]))
+    matrix(vapply(seq_len(nrow(B)), function(s) drop(draw_link(info, X, B[s, ])),
+                  double(nrow(X))), nrow(X))
 }
 
 training_design <- function(info) {

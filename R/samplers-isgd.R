@@ -23,7 +23,9 @@
 #'   data as for [sgld()].
 #' @param warmup warm-up iterations, between 2 and `burnin` (the default).
 #' @param groups an integer per parameter naming its group, or `NULL`: the
-#'   coefficients form one group (and `log_sigma` another).
+#'   model's parameter blocks, i.e. for a GLM the coefficients form one group
+#'   (and `log_sigma` another), for a network each layer's weights and biases
+#'   (see [mlp()]).
 #' @return As [sgfs()].
 #' @references Franzese, G., Milios, D., Filippone, M. and Michiardi, P.
 #'   (2021). A scalable Bayesian sampling method based on stochastic
@@ -41,7 +43,8 @@ isgd.formula <- formula_method(function(...) isgd.default(...))
 
 #' @rdname isgd
 #' @export
-isgd.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
+isgd.default <- function(x, y, family = binomial(), model = NULL,
+                         prior = normal(0, 2.5),
                          batch_size = NULL, n_iter = 10000L,
                          burnin = n_iter %/% 10L, thin = 1L, chains = 1L,
                          init = "map", standardize = TRUE,
@@ -57,8 +60,7 @@ isgd.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
     warmup <- check_count(warmup, "warmup", 2L, run$spec$burnin)
     D <- length(run$theta0)
     if (is.null(groups)) {
-        groups <- rep(1L, D)
-        groups[-seq_len(run$design$n_coef)] <- 2L
+        groups <- model_groups(run$design)
     } else if (!is.numeric(groups) || length(groups) != D || any(!is.finite(groups)) ||
                any(groups != round(groups))) {
         stop_arg("groups", sprintf("must be %d whole numbers, one group per parameter (%s)",

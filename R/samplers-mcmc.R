@@ -55,7 +55,8 @@ mala.formula <- formula_method(function(...) mala.default(...))
 
 #' @rdname mala
 #' @export
-mala.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
+mala.default <- function(x, y, family = binomial(), model = NULL,
+                         prior = normal(0, 2.5),
                          batch_size = NULL, n_iter = 10000L,
                          burnin = n_iter %/% 10L, thin = 1L, chains = 1L,
                          init = NULL, standardize = TRUE,
@@ -81,7 +82,8 @@ hmc.formula <- formula_method(function(...) hmc.default(...))
 
 #' @rdname mala
 #' @export
-hmc.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
+hmc.default <- function(x, y, family = binomial(), model = NULL,
+                        prior = normal(0, 2.5),
                         batch_size = NULL, n_iter = 10000L,
                         burnin = n_iter %/% 10L, thin = 1L, chains = 1L,
                         init = NULL, standardize = TRUE,

@@ -43,7 +43,8 @@ sghmc.formula <- formula_method(function(...) sghmc.default(...))
 
 #' @rdname sghmc
 #' @export
-sghmc.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
+sghmc.default <- function(x, y, family = binomial(), model = NULL,
+                          prior = normal(0, 2.5),
                           batch_size = NULL, n_iter = 10000L,
                           burnin = n_iter %/% 10L, thin = 1L, chains = 1L,
                           init = "map", standardize = TRUE,
@@ -100,7 +101,8 @@ sgnht.formula <- formula_method(function(...) sgnht.default(...))
 
 #' @rdname sgnht
 #' @export
-sgnht.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
+sgnht.default <- function(x, y, family = binomial(), model = NULL,
+                          prior = normal(0, 2.5),
                           batch_size = NULL, n_iter = 10000L,
                           burnin = n_iter %/% 10L, thin = 1L, chains = 1L,
                           init = "map", standardize = TRUE,

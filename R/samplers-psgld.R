@@ -37,7 +37,8 @@ psgld.formula <- formula_method(function(...) psgld.default(...))
 
 #' @rdname psgld
 #' @export
-psgld.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
+psgld.default <- function(x, y, family = binomial(), model = NULL,
+                          prior = normal(0, 2.5),
                           batch_size = NULL, n_iter = 10000L,
                           burnin = n_iter %/% 10L, thin = 1L, chains = 1L,
                           init = "map", standardize = TRUE,

@@ -29,9 +29,12 @@
 #'   event whose probability is modelled), numbers for `gaussian()`.
 #' @param formula,data,subset,na.action as in [stats::glm()].
 #' @param family `binomial()` (logit link) or `gaussian()` (identity link).
+#' @param model `NULL` for the linear predictor of a GLM, or a network such
+#'   as [mlp()]`(30)`, whose output layer is the family's.
 #' @param prior prior of the coefficients, [normal()] or [laplace()], on the
 #'   standardised scale (see `standardize`); it applies to the intercept too
-#'   unless `prior_intercept` is given.
+#'   unless `prior_intercept` is given.  For a network, one prior for every
+#'   weight and bias or a list with one per layer (see [mlp()]).
 #' @param batch_size minibatch size \eqn{n}, between 2 and the number of
 #'   rows \eqn{N}; by default \eqn{N/100} clamped to \[100, 500\].
 #' @param n_iter number of iterations, burn-in included.
@@ -85,7 +88,8 @@ sgfs.formula <- formula_method(function(...) sgfs.default(...))
 
 #' @rdname sgfs
 #' @export
-sgfs.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
+sgfs.default <- function(x, y, family = binomial(), model = NULL,
+                         prior = normal(0, 2.5),
                          batch_size = NULL, n_iter = 10000L,
                          burnin = n_iter %/% 10L, thin = 1L, chains = 1L,
                          init = NULL, standardize = TRUE,
@@ -152,7 +156,8 @@ sgld.formula <- formula_method(function(...) sgld.default(...))
 
 #' @rdname sgld
 #' @export
-sgld.default <- function(x, y, family = binomial(), prior = normal(0, 2.5),
+sgld.default <- function(x, y, family = binomial(), model = NULL,
+                         prior = normal(0, 2.5),
                          batch_size = NULL, n_iter = 10000L,
                          burnin = n_iter %/% 10L, thin = 1L, chains = 1L,
                          init = "map", standardize = TRUE,

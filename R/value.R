@@ -34,7 +34,7 @@ new_sgfit <- function(info, res, previous = NULL, first = NULL) {
                         coda::niter(value), if (sum(keep) < K)
                             sprintf(" from %d of %d chains", sum(keep), K) else ""),
                 call. = FALSE)
-    gap <- mode_gap(value)
+    gap <- if (is.null(info$design$network)) mode_gap(value) else list(gap = NA)
     if (is.finite(gap$gap) && gap$gap > gap$limit)
         warning(sprintf(paste0(
             "the draws are far from the posterior's mass: log density %.3g below the mode ",

@@ -131,7 +131,9 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     SET_VECTOR_ELT(prot, SLOT_SLOTS, slots);
     e->batch.slot = (R_xlen_t *) RAW(slots);
     e->xb = fresh_real(prot, SLOT_XB, (R_xlen_t) e->P * e->n);
-    e->eta = fresh_real(prot, SLOT_ETA, (R_xlen_t) e->n * ((D + e->P - 1) / e->P));
+    e->eta = fresh_real(prot, SLOT_ETA, e->model->scratch
+                        ? e->model->scratch(e->P, e->n, e->mpar)
+                        : (R_xlen_t) e->n * ((D + e->P - 1) / e->P));
     e->grad = fresh_real(prot, SLOT_GRAD, D);
     e->grad_lik = fresh_real(prot, SLOT_GRAD_LIK, D);
 

@@ -32,6 +32,35 @@ double sgfs_full_score(sgfs_engine *e, const double *theta, double *sum)
     return ll;
 }
 
+/* Adds minus the Hessian of the examples' log-likelihood to the upper
+   triangle of H: the model's own, or central differences of its score,
+   column j from theta +- h_j e_j (h_j = 1e-4 max(1, |theta_j|)), each pair
+   (i, j) the mean of its two estimates.  Scratch: the first 2D doubles of
+   e->G (2D <= D n). */
+void sgfs_neg_hessian(sgfs_engine *e, const double *theta, const int *idx,
+                      int n, double *H)
+{
+    if (e->model->neg_hessian) {
+        e->model->neg_hessian(e, theta, idx, n, H);
+        return;
+    }
+    const int D = e->D;
+    double *th = e->G, *g = e->G + D;
+    memcpy(th, theta, (size_t) D * sizeof(double));
+    for (int j = 0; j < D; j++) {
+        const double h = 1e-4 * fmax(1.0, fabs(theta[j]));
+        for (int side = -1; side <= 1; side += 2) {
+            th[j] = theta[j] + side * h;
+            e->model->score(e, th, idx, n, g, NULL, NULL);
+            const double w = -0.25 * side / h;         /* half of -dg/(2h) */
+            for (int i = 0; i < D; i++)
+                H[i <= j ? i + (size_t) j * D : j + (size_t) i * D] +=
+                    (i == j ? 2.0 : 1.0) * w * g[i];
+        }
+        th[j] = theta[j];
+    }
+}
+
 double sgfs_log_posterior(sgfs_engine *e, const double *theta, double *grad)
 {
     double lp = sgfs_full_score(e, theta, grad) + sgfs_prior_logdens(e, theta);
@@ -119,7 +148,7 @@ SEXP sgfs_model_curvature(SEXP spec, SEXP theta)
         for (int j = 0; j < D; j++) sum[j] += e->grad[j];
         sgfs_crossprod_add(e->G, D, m, c, D);          /* sum_i g_i g_i' */
         ll += part_ll;
-        e->model->neg_hessian(e, e->theta, idx, m, h);
+        sgfs_neg_hessian(e, e->theta, idx, m, h);
     }
     /* C = (sum_i g_i g_i' - N gbar gbar') / N */
     for (int j = 0; j < D; j++)

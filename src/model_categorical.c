@@ -36,21 +36,6 @@ static const double *predictors(sgfs_engine *e, const double *theta,
     return xb;
 }
 
-/* Row i of E (stride n) to class probabilities p_1..p_{K-1} in place;
-   returns log sum_l exp(eta_il) */
-static double softmax_row(double *E, int n, int K1)
-{
-    double m = 0.0, z;
-    for (int k = 0; k < K1; k++) if (E[(size_t) k * n] > m) m = E[(size_t) k * n];
-    z = exp(-m);
-    for (int k = 0; k < K1; k++) {
-        E[(size_t) k * n] = exp(E[(size_t) k * n] - m);
-        z += E[(size_t) k * n];
-    }
-    for (int k = 0; k < K1; k++) E[(size_t) k * n] /= z;
-    return m + log(z);
-}
-
 static void categorical_score(sgfs_engine *e, const double *theta,
                               const int *idx, int n, double *sum, double *G,
                               double *loglik)
@@ -61,7 +46,7 @@ static void categorical_score(sgfs_engine *e, const double *theta,
     for (int i = 0; i < n; i++) {
         const int y = (int) e->y[idx[i]];
         const double eta_y = y > 0 ? E[i + (size_t) (y - 1) * n] : 0.0;
-        ll += eta_y - softmax_row(E + i, n, K1);
+        ll += eta_y - sgfs_softmax_ref(E + i, n, K1);
         for (int k = 0; k < K1; k++)               /* residuals 1{y = k} - p_k */
             E[i + (size_t) k * n] = (y == k + 1) - E[i + (size_t) k * n];
     }
@@ -86,7 +71,7 @@ static double categorical_loglik(sgfs_engine *e, const double *theta,
     predictors(e, theta, idx, n);
     for (int i = 0; i < n; i++) {
         const int y = (int) e->y[idx[i]];
-        ll += (y > 0 ? E[i + (size_t) (y - 1) * n] : 0.0) - softmax_row(E + i, n, K1);
+        ll += (y > 0 ? E[i + (size_t) (y - 1) * n] : 0.0) - sgfs_softmax_ref(E + i, n, K1);
     }
     return ll;
 }
@@ -99,7 +84,7 @@ static void categorical_neg_hessian(sgfs_engine *e, const double *theta,
     const int P = e->P, D = e->D, K1 = n_class(e->mpar) - 1;
     double *E = e->eta, *A = e->G;
     const double *xb = predictors(e, theta, idx, n);
-    for (int i = 0; i < n; i++) softmax_row(E + i, n, K1);
+    for (int i = 0; i < n; i++) sgfs_softmax_ref(E + i, n, K1);
     for (int k = 0; k < K1; k++)
         for (int l = k; l < K1; l++) {
             for (int i = 0; i < n; i++) {
@@ -116,5 +101,5 @@ static void categorical_neg_hessian(sgfs_engine *e, const double *theta,
 
 const sgfs_model sgfs_model_categorical = {
     "categorical", categorical_n_par, categorical_score, categorical_loglik,
-    categorical_neg_hessian
+    categorical_neg_hessian, NULL
 };

@@ -97,5 +97,5 @@ static void gaussian_neg_hessian(sgfs_engine *e, const double *theta,
 
 const sgfs_model sgfs_model_gaussian = {
     "gaussian", gaussian_n_par, gaussian_score, gaussian_loglik,
-    gaussian_neg_hessian
+    gaussian_neg_hessian, NULL
 };

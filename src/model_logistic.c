@@ -31,15 +31,6 @@ static int logistic_n_par(int P, const double *mpar)
     return P;
 }
 
-/* the residual y - sigmoid(eta), adding y eta - softplus(eta) to *ll
-   (one exp and one log1p) */
-static double residual_loglik(double y, double eta, double *ll)
-{
-    const double z = exp(-fabs(eta));
-    *ll += y * eta - (eta > 0.0 ? eta : 0.0) - log1p(z);
-    return y - (eta >= 0.0 ? 1.0 / (1.0 + z) : z / (1.0 + z));
-}
-
 static void logistic_score(sgfs_engine *e, const double *theta,
                            const int *idx, int n, double *sum, double *G,
                            double *loglik)
@@ -49,7 +40,7 @@ static void logistic_score(sgfs_engine *e, const double *theta,
     const double *xb = sgfs_batch_columns(e, theta, idx, n, r);
     if (loglik) {
         double ll = 0.0;
-        for (int i = 0; i < n; i++) r[i] = residual_loglik(e->y[idx[i]], r[i], &ll);
+        for (int i = 0; i < n; i++) r[i] = sgfs_binomial_residual(e->y[idx[i]], r[i], &ll);
         *loglik = ll;
     } else {
         for (int i = 0; i < n; i++) r[i] = e->y[idx[i]] - sigmoid(r[i]);
@@ -91,5 +82,5 @@ static void logistic_neg_hessian(sgfs_engine *e, const double *theta,
 
 const sgfs_model sgfs_model_logistic = {
     "logistic", logistic_n_par, logistic_score, logistic_loglik,
-    logistic_neg_hessian
+    logistic_neg_hessian, NULL
 };

@@ -56,9 +56,13 @@ typedef struct sgfs_model {
     double (*loglik)(sgfs_engine *e, const double *theta, const int *idx,
                      int n);
     /* adds minus the Hessian of the log-likelihood of the examples
-       idx[0..n-1] to the upper triangle of H (D x D); uses e->G as scratch */
+       idx[0..n-1] to the upper triangle of H (D x D); uses e->G as scratch.
+       NULL: central differences of the score (sgfs_neg_hessian) */
     void (*neg_hessian)(sgfs_engine *e, const double *theta, const int *idx,
                         int n, double *H);
+    /* doubles of e->eta the model needs for a batch of n, or NULL for the
+       default n ceil(D / P) */
+    R_xlen_t (*scratch)(int P, int n, const double *mpar);
 } sgfs_model;
 
 const sgfs_model *sgfs_find_model(const char *name);
@@ -133,7 +137,8 @@ struct sgfs_engine {
     sgfs_batch batch;           /* the current minibatch                       */
     double *xb;                 /* P x n gathered minibatch                    */
     double *eta;                /* linear predictors / residuals: n per output,
-                                   n ceil(D / P) in all                        */
+                                   n ceil(D / P) in all, or the model's own
+                                   scratch size                              */
     double *grad;               /* D posterior-gradient estimate               */
     double *grad_lik;           /* D its likelihood part, (N/n) sum_i g_i      */
     /* control variates (SGLD-CV): centre theta_hat and the full-data score
@@ -159,8 +164,14 @@ void sgfs_gather_dot(const double *xt, int P, const int *idx, int n,
 const double *sgfs_batch_columns(sgfs_engine *e, const double *beta,
                                  const int *idx, int n, double *eta);
 double sgfs_full_score(sgfs_engine *e, const double *theta, double *sum);
+void sgfs_neg_hessian(sgfs_engine *e, const double *theta, const int *idx,
+                      int n, double *H);
 double sgfs_log_posterior(sgfs_engine *e, const double *theta, double *grad);
 int sgfs_all_finite(const double *x, int n);
+
+/* outputs.c: the output layers of the GLMs and the networks */
+double sgfs_binomial_residual(double y, double z, double *ll);
+double sgfs_softmax_ref(double *z, size_t stride, int K1);
 
 /* fisher.c: what SGFS-f and SGFS-d share */
 double sgfs_gamma_fpc(int N, int n);

@@ -83,9 +83,9 @@ pima_reference <- local({
 ## An engine spec built by the package's own front end (internal scale).
 engine_spec <- function(x, y, family = binomial(), standardize = FALSE,
                         sigma = NULL, intercept = TRUE, prior = normal(0, 1),
-                        batch_size = 10L) {
+                        batch_size = 10L, model = NULL) {
     sgfs:::prepare_run(x, y, family, prior, NULL, batch_size, 10L, 0L, 1L, 1L, 1L,
-                       NULL, standardize, FALSE, sigma, intercept)
+                       NULL, standardize, FALSE, sigma, intercept, model)
 }
 
 model_eval <- function(spec, theta, idx) {
@@ -122,4 +122,23 @@ expect_close_to_exact <- function(fit, exact, mean_tol = 0.1, var_tol = 0.15,
         whitened <- sum(diag(solve(exact$cov, cov(d)))) / ncol(d)
         expect_lt(abs(whitened - 1), trace_tol)
     }
+}
+
+## central finite differences of the C log-likelihood: the gradient, and the
+## C scores against them
+fd_grad <- function(spec, theta, idx, h = 1e-5) {
+    vapply(seq_along(theta), function(j) {
+        e <- replace(double(length(theta)), j, h)
+        (model_eval(spec, theta + e, idx)$loglik -
+             model_eval(spec, theta - e, idx)$loglik) / (2 * h)
+    }, 0)
+}
+
+expect_scores_match_fd <- function(spec, theta, idx) {
+    ev <- model_eval(spec, theta, idx)
+    expect_equal(ev$grad, fd_grad(spec, theta, idx), tolerance = 1e-7)
+    expect_equal(colSums(ev$scores), ev$grad, tolerance = 1e-12)
+    per_example <- t(vapply(idx, function(i) fd_grad(spec, theta, i),
+                            double(length(theta))))
+    expect_equal(ev$scores, per_example, tolerance = 1e-7)
 }

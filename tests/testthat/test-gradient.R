@@ -1,23 +1,6 @@
 ## The C models' gradients and per-example scores equal central finite
 ## differences of the C log-likelihood.
 
-fd_grad <- function(spec, theta, idx, h = 1e-5) {
-    vapply(seq_along(theta), function(j) {
-        e <- replace(double(length(theta)), j, h)
-        (model_eval(spec, theta + e, idx)$loglik -
-             model_eval(spec, theta - e, idx)$loglik) / (2 * h)
-    }, 0)
-}
-
-expect_scores_match_fd <- function(spec, theta, idx) {
-    ev <- model_eval(spec, theta, idx)
-    expect_equal(ev$grad, fd_grad(spec, theta, idx), tolerance = 1e-7)
-    expect_equal(colSums(ev$scores), ev$grad, tolerance = 1e-12)
-    per_example <- t(vapply(idx, function(i) fd_grad(spec, theta, i),
-                            double(length(theta))))
-    expect_equal(ev$scores, per_example, tolerance = 1e-7)
-}
-
 mixed_frame <- function(N = 60) {
     withr::with_seed(3, data.frame(
         a = rnorm(N), b = runif(N),

@@ -1,0 +1,164 @@
+## Models other than the linear predictor: feed-forward networks.
+
+#' Feed-forward neural networks
+#'
+#' A network with one or two hidden layers for the samplers' `model`
+#' argument; its output layer is the family's: one sigmoid unit for
+#' `binomial()`, a softmax over the K levels for `categorical()` (the first
+#' level the reference, with logit 0, as for the GLM), one identity unit
+#' with noise sd \eqn{\sigma} (parameter `log_sigma`, unless `sigma` is
+#' fixed) for `gaussian()`.  Layer \eqn{l} computes
+#' \eqn{h_l = \phi(W_l' h_{l-1} + b_l)} from \eqn{h_0} the standardised
+#' predictors (without intercept column: every layer has biases).
+#'
+#' Parameters are named `W1[j,k]` (the weight from input \eqn{j} to hidden
+#' unit \eqn{k}), `b1[k]`, `W2[j,k]`, ... up to the output layer, then
+#' `log_sigma`.  The weights are those of the standardised predictors; for
+#' `gaussian()` the output layer and `log_sigma` are on the response's
+#' scale.  Each layer's weights and biases form one parameter block: the
+#' groups of [isgd()] and the blocks of `sgfs(preconditioner = "block")`.
+#'
+#' **Priors.** `prior` is one prior for every weight and bias, or a list of
+#' priors, one per layer (first hidden layer first, the output layer last).
+#'
+#' **Initialisation.** With `init = NULL` the chain starts at random weights
+#' drawn from R's random number generator (so that `set.seed()` reproduces
+#' them): \eqn{N(0, g/w_{l-1})} for the weights into a layer of fan-in
+#' \eqn{w_{l-1}}, \eqn{g = 2} for `relu` and 1 otherwise, and zero biases.
+#' All-zero weights would be a fixed point of every gradient method (all
+#' hidden units stay identical).  `init = "map"` starts from an [sga()]
+#' optimisation begun at such random weights.
+#'
+#' The posterior of a network is multimodal (hidden units can be permuted,
+#' and for `tanh` their signs flipped), so a chain explores the
+#' neighbourhood of one mode; the check that the draws sit near the mode,
+#' which assumes a near-Gaussian posterior, is not made for networks.
+#'
+#' @param hidden the number of units of each hidden layer: one or two
+#'   positive whole numbers.
+#' @param activation `"tanh"`, `"logistic"` or `"relu"`.
+#' @return An object of class `sgfs_model`.
+#' @examples
+#' fit <- sgld(Species ~ ., data = iris, family = categorical(),
+#'             model = mlp(5), n_iter = 2000, batch_size = 50)
+#' table(predict(fit, type = "class"), iris$Species)
+#' @export
+mlp <- function(hidden, activation = c("tanh", "logistic", "relu")) {
+    if (!is.numeric(hidden) || !(length(hidden) %in% 1:2) || any(!is.finite(hidden)) ||
+        any(hidden != round(hidden)) || any(hidden < 1))
+        stop_arg("hidden", "must be one or two positive whole numbers (the units of each hidden layer)")
+    activation <- choose_arg(activation, c("tanh", "logistic", "relu"), "activation")
+    structure(list(type = "mlp", hidden = as.integer(hidden), activation = activation),
+              class = "sgfs_model")
+}
+
+#' @export
+print.sgfs_model <- function(x, ...) {
+    cat(model_label(x), "\n", sep = "")
+    invisible(x)
+}
+
+model_label <- function(model) {
+    if (is.null(model)) return("linear predictor")
+    sprintf("mlp(hidden = %s, activation = \"%s\")",
+            paste(model$hidden, collapse = "-"), model$activation)
+}
+
+resolve_model <- function(model) {
+    if (is.null(model) || inherits(model, "sgfs_model")) return(model)
+    stop_arg("model", "must be NULL (the linear predictor of a GLM) or a network such as mlp(30)")
+}
+
+## The network's design: the predictors standardised (no intercept column),
+## the layer widths, parameter names and blocks, the engine's settings and
+## the (diagonal) map between internal and original parameters.
+mlp_design <- function(model, x, y, family, standardize, sigma, levels) {
+    x <- x[, colnames(x) != "(Intercept)", drop = FALSE]
+    if (ncol(x) == 0L) stop_arg("x", "has no predictors besides the intercept")
+    sds <- apply(x, 2L, stats::sd)
+    if (any(!(sds > 0)))
+        stop_arg("x", sprintf("has constant column(s) %s: remove them",
+                              paste0("'", colnames(x)[!(sds > 0)], "'", collapse = ", ")))
+    P <- ncol(x)
+    center <- if (standardize) colMeans(x) else rep(0, P)
+    scale <- if (standardize) sds else rep(1, P)
+    gaussian <- family$family == "gaussian"
+    y_center <- if (gaussian && standardize) mean(y) else 0
+    y_scale <- if (gaussian && standardize) stats::sd(y) else 1
+    if (!(y_scale > 0)) stop_arg("y", "is constant")
+    out <- switch(family$family, binomial = 1L, gaussian = 1L,
+                  categorical = length(levels) - 1L)
+    widths <- c(P, model$hidden, out)
+    L <- length(widths) - 1L
+    layer_names <- lapply(seq_len(L), function(l) {
+        w <- sprintf("W%d[%d,%d]", l, rep(seq_len(widths[l]), widths[l + 1L]),
+                     rep(seq_len(widths[l + 1L]), each = widths[l]))
+        c(w, sprintf("b%d[%d]", l, seq_len(widths[l + 1L])))
+    })
+    layer <- rep(seq_len(L), lengths(layer_names))
+    sample_sigma <- gaussian && is.null(sigma)
+    D <- length(layer) + sample_sigma
+    ## internal -> original: the gaussian output layer and log sigma rescaled
+    M <- rep(1, D)
+    shift <- double(D)
+    if (gaussian) {
+        M[layer == L] <- y_scale
+        shift[length(layer)] <- y_center
+        if (sample_sigma) shift[D] <- log(y_scale)
+    }
+    gain <- if (model$activation == "relu") 2 else 1
+    list(xt = .Call(C_sgfs_design_copy, x, as.double(center), as.double(scale)),
+         y = as.double((y - y_center) / y_scale), D = D, p = P,
+         n_coef = length(layer), intercept = integer(0), x_names = colnames(x),
+         par_names = c(unlist(layer_names), if (sample_sigma) "log_sigma"),
+         M = M, shift = shift,
+         mpar = as.double(c(switch(family$family, binomial = 0, gaussian = 1, categorical = 2),
+                            out, match(model$activation, c("tanh", "logistic", "relu")) - 1,
+                            L - 1L, model$hidden, if (L == 2L) 0,
+                            if (!gaussian) 0 else if (sample_sigma) NA else log(sigma / y_scale))),
+         center = center, scale = scale, y_center = y_center, y_scale = y_scale,
+         network = model, widths = widths, layer = layer,
+         groups = c(layer, if (sample_sigma) L + 1L),
+         random_init = function() {
+             th <- double(D)
+             for (l in seq_len(L)) {
+                 w <- which(layer == l)[seq_len(widths[l] * widths[l + 1L])]
+                 th[w] <- stats::rnorm(length(w), sd = sqrt(gain / widths[l]))
+             }
+             th
+         })
+}
+
+## the network's outputs (rows x outputs, internal scale) at internal theta
+## for standardised inputs U (rows x P)
+mlp_forward <- function(design, theta, U) {
+    w <- design$widths
+    L <- length(w) - 1L
+    phi <- switch(design$network$activation, tanh = tanh, logistic = stats::plogis,
+                  relu = function(a) pmax(a, 0))
+    h <- U
+    for (l in seq_len(L)) {
+        par <- theta[which(design$layer == l)]
+        W <- matrix(par[seq_len(w[l] * w[l + 1L])], w[l], w[l + 1L])
+        a <- h %*% W + rep(par[-seq_len(w[l] * w[l + 1L])], each = nrow(h))
+        h <- if (l < L) phi(a) else a
+    }
+    h
+}
+
+## coefficient prior(s) of a network: one prior, or a list with one per layer
+network_prior_parts <- function(prior, design) {
+    L <- length(design$widths) - 1L
+    if (inherits(prior, "sgfs_prior")) prior <- rep(list(prior), L)
+    if (!is.list(prior) || length(prior) != L)
+        stop_arg("prior", sprintf("must be a prior or a list of %d priors, one per layer", L))
+    lapply(seq_len(L), function(l)
+        expand_prior(prior[[l]], which(design$layer == l), "prior"))
+}
+
+## the model's parameter blocks, an integer per parameter: a network's
+## layers, or a GLM's coefficients (and log sigma)
+model_groups <- function(design) {
+    if (!is.null(design$groups)) return(design$groups)
+    c(rep(1L, design$n_coef), rep(2L, design$D - design$n_coef))
+}
