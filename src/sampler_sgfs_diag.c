@@ -41,5 +41,6 @@ static int diag_step(sgfs_engine *e, double eps)
 }
 
 const sgfs_sampler sgfs_sampler_sgfs_diag = {
-    "sgfs_diag", 1, {0, 1, 1}, {0, 2, 0}, NULL, diag_step, 0, NULL, NULL  /* state: I, count; scratch: gbar, v */
+    /* state: I, count; scratch: gbar, v */
+    "sgfs_diag", 1, {0, 1, 1}, {0, 2, 0}, NULL, diag_step, 0, NULL, NULL
 };

@@ -15,7 +15,7 @@ test_that("SGFS-b is exact on the conjugate model, whose blocks are nearly uncor
     expect_close_to_exact(fit, cd)
 })
 
-test_that("SGFS-b: exact with blocks that follow the posterior, too narrow across correlated ones", {
+test_that("SGFS-b: exact with blocks that follow the posterior, narrow across correlated ones", {
     skip_on_cran()
     ## predictors with pairwise correlation 0.8: the slopes are correlated
     ## (-0.3) with each other, not with the intercept.  Blocks (intercept)
