@@ -43,8 +43,9 @@ as_coda <- function(x) {
 method_label <- function(info) {
     s <- info$settings
     switch(info$method,
-           sgfs = sprintf("SGFS-%s (alpha = %g)",
-                          if (s$preconditioner == "full") "f" else "d", s$alpha),
+           sgfs = sprintf("SGFS-%s (alpha = %g%s)", substr(s$preconditioner, 1L, 1L), s$alpha,
+                          if (identical(s$preconditioner, "block"))
+                              paste0("; blocks ", blocks_label(s$blocks)) else ""),
            sgld = ,
            sgldcv = ,
            psgld = ,

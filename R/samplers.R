@@ -21,6 +21,14 @@
 #' \eqn{O(nD)} instead of \eqn{O(nD^2 + D^3)} per iteration but
 #' under-estimates posterior variances at large steps; diagonals below
 #' \eqn{\Lambda_j / N} are floored there.
+#' `preconditioner = "block"` (SGFS-b; Ahn et al., section 4) keeps the
+#' diagonal blocks of \eqn{\hat I} over contiguous parameter blocks of sizes
+#' \eqn{b_1, \dots, b_K} (`blocks`): it costs \eqn{O(n \sum_k b_k^2 +
+#' \sum_k b_k^3)} per iteration and \eqn{O(\sum_k b_k^2)} memory, never
+#' \eqn{D^2}, which makes SGFS usable with thousands of parameters.  With one
+#' block it is SGFS-f, draw for draw.  It samples the posterior exactly at any
+#' step only when the posterior is (nearly) uncorrelated across blocks; between
+#' correlated blocks it under-estimates variances at large steps, like SGFS-d.
 #'
 #' @param x a formula `y ~ predictors` (with `data`), or a numeric matrix of
 #'   predictors.
@@ -51,7 +59,8 @@
 #' @param standardize centre and scale the predictors (and a gaussian
 #'   response) internally; draws are reported on the original scale.
 #' @param progress show a progress bar.
-#' @param preconditioner `"full"` (SGFS-f) or `"diagonal"` (SGFS-d).
+#' @param preconditioner `"full"` (SGFS-f), `"diagonal"` (SGFS-d) or
+#'   `"block"` (SGFS-b, block diagonal; see `blocks`).
 #' @param alpha noise parameter \eqn{\alpha = 2/\sqrt{\epsilon}} (step
 #'   \eqn{\epsilon = 4/\alpha^2}); 0 injects no noise, so all randomness
 #'   comes from the minibatches (it mixes about twice as fast as the default
@@ -68,6 +77,11 @@
 #'   the draws equal those of sequential chains).
 #' @param intercept matrix method: add an intercept column (with `FALSE`, a
 #'   column of ones in `x`, if any, is taken as the intercept).
+#' @param blocks for `preconditioner = "block"`: the sizes of the contiguous
+#'   parameter blocks, in parameter order, summing to the number of
+#'   parameters (e.g. `c(2, 1)`).  `NULL` takes the model's parameter groups:
+#'   the coefficients as one block and `log_sigma` (a sampled noise scale of
+#'   `gaussian()`) as another.
 #' @param ... arguments passed to the default method.
 #' @return An object of class `c("sgfit", "mcmc")` (one chain) or
 #'   `c("sgfit", "mcmc.list")`: the draws, one column per parameter, usable
@@ -94,28 +108,42 @@ sgfs.default <- function(x, y, family = binomial(), model = NULL,
                          burnin = n_iter %/% 10L, thin = 1L, chains = 1L,
                          init = NULL, standardize = TRUE,
                          progress = interactive(),
-                         preconditioner = c("full", "diagonal"), alpha = 1,
+                         preconditioner = c("full", "diagonal", "block"), alpha = 1,
                          schedule = "constant", prior_intercept = NULL,
-                         sigma = NULL, cores = 1L, intercept = TRUE, ...) {
+                         sigma = NULL, cores = 1L, intercept = TRUE, blocks = NULL, ...) {
     no_dots(...)
     run <- prepare_run_here(environment())
-    preconditioner <- choose_arg(preconditioner, c("full", "diagonal"), "preconditioner")
+    preconditioner <- choose_arg(preconditioner, c("full", "diagonal", "block"),
+                                 "preconditioner")
     D <- length(run$theta0)
-    if (preconditioner == "full" && 4 * 8 * D^2 > 4e9)
+    if (!is.null(blocks) && preconditioner != "block")
+        stop_arg("blocks", "is only used with preconditioner = \"block\"")
+    sizes <- switch(preconditioner, full = D, diagonal = NULL,
+                    block = sgfs_block_sizes(blocks, run$design, D))
+    ## the state and scratch hold four (block-diagonal) D x D matrices
+    if (4 * 8 * sum(sizes^2) > 4e9)
         stop_arg("preconditioner", sprintf(
-            "= \"full\" needs four %d x %d matrices (%.3g GB) for this model: use \"diagonal\"",
-            D, D, 4 * 8 * D^2 / 1e9))
+            "= \"%s\" needs four %s matrices (%.3g GB) for this model: use %s",
+            preconditioner,
+            if (preconditioner == "full") sprintf("%d x %d", D, D) else "block-diagonal",
+            4 * 8 * sum(sizes^2) / 1e9,
+            if (preconditioner == "full") "\"block\" or \"diagonal\""
+            else "smaller blocks or \"diagonal\""))
     alpha <- check_nonnegative(alpha, "alpha")
     if (alpha == 0 && run$spec$batch_size == ncol(run$spec$xt))
         stop_arg("alpha", "= 0 with batch_size = N (all rows) injects no noise: the chain ",
                  "would be deterministic; use alpha > 0 or a smaller batch_size")
     setup <- function(run) {
         eps <- if (alpha > 0) 4 / alpha^2 else Inf
-        list(engine = if (preconditioner == "full") "sgfs_full" else "sgfs_diag",
-             spar = if (run$spec$burnin >= 2L) run$spec$burnin %/% 2L + 1L else 0,
+        restart <- if (run$spec$burnin >= 2L) run$spec$burnin %/% 2L + 1L else 0
+        list(engine = paste0("sgfs_", c(full = "full", diagonal = "diag",
+                                        block = "block")[[preconditioner]]),
+             spar = if (preconditioner == "block") c(restart, length(sizes), sizes)
+                    else restart,
              schedule = schedule_vector(schedule, eps, run$n_iter),
              settings = list(preconditioner = preconditioner, alpha = alpha,
-                             schedule = schedule))
+                             schedule = schedule,
+                             blocks = if (preconditioner == "block") sizes))
     }
     sg_fit("sgfs", setup, run, match.call())
 }

@@ -2,8 +2,8 @@
 #'
 #' Bayesian posterior sampling with stochastic gradients for regressions on
 #' data too large for full-data MCMC.  [sgfs()] (stochastic gradient Fisher
-#' scoring, full or diagonal preconditioner), [sgld()] (stochastic gradient
-#' Langevin dynamics), [sgldcv()] (with control variates), [psgld()] (its
+#' scoring, full, block-diagonal or diagonal preconditioner), [sgld()]
+#' (stochastic gradient Langevin dynamics), [sgldcv()] (with control variates), [psgld()] (its
 #' RMSprop-preconditioned variant), [sghmc()] and [sgnht()] (momentum
 #' samplers), [osgfs()] ("optimal" SGFS), [isgd()] (isotropic SGD), and the
 #' full-data baselines [mala()] and [hmc()] run in one C engine and return

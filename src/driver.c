@@ -124,7 +124,7 @@ SEXP sgfs_engine_result(SEXP ptr)
 {
     sgfs_engine *e = engine_of(ptr);
     const int D = e->D;
-    const R_xlen_t len = sgfs_size_of(e->sampler->state, D);
+    const R_xlen_t len = e->sstate_len;
     const char *names[] = {"draws", "theta", "iter", "sstate", "eps",
                            "diverged", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));

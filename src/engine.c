@@ -78,6 +78,18 @@ R_xlen_t sgfs_size_of(sgfs_size s, int D)
     return (R_xlen_t) s.per_dd * D * D + (R_xlen_t) s.per_d * D + s.fixed;
 }
 
+/* a sampler array's length: from its settings if the sampler sizes it so
+   (by_settings != NULL), else from its shape in D */
+static R_xlen_t sampler_array_len(R_xlen_t (*by_settings)(const double *, R_xlen_t, int),
+                                  sgfs_size shape, SEXP spar, int D)
+{
+    if (by_settings == NULL) return sgfs_size_of(shape, D);
+    const R_xlen_t len = by_settings(REAL(spar), Rf_xlength(spar), D);
+    if (len < 0)
+        Rf_error("internal error: sampler settings do not fit %d parameters", D);
+    return len;
+}
+
 SEXP sgfs_engine_alloc(void)
 {
     return Rf_allocVector(VECSXP, N_SLOTS);
@@ -141,14 +153,17 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     if (with_sampler) {
         e->sampler = sgfs_find_sampler(CHAR(STRING_ELT(
             typed_elt(spec, "sampler", STRSXP, 1), 0)));
-        e->spar = REAL(typed_elt(spec, "spar", REALSXP, -1));
+        SEXP spar = typed_elt(spec, "spar", REALSXP, -1);
+        e->spar = REAL(spar);
         const double *sch = REAL(typed_elt(spec, "schedule", REALSXP, 4));
         e->sched.type = (int) sch[0];
         e->sched.a = sch[1];
         e->sched.b = sch[2];
         e->sched.delta = sch[3];
         need_G = e->sampler->needs_scores;
-        R_xlen_t len = sgfs_size_of(e->sampler->state, D);
+        const sgfs_sampler *smp = e->sampler;
+        const R_xlen_t len = sampler_array_len(smp->state_len, smp->state, spar, D);
+        e->sstate_len = len;
         SEXP ss = typed_elt(state, "sstate", REALSXP, -1);
         if (Rf_xlength(ss) == 0) {
             e->sstate = fresh_real(prot, SLOT_SSTATE, len);
@@ -158,7 +173,8 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
         } else {
             Rf_error("internal error: sampler state has the wrong length");
         }
-        e->work = fresh_real(prot, SLOT_WORK, sgfs_size_of(e->sampler->work, D));
+        e->work = fresh_real(prot, SLOT_WORK,
+                             sampler_array_len(smp->work_len, smp->work, spar, D));
         SEXP centre = optional_elt(spec, "centre");
         if (centre != NULL && Rf_xlength(centre) > 0) {
             e->centre = REAL(typed_elt(spec, "centre", REALSXP, D));

@@ -1,5 +1,5 @@
 /*
- * fisher.c - what SGFS-f and SGFS-d share (Ahn et al. 2012; ALGORITHMS.md
+ * fisher.c - what the SGFS samplers (-f, -b and -d) share (Ahn et al. 2012; ALGORITHMS.md
  * 2.8b): the finite-population gamma and the running mean of the minibatch
  * empirical Fisher, I_t = (1 - 1/t') I_{t-1} + V_t / t', restarted at
  * iteration spar[0] (t' counts from the restart); and the burn-in trust
@@ -21,23 +21,19 @@ double sgfs_gamma_fpc(int N, int n)
     return 1.0 + ((double) N / n) * ((double) (N - n) / (N - 1));
 }
 
-/* full != 0: fisher and V are D x D (upper triangle); else length D */
-void sgfs_fisher_update(sgfs_engine *e, double *count, double *restrict fisher,
-                        const double *restrict V, int full)
+/* kappa_t = 1/t' of the running mean; t' (*count) restarts at spar[0] */
+double sgfs_fisher_weight(const sgfs_engine *e, double *count)
 {
-    const int D = e->D;
     if (*e->iter == e->spar[0]) *count = 0.0;
     *count += 1.0;
-    const double kappa = 1.0 / *count;
-    if (full) {
-        for (int j = 0; j < D; j++)
-            for (int i = 0; i <= j; i++) {
-                size_t k = i + (size_t) j * D;
-                fisher[k] += kappa * (V[k] - fisher[k]);
-            }
-    } else {
-        for (int j = 0; j < D; j++) fisher[j] += kappa * (V[j] - fisher[j]);
-    }
+    return 1.0 / *count;
+}
+
+/* mean <- (1 - kappa) mean + kappa x, elementwise over len values */
+void sgfs_running_mean(double *restrict mean, const double *restrict x, int len,
+                       double kappa)
+{
+    for (int j = 0; j < len; j++) mean[j] += kappa * (x[j] - mean[j]);
 }
 
 /* factor (<= 1) to apply to x = A^{-1} r during burn-in */

@@ -5,7 +5,8 @@
  *   sgfs_x_r                out = xb r                      (dgemv 'N')
  *   sgfs_xt_beta            eta = xb' beta                  (dgemv 'T')
  *   sgfs_row_moments        gbar = G 1 / n, v_j = sum_i (G_ji - gbar_j)^2 / (n - 1)
- *   sgfs_centered_crossprod V = Gc Gc' / (n - 1), Gc = G - gbar 1'  (dsyrk)
+ *   sgfs_center_rows        gbar = G 1 / n;  G <- Gc = G - gbar 1'
+ *   sgfs_rows_crossprod     V = Gc[o:o+b, ] Gc[o:o+b, ]' / (n - 1)   (dsyrk)
  *   sgfs_chol_upper         U'U = M (+ jitter I if M is singular)   (dpotrf)
  *   sgfs_chol_solve         b <- (U'U)^{-1} b                       (dpotrs)
  *   sgfs_upper_t_times      y = U' x                                (dtrmv)
@@ -68,27 +69,36 @@ static void row_sums(const double *G, int D, int n, const double *shift,
     }
 }
 
-void sgfs_row_moments(const double *G, int D, int n, double *gbar, double *v)
+static void row_means(const double *G, int D, int n, double *gbar)
 {
     row_sums(G, D, n, NULL, 0, gbar);
     for (int j = 0; j < D; j++) gbar[j] /= n;
+}
+
+void sgfs_row_moments(const double *G, int D, int n, double *gbar, double *v)
+{
+    row_means(G, D, n, gbar);
     row_sums(G, D, n, gbar, 1, v);
     for (int j = 0; j < D; j++) v[j] /= n - 1;
 }
 
-void sgfs_centered_crossprod(double *restrict G, int D, int n,
-                             double *restrict gbar, double *V)
+void sgfs_center_rows(double *restrict G, int D, int n, double *restrict gbar)
 {
-    const char up = 'U', nt = 'N';
-    const double scale = 1.0 / (n - 1), zero = 0.0;
-    row_sums(G, D, n, NULL, 0, gbar);
-    for (int j = 0; j < D; j++) gbar[j] /= n;
+    row_means(G, D, n, gbar);
     for (int i = 0; i < n; i++) {
         double *g = G + (size_t) i * D;
         for (int j = 0; j < D; j++) g[j] -= gbar[j];
     }
-    /* V = Gc Gc' / (n - 1), upper triangle */
-    F77_CALL(dsyrk)(&up, &nt, &D, &n, &scale, G, &D, &zero, V, &D
+}
+
+/* the b x b upper triangle V of rows o..o+b-1 of G (D x n, already centred):
+   a row slice is the b x n matrix at G + o with leading dimension D */
+void sgfs_rows_crossprod(const double *G, int D, int n, int o, int b, double *V)
+{
+    const char up = 'U', nt = 'N';
+    const double scale = 1.0 / (n - 1), zero = 0.0;
+    /* V = G[o:o+b, ] G[o:o+b, ]' / (n - 1), upper triangle */
+    F77_CALL(dsyrk)(&up, &nt, &b, &n, &scale, G + o, &D, &zero, V, &b
                     FCONE FCONE);
 }
 

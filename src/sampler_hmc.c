@@ -124,5 +124,5 @@ const sgfs_sampler sgfs_sampler_hmc = {
     "hmc", 0,
     {0, 1, N_SCALARS},    /* state: the scalars above, grad L(theta)       */
     {0, 5, 0},            /* scratch: z, p, theta*, grad L(theta*), grad_z */
-    NULL, hmc_step, 1     /* full data                                     */
+    NULL, hmc_step, 1, NULL, NULL  /* full data                                   */
 };

@@ -26,7 +26,7 @@ static int diag_step(sgfs_engine *e, double eps)
     const double alpha2 = R_FINITE(eps) ? 4.0 / eps : 0.0;
 
     sgfs_row_moments(G, D, n, gbar, v);
-    sgfs_fisher_update(e, count, fisher, v, 0);
+    sgfs_running_mean(fisher, v, D, sgfs_fisher_weight(e, count));
 
     /* r = grad + eta into gbar, x = r / a into v */
     for (int j = 0; j < D; j++) {
@@ -41,5 +41,6 @@ static int diag_step(sgfs_engine *e, double eps)
 }
 
 const sgfs_sampler sgfs_sampler_sgfs_diag = {
-    "sgfs_diag", 1, {0, 1, 1}, {0, 2, 0}, NULL, diag_step, 0  /* state: I, count; scratch: gbar, v */
+    /* state: I, count; scratch: gbar, v */
+    "sgfs_diag", 1, {0, 1, 1}, {0, 2, 0}, NULL, diag_step, 0, NULL, NULL
 };

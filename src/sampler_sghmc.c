@@ -36,10 +36,11 @@ static int sghmc_step(sgfs_engine *e, double eta)
 }
 
 const sgfs_sampler sgfs_sampler_sghmc = {
-    "sghmc", 0, {0, 1, 1}, {0, 2, 0}, NULL, sghmc_step, 0  /* state: v, count; scratch: moments */
+    /* state: v, count; scratch: moments */
+    "sghmc", 0, {0, 1, 1}, {0, 2, 0}, NULL, sghmc_step, 0, NULL, NULL
 };
 
 /* the same rule with the gradient-noise estimate (needs per-example scores) */
 const sgfs_sampler sgfs_sampler_sghmc_noise = {
-    "sghmc_noise", 1, {0, 1, 1}, {0, 2, 0}, NULL, sghmc_step, 0
+    "sghmc_noise", 1, {0, 1, 1}, {0, 2, 0}, NULL, sghmc_step, 0, NULL, NULL
 };

@@ -18,5 +18,5 @@ static int sgld_step(sgfs_engine *e, double eps)
 }
 
 const sgfs_sampler sgfs_sampler_sgld = {
-    "sgld", 0, {0, 0, 0}, {0, 0, 0}, NULL, sgld_step, 0    /* no state, no scratch */
+    "sgld", 0, {0, 0, 0}, {0, 0, 0}, NULL, sgld_step, 0, NULL, NULL    /* no state, no scratch */
 };

@@ -35,5 +35,5 @@ static int sgnht_step(sgfs_engine *e, double eps)
 }
 
 const sgfs_sampler sgfs_sampler_sgnht = {
-    "sgnht", 0, {0, 1, 2}, {0, 0, 0}, NULL, sgnht_step, 0  /* state: u, xi, count */
+    "sgnht", 0, {0, 1, 2}, {0, 0, 0}, NULL, sgnht_step, 0, NULL, NULL  /* state: u, xi, count */
 };

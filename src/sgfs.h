@@ -87,6 +87,11 @@ typedef struct sgfs_sampler {
     /* 1: a full-data rule; the driver computes no minibatch gradient and
        the rule evaluates the posterior itself (sgfs_log_posterior) */
     int full_data;
+    /* optional (NULL: use `state` / `work`): the state and scratch lengths
+       of a rule whose array sizes depend on its settings spar[0..n_spar-1];
+       -1 if the settings do not fit D parameters */
+    R_xlen_t (*state_len)(const double *spar, R_xlen_t n_spar, int D);
+    R_xlen_t (*work_len)(const double *spar, R_xlen_t n_spar, int D);
 } sgfs_sampler;
 
 const sgfs_sampler *sgfs_find_sampler(const char *name);
@@ -125,6 +130,7 @@ struct sgfs_engine {
     double *theta;              /* D                                           */
     double *iter;               /* iterations done so far (t), a double        */
     double *sstate;             /* sampler state                               */
+    R_xlen_t sstate_len;        /* its length                                  */
     /* run bookkeeping */
     int burnin, thin;
     double *draws;              /* n_keep x D                                  */
@@ -173,18 +179,24 @@ int sgfs_all_finite(const double *x, int n);
 double sgfs_binomial_residual(double y, double z, double *ll);
 double sgfs_softmax_ref(double *z, size_t stride, int K1);
 
-/* fisher.c: what SGFS-f and SGFS-d share */
+/* fisher.c: what the SGFS samplers share */
 double sgfs_gamma_fpc(int N, int n);
-void sgfs_fisher_update(sgfs_engine *e, double *count, double *restrict fisher,
-                        const double *restrict V, int full);
+double sgfs_fisher_weight(const sgfs_engine *e, double *count);
+void sgfs_running_mean(double *restrict mean, const double *restrict x, int len,
+                       double kappa);
 double sgfs_burnin_shrink(const sgfs_engine *e, const double *x, const double *r);
+
+/* sgfs_blockdiag.c: the SGFS update with a block-diagonal Fisher estimate
+   (SGFS-f is one block, SGFS-b several) */
+R_xlen_t sgfs_blocks_square_sum(int K, const double *size);
+int sgfs_blockdiag_step(sgfs_engine *e, double eps, int K, const double *size);
 
 /* linalg.c: thin BLAS/LAPACK wrappers (FCONE, documented) */
 void sgfs_x_r(const double *xb, int P, int n, const double *r, double *out);
 void sgfs_xt_beta(const double *xb, int P, int n, const double *beta, double *eta);
 void sgfs_row_moments(const double *G, int D, int n, double *gbar, double *v);
-void sgfs_centered_crossprod(double *restrict G, int D, int n,
-                             double *restrict gbar, double *V);
+void sgfs_center_rows(double *restrict G, int D, int n, double *restrict gbar);
+void sgfs_rows_crossprod(const double *G, int D, int n, int o, int b, double *V);
 double sgfs_chol_upper(const double *M, int D, double *U);
 void sgfs_chol_solve(const double *U, int D, double *b);
 void sgfs_upper_t_times(const double *U, int D, const double *x, double *y);

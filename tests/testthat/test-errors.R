@@ -21,8 +21,14 @@ test_that("argument errors name the argument", {
     expect_error(sgfs(d$x, d$y, prior = "normal"), "'prior' must be a prior")
     expect_error(normal(0, -1), "'scale'")
     expect_error(sgfs(d$x, d$y, prior = normal(0, c(1, 2))), "'prior' has 2 scale values")
-    expect_error(sgfs(d$x, d$y, preconditioner = "block"),
-                 "'preconditioner' must be one of \"full\", \"diagonal\", not \"block\"")
+    expect_error(sgfs(d$x, d$y, preconditioner = "blocks"), paste0(
+        "'preconditioner' must be one of \"full\", \"diagonal\", \"block\", not \"blocks\""))
+    for (bad in list(c(2, 2), c(1.5, 1.5), c(0, 3), c(-1, 4), c(NA, 3), "3", numeric(0)))
+        expect_error(sgfs(d$x, d$y, preconditioner = "block", blocks = bad), paste0(
+            "'blocks' must be the sizes of contiguous parameter blocks: whole numbers >= 1 ",
+            "summing to 3, the number of parameters \\(\\(Intercept\\), x1, x2\\)"))
+    expect_error(sgfs(d$x, d$y, blocks = c(2, 1)),
+                 "'blocks' is only used with preconditioner = \"block\"")
     expect_error(sgfs(d$x, d$y, alpha = 0, batch_size = 100), "'alpha' = 0 with batch_size = N")
     expect_error(sgfs(y ~ ., data = d$df, weights = X1), "'weights' is not supported")
     expect_error(sgfs(y ~ X1 + offset(X2), data = d$df), "'formula' has an offset")

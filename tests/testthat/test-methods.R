@@ -39,6 +39,18 @@ test_that("one chain is an mcmc object with true iteration numbers", {
     expect_silent(plot(fit))
 })
 
+test_that("the SGFS-b report names its blocks", {
+    set.seed(26)
+    fit <- sgfs(type ~ glu + bmi, data = MASS::Pima.tr, n_iter = 300, batch_size = 50,
+                preconditioner = "block", blocks = c(1, 2), progress = FALSE)
+    expect_output(print(fit), "SGFS-b \\(alpha = 1; blocks 1 \\+ 2\\) posterior draws")
+    expect_identical(sgfs:::blocks_label(rep(1:2, 5)), "10 blocks of 1 to 2")
+    ## by default the coefficients and a sampled log_sigma
+    fit <- sgfs(bmi ~ glu + age, data = MASS::Pima.tr, family = gaussian(), n_iter = 300,
+                batch_size = 50, preconditioner = "block", progress = FALSE)
+    expect_identical(attr(fit, "sgfit")$settings$blocks, c(3L, 1L))
+})
+
 test_that("the SGLD report states the step's variance inflation and warns when large", {
     set.seed(25)
     fit <- sgld(type ~ glu + bmi, data = MASS::Pima.tr, n_iter = 500, batch_size = 50,

@@ -23,7 +23,8 @@ test_that("set.seed gives identical draws", {
 
 test_that("two continued runs equal one long run, whatever RNG use in between", {
     d <- small_logit()
-    for (f in list(sgfs, sgld)) {
+    block <- function(...) sgfs(..., preconditioner = "block", blocks = c(1, 3))
+    for (f in list(sgfs, sgld, block)) {
         set.seed(3)
         long <- f(d$x, d$y, n_iter = 400, burnin = 100, thin = 3, batch_size = 30,
                   schedule = schedule_polynomial(b = 10, delta = 0.6), progress = FALSE)

@@ -1,0 +1,97 @@
+/*
+ * sgfs_blockdiag.c - one SGFS update (Ahn, Korattikara and Welling, ICML
+ * 2012, Algorithm 1, with the corrections of ALGORITHMS.md 2.8b) whose
+ * Fisher estimate is block diagonal over K contiguous parameter blocks
+ * [o_k, o_k + b_k), b_1 + ... + b_K = D.  SGFS-f (sampler_sgfs.c) is the
+ * case K = 1; SGFS-b (sampler_sgfs_block.c) uses several blocks.  Per block
+ * k, with Gc_k the rows o_k..o_k+b_k-1 of the centred scores Gc (D x n):
+ *
+ *   V_k   = Gc_k Gc_k' / (n - 1)
+ *   I_k   = (1 - kappa_t) I_k + kappa_t V_k,      kappa_t = 1/t'  (fisher.c)
+ *   A_k   = gamma N (1 + alpha^2) I_k + Lambda_k,  U_A,k' U_A,k = A_k
+ *   eta_k = alpha sqrt(gamma N) U_I,k' xi_k,       U_I,k' U_I,k = I_k
+ *   x_k   = A_k^{-1} (grad_k + eta_k)
+ * and theta <- theta + 2 s x, s the burn-in trust-region factor (fisher.c).
+ * The D normals xi are drawn in one sweep, in parameter order, after every
+ * block is factored, so that K = 1 draws exactly as SGFS-f always did.
+ *
+ * Storage: the K blocks of a D x D quantity are packed one after another,
+ * block k (b_k x b_k, column-major, upper triangle used) at offset
+ * sum_{l<k} b_l^2; S = sum_k b_k^2 in all.
+ *   state   : I (S), the count t'                               S + 1
+ *   scratch : V (then A), U_A, U_I (S each); gbar, rhs, xi (D)  3S + 3D
+ * Cost per iteration O(n S + sum_k b_k^3); a block whose matrix no jitter
+ * makes positive definite fails the step (the driver reports a divergence).
+ */
+#include "sgfs.h"
+
+R_xlen_t sgfs_blocks_square_sum(int K, const double *size)
+{
+    R_xlen_t S = 0;
+    for (int k = 0; k < K; k++) S += (R_xlen_t) size[k] * (R_xlen_t) size[k];
+    return S;
+}
+
+/* A = gamma N (1 + alpha^2) I + Lambda for one b x b block (upper triangle) */
+static void preconditioner_block(const double *fisher, int b, double scale,
+                                 const double *prior_prec, double *A)
+{
+    for (int j = 0; j < b; j++) {
+        for (int i = 0; i <= j; i++)
+            A[i + (size_t) j * b] = scale * fisher[i + (size_t) j * b];
+        A[j + (size_t) j * b] += prior_prec[j];
+    }
+}
+
+int sgfs_blockdiag_step(sgfs_engine *e, double eps, int K, const double *size)
+{
+    const int D = e->D;
+    const size_t S = (size_t) sgfs_blocks_square_sum(K, size);
+    double *fisher = e->sstate, *count = e->sstate + S;
+    double *V = e->work, *UA = V + S, *UI = UA + S;
+    double *gbar = UI + S, *rhs = gbar + D, *xi = rhs + D;
+    const double alpha2 = R_FINITE(eps) ? 4.0 / eps : 0.0;
+    const double gN = sgfs_gamma_fpc(e->N, e->n) * e->N;
+
+    sgfs_center_rows(e->G, D, e->n, gbar);
+    const double kappa = sgfs_fisher_weight(e, count);
+    /* per block (at: its offset in the packed arrays): V, the running mean
+       I (upper triangle, column by column), and the Cholesky factors of A
+       and, for the noise, of I */
+    size_t at = 0;
+    for (int k = 0, o = 0; k < K; k++) {
+        const int b = (int) size[k];
+        sgfs_rows_crossprod(e->G, D, e->n, o, b, V + at);
+        for (int j = 0; j < b; j++)
+            sgfs_running_mean(fisher + at + (size_t) j * b, V + at + (size_t) j * b,
+                              j + 1, kappa);
+        preconditioner_block(fisher + at, b, gN * (1.0 + alpha2), e->prior_prec + o,
+                             V + at);
+        if (sgfs_chol_upper(V + at, b, UA + at) < 0.0) return 1;
+        if (alpha2 > 0.0 && sgfs_chol_upper(fisher + at, b, UI + at) < 0.0) return 1;
+        o += b;
+        at += (size_t) b * b;
+    }
+
+    if (alpha2 > 0.0)
+        for (int j = 0; j < D; j++) xi[j] = norm_rand();
+    /* per block: rhs = grad + eta, kept in xi for the trust region, then
+       rhs <- A^{-1} rhs */
+    const double s = sqrt(alpha2 * gN);
+    at = 0;
+    for (int k = 0, o = 0; k < K; k++) {
+        const int b = (int) size[k];
+        memcpy(rhs + o, e->grad + o, (size_t) b * sizeof(double));
+        if (alpha2 > 0.0) {
+            sgfs_upper_t_times(UI + at, b, xi + o, gbar + o);   /* gbar = U_I' xi */
+            for (int j = o; j < o + b; j++) rhs[j] += s * gbar[j];
+        }
+        memcpy(xi + o, rhs + o, (size_t) b * sizeof(double));
+        sgfs_chol_solve(UA + at, b, rhs + o);                  /* rhs = A^{-1} rhs */
+        o += b;
+        at += (size_t) b * b;
+    }
+    const double shrink = sgfs_burnin_shrink(e, rhs, xi);
+    for (int j = 0; j < D; j++) e->theta[j] += 2.0 * shrink * rhs[j];
+    return 0;
+}
