@@ -1,0 +1,78 @@
+## Readers for the public benchmark data sets the papers use (the package
+## ships the readers, never the data).
+
+#' Read the MNIST digits
+#'
+#' Reads the MNIST images and labels from the four IDX files (gzip
+#' compressed, as distributed: `train-images-idx3-ubyte.gz`, ...).
+#'
+#' @param path the folder holding the IDX files.
+#' @param set `"train"` (60,000 digits) or `"test"` (10,000).
+#' @return A list with `x`, a numeric matrix with one row per image and 784
+#'   columns (pixel intensities divided by 255, row by row), and `y`, the
+#'   digits as a factor with levels `0`, ..., `9`.
+#' @examples
+#' path <- file.path("..", "shared", "datasets", "mnist")
+#' if (file.exists(file.path(path, "t10k-labels-idx1-ubyte.gz"))) {
+#'     test <- read_mnist(path, "test")
+#'     dim(test$x)
+#' }
+#' @export
+read_mnist <- function(path, set = c("train", "test")) {
+    set <- choose_arg(set, c("train", "test"), "set")
+    stem <- if (set == "train") "train" else "t10k"
+    images <- read_idx(file.path(path, paste0(stem, "-images-idx3-ubyte.gz")))
+    labels <- read_idx(file.path(path, paste0(stem, "-labels-idx1-ubyte.gz")))
+    x <- matrix(as.double(images$data) / 255, images$dim[1L],
+                prod(images$dim[-1L]), byrow = TRUE)
+    list(x = x, y = factor(as.integer(labels$data), levels = 0:9))
+}
+
+## an IDX file of unsigned bytes: list(dim, data)
+read_idx <- function(file) {
+    if (!file.exists(file)) stop_arg("path", sprintf("has no file '%s'", basename(file)))
+    con <- gzfile(file, "rb")
+    on.exit(close(con))
+    magic <- readBin(con, "integer", 1L, size = 4L, endian = "big")
+    if (magic %/% 256L != 8L)
+        stop(sprintf("'%s' is not an IDX file of unsigned bytes", file), call. = FALSE)
+    dims <- readBin(con, "integer", magic %% 256L, size = 4L, endian = "big")
+    data <- readBin(con, "raw", prod(dims))
+    if (length(data) != prod(dims))
+        stop(sprintf("'%s' is truncated", file), call. = FALSE)
+    list(dim = dims, data = data)
+}
+
+#' Read a UCI regression benchmark with its standard splits
+#'
+#' Reads one of the UCI regression data sets used to benchmark Bayesian
+#' neural networks (Hernandez-Lobato and Adams, 2015) and the 20 standard
+#' train/test splits (5 for protein) from `splits.tar.xz`.
+#'
+#' @param name the data set, e.g. `"bostonHousing"`, `"concrete"`,
+#'   `"energy"`, `"wine-quality-red"`, `"yacht"`.
+#' @param path the folder holding `<name>.txt.xz` and `splits.tar.xz`.
+#' @return A list with `x` (numeric matrix of the features), `y` (the
+#'   target), `splits` (a list of `list(train, test)` 1-based row indices)
+#'   and `hidden` (the hidden-layer size the protocol uses).
+#' @export
+read_uci <- function(name, path) {
+    if (!is.character(name) || length(name) != 1L)
+        stop_arg("name", "must be a data set name such as \"concrete\"")
+    file <- file.path(path, paste0(name, ".txt.xz"))
+    if (!file.exists(file)) stop_arg("name", sprintf("'%s': there is no file %s", name, file))
+    data <- as.matrix(utils::read.table(file))
+    dir <- tempfile("uci")
+    on.exit(unlink(dir, recursive = TRUE))
+    utils::untar(file.path(path, "splits.tar.xz"), exdir = dir,
+                 files = paste0("./", name))
+    split_dir <- file.path(dir, name)
+    ints <- function(f) scan(file.path(split_dir, f), quiet = TRUE)
+    n_splits <- ints("n_splits.txt")
+    splits <- lapply(seq_len(n_splits) - 1L, function(k)
+        list(train = ints(sprintf("index_train_%d.txt", k)) + 1L,
+             test = ints(sprintf("index_test_%d.txt", k)) + 1L))
+    list(x = data[, ints("index_features.txt") + 1L, drop = FALSE],
+         y = data[, ints("index_target.txt") + 1L], splits = splits,
+         hidden = ints("n_hidden.txt"))
+}
