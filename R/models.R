@@ -158,7 +158,7 @@ network_prior_parts <- function(prior, design) {
 
 ## the model's parameter blocks, an integer per parameter: a network's
 ## layers, or a GLM's coefficients (and log sigma)
-model_groups <- function(design) {
+model_groups <- function(design, D = design$D) {
     if (!is.null(design$groups)) return(design$groups)
-    c(rep(1L, design$n_coef), rep(2L, design$D - design$n_coef))
+    c(rep(1L, design$n_coef), rep(2L, D - design$n_coef))
 }

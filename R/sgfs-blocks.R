@@ -13,12 +13,9 @@ sgfs_block_sizes <- function(blocks, design, D) {
     as.integer(blocks)
 }
 
-## the design's parameter groups (runs of equal labels), if it has them; else
-## the coefficients as one block and log_sigma, if sampled, as another
+## the model's parameter blocks (runs of equal group labels)
 default_blocks <- function(design, D) {
-    if (!is.null(design$groups)) return(rle(as.vector(design$groups))$lengths)
-    sizes <- c(design$n_coef, D - design$n_coef)
-    as.integer(sizes[sizes > 0])
+    rle(as.vector(model_groups(design, D)))$lengths
 }
 
 ## "2 + 1", or a summary when there are many blocks

@@ -112,6 +112,7 @@ test_that("every sampler runs on a network", {
     runs <- list(
         sgfs_full = function(...) sgfs(..., preconditioner = "full"),
         sgfs_diag = function(...) sgfs(..., preconditioner = "diagonal"),
+        sgfs_block = function(...) sgfs(..., preconditioner = "block"),
         sgld = sgld, sgldcv = sgldcv, psgld = psgld, sghmc = sghmc, sgnht = sgnht,
         isgd = isgd, osgfs = osgfs, mala = mala, hmc = hmc)
     for (fam in net_families) {
@@ -124,6 +125,8 @@ test_that("every sampler runs on a network", {
             expect_s3_class(fit, "sgfit")
             expect_true(all(is.finite(as.matrix(fit))), label = paste(name, fam$family))
             expect_equal(colnames(fit), info$design$par_names)
+            if (name == "sgfs_block")      # one block per layer (and log sigma)
+                expect_equal(info$settings$blocks, as.vector(table(info$design$groups)))
         }
         map <- sga(d$x, d[[fam$y]], family = fam$family, model = mlp(3), n_iter = 500L)
         expect_true(all(is.finite(coef(map))))
