@@ -60,15 +60,21 @@ newton_step <- function(H, g) {
 ## a constant step, would bias the average on a curved log posterior) by
 ## about 10 and 20 times at the averaging window's ends.  Returns
 ## internal-scale values.
+## With optimizer = "adam" the rule is Adam (sampler_adam.c), default step
+## 0.01: a move of about 0.01 per coordinate and iteration at first.
 run_sga <- function(run, n_iter, burnin, stepsize = NULL, schedule = NULL,
-                    momentum = 0, thin = 1L, progress = FALSE) {
-    if (is.null(stepsize)) stepsize <- sga_default_step(run, momentum)
+                    momentum = 0, thin = 1L, progress = FALSE,
+                    optimizer = default_optimizer(run$design)) {
+    adam <- optimizer == "adam"
+    if (is.null(stepsize)) stepsize <- if (adam) 0.01 else sga_default_step(run, momentum)
     if (is.null(schedule)) schedule <- schedule_polynomial(b = max(1, n_iter %/% 20L), delta = 1)
     sched <- schedule_vector(schedule, stepsize, n_iter)
     spec <- run$spec
     spec$burnin <- burnin
     spec$thin <- thin
-    spec <- c(spec, list(sampler = "sga", spar = as.double(momentum), schedule = sched))
+    spec <- c(spec, list(sampler = if (adam) "adam" else "sga",
+                         spar = if (adam) c(0.9, 0.999, 1e-8) else as.double(momentum),
+                         schedule = sched))
     res <- run_chain(spec, list(theta = run$theta0, iter = 0, sstate = double(0)),
                      n_iter, progress)
     if (res$diverged > 0)
@@ -86,6 +92,10 @@ run_sga <- function(run, n_iter, burnin, stepsize = NULL, schedule = NULL,
 sga_default_step <- function(run, momentum) {
     (1 - momentum) / posterior_stiffness(run)$lambda_max
 }
+
+## Adam for networks, whose curvatures span orders of magnitude; plain SGA
+## (with a step from the largest curvature) for the GLMs
+default_optimizer <- function(design) if (is.null(design$network)) "sgd" else "adam"
 
 ## the posterior mode by SGA with its defaults, for init = "map"
 map_estimate <- function(run, n_iter = 10000L) {

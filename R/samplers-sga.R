@@ -25,7 +25,13 @@
 #'   \eqn{\epsilon_t = \epsilon_1 (b+1)/(b+t)}, \eqn{b = } `n_iter / 20`
 #'   (large early steps, then small ones whose average is close to the mode),
 #'   `"constant"`, or a [schedule_polynomial()] or [schedule_cyclical()].
-#' @param momentum \eqn{\mu} in \[0, 1).
+#' @param momentum \eqn{\mu} in \[0, 1) (for `optimizer = "sgd"`).
+#' @param optimizer `"sgd"` (the update above) or `"adam"` (Kingma and Ba,
+#'   2015: per-coordinate steps scaled by running moments of the gradient,
+#'   \eqn{\beta_1 = 0.9}, \eqn{\beta_2 = 0.999}; default step 0.01 with the
+#'   same decay), which suits networks, whose curvatures differ by orders of
+#'   magnitude between parameters.  `NULL`: `"adam"` for a network, `"sgd"`
+#'   otherwise; `init = "map"` uses the same choice.
 #' @return An object of class `sgfs_map`: a list with `estimate`, the mode
 #'   on the original scale, and `trajectory`, the iterates of the averaging
 #'   window as a 'coda' `mcmc` object (for traceplots); the settings are in
@@ -49,17 +55,21 @@ sga.default <- function(x, y, family = binomial(), model = NULL,
                         burnin = n_iter %/% 2L, thin = 1L, init = NULL,
                         standardize = TRUE, progress = interactive(),
                         stepsize = NULL, schedule = NULL, momentum = 0,
-                        prior_intercept = NULL, sigma = NULL, intercept = TRUE,
-                        ...) {
+                        optimizer = NULL, prior_intercept = NULL, sigma = NULL,
+                        intercept = TRUE, ...) {
     no_dots(...)
     chains <- cores <- 1L
     run <- prepare_run_here(environment())
     if (!is.numeric(momentum) || length(momentum) != 1L || !(momentum >= 0 && momentum < 1))
         stop_arg("momentum", "must be a number in [0, 1), not ", format_value(momentum))
+    optimizer <- if (is.null(optimizer)) default_optimizer(run$design)
+                 else choose_arg(optimizer, c("sgd", "adam"), "optimizer")
+    if (optimizer == "adam" && momentum != 0)
+        stop_arg("momentum", "is for optimizer = \"sgd\" (Adam has its own)")
     if (!is.null(stepsize)) stepsize <- check_positive(stepsize, "stepsize")
     run <- resolve_start(run)
     res <- run_sga(run, run$n_iter, run$spec$burnin, stepsize, schedule, momentum,
-                   run$spec$thin, run$progress)
+                   run$spec$thin, run$progress, optimizer)
     names <- run$design$par_names
     trajectory <- to_original(res$trajectory, run$design)
     colnames(trajectory) <- names
@@ -72,7 +82,8 @@ sga.default <- function(x, y, family = binomial(), model = NULL,
         design = run$design, N = ncol(run$spec$xt), batch_size = run$spec$batch_size,
         n_iter = run$n_iter, burnin = run$spec$burnin, thin = run$spec$thin,
         elapsed = res$elapsed,
-        settings = list(stepsize = res$stepsize, schedule = schedule, momentum = momentum))
+        settings = list(stepsize = res$stepsize, schedule = schedule, momentum = momentum,
+                        optimizer = optimizer))
     out
 }
 
@@ -82,7 +93,8 @@ sga.default <- function(x, y, family = binomial(), model = NULL,
 print.sgfs_map <- function(x, digits = 4, ...) {
     info <- sgfit_info(x)
     s <- info$settings
-    cat(sprintf("SGA posterior mode, %s(%s): %d iterations (step %.3g%s%s), batch %d of %d rows\n",
+    cat(sprintf("%s posterior mode, %s(%s): %d iterations (step %.3g%s%s), batch %d of %d rows\n",
+                if (identical(s$optimizer, "adam")) "Adam" else "SGA",
                 info$family$family, info$family$link, info$n_iter, s$stepsize,
                 if (identical(s$schedule, "constant")) "" else ", decaying",
                 if (s$momentum > 0) sprintf(", momentum %g", s$momentum) else "",
