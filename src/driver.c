@@ -13,7 +13,9 @@
  *              posterior themselves)
  *   eps_t   <- schedule(t)                                (schedule.c)
  *   theta   <- sampler->step(theta, grad, eps_t)          (sampler_*.c)
- *   keep theta if t > burnin and (t - burnin) %% thin == 0
+ *   keep theta if t > burnin and (t - burnin) %% thin == 0 (only the
+ *           monitored parameters; with keep = predictive(), also add the
+ *           model's predictive at theta for the examples of pred_x)
  *
  * The engine lives behind an external pointer, so R runs it in chunks (for
  * a progress bar and Ctrl-C) and a continued run is the same chain:
@@ -90,9 +92,17 @@ static void keep_if_due(sgfs_engine *e)
     if (t <= e->burnin || fmod(t - e->burnin, (double) e->thin) != 0.0 ||
         e->n_kept >= e->n_keep)
         return;
-    for (int j = 0; j < e->D; j++)
-        e->draws[e->n_kept + (size_t) e->n_keep * j] = e->theta[j];
+    for (int j = 0; j < e->n_monitor; j++)
+        e->draws[e->n_kept + (size_t) e->n_keep * j] =
+            e->theta[e->monitor ? e->monitor[j] : j];
     e->n_kept++;
+    if (e->pred_x == NULL) return;
+    for (int start = 0; start < e->pred_cols; start += e->n) {
+        const int m = e->pred_cols - start < e->n ? e->pred_cols - start : e->n;
+        e->model->predict(e, e->theta, e->pred_x + (size_t) start * e->P, m,
+                          e->pred + (size_t) start * e->n_pred);
+    }
+    e->pred_count += 1.0;
 }
 
 SEXP sgfs_engine_run(SEXP ptr, SEXP n_iter)
@@ -126,11 +136,11 @@ SEXP sgfs_engine_result(SEXP ptr)
     const int D = e->D;
     const R_xlen_t len = e->sstate_len;
     const char *names[] = {"draws", "theta", "iter", "sstate", "eps",
-                           "diverged", ""};
+                           "diverged", "pred", "pred_count", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
-    SEXP draws = Rf_allocMatrix(REALSXP, e->n_kept, D);
+    SEXP draws = Rf_allocMatrix(REALSXP, e->n_kept, e->n_monitor);
     SET_VECTOR_ELT(out, 0, draws);
-    for (int j = 0; j < D; j++)
+    for (int j = 0; j < e->n_monitor; j++)
         memcpy(REAL(draws) + (size_t) e->n_kept * j,
                e->draws + (size_t) e->n_keep * j,
                (size_t) e->n_kept * sizeof(double));
@@ -143,6 +153,12 @@ SEXP sgfs_engine_result(SEXP ptr)
     if (len > 0) memcpy(REAL(ss), e->sstate, (size_t) len * sizeof(double));
     SET_VECTOR_ELT(out, 4, Rf_ScalarReal(e->eps_last));
     SET_VECTOR_ELT(out, 5, Rf_ScalarReal(e->diverged));
+    if (e->pred_x) {
+        SEXP pred = Rf_allocMatrix(REALSXP, e->n_pred, e->pred_cols);
+        SET_VECTOR_ELT(out, 6, pred);
+        memcpy(REAL(pred), e->pred, (size_t) e->n_pred * e->pred_cols * sizeof(double));
+        SET_VECTOR_ELT(out, 7, Rf_ScalarReal(e->pred_count));
+    }
     UNPROTECT(1);
     return out;
 }

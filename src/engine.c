@@ -13,6 +13,9 @@
  *   batch_size, burnin, thin: ints
  *   centre, centre_score (optional, D doubles each): control variates, the
  *               centre theta_hat and the full-data score sum there
+ *   monitor     (optional) ints, 0-based: the parameters whose draws are kept
+ *   pred_x      (optional) P x M double: examples whose predictive each kept
+ *               draw adds to (keep = predictive())
  * state (list): theta (D), iter (1), sstate (the sampler's, or empty for a
  *   fresh one).  They are copied: a fit's state is never modified in place.
  *
@@ -23,7 +26,7 @@
 
 enum { SLOT_ENGINE, SLOT_SPEC, SLOT_THETA, SLOT_ITER, SLOT_SSTATE, SLOT_BATCH, SLOT_SLOTS,
        SLOT_XB, SLOT_ETA, SLOT_GRAD, SLOT_GRAD_LIK, SLOT_GRAD_CENTRE, SLOT_G, SLOT_WORK,
-       SLOT_DRAWS, N_SLOTS };
+       SLOT_DRAWS, SLOT_PRED, N_SLOTS };
 
 /* the element `name` of list, or NULL if there is none */
 static SEXP optional_elt(SEXP list, const char *name)
@@ -184,7 +187,27 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     }
     e->G = need_G ? fresh_real(prot, SLOT_G, (R_xlen_t) D * e->n) : NULL;
 
-    SEXP draws = Rf_allocMatrix(REALSXP, n_keep, D);
+    e->n_monitor = D;
+    SEXP monitor = optional_elt(spec, "monitor");
+    if (monitor != NULL) {
+        e->n_monitor = Rf_length(monitor);
+        e->monitor = INTEGER(typed_elt(spec, "monitor", INTSXP, -1));
+        for (int j = 0; j < e->n_monitor; j++)
+            if (e->monitor[j] < 0 || e->monitor[j] >= D)
+                Rf_error("internal error: 'monitor' out of range");
+    }
+    SEXP pred_x = optional_elt(spec, "pred_x");
+    if (pred_x != NULL) {
+        if (TYPEOF(pred_x) != REALSXP || !Rf_isMatrix(pred_x) || Rf_nrows(pred_x) != e->P)
+            Rf_error("internal error: 'pred_x' must be a double matrix with P rows");
+        if (e->model->predict == NULL)
+            Rf_error("the model '%s' has no predictive to keep", e->model->name);
+        e->pred_x = REAL(pred_x);
+        e->pred_cols = Rf_ncols(pred_x);
+        e->n_pred = e->model->n_pred(e->mpar);
+        e->pred = fresh_real(prot, SLOT_PRED, (R_xlen_t) e->n_pred * e->pred_cols);
+    }
+    SEXP draws = Rf_allocMatrix(REALSXP, n_keep, e->n_monitor);
     SET_VECTOR_ELT(prot, SLOT_DRAWS, draws);
     e->draws = REAL(draws);
     e->n_keep = n_keep;

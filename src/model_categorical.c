@@ -99,7 +99,20 @@ static void categorical_neg_hessian(sgfs_engine *e, const double *theta,
         }
 }
 
+static int categorical_n_pred(const double *mpar)
+{
+    return n_class(mpar);
+}
+
+static void categorical_predict(sgfs_engine *e, const double *theta,
+                                const double *x, int m, double *out)
+{
+    const int P = e->P, K1 = n_class(e->mpar) - 1;
+    sgfs_gemm('T', 'N', m, K1, P, x, P, theta, P, 0.0, e->eta, m);
+    sgfs_add_class_pred(e->eta, m, 1, m, K1, out);
+}
+
 const sgfs_model sgfs_model_categorical = {
     "categorical", categorical_n_par, categorical_score, categorical_loglik,
-    categorical_neg_hessian, NULL
+    categorical_neg_hessian, NULL, categorical_n_pred, categorical_predict
 };

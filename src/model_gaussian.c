@@ -95,7 +95,21 @@ static void gaussian_neg_hessian(sgfs_engine *e, const double *theta,
     cross[P] += 2.0 * prec * rss;
 }
 
+static int gaussian_n_pred(const double *mpar)
+{
+    (void) mpar;
+    return 2;
+}
+
+static void gaussian_predict(sgfs_engine *e, const double *theta,
+                             const double *x, int m, double *out)
+{
+    sgfs_xt_beta(x, e->P, m, theta, e->eta);
+    sgfs_add_gaussian_pred(e->eta, 1, m,
+                           sigma_sampled(e->mpar) ? theta[e->P] : e->mpar[0], out);
+}
+
 const sgfs_model sgfs_model_gaussian = {
     "gaussian", gaussian_n_par, gaussian_score, gaussian_loglik,
-    gaussian_neg_hessian, NULL
+    gaussian_neg_hessian, NULL, gaussian_n_pred, gaussian_predict
 };

@@ -2,27 +2,20 @@
  * model_logistic.c - Bayesian logistic regression (ALGORITHMS.md 3.1).
  *
  *   l_i(beta) = y_i eta_i - log(1 + exp(eta_i)),  eta_i = u_i' beta,
- *   g_i(beta) = (y_i - sigmoid(eta_i)) u_i,       y_i in {0, 1}.
+ *   g_i(beta) = (y_i - sgfs_sigmoid(eta_i)) u_i,       y_i in {0, 1}.
  *
  * theta = beta (D = P; the intercept, if any, is a column of ones in xt).
  * The minibatch's columns xb (P x n; gathered, or read in place for the
  * contiguous chunks of a full-data pass) give eta = xb' beta and the score
  * sum xb r; the per-example score of example i is r_i times its column, so
  * G costs one pass over xb.
- * Minus the Hessian: sum_i w_i u_i u_i',  w_i = sigmoid(eta_i)(1 - sigmoid(eta_i)).
+ * Minus the Hessian: sum_i w_i u_i u_i',  w_i = sgfs_sigmoid(eta_i)(1 - sgfs_sigmoid(eta_i)).
  */
 #include "sgfs.h"
 
 static double softplus(double x)
 {
     return x > 0.0 ? x + log1p(exp(-x)) : log1p(exp(x));
-}
-
-static double sigmoid(double x)
-{
-    if (x >= 0.0) return 1.0 / (1.0 + exp(-x));
-    double z = exp(x);
-    return z / (1.0 + z);
 }
 
 static int logistic_n_par(int P, const double *mpar)
@@ -43,7 +36,7 @@ static void logistic_score(sgfs_engine *e, const double *theta,
         for (int i = 0; i < n; i++) r[i] = sgfs_binomial_residual(e->y[idx[i]], r[i], &ll);
         *loglik = ll;
     } else {
-        for (int i = 0; i < n; i++) r[i] = e->y[idx[i]] - sigmoid(r[i]);
+        for (int i = 0; i < n; i++) r[i] = e->y[idx[i]] - sgfs_sigmoid(r[i]);
     }
     sgfs_x_r(xb, P, n, r, sum);
     if (G)
@@ -72,7 +65,7 @@ static void logistic_neg_hessian(sgfs_engine *e, const double *theta,
     double *eta = e->eta;
     const double *xb = sgfs_batch_columns(e, theta, idx, n, eta);
     for (int i = 0; i < n; i++) {
-        const double p = sigmoid(eta[i]), w = sqrt(p * (1.0 - p));
+        const double p = sgfs_sigmoid(eta[i]), w = sqrt(p * (1.0 - p));
         const double *restrict u = xb + (size_t) i * P;
         double *restrict a = e->G + (size_t) i * P;
         for (int j = 0; j < P; j++) a[j] = w * u[j];
@@ -80,7 +73,20 @@ static void logistic_neg_hessian(sgfs_engine *e, const double *theta,
     sgfs_crossprod_add(e->G, P, n, H, P);
 }
 
+static int logistic_n_pred(const double *mpar)
+{
+    (void) mpar;
+    return 1;
+}
+
+static void logistic_predict(sgfs_engine *e, const double *theta,
+                             const double *x, int m, double *out)
+{
+    sgfs_xt_beta(x, e->P, m, theta, e->eta);
+    sgfs_add_binomial_pred(e->eta, 1, m, out);
+}
+
 const sgfs_model sgfs_model_logistic = {
     "logistic", logistic_n_par, logistic_score, logistic_loglik,
-    logistic_neg_hessian, NULL
+    logistic_neg_hessian, NULL, logistic_n_pred, logistic_predict
 };

@@ -119,13 +119,13 @@ static void times_derivative(int act, const double *h, double *d, size_t len)
     }
 }
 
-/* forward pass: the hidden h[l] and the outputs z = delta[L]; returns the
-   inputs' columns (P x n) */
-static const double *forward(sgfs_engine *e, const mlp_shape *s,
-                             const double *theta, const int *idx, int n,
-                             double **h, double **delta)
+/* forward pass for the examples in the columns of x (P x n): the hidden
+   h[l] and the outputs z = delta[L] */
+static void forward(const sgfs_engine *e, const mlp_shape *s,
+                    const double *theta, const double *x, int n,
+                    double **h, double **delta)
 {
-    const double *x = sgfs_batch_columns(e, NULL, idx, n, NULL), *in = x;
+    const double *in = x;
     buffers(e, s, n, h, delta);
     for (int l = 1; l <= s->L; l++) {
         const int wi = s->w[l - 1], wo = s->w[l];
@@ -137,7 +137,6 @@ static const double *forward(sgfs_engine *e, const mlp_shape *s,
         if (l < s->L) activate(s->act, a, (size_t) wo * n);
         in = a;
     }
-    return x;
 }
 
 static double log_sigma_of(const mlp_shape *s, const double *theta,
@@ -185,7 +184,8 @@ static void mlp_score(sgfs_engine *e, const double *theta, const int *idx,
 {
     const mlp_shape s = shape_of(e->P, e->mpar);
     double *h[MAX_LAYERS + 1], *delta[MAX_LAYERS + 1], sigma_score = 0.0;
-    const double *x = forward(e, &s, theta, idx, n, h, delta);
+    const double *x = sgfs_batch_columns(e, NULL, idx, n, NULL);
+    forward(e, &s, theta, x, n, h, delta);
     const double ll = output_delta(e, &s, theta, idx, n, delta[s.L], G, &sigma_score);
     if (loglik) *loglik = ll;
     if (s.sigma_sampled) sum[s.D - 1] = sigma_score;
@@ -221,10 +221,30 @@ static double mlp_loglik(sgfs_engine *e, const double *theta, const int *idx,
 {
     const mlp_shape s = shape_of(e->P, e->mpar);
     double *h[MAX_LAYERS + 1], *delta[MAX_LAYERS + 1];
-    forward(e, &s, theta, idx, n, h, delta);
+    forward(e, &s, theta, sgfs_batch_columns(e, NULL, idx, n, NULL), n, h, delta);
     return output_delta(e, &s, theta, idx, n, delta[s.L], NULL, NULL);
 }
 
+static int mlp_n_pred(const double *mpar)
+{
+    const int out = (int) mpar[0];
+    return out == OUT_CATEGORICAL ? (int) mpar[1] + 1 : out == OUT_GAUSSIAN ? 2 : 1;
+}
+
+static void mlp_predict(sgfs_engine *e, const double *theta, const double *x,
+                        int m, double *out)
+{
+    const mlp_shape s = shape_of(e->P, e->mpar);
+    double *h[MAX_LAYERS + 1], *delta[MAX_LAYERS + 1];
+    forward(e, &s, theta, x, m, h, delta);
+    double *z = delta[s.L];
+    if (s.out == OUT_BINOMIAL) sgfs_add_binomial_pred(z, 1, m, out);
+    else if (s.out == OUT_GAUSSIAN)
+        sgfs_add_gaussian_pred(z, 1, m, log_sigma_of(&s, theta, e->mpar), out);
+    else sgfs_add_class_pred(z, 1, (size_t) s.w[s.L], m, s.w[s.L], out);
+}
+
 const sgfs_model sgfs_model_mlp = {
-    "mlp", mlp_n_par, mlp_score, mlp_loglik, NULL, mlp_scratch
+    "mlp", mlp_n_par, mlp_score, mlp_loglik, NULL, mlp_scratch, mlp_n_pred,
+    mlp_predict
 };

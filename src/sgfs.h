@@ -63,6 +63,14 @@ typedef struct sgfs_model {
     /* doubles of e->eta the model needs for a batch of n, or NULL for the
        default n ceil(D / P) */
     R_xlen_t (*scratch)(int P, int n, const double *mpar);
+    /* the predictive's summaries per example (keep = predictive()): their
+       number, and a function adding them at theta for the m <= n examples
+       in the columns of x (P x m) to out (n_pred x m): the class
+       probabilities, or for gaussian() the mean and mean square of y.
+       NULL: not available */
+    int (*n_pred)(const double *mpar);
+    void (*predict)(sgfs_engine *e, const double *theta, const double *x,
+                    int m, double *out);
 } sgfs_model;
 
 const sgfs_model *sgfs_find_model(const char *name);
@@ -133,8 +141,16 @@ struct sgfs_engine {
     R_xlen_t sstate_len;        /* its length                                  */
     /* run bookkeeping */
     int burnin, thin;
-    double *draws;              /* n_keep x D                                  */
+    double *draws;              /* n_keep x n_monitor                          */
     int n_keep, n_kept;
+    const int *monitor;         /* the parameters kept (0-based), or NULL: all */
+    int n_monitor;
+    /* keep = predictive(): each kept draw adds the model's predictive for
+       the pred_cols examples of pred_x (P x pred_cols) to pred
+       (n_pred x pred_cols); pred_count counts the draws added, or NULL */
+    const double *pred_x;
+    int pred_cols, n_pred;
+    double *pred, pred_count;
     double eps_last;            /* step size of the last iteration             */
     double diverged;            /* iteration at which theta became non-finite
                                    or the update failed, else 0               */
@@ -176,8 +192,14 @@ double sgfs_log_posterior(sgfs_engine *e, const double *theta, double *grad);
 int sgfs_all_finite(const double *x, int n);
 
 /* outputs.c: the output layers of the GLMs and the networks */
+double sgfs_sigmoid(double z);
 double sgfs_binomial_residual(double y, double z, double *ll);
 double sgfs_softmax_ref(double *z, size_t stride, int K1);
+void sgfs_add_binomial_pred(const double *z, size_t stride, int m, double *out);
+void sgfs_add_gaussian_pred(const double *z, size_t stride, int m,
+                            double log_sigma, double *out);
+void sgfs_add_class_pred(double *z, size_t by_class, size_t by_example, int m,
+                         int K1, double *out);
 
 /* fisher.c: what the SGFS samplers share */
 double sgfs_gamma_fpc(int N, int n);
