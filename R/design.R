@@ -84,5 +84,7 @@ to_original <- function(theta, design) {
 }
 
 to_internal <- function(theta, design) {
+    if (is.matrix(theta))
+        return(t(solve(design$M, t(theta) - design$shift)))
     drop(solve(design$M, theta - design$shift))
 }
