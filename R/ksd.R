@@ -39,7 +39,14 @@
 #' max_draws))` of the draws stacked chain after chain (so each chain gives
 #' about the same share).  Thinning keeps the cost bounded: the scores cost
 #' one full-data gradient per draw, \eqn{O(T N D)}, and the kernel sum
-#' \eqn{O(T^2 D)}.
+#' \eqn{O(T^2 D)}; for large data sets the scores dominate (a full-data
+#' gradient per draw), so a smaller `max_draws` is the way to cut the time.
+#'
+#' **Scale of the values.** Even exact independent draws have a positive
+#' KSD: at the defaults its square has expectation
+#' \eqn{(E\|b(x)\|^2 + D) / T}, about \eqn{(\mathrm{tr}(A) + D) / T} for a
+#' posterior with precision matrix \eqn{A}.  Compare fits through their KSDs
+#' at the same `max_draws`, `c` and `beta`, not against zero.
 #'
 #' @param fit a fit returned by one of the samplers ([sgld()], [sgfs()],
 #'   ...), of class `sgfit`.
