@@ -88,5 +88,9 @@ to_original <- function(theta, design) {
 
 to_internal <- function(theta, design) {
     M <- design$M
+    if (is.matrix(theta)) {
+        centred <- theta - rep(design$shift, each = nrow(theta))
+        return(if (is.matrix(M)) t(solve(M, t(centred))) else centred / rep(M, each = nrow(theta)))
+    }
     if (is.matrix(M)) drop(solve(M, theta - design$shift)) else (theta - design$shift) / M
 }

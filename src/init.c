@@ -14,6 +14,7 @@ SEXP sgfs_model_loglik(SEXP spec, SEXP theta);
 SEXP sgfs_model_curvature(SEXP spec, SEXP theta);
 SEXP sgfs_bench_gradients(SEXP spec, SEXP n_iter);
 SEXP sgfs_design_copy(SEXP x, SEXP center, SEXP scale);
+SEXP sgfs_ksd(SEXP spec, SEXP x, SEXP c, SEXP beta);
 
 #define CALLDEF(name, n) { #name, (DL_FUNC) &name, n }
 
@@ -26,6 +27,7 @@ static const R_CallMethodDef call_entries[] = {
     CALLDEF(sgfs_model_curvature, 2),
     CALLDEF(sgfs_bench_gradients, 2),
     CALLDEF(sgfs_design_copy, 3),
+    CALLDEF(sgfs_ksd, 4),
     { NULL, NULL, 0 }
 };
 
