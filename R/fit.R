@@ -34,6 +34,7 @@ fit_formula <- function(default, call, env, dots, full_call) {
         stop_arg("intercept", "is for the matrix method; in a formula write y ~ x - 1 ",
                  "for a model without intercept")
     frame <- formula_frame(call, env)
+    if (!is.null(dots$keep)) dots$keep <- keep_model_matrix(dots$keep, frame)
     fit <- do.call(default, c(list(frame$x, frame$y), dots, list(intercept = FALSE)))
     info <- attr(fit, "sgfit")
     info$call <- generic_call(full_call)
@@ -65,7 +66,8 @@ default_batch_size <- function(N) {
 ## the pieces the fit keeps.
 prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
                         n_iter, burnin, thin, chains, cores, init,
-                        standardize, progress, sigma, intercept, model = NULL) {
+                        standardize, progress, sigma, intercept, model = NULL,
+                        keep = "draws") {
     family <- resolve_family(family)
     model <- resolve_model(model)
     x <- design_matrix(x, check_flag(intercept, "intercept"))
@@ -99,6 +101,7 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
     D <- design$D
     coef_idx <- seq_len(design$n_coef)
     parts <- list()
+    if (is.null(prior)) prior <- default_prior(design)
     if (!is.null(model)) {
         if (!is.null(prior_intercept))
             stop_arg("prior_intercept", "is for GLMs: give a network a list of priors, one per layer")
@@ -127,7 +130,8 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
                    model = if (is.null(model)) engine_model(family) else "mlp",
                    mpar = design$mpar),
               prior_arrays(D, parts),
-              list(batch_size = batch_size, burnin = burnin, thin = thin))
+              list(batch_size = batch_size, burnin = burnin, thin = thin),
+              keep_spec(keep, x, design))
     design$xt <- NULL
     run <- list(spec = spec, design = design, family = family, levels = response$levels,
                 theta0 = theta0, n_iter = n_iter, chains = chains, cores = cores,

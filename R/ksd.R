@@ -70,6 +70,9 @@ ksd <- function(fit, c = 1, beta = -0.5, max_draws = 2000L) {
     info <- if (inherits(fit, "sgfit")) sgfit_info(fit)
     if (is.null(info$spec) || is.null(info$design))
         stop_arg("fit", "must be a fit returned by one of the sgfs samplers (class 'sgfit')")
+    if (coda::nvar(fit) != info$design$D)
+        stop_arg("fit", "kept the draws of only some parameters (keep = predictive()): ",
+                 "the discrepancy needs them all")
     c <- check_positive(c, "c")
     if (!is.numeric(beta) || length(beta) != 1L || !is.finite(beta) ||
         beta <= -1 || beta >= 0)

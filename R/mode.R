@@ -72,6 +72,7 @@ run_sga <- function(run, n_iter, burnin, stepsize = NULL, schedule = NULL,
     spec <- run$spec
     spec$burnin <- burnin
     spec$thin <- thin
+    spec$pred_x <- spec$monitor <- NULL            # every iterate, no predictive
     spec <- c(spec, list(sampler = if (adam) "adam" else "sga",
                          spar = if (adam) c(0.9, 0.999, 1e-8) else as.double(momentum),
                          schedule = sched))

@@ -20,6 +20,12 @@
 #'
 #' **Priors.** `prior` is one prior for every weight and bias, or a list of
 #' priors, one per layer (first hidden layer first, the output layer last).
+#' The default is `normal(0, 1/sqrt(w))` for the weights and biases of a
+#' layer with fan-in \eqn{w} (the units of the layer below): the prior of
+#' each unit's input then has the same spread whatever the width, and the
+#' network's output stays of order one as layers grow (Neal, 1996).  On the
+#' UCI regression benchmarks it predicted better than `normal(0, 1)`
+#' (`bench/bench_uci.R`).
 #'
 #' **Initialisation.** With `init = NULL` the chain starts at random weights
 #' drawn from R's random number generator (so that `set.seed()` reproduces
@@ -144,6 +150,14 @@ mlp_forward <- function(design, theta, U) {
         h <- if (l < L) phi(a) else a
     }
     h
+}
+
+## the default prior: normal(0, 2.5) for a GLM; normal(0, 1/sqrt(fan-in))
+## per layer for a network
+default_prior <- function(design) {
+    if (is.null(design$network)) return(normal(0, 2.5))
+    w <- design$widths
+    lapply(w[-length(w)], function(fan_in) normal(0, 1 / sqrt(fan_in)))
 }
 
 ## coefficient prior(s) of a network: one prior, or a list with one per layer

@@ -11,8 +11,11 @@
 #'   of class probabilities, one column per level), or `"class"`
 #'   (`binomial()`: the class whose posterior predictive probability exceeds
 #'   0.5; `categorical()`: the most probable class).
-#' @param interval `"none"` or `"credible"`: equal-tailed posterior intervals
-#'   of the link or response mean.
+#' @param interval `"none"`, `"credible"`: equal-tailed posterior intervals
+#'   of the link or response mean, or `"prediction"` (`gaussian()` fits):
+#'   the posterior predictive distribution's mean and standard deviation
+#'   (columns `fit` and `sd`), which adds the noise variance to the spread
+#'   of the mean.
 #' @param level credible level.
 #' @param draws `NULL` to average over every kept draw, or a number: that
 #'   many draws, evenly spaced over the chain(s), for a faster prediction.
@@ -28,13 +31,21 @@
 #' mean((p > 0.5) == (Pima.te$type == "Yes"))
 #' @export
 predict.sgfit <- function(object, newdata, type = c("link", "response", "class"),
-                          interval = c("none", "credible"), level = 0.95,
+                          interval = c("none", "credible", "prediction"), level = 0.95,
                           draws = NULL, ...) {
     type <- choose_arg(type, c("link", "response", "class"), "type")
-    interval <- choose_arg(interval, c("none", "credible"), "interval")
+    interval <- choose_arg(interval, c("none", "credible", "prediction"), "interval")
     info <- sgfit_info(object)
-    B <- prediction_draws(object, draws)
     if (missing(newdata)) newdata <- NULL
+    if (!is.null(info$spec$pred_x)) {
+        if (is.null(newdata)) return(predict_kept(info, type, interval))
+        if (!is.null(info$design$network))
+            stop_arg("newdata", "cannot be predicted: this fit kept its predictive on the ",
+                     "predictive() rows, and not every parameter's draws")
+    }
+    if (interval == "prediction" && info$family$family != "gaussian")
+        stop_arg("interval", "\"prediction\" needs a gaussian() fit")
+    B <- prediction_draws(object, draws)
     X <- if (is.null(newdata)) training_design(info) else new_design(info, newdata)
     if (!is.null(info$design$network)) X <- X[, colnames(X) != "(Intercept)", drop = FALSE]
     if (info$family$family == "categorical")
@@ -42,6 +53,7 @@ predict.sgfit <- function(object, newdata, type = c("link", "response", "class")
     if (type == "class" && info$family$family != "binomial")
         stop_arg("type", "\"class\" needs a binomial() or categorical() fit")
     inv <- if (type == "link") identity else info$family$linkinv
+    if (interval == "prediction") return(predict_gaussian(info, X, B, newdata))
     probs <- if (interval == "credible") {
         level <- check_positive(level, "level")
         if (level >= 1) stop_arg("level", "must be below 1")
@@ -86,6 +98,24 @@ predict_categorical <- function(B, info, X, newdata, type, interval) {
     if (type == "response") return(out)
     cls <- max.col(out, ties.method = "first")
     factor(info$levels[cls], info$levels)
+}
+
+## gaussian(): the posterior predictive's mean and sd, from each draw's
+## mean mu_s and noise variance sigma_s^2: sd^2 = mean(sigma_s^2) + var(mu_s)
+predict_gaussian <- function(info, X, B, newdata) {
+    s2 <- if ("log_sigma" %in% colnames(B)) exp(2 * B[, "log_sigma"])
+          else rep(exp(2 * info$spec$mpar[length(info$spec$mpar)]) * info$design$y_scale^2,
+                   nrow(B))
+    out <- matrix(NA_real_, nrow(X), 2L, dimnames = list(rownames(X), c("fit", "sd")))
+    ok <- which(stats::complete.cases(X))
+    block <- max(1L, floor(1e6 / nrow(B)))
+    for (r in split(ok, ceiling(seq_along(ok) / block))) {
+        mu <- link_draws(info, X[r, , drop = FALSE], B)
+        out[r, "fit"] <- rowMeans(mu)
+        out[r, "sd"] <- sqrt(mean(s2) + rowMeans((mu - out[r, "fit"])^2))
+    }
+    if (is.null(newdata)) out <- stats::napredict(info$na.action, out)
+    out
 }
 
 ## the kept draws (original scale), or `draws` of them evenly spaced

@@ -39,9 +39,10 @@ sgldcv.formula <- formula_method(function(...) sgldcv.default(...))
 #' @rdname sgldcv
 #' @export
 sgldcv.default <- function(x, y, family = binomial(), model = NULL,
-                           prior = normal(0, 2.5),
+                           prior = NULL,
                            batch_size = NULL, n_iter = 10000L,
-                           burnin = n_iter %/% 10L, thin = 1L, chains = 1L,
+                           burnin = n_iter %/% 10L, thin = 1L, keep = "draws",
+                           chains = 1L,
                            init = NULL, standardize = TRUE,
                            progress = interactive(), stepsize = NULL,
                            schedule = "constant", centre = NULL,

@@ -44,9 +44,10 @@ isgd.formula <- formula_method(function(...) isgd.default(...))
 #' @rdname isgd
 #' @export
 isgd.default <- function(x, y, family = binomial(), model = NULL,
-                         prior = normal(0, 2.5),
+                         prior = NULL,
                          batch_size = NULL, n_iter = 10000L,
-                         burnin = n_iter %/% 10L, thin = 1L, chains = 1L,
+                         burnin = n_iter %/% 10L, thin = 1L, keep = "draws",
+                         chains = 1L,
                          init = "map", standardize = TRUE,
                          progress = interactive(), stepsize = NULL,
                          warmup = burnin, groups = NULL,

@@ -56,9 +56,10 @@ mala.formula <- formula_method(function(...) mala.default(...))
 #' @rdname mala
 #' @export
 mala.default <- function(x, y, family = binomial(), model = NULL,
-                         prior = normal(0, 2.5),
+                         prior = NULL,
                          batch_size = NULL, n_iter = 10000L,
-                         burnin = n_iter %/% 10L, thin = 1L, chains = 1L,
+                         burnin = n_iter %/% 10L, thin = 1L, keep = "draws",
+                         chains = 1L,
                          init = NULL, standardize = TRUE,
                          progress = interactive(), stepsize = NULL,
                          mass = c("dense", "diagonal", "identity"),
@@ -83,9 +84,10 @@ hmc.formula <- formula_method(function(...) hmc.default(...))
 #' @rdname mala
 #' @export
 hmc.default <- function(x, y, family = binomial(), model = NULL,
-                        prior = normal(0, 2.5),
+                        prior = NULL,
                         batch_size = NULL, n_iter = 10000L,
-                        burnin = n_iter %/% 10L, thin = 1L, chains = 1L,
+                        burnin = n_iter %/% 10L, thin = 1L, keep = "draws",
+                        chains = 1L,
                         init = NULL, standardize = TRUE,
                         progress = interactive(), stepsize = NULL,
                         n_leapfrog = NULL,

@@ -44,9 +44,10 @@ sghmc.formula <- formula_method(function(...) sghmc.default(...))
 #' @rdname sghmc
 #' @export
 sghmc.default <- function(x, y, family = binomial(), model = NULL,
-                          prior = normal(0, 2.5),
+                          prior = NULL,
                           batch_size = NULL, n_iter = 10000L,
-                          burnin = n_iter %/% 10L, thin = 1L, chains = 1L,
+                          burnin = n_iter %/% 10L, thin = 1L, keep = "draws",
+                          chains = 1L,
                           init = "map", standardize = TRUE,
                           progress = interactive(), stepsize = NULL,
                           schedule = "constant", friction = 0.01,
@@ -102,9 +103,10 @@ sgnht.formula <- formula_method(function(...) sgnht.default(...))
 #' @rdname sgnht
 #' @export
 sgnht.default <- function(x, y, family = binomial(), model = NULL,
-                          prior = normal(0, 2.5),
+                          prior = NULL,
                           batch_size = NULL, n_iter = 10000L,
-                          burnin = n_iter %/% 10L, thin = 1L, chains = 1L,
+                          burnin = n_iter %/% 10L, thin = 1L, keep = "draws",
+                          chains = 1L,
                           init = "map", standardize = TRUE,
                           progress = interactive(), stepsize = NULL,
                           schedule = "constant", diffusion = 0.01,

@@ -50,9 +50,10 @@ osgfs.formula <- formula_method(function(...) osgfs.default(...))
 #' @rdname osgfs
 #' @export
 osgfs.default <- function(x, y, family = binomial(), model = NULL,
-                          prior = normal(0, 2.5),
+                          prior = NULL,
                           batch_size = NULL, n_iter = 10000L,
-                          burnin = n_iter %/% 10L, thin = 1L, chains = 1L,
+                          burnin = n_iter %/% 10L, thin = 1L, keep = "draws",
+                          chains = 1L,
                           init = NULL, standardize = TRUE,
                           progress = interactive(), stepsize = 1, mode = NULL,
                           opt_iter = 10000L, prior_intercept = NULL,

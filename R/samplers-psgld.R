@@ -38,9 +38,10 @@ psgld.formula <- formula_method(function(...) psgld.default(...))
 #' @rdname psgld
 #' @export
 psgld.default <- function(x, y, family = binomial(), model = NULL,
-                          prior = normal(0, 2.5),
+                          prior = NULL,
                           batch_size = NULL, n_iter = 10000L,
-                          burnin = n_iter %/% 10L, thin = 1L, chains = 1L,
+                          burnin = n_iter %/% 10L, thin = 1L, keep = "draws",
+                          chains = 1L,
                           init = "map", standardize = TRUE,
                           progress = interactive(), stepsize = NULL,
                           schedule = "constant", decay = 0.99, lambda = 1e-5,

@@ -50,7 +50,7 @@ sga.formula <- formula_method(function(...) sga.default(...))
 #' @rdname sga
 #' @export
 sga.default <- function(x, y, family = binomial(), model = NULL,
-                        prior = normal(0, 2.5),
+                        prior = NULL,
                         batch_size = NULL, n_iter = 10000L,
                         burnin = n_iter %/% 2L, thin = 1L, init = NULL,
                         standardize = TRUE, progress = interactive(),

@@ -42,12 +42,18 @@
 #' @param prior prior of the coefficients, [normal()] or [laplace()], on the
 #'   standardised scale (see `standardize`); it applies to the intercept too
 #'   unless `prior_intercept` is given.  For a network, one prior for every
-#'   weight and bias or a list with one per layer (see [mlp()]).
+#'   weight and bias or a list with one per layer (see [mlp()]).  `NULL`
+#'   (the default): `normal(0, 2.5)` for a GLM; for a network, on each
+#'   layer's weights and biases `normal(0, 1/sqrt(fan-in))`.
 #' @param batch_size minibatch size \eqn{n}, between 2 and the number of
 #'   rows \eqn{N}; by default \eqn{N/100} clamped to \[100, 500\].
 #' @param n_iter number of iterations, burn-in included.
 #' @param burnin number of initial iterations not kept.
 #' @param thin keep every `thin`-th iteration after burn-in.
+#' @param keep `"draws"` to keep the draws of every parameter, or
+#'   [predictive()]`(newdata)` to keep a running posterior predictive on
+#'   `newdata` (and the draws of a few parameters) instead, for networks too
+#'   large to store all their draws.
 #' @param chains number of chains; several give an `mcmc.list`.
 #' @param init where the chains start: `"map"` for the posterior mode found
 #'   by [sga()] (with its defaults; it uses random numbers before the chain
@@ -103,9 +109,10 @@ sgfs.formula <- formula_method(function(...) sgfs.default(...))
 #' @rdname sgfs
 #' @export
 sgfs.default <- function(x, y, family = binomial(), model = NULL,
-                         prior = normal(0, 2.5),
+                         prior = NULL,
                          batch_size = NULL, n_iter = 10000L,
-                         burnin = n_iter %/% 10L, thin = 1L, chains = 1L,
+                         burnin = n_iter %/% 10L, thin = 1L, keep = "draws",
+                         chains = 1L,
                          init = NULL, standardize = TRUE,
                          progress = interactive(),
                          preconditioner = c("full", "diagonal", "block"), alpha = 1,
@@ -185,9 +192,10 @@ sgld.formula <- formula_method(function(...) sgld.default(...))
 #' @rdname sgld
 #' @export
 sgld.default <- function(x, y, family = binomial(), model = NULL,
-                         prior = normal(0, 2.5),
+                         prior = NULL,
                          batch_size = NULL, n_iter = 10000L,
-                         burnin = n_iter %/% 10L, thin = 1L, chains = 1L,
+                         burnin = n_iter %/% 10L, thin = 1L, keep = "draws",
+                         chains = 1L,
                          init = "map", standardize = TRUE,
                          progress = interactive(), stepsize = NULL,
                          schedule = "constant", prior_intercept = NULL,
@@ -211,7 +219,8 @@ sgld.default <- function(x, y, family = binomial(), model = NULL,
 
 ## prepare_run() on the shared arguments of the calling sampler
 prepare_run_here <- function(frame) {
-    do.call(prepare_run, mget(names(formals(prepare_run)), envir = frame))
+    do.call(prepare_run, mget(intersect(names(formals(prepare_run)), ls(frame)),
+                              envir = frame))
 }
 
 no_dots <- function(...) {

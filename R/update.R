@@ -41,6 +41,7 @@ update.sgfit <- function(object, n_iter, append = TRUE, progress = interactive()
         stop_arg("n_iter", sprintf("= %d keeps no draw with thin = %d: run longer (or append)",
                                    n_iter, info$thin))
     previous <- if (append) chain_draws(object)
+    if (!append) info$pred <- NULL
     first <- if (append) stats::start(object) else
         info$burnin + info$thin * (n_kept_between(0, iters[1L], info$burnin, info$thin) + 1L)
     res <- run_chains(info$spec, info$states, n_iter, check_flag(progress, "progress"),

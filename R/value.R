@@ -10,12 +10,14 @@ new_sgfit <- function(info, res, previous = NULL, first = NULL) {
     K <- length(res)
     ran <- !vapply(res, is.null, NA)
     if (is.null(previous)) previous <- vector("list", K)
+    kept <- monitored_design(info$design, info$spec$monitor)
     draws <- lapply(seq_len(K), function(k) {
         if (!ran[k]) return(previous[[k]])
-        d <- to_original(res[[k]]$draws, info$design)
-        colnames(d) <- info$design$par_names
+        d <- to_original(res[[k]]$draws, kept)
+        colnames(d) <- kept$par_names
         rbind(previous[[k]], d)
     })
+    info <- add_predictive(info, res)
     states <- lapply(seq_len(K), function(k)
         if (ran[k]) res[[k]][c("theta", "iter", "sstate", "seed")] else info$states[[k]])
     div <- vapply(seq_len(K), function(k) if (ran[k]) res[[k]]$diverged else 0, 0)
