@@ -51,7 +51,9 @@ posterior_stiffness <- function(run, precond = NULL, n_power = 30L) {
     N <- ncol(run$spec$xt)
     spec <- subset_spec(run$spec)
     post <- subset_log_posterior(spec, N)
-    mode <- subset_mode(post, run$theta0)
+    ## a network has many modes: its curvature is taken at the start, which
+    ## init = "map" puts at one
+    mode <- if (is.null(run$design$network)) subset_mode(post, run$theta0) else run$theta0
     root <- if (is.null(precond)) rep(1, length(mode)) else sqrt(precond(mode, spec))
     h <- 1e-4 * max(1, sqrt(sum(mode^2)))
     hess_times <- function(v) {

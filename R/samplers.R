@@ -58,10 +58,11 @@
 #' @param init where the chains start: `"map"` for the posterior mode found
 #'   by [sga()] (with its defaults; it uses random numbers before the chain
 #'   does), numbers on the original scale (one per parameter), or `NULL`
-#'   for zero on the standardised scale.  The default is `NULL` for the
-#'   samplers whose own burn-in finds the posterior quickly (SGFS) or that
-#'   start at a mode they compute (SGLD-CV, OSGFS, MALA, HMC), and `"map"`
-#'   for the others, whose small steps would take long to get there.
+#'   for zero on the standardised scale (for a network, random weights: see
+#'   [mlp()]).  The default is `NULL` for the samplers whose own burn-in
+#'   finds the posterior quickly (SGFS, except on a network) or that start
+#'   at a mode they compute (SGLD-CV, OSGFS, MALA, HMC), and `"map"` for the
+#'   others, whose small steps would take long to get there.
 #' @param standardize centre and scale the predictors (and a gaussian
 #'   response) internally; draws are reported on the original scale.
 #' @param progress show a progress bar.
@@ -113,7 +114,8 @@ sgfs.default <- function(x, y, family = binomial(), model = NULL,
                          batch_size = NULL, n_iter = 10000L,
                          burnin = n_iter %/% 10L, thin = 1L, keep = "draws",
                          chains = 1L,
-                         init = NULL, standardize = TRUE,
+                         init = if (is.null(model)) NULL else "map",
+                         standardize = TRUE,
                          progress = interactive(),
                          preconditioner = c("full", "diagonal", "block"), alpha = 1,
                          schedule = "constant", prior_intercept = NULL,

@@ -1,0 +1,95 @@
+## UCI regression benchmarks for Bayesian neural networks (issue 4): one
+## hidden layer of 50 ReLU units, inputs and target standardised on each
+## training split (the package's standardize = TRUE), the standard 20
+## train/test splits, RMSE and test log-likelihood of the posterior
+## predictive averaged over the splits, for SGHMC, pSGLD, SGFS-d and I-SGD
+## at their defaults (default network prior normal(0, 1/sqrt(fan-in)),
+## init = "map" by Adam), next to the published MC-dropout results on the
+## same splits (Gal and Ghahramani 2016, grid-search version).
+##
+##   R_LIBS=/tmp/benchlib Rscript bench/bench_uci.R [splits] [datasets...]
+##
+## Writes bench/results-uci-<data set>.csv (one row per split and sampler)
+## and bench/results-uci.md (the averages over every such file present), so
+## that data sets can run in parallel processes.  Needs ../shared/datasets.
+
+suppressPackageStartupMessages(library(sgfs))
+args <- commandArgs(TRUE)
+n_splits <- if (length(args)) as.integer(args[1]) else 20L
+sets <- if (length(args) > 1L) args[-1L] else
+    c("bostonHousing", "concrete", "energy", "wine-quality-red", "yacht")
+path <- file.path("..", "shared", "datasets", "uci_regression")
+if (!dir.exists(path)) stop("no UCI data at ", path)
+out_dir <- if (dir.exists("bench")) "bench" else "."
+
+dropout <- data.frame(
+    data = c("bostonHousing", "concrete", "energy", "wine-quality-red", "yacht"),
+    rmse = c(2.90, 4.82, 0.54, 0.62, 0.67), ll = c(-2.40, -2.93, -1.21, -0.93, -1.25))
+
+samplers <- list(
+    SGHMC = function(...) sghmc(...),
+    pSGLD = function(...) psgld(...),
+    `SGFS-d` = function(...) sgfs(..., preconditioner = "diagonal"),
+    `SGFS-d (alpha = 4)` = function(...) sgfs(..., preconditioner = "diagonal", alpha = 4),
+    `I-SGD` = function(...) isgd(...))
+
+## posterior predictive RMSE and mean log density on the test rows
+test_metrics <- function(fit, x, y) {
+    info <- attr(fit, "sgfit")
+    B <- as.matrix(fit)
+    mu <- sgfs:::link_draws(info, x, B)
+    sigma <- exp(B[, "log_sigma"])
+    dens <- dnorm(y, mu, rep(sigma, each = nrow(mu)), log = TRUE)
+    m <- apply(dens, 1L, max)
+    c(rmse = sqrt(mean((rowMeans(mu) - y)^2)),
+      ll = mean(m + log(rowMeans(exp(dens - m)))))
+}
+
+blas <- sub(".*/", "", extSoftVersion()[["BLAS"]])
+for (set in sets) {
+    rows <- list()
+    csv <- file.path(out_dir, sprintf("results-uci-%s.csv", set))
+    u <- read_uci(set, path)
+    for (k in seq_len(min(n_splits, length(u$splits)))) {
+        s <- u$splits[[k]]
+        for (name in names(samplers)) {
+            set.seed(k)
+            t0 <- proc.time()[["elapsed"]]
+            res <- tryCatch({
+                fit <- suppressWarnings(samplers[[name]](
+                    u$x[s$train, ], u$y[s$train], family = gaussian(),
+                    model = mlp(u$hidden, "relu"), batch_size = 32L, n_iter = 20000L,
+                    burnin = 5000L, thin = 10L, progress = FALSE))
+                test_metrics(fit, u$x[s$test, , drop = FALSE], u$y[s$test])
+            }, error = function(e) {
+                message(set, " split ", k, " ", name, ": ", conditionMessage(e))
+                c(rmse = NA, ll = NA)
+            })
+            row <- data.frame(data = set, split = k, sampler = name, rmse = res[["rmse"]],
+                              ll = res[["ll"]], seconds = proc.time()[["elapsed"]] - t0)
+            rows[[length(rows) + 1L]] <- row
+            cat(sprintf("%-18s %2d %-18s rmse %7.3f  ll %7.3f  %5.1f s\n", set, k, name,
+                        row$rmse, row$ll, row$seconds))
+            utils::write.csv(do.call(rbind, rows), csv, row.names = FALSE)
+        }
+    }
+}
+
+files <- list.files(out_dir, "^results-uci-.*[.]csv$", full.names = TRUE)
+all <- do.call(rbind, lapply(files, utils::read.csv))
+agg <- function(v) sprintf("%.3f ± %.3f", mean(v, na.rm = TRUE),
+                           stats::sd(v, na.rm = TRUE) / sqrt(sum(!is.na(v))))
+tab <- do.call(rbind, lapply(split(all, list(all$data, all$sampler), drop = TRUE), function(d)
+    data.frame(data = d$data[1], sampler = d$sampler[1], splits = sum(!is.na(d$rmse)),
+               rmse = agg(d$rmse), ll = agg(d$ll), seconds = round(mean(d$seconds), 1))))
+tab <- merge(tab, setNames(dropout, c("data", "dropout_rmse", "dropout_ll")), all.x = TRUE)
+tab <- tab[order(tab$data, tab$sampler), ]
+md <- c("# UCI regression: Bayesian neural networks (bench/bench_uci.R)", "",
+        sprintf("One hidden layer of %s ReLU units; 20,000 iterations (5,000 burn-in, thin 10), batch 32; defaults otherwise. BLAS: %s. Mean ± standard error over the splits; MC dropout from Gal and Ghahramani (2016) on the same splits.",
+                "50", blas), "",
+        "| data | sampler | splits | RMSE | test log-lik | MC dropout RMSE | MC dropout log-lik | s per fit |",
+        "|---|---|---|---|---|---|---|---|",
+        sprintf("| %s | %s | %d | %s | %s | %.2f | %.2f | %.1f |", tab$data, tab$sampler,
+                tab$splits, tab$rmse, tab$ll, tab$dropout_rmse, tab$dropout_ll, tab$seconds))
+writeLines(md, file.path(out_dir, "results-uci.md"))
+cat(md, sep = "\n")
