@@ -33,6 +33,10 @@ predict.sgfit <- function(object, newdata, type = c("link", "response", "class")
     type <- choose_arg(type, c("link", "response", "class"), "type")
     interval <- choose_arg(interval, c("none", "credible"), "interval")
     info <- sgfit_info(object)
+    if (!is.null(info$design$custom))
+        stop("predict() needs a model with a predictive distribution, and a custom_model() ",
+             "defines only its likelihood: compute predictions from the draws, as.matrix(fit)",
+             call. = FALSE)
     B <- prediction_draws(object, draws)
     if (missing(newdata)) newdata <- NULL
     X <- if (is.null(newdata)) training_design(info) else new_design(info, newdata)

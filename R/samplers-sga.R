@@ -82,8 +82,8 @@ sga.default <- function(x, y, family = binomial(), model = NULL,
 print.sgfs_map <- function(x, digits = 4, ...) {
     info <- sgfit_info(x)
     s <- info$settings
-    cat(sprintf("SGA posterior mode, %s(%s): %d iterations (step %.3g%s%s), batch %d of %d rows\n",
-                info$family$family, info$family$link, info$n_iter, s$stepsize,
+    cat(sprintf("SGA posterior mode, %s: %d iterations (step %.3g%s%s), batch %d of %d rows\n",
+                likelihood_label(info), info$n_iter, s$stepsize,
                 if (identical(s$schedule, "constant")) "" else ", decaying",
                 if (s$momentum > 0) sprintf(", momentum %g", s$momentum) else "",
                 info$batch_size, info$N))

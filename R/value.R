@@ -34,7 +34,7 @@ new_sgfit <- function(info, res, previous = NULL, first = NULL) {
                         coda::niter(value), if (sum(keep) < K)
                             sprintf(" from %d of %d chains", sum(keep), K) else ""),
                 call. = FALSE)
-    gap <- if (is.null(info$design$network)) mode_gap(value) else list(gap = NA)
+    gap <- draws_mode_gap(info, value)
     if (is.finite(gap$gap) && gap$gap > gap$limit)
         warning(sprintf(paste0(
             "the draws are far from the posterior's mass: log density %.3g below the mode ",
@@ -42,6 +42,15 @@ new_sgfit <- function(info, res, previous = NULL, first = NULL) {
             "biased here; %s"), gap$gap, gap$expected,
             remedy_hint(info)), call. = FALSE)
     value
+}
+
+## mode_gap() where it is meaningful: not for networks (multimodal); for a
+## custom model only if its functions can be evaluated wherever the mode
+## search goes (an error there skips the check, which is advisory)
+draws_mode_gap <- function(info, value) {
+    if (!is.null(info$design$network)) return(list(gap = NA))
+    if (is.null(info$design$custom)) return(mode_gap(value))
+    tryCatch(mode_gap(value), error = function(e) list(gap = NA))
 }
 
 coda_value <- function(info, draws, states, first) {
