@@ -31,12 +31,17 @@
 #'
 #' **Checks.** Both functions are checked at every call: `score` must
 #' return an `n x D` numeric matrix (for `D = 1` also a vector of length
-#' `n`), `loglik` `n` numbers, all finite; an error in either function
-#' stops the run with a message naming it and the parameter value.  They
-#' must not draw random numbers (that would disturb the sampler's stream;
-#' it is an error).  When a sampler starts, the column sums of `score` at
-#' `init` on the first rows are compared with finite differences of
-#' `loglik`, with a warning if they disagree.  Minus the Hessian, where a
+#' `n`), `loglik` `n` numbers; an error in either function stops the run
+#' with a message naming it and the parameter value.  They must not draw
+#' random numbers (that would disturb the sampler's stream; it is an
+#' error).  When a sampler starts, both must be finite at `init` on the
+#' first 20 rows, and the column sums of `score` there are compared with
+#' finite differences of `loglik`, with a warning if they disagree.
+#' Elsewhere non-finite values are allowed and treated as for the built-in
+#' models: a stochastic-gradient chain that meets them has diverged, MALA
+#' and HMC reject a proposal whose log-likelihood is not finite, and the
+#' mode searches shorten their step.  So `loglik` may return `-Inf` where
+#' the parameters leave the model's range (a negative rate, say).  Minus the Hessian, where a
 #' sampler needs it (OSGFS, MALA, HMC, default step sizes), is computed by
 #' central differences of `score`.
 #'
@@ -104,7 +109,7 @@ custom_design <- function(model, x, y, family_given, sigma) {
     if (N < 2L) stop_arg("x", "needs at least two examples")
     D <- length(model$init)
     callback <- custom_callback(model, x)
-    check_score_gradient(callback, model$init, seq_len(min(N, 20L)))
+    check_at_init(callback, model$init, seq_len(min(N, 20L)), model$names)
     list(xt = matrix(as.double(seq_len(N)), 1L), y = double(N), D = D, p = 0L,
          n_coef = D, intercept = integer(0), x_names = character(0),
          par_names = model$names, M = rep(1, D), shift = double(D),
@@ -137,8 +142,10 @@ data_subset <- function(x, rows) {
 }
 
 ## The engine's callbacks: list(score, loglik) of functions of (theta,
-## rows) returning the n x D score matrix and the log-likelihood sum, both
-## validated (src/model_custom.c relies on their type and length).
+## rows) returning the n x D score matrix and the log-likelihood sum, their
+## type and size validated (src/model_custom.c relies on them).  Non-finite
+## values are passed on: the engine treats them as for the built-in models
+## (a diverged chain, a rejected proposal, a shorter step of a mode search).
 custom_callback <- function(model, x) {
     D <- length(model$init)
     par_names <- model$names
@@ -161,7 +168,6 @@ custom_callback <- function(model, x) {
                  custom_error("score", theta, sprintf(
                      "returned %s for %d rows; it must return an n x D = %d x %d numeric matrix (one row per example, one column per parameter)",
                      describe_value(g), n, n, D))
-             if (!all(is.finite(g))) custom_error("score", theta, "returned non-finite values")
              storage.mode(g) <- "double"
              g
          },
@@ -174,7 +180,6 @@ custom_callback <- function(model, x) {
                  custom_error("loglik", theta, sprintf(
                      "returned %s for %d rows; it must return %d numbers, the per-example log-likelihoods",
                      describe_value(l), n, n))
-             if (!all(is.finite(l))) custom_error("loglik", theta, "returned non-finite values")
              sum(as.double(l))
          })
 }
@@ -193,13 +198,18 @@ describe_value <- function(v) {
     sprintf("a %s of length %d", class(v)[1L], length(v))
 }
 
-## A warning when the score is not the gradient of the log-likelihood at
-## theta for the examples `rows`: column sums against central differences
-## (step h_j = 1e-5 max(1, |theta_j|)), up to their truncation and rounding
-## errors.
-check_score_gradient <- function(callback, theta, rows) {
-    g <- colSums(callback$score(theta, rows))
+## The model's functions at its init for the examples `rows`: an error
+## unless both are finite there, a warning when the score is not the
+## gradient of the log-likelihood (column sums against central differences,
+## step h_j = 1e-5 max(1, |theta_j|), up to their truncation and rounding
+## errors).
+check_at_init <- function(callback, theta, rows, par_names) {
+    names(theta) <- par_names
+    G <- callback$score(theta, rows)
+    if (!all(is.finite(G))) custom_error("score", theta, "returned non-finite values at init")
+    g <- colSums(G)
     ll <- callback$loglik(theta, rows)
+    if (!is.finite(ll)) custom_error("loglik", theta, "returned non-finite values at init")
     h <- 1e-5 * pmax(1, abs(theta))
     fd <- vapply(seq_along(theta), function(j) {
         step <- replace(double(length(theta)), j, h[j])

@@ -92,7 +92,9 @@ divergence_error <- function(info, res, div, partial) {
     structure(class = c("sgfs_divergence", "error", "condition"), list(
         message = sprintf(
             "chain %d diverged at iteration %.0f (non-finite parameters or a failed update): %s%s",
-            k, div[k], divergence_hint(info, res[[k]]$eps),
+            k, div[k], paste0(divergence_hint(info, res[[k]]$eps),
+                              if (!is.null(info$design$custom))
+                                  ", or the custom model's score is not finite there"),
             if (is.null(partial)) "" else "; the draws kept before it are in the condition's $partial"),
         call = NULL, iteration = div[k], chain = k, partial = partial))
 }
