@@ -28,14 +28,14 @@ formula_method <- function(default) {
 
 fit_formula <- function(default, call, env, dots, full_call) {
     given <- names(call$...)
-    if (is_custom_model(dots$model))
-        stop_arg("model", "is a custom_model(), whose data are given as x (a vector, matrix, ",
-                 "data frame or list), not through a formula")
     for (arg in intersect(c("weights", "offset"), given))
         stop_arg(arg, "is not supported: every row has weight 1 and no offset")
     if ("intercept" %in% given)
         stop_arg("intercept", "is for the matrix method; in a formula write y ~ x - 1 ",
                  "for a model without intercept")
+    if (is_custom_model(dots$model))
+        stop_arg("model", "is a custom_model(), whose data are given as x (a vector, matrix, ",
+                 "data frame or list), not through a formula")
     frame <- formula_frame(call, env)
     fit <- do.call(default, c(list(frame$x, frame$y), dots, list(intercept = FALSE)))
     info <- attr(fit, "sgfit")
