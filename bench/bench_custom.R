@@ -61,7 +61,8 @@ for (kind in c("gaussian", "mixture", "gamma")) {
         toy_rows[[length(toy_rows) + 1L]] <- data.frame(
             toy = kind, sampler = name, S = S, mean = mean(v), sd = sd(v),
             z_mean = (mean(v) - ref_mean) / ref_sd, sd_ratio = sd(v) / ref_sd,
-            W1_sd = toy_wasserstein(d, exact) / exact$sd,
+            ## (the mixture's exact posterior is symmetric: so are its draws' reflections)
+            W1_sd = toy_wasserstein(if (mixture) c(d, -d) else d, exact) / exact$sd,
             pos = if (mixture) mean(d > 0) else NA,
             ESS = round(coda::effectiveSize(v)), time = r$time,
             note = if (length(r$warned)) "warning: draws far from the mode" else "")
@@ -116,7 +117,8 @@ out <- c("# custom_model(): toy posteriors against exact ones",
                "Gamma posterior (Poisson rate, lambda = 2); prior normal(0, 10).",
                "Exact: grid integration (4001 points).  10,000 iterations from the model's",
                "init, default settings otherwise.  For the mixture, mean and sd are those of",
-               "|theta| and `pos` is the share of draws with theta > 0 (exact 0.5).",
+               "|theta|, `pos` is the share of draws with theta > 0 (exact 0.5) and W1 compares",
+               "the draws and their reflections -theta with the (symmetric) posterior.",
                "`z_mean` = (mean - exact) / exact sd; `W1_sd` = Wasserstein-1 distance",
                "of the draws to the exact posterior, in exact sds; ESS of the draws",
                "(|theta| for the mixture); time in seconds."),
