@@ -33,6 +33,9 @@ fit_formula <- function(default, call, env, dots, full_call) {
     if ("intercept" %in% given)
         stop_arg("intercept", "is for the matrix method; in a formula write y ~ x - 1 ",
                  "for a model without intercept")
+    if (is_custom_model(dots$model))
+        stop_arg("model", "is a custom_model(), whose data are given as x (a vector, matrix, ",
+                 "data frame or list), not through a formula")
     frame <- formula_frame(call, env)
     if (!is.null(dots$keep)) dots$keep <- keep_model_matrix(dots$keep, frame)
     fit <- do.call(default, c(list(frame$x, frame$y), dots, list(intercept = FALSE)))
@@ -62,17 +65,13 @@ default_batch_size <- function(N) {
     as.integer(min(N, max(100, min(500, ceiling(N / 100)))))
 }
 
-## The common arguments, validated; returns the spec the engine reads and
-## the pieces the fit keeps.
-prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
-                        n_iter, burnin, thin, chains, cores, init,
-                        standardize, progress, sigma, intercept, model = NULL,
-                        keep = "draws") {
-    family <- resolve_family(family)
-    model <- resolve_model(model)
+## The design of a GLM or a network: the model matrix, the coded response,
+## the predictors (and a gaussian response) standardised.
+predictor_design <- function(x, y, family, model, standardize, sigma, intercept) {
     x <- design_matrix(x, check_flag(intercept, "intercept"))
     N <- nrow(x)
     if (N < 2L) stop_arg("x", "needs at least two rows")
+    if (is.null(y)) stop_arg("y", "is missing: give the response")
     if (NROW(y) != N)
         stop_arg("y", sprintf("has %d values but x has %d rows", NROW(y), N))
     response <- code_response(y, family)
@@ -85,6 +84,32 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
     design <- if (is.null(model))
         prepare_design(x, response$y, family, standardize, sigma, response$levels)
     else mlp_design(model, x, response$y, family, standardize, sigma, response$levels)
+    list(design = design, levels = response$levels, x = x)
+}
+
+## The common arguments, validated; returns the spec the engine reads and
+## the pieces the fit keeps.  `family_given`: whether the user gave `family`
+## (a custom model refuses it).
+prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
+                        n_iter, burnin, thin, chains, cores, init,
+                        standardize, progress, sigma, intercept, model = NULL,
+                        keep = "draws", family_given = TRUE) {
+    model <- resolve_model(model)
+    custom <- is_custom_model(model)
+    network <- !is.null(model) && !custom
+    if (custom) {
+        design <- custom_design(model, x, y, family_given, sigma)
+        family <- levels <- NULL
+        if (!identical(keep, "draws"))
+            stop_arg("keep", "must be \"draws\" for a custom_model(), which has no predictive")
+    } else {
+        family <- resolve_family(family)
+        built <- predictor_design(x, y, family, model, standardize, sigma, intercept)
+        design <- built$design
+        levels <- built$levels
+        x <- built$x
+    }
+    N <- ncol(design$xt)
     if (is.null(batch_size)) batch_size <- default_batch_size(N)
     batch_size <- check_count(batch_size, "batch_size", 2L, N)
     n_iter <- check_count(n_iter, "n_iter", 1L)
@@ -102,7 +127,7 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
     coef_idx <- seq_len(design$n_coef)
     parts <- list()
     if (is.null(prior)) prior <- default_prior(design)
-    if (!is.null(model)) {
+    if (network) {
         if (!is.null(prior_intercept))
             stop_arg("prior_intercept", "is for GLMs: give a network a list of priors, one per layer")
         parts <- network_prior_parts(prior, design)
@@ -113,12 +138,13 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
                                         "prior_intercept")
         coef_idx <- setdiff(coef_idx, design$intercept)
     }
-    if (is.null(model)) parts$coef <- expand_prior(prior, coef_idx, "prior")
+    if (!network) parts$coef <- expand_prior(prior, coef_idx, "prior")
     if (D > design$n_coef) parts$sigma <- expand_prior(normal(0, 5), D, "prior")
 
     find_map <- identical(init, "map")
     if (is.null(init) || find_map) {
-        theta0 <- if (is.null(design$random_init)) double(D) else design$random_init()
+        theta0 <- if (!is.null(design$start)) design$start
+                  else if (!is.null(design$random_init)) design$random_init() else double(D)
     } else {
         if (!is.numeric(init) || length(init) != D || any(!is.finite(init)))
             stop_arg("init", sprintf("must be \"map\" or %d finite numbers (%s), on the original scale",
@@ -127,13 +153,13 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
     }
     design$random_init <- NULL
     spec <- c(list(xt = design$xt, y = design$y,
-                   model = if (is.null(model)) engine_model(family) else "mlp",
+                   model = if (custom) "custom" else if (network) "mlp" else engine_model(family),
                    mpar = design$mpar),
               prior_arrays(D, parts),
               list(batch_size = batch_size, burnin = burnin, thin = thin),
-              keep_spec(keep, x, design))
-    design$xt <- NULL
-    run <- list(spec = spec, design = design, family = family, levels = response$levels,
+              if (custom) list(callback = design$callback) else keep_spec(keep, x, design))
+    design$xt <- design$callback <- NULL
+    run <- list(spec = spec, design = design, family = family, levels = levels,
                 theta0 = theta0, n_iter = n_iter, chains = chains, cores = cores,
                 progress = progress,
                 prior = list(coef = prior, intercept = prior_intercept),

@@ -76,6 +76,12 @@ method_label <- function(info) {
            info$method)
 }
 
+## the likelihood of a fit: its family, or its custom model
+likelihood_label <- function(info) {
+    if (!is.null(info$design$custom)) return(model_label(info$design$custom))
+    sprintf("%s(%s)", info$family$family, info$family$link)
+}
+
 ## what to try when a chain of this method diverged at step size eps
 divergence_hint <- function(info, eps) {
     s <- info$settings
@@ -118,8 +124,7 @@ print.sgfit <- function(x, digits = 3, ...) {
     info <- sgfit_info(x)
     d <- all_draws(x)
     ess <- coda::effectiveSize(as_coda(x))
-    cat(method_label(info), "posterior draws,",
-        sprintf("%s(%s)", info$family$family, info$family$link), "\n")
+    cat(method_label(info), "posterior draws,", likelihood_label(info), "\n")
     if (!is.null(info$call)) cat("Call: ", deparse1(info$call), "\n", sep = "")
     mc <- coda::mcpar(if (inherits(x, "mcmc.list")) x[[1L]] else x)
     cat(sprintf("%d chain%s x %d draws (iterations %d:%d, thin %d); batch %d of %d rows\n",

@@ -66,13 +66,16 @@ print.sgfs_model <- function(x, ...) {
 
 model_label <- function(model) {
     if (is.null(model)) return("linear predictor")
+    if (is_custom_model(model))
+        return(sprintf("custom_model(parameters %s)", paste(model$names, collapse = ", ")))
     sprintf("mlp(hidden = %s, activation = \"%s\")",
             paste(model$hidden, collapse = "-"), model$activation)
 }
 
 resolve_model <- function(model) {
     if (is.null(model) || inherits(model, "sgfs_model")) return(model)
-    stop_arg("model", "must be NULL (the linear predictor of a GLM) or a network such as mlp(30)")
+    stop_arg("model", "must be NULL (the linear predictor of a GLM), a network such as mlp(30) ",
+             "or a custom_model()")
 }
 
 ## The network's design: the predictors standardised (no intercept column),

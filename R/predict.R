@@ -36,6 +36,10 @@ predict.sgfit <- function(object, newdata, type = c("link", "response", "class")
     type <- choose_arg(type, c("link", "response", "class"), "type")
     interval <- choose_arg(interval, c("none", "credible", "prediction"), "interval")
     info <- sgfit_info(object)
+    if (!is.null(info$design$custom))
+        stop("predict() needs a model with a predictive distribution, and a custom_model() ",
+             "defines only its likelihood: compute predictions from the draws, as.matrix(fit)",
+             call. = FALSE)
     if (missing(newdata)) newdata <- NULL
     if (!is.null(info$spec$pred_x)) {
         if (is.null(newdata)) return(predict_kept(info, type, interval))

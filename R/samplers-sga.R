@@ -93,9 +93,9 @@ sga.default <- function(x, y, family = binomial(), model = NULL,
 print.sgfs_map <- function(x, digits = 4, ...) {
     info <- sgfit_info(x)
     s <- info$settings
-    cat(sprintf("%s posterior mode, %s(%s): %d iterations (step %.3g%s%s), batch %d of %d rows\n",
+    cat(sprintf("%s posterior mode, %s: %d iterations (step %.3g%s%s), batch %d of %d rows\n",
                 if (identical(s$optimizer, "adam")) "Adam" else "SGA",
-                info$family$family, info$family$link, info$n_iter, s$stepsize,
+                likelihood_label(info), info$n_iter, s$stepsize,
                 if (identical(s$schedule, "constant")) "" else ", decaying",
                 if (s$momentum > 0) sprintf(", momentum %g", s$momentum) else "",
                 info$batch_size, info$N))

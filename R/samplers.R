@@ -31,14 +31,17 @@
 #' correlated blocks it under-estimates variances at large steps, like SGFS-d.
 #'
 #' @param x a formula `y ~ predictors` (with `data`), or a numeric matrix of
-#'   predictors.
+#'   predictors; for a [custom_model()], its data (a vector, matrix, data
+#'   frame or list of them, one example per element or row).
 #' @param y the response, for the matrix method: 0/1, logical or a two-level
 #'   factor for `binomial()` (as in [stats::glm()], the second level is the
-#'   event whose probability is modelled), numbers for `gaussian()`.
+#'   event whose probability is modelled), numbers for `gaussian()`; left
+#'   out for a [custom_model()].
 #' @param formula,data,subset,na.action as in [stats::glm()].
 #' @param family `binomial()` (logit link) or `gaussian()` (identity link).
-#' @param model `NULL` for the linear predictor of a GLM, or a network such
-#'   as [mlp()]`(30)`, whose output layer is the family's.
+#' @param model `NULL` for the linear predictor of a GLM, a network such
+#'   as [mlp()]`(30)`, whose output layer is the family's, or a model given
+#'   by R functions, [custom_model()] (which takes no `family`).
 #' @param prior prior of the coefficients, [normal()] or [laplace()], on the
 #'   standardised scale (see `standardize`); it applies to the intercept too
 #'   unless `prior_intercept` is given.  For a network, one prior for every
@@ -58,11 +61,12 @@
 #' @param init where the chains start: `"map"` for the posterior mode found
 #'   by [sga()] (with its defaults; it uses random numbers before the chain
 #'   does), numbers on the original scale (one per parameter), or `NULL`
-#'   for zero on the standardised scale (for a network, random weights: see
-#'   [mlp()]).  The default is `NULL` for the samplers whose own burn-in
-#'   finds the posterior quickly (SGFS, except on a network) or that start
-#'   at a mode they compute (SGLD-CV, OSGFS, MALA, HMC), and `"map"` for the
-#'   others, whose small steps would take long to get there.
+#'   for zero on the standardised scale (a network: random weights, see
+#'   [mlp()]; a [custom_model()]: its `init`).  The default is `NULL` for the
+#'   samplers whose own burn-in finds the posterior quickly (SGFS, except on
+#'   a network) or that start at a mode they compute (SGLD-CV, OSGFS, MALA,
+#'   HMC), and `"map"` for the others, whose small steps would take long to
+#'   get there.
 #' @param standardize centre and scale the predictors (and a gaussian
 #'   response) internally; draws are reported on the original scale.
 #' @param progress show a progress bar.
@@ -114,7 +118,7 @@ sgfs.default <- function(x, y, family = binomial(), model = NULL,
                          batch_size = NULL, n_iter = 10000L,
                          burnin = n_iter %/% 10L, thin = 1L, keep = "draws",
                          chains = 1L,
-                         init = if (is.null(model)) NULL else "map",
+                         init = if (identical(model$type, "mlp")) "map",
                          standardize = TRUE,
                          progress = interactive(),
                          preconditioner = c("full", "diagonal", "block"), alpha = 1,
@@ -219,10 +223,14 @@ sgld.default <- function(x, y, family = binomial(), model = NULL,
     sg_fit("sgld", setup, run, match.call())
 }
 
-## prepare_run() on the shared arguments of the calling sampler
+## prepare_run() on the shared arguments of the calling sampler (a custom
+## model takes no `y`; whether `family` was given matters to it)
 prepare_run_here <- function(frame) {
-    do.call(prepare_run, mget(intersect(names(formals(prepare_run)), ls(frame)),
-                              envir = frame))
+    args <- mget(intersect(setdiff(names(formals(prepare_run)), "family_given"), ls(frame)),
+                 envir = frame)
+    if (eval(quote(missing(y)), frame)) args["y"] <- list(NULL)
+    args$family_given <- !eval(quote(missing(family)), frame)
+    do.call(prepare_run, args)
 }
 
 no_dots <- function(...) {

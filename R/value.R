@@ -36,7 +36,7 @@ new_sgfit <- function(info, res, previous = NULL, first = NULL) {
                         coda::niter(value), if (sum(keep) < K)
                             sprintf(" from %d of %d chains", sum(keep), K) else ""),
                 call. = FALSE)
-    gap <- if (is.null(info$design$network)) mode_gap(value) else list(gap = NA)
+    gap <- draws_mode_gap(info, value)
     if (is.finite(gap$gap) && gap$gap > gap$limit)
         warning(sprintf(paste0(
             "the draws are far from the posterior's mass: log density %.3g below the mode ",
@@ -44,6 +44,15 @@ new_sgfit <- function(info, res, previous = NULL, first = NULL) {
             "biased here; %s"), gap$gap, gap$expected,
             remedy_hint(info)), call. = FALSE)
     value
+}
+
+## mode_gap() where it is meaningful: not for networks (multimodal); for a
+## custom model only if its functions can be evaluated wherever the mode
+## search goes (an error there skips the check, which is advisory)
+draws_mode_gap <- function(info, value) {
+    if (!is.null(info$design$network)) return(list(gap = NA))
+    if (is.null(info$design$custom)) return(mode_gap(value))
+    tryCatch(mode_gap(value), error = function(e) list(gap = NA))
 }
 
 coda_value <- function(info, draws, states, first) {
@@ -85,7 +94,9 @@ divergence_error <- function(info, res, div, partial) {
     structure(class = c("sgfs_divergence", "error", "condition"), list(
         message = sprintf(
             "chain %d diverged at iteration %.0f (non-finite parameters or a failed update): %s%s",
-            k, div[k], divergence_hint(info, res[[k]]$eps),
+            k, div[k], paste0(divergence_hint(info, res[[k]]$eps),
+                              if (!is.null(info$design$custom))
+                                  ", or the custom model's score is not finite there"),
             if (is.null(partial)) "" else "; the draws kept before it are in the condition's $partial"),
         call = NULL, iteration = div[k], chain = k, partial = partial))
 }

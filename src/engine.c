@@ -5,7 +5,7 @@
  * spec  (list, validated and coerced in R):
  *   xt          P x N double, one example per column
  *   y           N doubles
- *   model       "logistic" | "gaussian";  mpar: model settings (doubles)
+ *   model       an engine model name (registry.c);  mpar: model settings (doubles)
  *   prior_type  D ints (0 normal, 1 laplace); prior_loc, prior_scale,
  *               prior_prec: D doubles
  *   sampler     update-rule name;  spar: its settings (doubles)
@@ -16,6 +16,7 @@
  *   monitor     (optional) ints, 0-based: the parameters whose draws are kept
  *   pred_x      (optional) P x M double: examples whose predictive each kept
  *               draw adds to (keep = predictive())
+ *   callback    (optional) R functions the model calls (model_custom.c)
  * state (list): theta (D), iter (1), sstate (the sampler's, or empty for a
  *   fresh one).  They are copied: a fit's state is never modified in place.
  *
@@ -120,6 +121,8 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     e->model = sgfs_find_model(CHAR(STRING_ELT(
         typed_elt(spec, "model", STRSXP, 1), 0)));
     e->mpar = REAL(typed_elt(spec, "mpar", REALSXP, -1));
+    SEXP callback = optional_elt(spec, "callback");
+    e->callback = callback != NULL ? callback : R_NilValue;
     e->D = e->model->n_par(e->P, e->mpar);
     const int D = e->D;
     e->n = int_elt(spec, "batch_size");

@@ -127,6 +127,9 @@ struct sgfs_engine {
     const double *xt, *y;       /* P x N design (transposed), N responses      */
     const sgfs_model *model;
     const double *mpar;         /* model settings (e.g. fixed log sigma)       */
+    SEXP callback;              /* R functions the model calls (custom models:
+                                   spec$callback), else R_NilValue; kept
+                                   alive by the spec                          */
     /* prior, per coordinate */
     const int *prior_type;
     const double *prior_loc, *prior_scale, *prior_prec;
