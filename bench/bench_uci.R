@@ -46,7 +46,7 @@ test_metrics <- function(fit, x, y) {
 }
 
 blas <- sub(".*/", "", extSoftVersion()[["BLAS"]])
-for (set in sets) {
+for (set in if (n_splits > 0L) sets) {          # 0 splits: only the table
     rows <- list()
     csv <- file.path(out_dir, sprintf("results-uci-%s.csv", set))
     u <- read_uci(set, path)

@@ -16,7 +16,7 @@ test_that("an interrupted run returns its draws and can be continued exactly", {
     skip_on_os("windows")
     d <- interrupt_data()
     set.seed(32)
-    interrupt_in(2)
+    interrupt_in(4)          # after the setup (about 1 s; more on a loaded machine)
     expect_warning(
         fit <- sgfs(d$x, d$y, n_iter = 1e7, burnin = 10, thin = 1000, batch_size = 500,
                     progress = FALSE),
@@ -76,7 +76,7 @@ test_that("Ctrl-C reaches chains running in parallel", {
     skip_on_os("windows")
     d <- interrupt_data()
     set.seed(35)
-    interrupt_in(2)
+    interrupt_in(8)          # after the setup (init = "map": about 3 s on a loaded machine)
     expect_warning(
         fit <- sgld(d$x, d$y, n_iter = 1e7, burnin = 0, thin = 1000, batch_size = 500,
                     stepsize = 1e-6, chains = 2, cores = 2, progress = FALSE),
