@@ -1,7 +1,7 @@
 ## Memory of a run that keeps its posterior predictive (keep =
 ## predictive(newdata)) against one that keeps every draw (issue 4): the
 ## peak resident memory (VmHWM) of a fresh R process running SGLD on a
-## network with D = 2,651 parameters (20 inputs, 100 tanh units, binomial
+## network with D = 2,201 parameters (20 inputs, 100 tanh units, binomial
 ## output), 5,000 training and 2,000 predicted rows, for a growing n_iter.
 ##
 ##   R_LIBS=/tmp/benchlib Rscript bench/bench_predictive_memory.R
@@ -35,7 +35,7 @@ for (n_iter in c(1000, 5000, 20000)) for (keep in c("draws", "predictive")) {
 }
 tab <- do.call(rbind, rows)
 md <- c("# Memory of keep = predictive() (bench/bench_predictive_memory.R)", "",
-        "SGLD on a 20-100-1 tanh network (D = 2,651), 5,000 rows, every iteration kept (burn-in 0); with keep = predictive(newx) each kept draw adds its predictive on 2,000 rows. Peak resident memory of the whole R process (VmHWM).", "",
+        "SGLD on a 20-100-1 tanh network (D = 2,201), 5,000 rows, every iteration kept (burn-in 0); with keep = predictive(newx) each kept draw adds its predictive on 2,000 rows. Peak resident memory of the whole R process (VmHWM).", "",
         "| keep | n_iter | peak MB | columns kept |", "|---|---|---|---|",
         sprintf("| %s | %d | %.0f | %d |", tab$keep, tab$n_iter, tab$peak_mb, tab$kept_columns))
 writeLines(md, file.path(out_dir, "results-predictive-memory.md"))
