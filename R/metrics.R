@@ -1,19 +1,17 @@
-## Judging a run: its error against a reference over the run (Ahn et al.
-## 2012, eq. 14) and the usual predictive scores.
+## Judging a run: its error against a reference as it goes (Ahn et al.
+## 2012, Fig. 2) and the usual predictive scores.
 
-#' Relative error of a run's mean and covariance against a reference
+#' Error at time T: a run's relative errors as it goes
 #'
-#' The "error at time T" of Ahn, Korattikara and Welling (2012, eq. 14):
-#' after the first \eqn{t} kept draws, with running mean \eqn{\bar\theta^t}
-#' and covariance \eqn{C^t} (divisor \eqn{t}),
-#' \deqn{E_1 = \frac{\sum_i |\bar\theta^t_i - \bar\theta_i|}{\sum_i |\bar\theta_i|},
-#'   \qquad E_2 = \frac{\sum_{ij} |C^t_{ij} - C_{ij}|}{\sum_{ij} |C_{ij}|},}
-#' where \eqn{\bar\theta} and \eqn{C} come from the reference: a long
-#' full-data run ([hmc()], [mala()]) or an exact posterior.
+#' The curves of Ahn, Korattikara and Welling (2012, Fig. 2): [rel_error()]'s
+#' \eqn{E_1} and \eqn{E_2} of the first \eqn{t} kept draws (running mean
+#' and covariance with divisor \eqn{t}) against a reference, at evenly
+#' spaced \eqn{t}, with the sampler's time to reach them.
 #'
 #' @param fit a fit of any sampler; several chains are pooled draw by draw
 #'   (the \eqn{t}-th row of every chain counts as \eqn{t}).
-#' @param reference a fit, a matrix of draws, or `list(mean =, cov =)`.
+#' @param reference a fit, a matrix of draws, or `list(mean =, cov =)`: a
+#'   long full-data run ([hmc()], [mala()]) or an exact posterior.
 #' @param points the number of evenly spaced \eqn{t} at which to evaluate.
 #' @return A data frame with the number of kept draws per chain `draws`, the
 #'   `iteration` they reach, the sampler's `seconds` to get there (the run's
@@ -26,9 +24,9 @@
 #' set.seed(1)
 #' ref <- hmc(type ~ glu + bmi, data = Pima.tr, n_iter = 3000)
 #' fit <- sgld(type ~ glu + bmi, data = Pima.tr, n_iter = 5000, batch_size = 50)
-#' tail(rel_error(fit, ref), 3)
+#' tail(error_curve(fit, ref), 3)
 #' @export
-rel_error <- function(fit, reference, points = 20L) {
+error_curve <- function(fit, reference, points = 20L) {
     info <- if (inherits(fit, "sgfit")) sgfit_info(fit)
     if (is.null(info)) stop_arg("fit", "must be a fit returned by one of the sgfs samplers")
     ref <- reference_moments(reference)
@@ -39,17 +37,13 @@ rel_error <- function(fit, reference, points = 20L) {
                                       length(ref$mean), ncol(chains[[1L]])))
     points <- check_count(points, "points", 1L)
     at <- unique(round(seq(max(2, T / points), T, length.out = min(points, T))))
-    rows <- lapply(at, function(t) {
-        d <- do.call(rbind, lapply(chains, function(x) x[seq_len(t), , drop = FALSE]))
-        m <- colMeans(d)
-        C <- crossprod(sweep(d, 2L, m)) / nrow(d)
-        c(E1 = sum(abs(m - ref$mean)) / sum(abs(ref$mean)),
-          E2 = sum(abs(C - ref$cov)) / sum(abs(ref$cov)))
-    })
+    errors <- vapply(at, function(t)
+        rel_error(do.call(rbind, lapply(chains, function(x) x[seq_len(t), , drop = FALSE])),
+                  ref$mean, ref$cov), c(E1 = 0, E2 = 0))
     iteration <- info$burnin + at * info$thin
     data.frame(draws = at, iteration = iteration,
                seconds = info$elapsed / info$chains * iteration / info$n_iter,
-               do.call(rbind, rows))
+               t(errors))
 }
 
 reference_moments <- function(reference) {

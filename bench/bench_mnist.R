@@ -106,7 +106,7 @@ if ("B" %in% parts) {
     tab <- do.call(rbind, rows)
     lines <- c(lines, sprintf("## B. sgmcmc's example: 784-100-10 tanh network (D = %d), SGLD, batch 500", info$design$D), "",
                "5,000 iterations (1,000 burn-in); every 40th draw adds its predictive on the 10,000 test digits (keep = predictive(test)); init = \"map\" (Adam). inflation: the default report's estimate of the variance inflation in the stiffest direction.", "",
-               "| step size | variance inflation | test error | test log-loss | ms / iteration | total s | predictive draws | fit size (MB) |",
+               "| step size | variance inflation | test error | test log-loss | ms / iteration | total s | predictive draws | fit size (MB; the engine's data copy) |",
                "|---|---|---|---|---|---|---|---|",
                sprintf("| %.3g | %.3g | %.4f | %.4f | %.1f | %.1f | %d | %.2f |", tab$stepsize,
                        tab$inflation, tab$test_error, tab$log_loss, tab$ms_per_iter, tab$total_s,

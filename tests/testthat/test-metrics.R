@@ -1,14 +1,14 @@
-## rel_error() against a direct computation of Ahn et al.'s E1 and E2, and
+## error_curve() against a direct computation of Ahn et al.'s E1 and E2, and
 ## predictive_scores() against hand-computed scores.
 
-test_that("rel_error() computes E1 and E2 of the running moments", {
+test_that("error_curve() computes E1 and E2 of the running moments", {
     d <- pima_data()
     set.seed(4)
     fit <- sgfs(d$x, d$y, n_iter = 3000L, burnin = 1000L, thin = 2L, batch_size = 100L,
                 chains = 2L)
     ref <- list(mean = c(-0.9, 0.1, 0.03, 0, 0, 0.1, 1, 0.02),
                 cov = diag(0.01, 8L))
-    err <- rel_error(fit, ref, points = 5L)
+    err <- error_curve(fit, ref, points = 5L)
     expect_equal(nrow(err), 5L)
     expect_equal(err$draws, c(200, 400, 600, 800, 1000))
     expect_equal(err$iteration, 1000 + 2 * err$draws)
@@ -20,19 +20,19 @@ test_that("rel_error() computes E1 and E2 of the running moments", {
     expect_equal(err$E1[2], sum(abs(m - ref$mean)) / sum(abs(ref$mean)))
     expect_equal(err$E2[2], sum(abs(C - ref$cov)) / sum(abs(ref$cov)))
     ## a run against itself: the last row is exact
-    self <- rel_error(fit, do.call(rbind, draws))
+    self <- error_curve(fit, do.call(rbind, draws))
     expect_equal(self$E1[nrow(self)], 0, tolerance = 1e-12)
     expect_equal(self$E2[nrow(self)], 0, tolerance = 1e-12)
-    expect_error(rel_error(fit, list(mean = 1, cov = 1)), "'reference' has 1 parameters")
-    expect_error(rel_error(1, ref), "'fit' must be")
+    expect_error(error_curve(fit, list(mean = 1, cov = 1)), "'reference' has 1 parameters")
+    expect_error(error_curve(1, ref), "'fit' must be")
 })
 
-test_that("rel_error() of exact draws is within Monte Carlo error and falls with t", {
+test_that("error_curve() of exact draws is within Monte Carlo error and falls with t", {
     p <- conjugate_data()
     set.seed(5)
     fit <- sgfs(p$x, p$y, family = gaussian(), sigma = p$sigma, prior = normal(0, p$s0),
                 standardize = FALSE, batch_size = 1000L, n_iter = 6000L, progress = FALSE)
-    err <- rel_error(fit, p[c("mean", "cov")], points = 10L)
+    err <- error_curve(fit, p[c("mean", "cov")], points = 10L)
     expect_lt(err$E1[10], err$E1[1] + 1e-12)
     expect_lt(err$E2[10], err$E2[1])
     ## the errors of as many independent exact draws as the run's effective
