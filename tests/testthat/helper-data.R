@@ -142,3 +142,17 @@ expect_scores_match_fd <- function(spec, theta, idx) {
                             double(length(theta))))
     expect_equal(ev$scores, per_example, tolerance = 1e-7)
 }
+
+## Gaussian linear model whose four predictors have pairwise correlation 0.8
+## (N = 10,000, sigma = 1, prior N(0, 1)): the slopes' posterior is
+## correlated (-0.3), not the intercept's; exact mean and covariance
+correlated_data <- function() {
+    withr::with_seed(5, {
+        x <- matrix(rnorm(40000), 10000) %*% chol(0.2 * diag(4) + 0.8)
+        y <- drop(cbind(1, x) %*% c(0.5, 1, -1, 0.5, 0)) + rnorm(10000)
+    })
+    X <- cbind(1, x)
+    exact <- list(cov = solve(crossprod(X) + diag(5)))
+    exact$mean <- drop(exact$cov %*% crossprod(X, y))
+    list(x = x, y = y, exact = exact)
+}

@@ -70,13 +70,10 @@ test_that("SGFS-d's known bias: it under-estimates variances on a correlated pos
     ## ignores the posterior's correlations (Ahn et al. 2012, section 5.1);
     ## measured variance ratios ~0.27 at alpha = 0 and 0.6-0.7 at alpha = 1,
     ## means unbiased; SGFS-f on the same data is exact
-    withr::with_seed(5, {
-        x <- matrix(rnorm(40000), 10000) %*% chol(0.2 * diag(4) + 0.8)
-        y <- drop(cbind(1, x) %*% c(0.5, 1, -1, 0.5, 0)) + rnorm(10000)
-    })
-    X <- cbind(1, x)
-    exact <- list(cov = solve(crossprod(X) + diag(5)))
-    exact$mean <- drop(exact$cov %*% crossprod(X, y))
+    cd <- correlated_data()
+    x <- cd$x
+    y <- cd$y
+    exact <- cd$exact
     fit_with <- function(preconditioner, alpha, seed, n_iter) {
         set.seed(seed)
         sgfs(x, y, family = gaussian(), sigma = 1, prior = normal(0, 1), standardize = FALSE,

@@ -22,13 +22,10 @@ test_that("SGFS-b: exact with blocks that follow the posterior, narrow across co
     ## and (slopes) lose nothing; splitting the slopes (3 + 2) ignores their
     ## correlation and, at alpha = 0, gives variance ratios ~0.7 (measured
     ## 0.67-0.71; at alpha = 1: 0.83-0.90), means unbiased
-    withr::with_seed(5, {
-        x <- matrix(rnorm(40000), 10000) %*% chol(0.2 * diag(4) + 0.8)
-        y <- drop(cbind(1, x) %*% c(0.5, 1, -1, 0.5, 0)) + rnorm(10000)
-    })
-    X <- cbind(1, x)
-    exact <- list(cov = solve(crossprod(X) + diag(5)))
-    exact$mean <- drop(exact$cov %*% crossprod(X, y))
+    cd <- correlated_data()
+    x <- cd$x
+    y <- cd$y
+    exact <- cd$exact
     fit_with <- function(blocks) {
         set.seed(314)
         sgfs(x, y, family = gaussian(), sigma = 1, prior = normal(0, 1), standardize = FALSE,
