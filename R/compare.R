@@ -1,0 +1,83 @@
+## Samplers side by side: one tidy row per fit.
+
+#' Compare fits of several samplers
+#'
+#' One row per fit with what tells samplers apart: the method and its
+#' settings, the time, the mixing (smallest and median effective sample
+#' size, ESS per second, and the autocorrelation time per unit of
+#' computation, ATUC = autocorrelation time x seconds per kept draw, as in
+#' Ahn et al. 2012, averaged over parameters), the gradient evaluations per
+#' effective draw, and, when given, the error against a reference
+#' ([rel_error()]'s E1 and E2), the kernel Stein discrepancy ([ksd()]) and the
+#' scores of the posterior predictive on test data ([predictive_scores()]).
+#'
+#' @param fits a named list of fits (of the same model and data).
+#' @param reference optional reference for E1 and E2: a fit, a matrix of
+#'   draws or `list(mean =, cov =)`.
+#' @param ksd compute each fit's kernel Stein discrepancy (a full-data
+#'   gradient per draw used, at most 500 draws).
+#' @param newdata,y optional test data and responses for the predictive
+#'   scores (`predict(fit, newdata, type = "response")`, or for gaussian()
+#'   fits `interval = "prediction"`).
+#' @return A data frame of class `sgfs_comparison`, one row per fit; its
+#'   `plot()` method draws E1 (or, without a reference, the smallest ESS per
+#'   second) against the time of each fit.
+#' @examples
+#' data(Pima.tr, Pima.te, package = "MASS")
+#' set.seed(1)
+#' fits <- list(SGFS = sgfs(type ~ ., data = Pima.tr, n_iter = 3000, batch_size = 50),
+#'              SGLD = sgld(type ~ ., data = Pima.tr, n_iter = 3000, batch_size = 50))
+#' ref <- hmc(type ~ ., data = Pima.tr, n_iter = 2000)
+#' compare_samplers(fits, reference = ref, newdata = Pima.te, y = Pima.te$type)
+#' @export
+compare_samplers <- function(fits, reference = NULL, ksd = FALSE, newdata = NULL, y = NULL) {
+    if (!is.list(fits) || !length(fits) || inherits(fits, "sgfit") ||
+        !all(vapply(fits, inherits, NA, what = "sgfit")))
+        stop_arg("fits", "must be a list of fits returned by the sgfs samplers")
+    if (is.null(names(fits))) names(fits) <- paste0("fit", seq_along(fits))
+    if (is.null(newdata) != is.null(y)) stop_arg("y", "and 'newdata' must be given together")
+    check_flag(ksd, "ksd")
+    rows <- lapply(names(fits), function(name) {
+        fit <- fits[[name]]
+        info <- sgfit_info(fit)
+        ess <- coda::effectiveSize(as_coda(fit))
+        kept <- coda::niter(fit) * coda::nchain(fit)
+        tau <- kept / ess                               # autocorrelation times
+        row <- data.frame(fit = name, method = method_label(info),
+                          seconds = info$elapsed, iterations = info$n_iter,
+                          min_ess = min(ess), median_ess = stats::median(ess),
+                          ess_per_second = min(ess) / info$elapsed,
+                          atuc = mean(tau) * info$elapsed / kept,
+                          grads_per_ess = info$grad_evals / min(ess))
+        if (!is.null(reference)) {
+            e <- rel_error(fit, reference_moments(reference)$mean, reference_moments(reference)$cov)
+            row$E1 <- e[["E1"]]
+            row$E2 <- e[["E2"]]
+        }
+        if (ksd) row$ksd <- ksd(fit, max_draws = 500L)
+        if (!is.null(newdata)) {
+            pred <- if (identical(info$family$family, "gaussian"))
+                predict(fit, newdata, interval = "prediction")
+            else predict(fit, newdata, type = "response")
+            row <- cbind(row, as.list(predictive_scores(pred, y)))
+        }
+        row
+    })
+    out <- do.call(rbind, rows)
+    class(out) <- c("sgfs_comparison", "data.frame")
+    out
+}
+
+#' @rdname compare_samplers
+#' @param x a comparison.
+#' @param ... further arguments to [graphics::plot()].
+#' @export
+plot.sgfs_comparison <- function(x, ...) {
+    value <- if (!is.null(x$E1)) x$E1 else x$ess_per_second
+    label <- if (!is.null(x$E1)) "E1 (relative error of the mean)" else "smallest ESS per second"
+    graphics::plot(x$seconds, value, log = if (all(value > 0)) "xy" else "x", pch = 19,
+                   xlab = "seconds",
+                   ylab = label, ...)
+    graphics::text(x$seconds, value, x$fit, pos = 3, cex = 0.8, xpd = NA)
+    invisible(x)
+}

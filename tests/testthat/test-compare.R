@@ -1,0 +1,28 @@
+## compare_samplers(): one row per fit, its columns from the fits' own
+## diagnostics, rel_error(), ksd() and predictive_scores().
+
+test_that("compare_samplers() tabulates mixing, errors and predictive scores", {
+    data(Pima.tr, Pima.te, package = "MASS", envir = environment())
+    set.seed(7)
+    fits <- list(SGFS = sgfs(type ~ glu + bmi, data = Pima.tr, n_iter = 2000L, batch_size = 50L),
+                 SGLD = sgld(type ~ glu + bmi, data = Pima.tr, n_iter = 2000L, batch_size = 50L))
+    ref <- list(mean = coef(fits$SGFS), cov = vcov(fits$SGFS))
+    tab <- compare_samplers(fits, reference = ref, ksd = TRUE, newdata = Pima.te, y = Pima.te$type)
+    expect_s3_class(tab, "sgfs_comparison")
+    expect_equal(tab$fit, c("SGFS", "SGLD"))
+    ess <- coda::effectiveSize(fits$SGLD)
+    expect_equal(tab$min_ess[2], unname(min(ess)))
+    expect_equal(tab$ess_per_second[2], unname(min(ess)) / attr(fits$SGLD, "sgfit")$elapsed)
+    expect_equal(tab$atuc[2], mean(1800 / ess) * attr(fits$SGLD, "sgfit")$elapsed / 1800)
+    expect_equal(tab$E1[1], 0, tolerance = 1e-12)
+    expect_equal(tab$E1[2], rel_error(fits$SGLD, ref$mean, ref$cov)[["E1"]])
+    expect_equal(tab$ksd[2], ksd(fits$SGLD, max_draws = 500L))
+    expect_equal(tab$log_loss[1],
+                 predictive_scores(predict(fits$SGFS, Pima.te, type = "response"),
+                                   Pima.te$type)[["log_loss"]])
+    pdf(NULL)
+    expect_silent(plot(tab))
+    dev.off()
+    expect_error(compare_samplers(fits$SGFS), "'fits' must be a list of fits")
+    expect_error(compare_samplers(fits, newdata = Pima.te), "'y' and 'newdata'")
+})
