@@ -63,19 +63,12 @@ predict.sgfit <- function(object, newdata, type = c("link", "response", "class")
         if (level >= 1) stop_arg("level", "must be below 1")
         c((1 - level) / 2, (1 + level) / 2)
     }
-    ## rows with missing predictors predict NA; the others in blocks, so that
-    ## no rows x draws matrix larger than ~1e6 is formed
-    out <- matrix(NA_real_, nrow(X), 1L + length(probs),
-                  dimnames = list(rownames(X), c("fit", if (length(probs)) c("lwr", "upr"))))
-    ok <- which(stats::complete.cases(X))
-    block <- max(1L, floor(1e6 / nrow(B)))
-    for (r in split(ok, ceiling(seq_along(ok) / block))) {
-        m <- inv(link_draws(info, X[r, , drop = FALSE], B))
-        out[r, 1L] <- rowMeans(m)
-        if (length(probs))
-            out[r, -1L] <- t(apply(m, 1L, stats::quantile, probs, names = FALSE))
-    }
-    if (is.null(newdata)) out <- stats::napredict(info$na.action, out)
+    out <- row_summaries(info, X, B, newdata, c("fit", if (length(probs)) c("lwr", "upr")),
+                         function(eta) {
+                             m <- inv(eta)
+                             cbind(rowMeans(m), if (length(probs))
+                                 t(apply(m, 1L, stats::quantile, probs, names = FALSE)))
+                         })
     if (type == "class") {
         cls <- as.integer(out[, 1L] > 0.5)
         return(if (is.null(info$levels)) cls else factor(info$levels[cls + 1L], info$levels))
@@ -110,14 +103,22 @@ predict_gaussian <- function(info, X, B, newdata) {
     s2 <- if ("log_sigma" %in% colnames(B)) exp(2 * B[, "log_sigma"])
           else rep(exp(2 * info$spec$mpar[length(info$spec$mpar)]) * info$design$y_scale^2,
                    nrow(B))
-    out <- matrix(NA_real_, nrow(X), 2L, dimnames = list(rownames(X), c("fit", "sd")))
+    row_summaries(info, X, B, newdata, c("fit", "sd"), function(mu) {
+        fit <- rowMeans(mu)
+        cbind(fit, sqrt(mean(s2) + rowMeans((mu - fit)^2)))
+    })
+}
+
+## Summaries of the draws' link values for the rows of X: rows with missing
+## predictors get NA, the others are done in blocks, so that no rows x draws
+## matrix larger than ~1e6 is formed; summarise() maps a block's rows x draws
+## link values to its rows x length(columns) summaries
+row_summaries <- function(info, X, B, newdata, columns, summarise) {
+    out <- matrix(NA_real_, nrow(X), length(columns), dimnames = list(rownames(X), columns))
     ok <- which(stats::complete.cases(X))
     block <- max(1L, floor(1e6 / nrow(B)))
-    for (r in split(ok, ceiling(seq_along(ok) / block))) {
-        mu <- link_draws(info, X[r, , drop = FALSE], B)
-        out[r, "fit"] <- rowMeans(mu)
-        out[r, "sd"] <- sqrt(mean(s2) + rowMeans((mu - out[r, "fit"])^2))
-    }
+    for (r in split(ok, ceiling(seq_along(ok) / block)))
+        out[r, ] <- summarise(link_draws(info, X[r, , drop = FALSE], B))
     if (is.null(newdata)) out <- stats::napredict(info$na.action, out)
     out
 }
