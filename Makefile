@@ -1,9 +1,10 @@
 # make demo : install what is needed, then fit SGFS on the Pima data and print the summary
+# make vignettes : rerun the precomputed vignettes on ../shared/datasets (minutes)
 # make test : install what is needed, R CMD build + check --as-cran, then the whole test suite
 R ?= R
 RSCRIPT ?= Rscript
 
-.PHONY: deps install demo check test bench
+.PHONY: deps install demo check test bench vignettes
 
 deps:
 	$(RSCRIPT) tools/install-deps.R
@@ -22,3 +23,6 @@ test: check install
 
 bench: install
 	$(RSCRIPT) bench/bench_speed.R
+
+vignettes: install
+	$(RSCRIPT) tools/precompute-vignettes.R

@@ -9,7 +9,7 @@ if ! command -v tidy >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ 
 fi
 # the package's own flags only: a developer's ~/.R/Makevars must not leak in
 export R_MAKEVARS_USER=/dev/null
-R CMD build --no-build-vignettes . >"$out/build.log" 2>&1 || { cat "$out/build.log"; exit 1; }
+R CMD build . >"$out/build.log" 2>&1 || { cat "$out/build.log"; exit 1; }
 tarball=$(ls -t sgfs_*.tar.gz | head -1)
 # no internet here: switch off check's remote look-ups rather than let them hang
 export _R_CHECK_CRAN_INCOMING_REMOTE_=false _R_CHECK_FUTURE_FILE_TIMESTAMPS_=false
