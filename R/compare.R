@@ -41,14 +41,12 @@ compare_samplers <- function(fits, reference = NULL, ksd = FALSE, newdata = NULL
         fit <- fits[[name]]
         info <- sgfit_info(fit)
         ess <- coda::effectiveSize(as_coda(fit))
-        kept <- coda::niter(fit) * coda::nchain(fit)
-        tau <- kept / ess                               # autocorrelation times
+        mix <- mixing_costs(info, ess, coda::niter(fit) * coda::nchain(fit))
         row <- data.frame(fit = name, method = method_label(info),
                           seconds = info$elapsed, iterations = info$n_iter,
                           min_ess = min(ess), median_ess = stats::median(ess),
-                          ess_per_second = min(ess) / info$elapsed,
-                          atuc = mean(tau) * info$elapsed / kept,
-                          grads_per_ess = info$grad_evals / min(ess))
+                          ess_per_second = mix$ess_per_second, atuc = mean(mix$atuc),
+                          grads_per_ess = mix$grads_per_ess)
         if (!is.null(reference)) {
             e <- rel_error(fit, reference_moments(reference)$mean, reference_moments(reference)$cov)
             row$E1 <- e[["E1"]]

@@ -11,7 +11,10 @@
 #' @return `coef`: posterior means; `vcov`: posterior covariance; `nobs`:
 #'   the number of observations; `formula`: the model formula (`NULL` for
 #'   matrix fits); `summary`: a `summary.sgfit` object, coda's summary with
-#'   effective sample sizes and the sampler's diagnostics added.
+#'   effective sample sizes, ESS per second, ATUC (autocorrelation time x
+#'   seconds per kept draw, Ahn et al. 2012) per parameter, gradient
+#'   evaluations and data passes per effective draw, and the sampler's
+#'   diagnostics added.
 #' @name sgfit-methods
 #' @examples
 #' data(Pima.tr, package = "MASS")
@@ -130,10 +133,12 @@ print.sgfit <- function(x, digits = 3, ...) {
     cat(sprintf("%d chain%s x %d draws (iterations %d:%d, thin %d); batch %d of %d rows\n",
                 info$chains, if (info$chains > 1L) "s" else "", nrow(d) / info$chains,
                 mc[1L], mc[2L], mc[3L], info$batch_size, info$N))
-    cat(sprintf("Time %.3g s%s: %.3g iterations/s, %.3g data passes, min ESS/s %.3g\n",
+    mix <- mixing_costs(info, ess, nrow(d))
+    cat(sprintf("Time %.3g s%s: %.3g iterations/s, %.3g data passes\n",
                 info$elapsed, if (info$chains > 1L) " (summed over chains)" else "",
-                info$n_iter * info$chains / info$elapsed,
-                info$grad_evals / info$N, min(ess) / info$elapsed))
+                info$n_iter * info$chains / info$elapsed, info$grad_evals / info$N))
+    cat(sprintf("Slowest parameter: %.3g effective draws/s; %.3g gradient evaluations (%.3g data passes) per effective draw\n",
+                mix$ess_per_second, mix$grads_per_ess, mix$passes_per_ess))
     tab <- cbind(mean = colMeans(d), sd = apply(d, 2L, stats::sd),
                  `2.5%` = apply(d, 2L, stats::quantile, 0.025),
                  `97.5%` = apply(d, 2L, stats::quantile, 0.975), ESS = round(ess))
@@ -152,6 +157,16 @@ print.sgfit <- function(x, digits = 3, ...) {
     invisible(x)
 }
 
+## the costs of mixing: per second and per gradient evaluation for the
+## slowest parameter, and each parameter's ATUC (Ahn et al. 2012): its
+## autocorrelation time (kept draws per effective draw) x seconds per kept draw
+mixing_costs <- function(info, ess, kept) {
+    list(ess_per_second = min(ess) / info$elapsed,
+         grads_per_ess = info$grad_evals / min(ess),
+         passes_per_ess = info$grad_evals / min(ess) / info$N,
+         atuc = (kept / ess) * info$elapsed / kept)
+}
+
 ## further iterations per chain for about `target` effective draws, if the
 ## chains mix after burn-in as they have so far
 further_iterations <- function(info, ess, target) {
@@ -165,13 +180,15 @@ summary.sgfit <- function(object, ...) {
     info <- sgfit_info(object)
     out <- summary(as_coda(object), ...)
     out$ess <- coda::effectiveSize(as_coda(object))
+    mix <- mixing_costs(info, out$ess, coda::niter(object) * coda::nchain(object))
     out$ess_per_second <- out$ess / info$elapsed
+    out$atuc <- mix$atuc
     out$rhat <- if (inherits(object, "mcmc.list"))
         coda::gelman.diag(as_coda(object), multivariate = FALSE)$psrf[, 1L]
     out$method <- method_label(info)
     out$elapsed <- info$elapsed
-    out$grad_per_ess <- info$grad_evals / min(out$ess)
-    out$passes_per_ess <- out$grad_per_ess / info$N
+    out$grad_per_ess <- mix$grads_per_ess
+    out$passes_per_ess <- mix$passes_per_ess
     class(out) <- c("summary.sgfit", class(out))
     out
 }
@@ -181,12 +198,14 @@ summary.sgfit <- function(object, ...) {
 print.summary.sgfit <- function(x, digits = 3, ...) {
     cat(x$method, "\n")
     NextMethod()
-    tab <- cbind(ESS = round(x$ess), `ESS/s` = signif(x$ess_per_second, digits))
+    tab <- cbind(ESS = round(x$ess), `ESS/s` = signif(x$ess_per_second, digits),
+                 `ATUC (s)` = signif(x$atuc, digits))
     if (!is.null(x$rhat)) tab <- cbind(tab, Rhat = round(x$rhat, 3))
     cat("3. Mixing:\n\n")
     print(tab)
     cat(sprintf("\nTime %.3g s; %.3g gradient evaluations (%.3g data passes) per effective draw of the slowest parameter\n",
                 x$elapsed, x$grad_per_ess, x$passes_per_ess))
+    cat("ATUC: autocorrelation time x seconds per kept draw (Ahn et al. 2012); smaller is better\n")
     invisible(x)
 }
 

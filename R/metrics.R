@@ -16,7 +16,9 @@
 #' @return A data frame with the number of kept draws per chain `draws`, the
 #'   `iteration` they reach, the sampler's `seconds` to get there (the run's
 #'   time spread evenly over its iterations), `E1` and `E2`; its last row is
-#'   the error of the whole run.
+#'   the error of the whole run.  Its `plot()` method draws \eqn{E_1} or
+#'   \eqn{E_2} against the seconds on log scales; `add = TRUE` adds another
+#'   sampler's curve.
 #' @references Ahn, S., Korattikara, A. and Welling, M. (2012). Bayesian
 #'   posterior sampling via stochastic gradient Fisher scoring. ICML.
 #' @examples
@@ -24,7 +26,11 @@
 #' set.seed(1)
 #' ref <- hmc(type ~ glu + bmi, data = Pima.tr, n_iter = 3000)
 #' fit <- sgld(type ~ glu + bmi, data = Pima.tr, n_iter = 5000, batch_size = 50)
-#' tail(error_curve(fit, ref), 3)
+#' curve <- error_curve(fit, ref)
+#' tail(curve, 3)
+#' plot(curve)
+#' plot(error_curve(sgfs(type ~ glu + bmi, data = Pima.tr, n_iter = 5000, batch_size = 50), ref),
+#'      add = TRUE, col = "red")
 #' @export
 error_curve <- function(fit, reference, points = 20L) {
     info <- if (inherits(fit, "sgfit")) sgfit_info(fit)
@@ -41,9 +47,10 @@ error_curve <- function(fit, reference, points = 20L) {
         rel_error(do.call(rbind, lapply(chains, function(x) x[seq_len(t), , drop = FALSE])),
                   ref$mean, ref$cov), c(E1 = 0, E2 = 0))
     iteration <- info$burnin + at * info$thin
-    data.frame(draws = at, iteration = iteration,
-               seconds = info$elapsed / info$chains * iteration / info$n_iter,
-               t(errors))
+    structure(data.frame(draws = at, iteration = iteration,
+                         seconds = info$elapsed / info$chains * iteration / info$n_iter,
+                         t(errors)),
+              class = c("sgfs_error_curve", "data.frame"))
 }
 
 reference_moments <- function(reference) {

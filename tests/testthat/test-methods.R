@@ -31,6 +31,16 @@ test_that("one chain is an mcmc object with true iteration numbers", {
     expect_equal(nrow(as.matrix(w)), 200)
     expect_output(print(fit), "SGFS-f \\(alpha = 1\\) posterior draws, binomial\\(logit\\)")
     expect_output(print(s), "3. Mixing")
+    ## the mixing costs: ESS/s, ATUC = autocorrelation time x s per kept draw,
+    ## gradient evaluations and data passes per effective draw
+    info <- attr(fit, "sgfit")
+    ess <- coda::effectiveSize(fit)
+    expect_equal(s$ess_per_second, ess / info$elapsed)
+    expect_equal(s$atuc, (2700 / ess) * info$elapsed / 2700)
+    expect_equal(s$grad_per_ess, info$grad_evals / min(ess))
+    expect_equal(s$passes_per_ess, info$grad_evals / min(ess) / 200)
+    expect_output(print(s), "ATUC \\(s\\)")
+    expect_output(print(fit), "per effective draw")
     expect_equal(nobs(fit), 200)
     expect_equal(formula(fit), type ~ npreg + glu + bmi + age, ignore_attr = TRUE)
     expect_equal(dim(vcov(fit)), c(5, 5))
