@@ -11,7 +11,13 @@
 #' ([rel_error()]'s E1 and E2), the kernel Stein discrepancy ([ksd()]) and the
 #' scores of the posterior predictive on test data ([predictive_scores()]).
 #'
-#' @param fits a named list of fits (of the same model and data).
+#' @param fits a named list of fits (of the same model and data), or of
+#'   samplers to run: a sampler function such as `sgld`, or any
+#'   `function(...)` that calls one with settings of its own (say
+#'   `function(...) sgld(..., stepsize = 1e-5)`), is called with the shared
+#'   arguments `...`, one after another; fits and samplers may be mixed.
+#' @param ... the arguments every sampler in `fits` is called with: the
+#'   model, the data, `n_iter`, ...
 #' @param reference optional reference for E1 and E2: a fit, a matrix of
 #'   draws or `list(mean =, cov =)`.
 #' @param ksd compute each fit's kernel Stein discrepancy (a full-data
@@ -29,14 +35,32 @@
 #'              SGLD = sgld(type ~ ., data = Pima.tr, n_iter = 3000, batch_size = 50))
 #' ref <- hmc(type ~ ., data = Pima.tr, n_iter = 2000)
 #' compare_samplers(fits, reference = ref, newdata = Pima.te, y = Pima.te$type)
+#' ## or let it run the samplers, on the same arguments
+#' tab <- compare_samplers(list(`SGFS-d` = function(...) sgfs(..., preconditioner = "diagonal"),
+#'                              pSGLD = psgld),
+#'                         type ~ ., data = Pima.tr, n_iter = 3000, batch_size = 50,
+#'                         reference = ref)
+#' plot(tab)
 #' @export
-compare_samplers <- function(fits, reference = NULL, ksd = FALSE, newdata = NULL, y = NULL) {
+compare_samplers <- function(fits, ..., reference = NULL, ksd = FALSE, newdata = NULL,
+                             y = NULL) {
     if (!is.list(fits) || !length(fits) || inherits(fits, "sgfit") ||
-        !all(vapply(fits, inherits, NA, what = "sgfit")))
-        stop_arg("fits", "must be a list of fits returned by the sgfs samplers")
+        !all(vapply(fits, function(f) inherits(f, "sgfit") || is.function(f), NA)))
+        stop_arg("fits", "must be a list of fits returned by the sgfs samplers, or of sampler functions")
     if (is.null(names(fits))) names(fits) <- paste0("fit", seq_along(fits))
     if (is.null(newdata) != is.null(y)) stop_arg("y", "and 'newdata' must be given together")
     check_flag(ksd, "ksd")
+    runs <- vapply(fits, is.function, NA)
+    shared <- match.call(expand.dots = FALSE)$...
+    if (length(shared) && !any(runs))
+        stop_arg("...", "are arguments for the samplers to run, but 'fits' holds fits only")
+    ## each sampler is called as .sampler(<the shared arguments>) where
+    ## compare_samplers() was called, so its fit records a readable call
+    env <- new.env(parent = parent.frame())
+    fits[runs] <- lapply(fits[runs], function(f) {
+        env$.sampler <- f
+        eval(as.call(c(quote(.sampler), shared)), env)
+    })
     rows <- lapply(names(fits), function(name) {
         fit <- fits[[name]]
         info <- sgfit_info(fit)
@@ -77,5 +101,16 @@ plot.sgfs_comparison <- function(x, ...) {
                    xlab = "seconds",
                    ylab = label, ...)
     graphics::text(x$seconds, value, x$fit, pos = 3, cex = 0.8, xpd = NA)
+    invisible(x)
+}
+
+#' @rdname compare_samplers
+#' @param digits significant digits to print.
+#' @export
+print.sgfs_comparison <- function(x, digits = 3, ...) {
+    y <- as.data.frame(x)
+    num <- vapply(y, is.numeric, NA)
+    y[num] <- lapply(y[num], signif, digits)
+    print(y, ...)
     invisible(x)
 }

@@ -24,5 +24,28 @@ test_that("compare_samplers() tabulates mixing, errors and predictive scores", {
     expect_silent(plot(tab))
     dev.off()
     expect_error(compare_samplers(fits$SGFS), "'fits' must be a list of fits")
+    expect_error(compare_samplers(list(a = 1)), "'fits' must be a list of fits")
+    expect_error(compare_samplers(fits, ref), "'...' are arguments for the samplers")
     expect_error(compare_samplers(fits, newdata = Pima.te), "'y' and 'newdata'")
+})
+
+test_that("compare_samplers() runs samplers on shared arguments, as the same calls would", {
+    data(Pima.tr, package = "MASS", envir = environment())
+    small_step <- function(...) sgld(..., stepsize = 1e-4)
+    set.seed(8)
+    tab <- compare_samplers(list(SGFS = sgfs, `SGLD 1e-4` = small_step), type ~ glu,
+                            data = Pima.tr, n_iter = 500L, batch_size = 40L)
+    set.seed(8)
+    a <- sgfs(type ~ glu, data = Pima.tr, n_iter = 500L, batch_size = 40L)
+    b <- sgld(type ~ glu, data = Pima.tr, n_iter = 500L, batch_size = 40L, stepsize = 1e-4)
+    expect_equal(tab$fit, c("SGFS", "SGLD 1e-4"))
+    expect_equal(tab$min_ess, unname(c(min(coda::effectiveSize(a)), min(coda::effectiveSize(b)))))
+    expect_match(tab$method[2], "stepsize = 0.0001", fixed = TRUE)
+    ## fits and samplers mixed; a failing sampler stops with its own error
+    mixed <- compare_samplers(list(fit = a, SGLD = sgld), type ~ glu, data = Pima.tr,
+                              n_iter = 300L, batch_size = 40L)
+    expect_equal(nrow(mixed), 2L)
+    expect_output(print(mixed), "SGFS-f")
+    expect_error(compare_samplers(list(SGLD = sgld), type ~ glu, data = Pima.tr,
+                                  n_iter = -1), "'n_iter'")
 })
