@@ -111,6 +111,9 @@ print.sgfs_comparison <- function(x, digits = 3, ...) {
     y <- as.data.frame(x)
     num <- vapply(y, is.numeric, NA)
     y[num] <- lapply(y[num], signif, digits)
-    print(y, ...)
+    ## the long method descriptions go below the table, one line per fit
+    rownames(y) <- make.unique(y$fit)
+    print(y[setdiff(names(y), c("fit", "method"))], ...)
+    cat("\n", paste0(format(y$fit), "  ", y$method, "\n"), sep = "")
     invisible(x)
 }

@@ -111,16 +111,30 @@ mode_gap <- function(value, m = 100000L) {
 ## `inflation`: the exact stationary law of the linearised recursion
 ## (ALGORITHMS.md 5.1): z' = (1 - eta lambda) z + (1 - alpha) v + w,
 ## v' = -eta lambda z + (1 - alpha) v + w, Var w = 2 eta alpha + eta^2 (gamma - 1) lambda.
-momentum_variance <- function(eta, alpha, gamma, lambda) {
+## With the momentum resampled, v ~ N(0, eta), before every L-th step
+## (trajectory = L), Var z is periodic: from Var z = s at a trajectory's
+## start it is a_k s + b_k after its k-th step, so s = b_L / (1 - a_L) and
+## the value is the mean over the L steps.  Returned relative to 1/lambda.
+momentum_variance <- function(eta, alpha, gamma, lambda, L = 0) {
     M <- matrix(c(1 - eta * lambda, -eta * lambda, 1 - alpha, 1 - alpha), 2L)
     R <- 2 * eta * alpha + eta^2 * (gamma - 1) * lambda
-    S <- solve(diag(4L) - kronecker(M, M), rep(R, 4L))
-    S[1L] * lambda
+    if (L == 0) {
+        S <- solve(diag(4L) - kronecker(M, M), rep(R, 4L))
+        return(S[1L] * lambda)
+    }
+    trajectory <- function(s) {
+        S <- diag(c(s, eta))
+        vapply(seq_len(L), function(k) (S <<- M %*% S %*% t(M) + R)[1L], 0)
+    }
+    b <- trajectory(0)
+    a <- trajectory(1) - b
+    if (!is.finite(a[L]) || a[L] >= 1) return(Inf)
+    mean(a * b[L] / (1 - a[L]) + b) * lambda
 }
 
-momentum_step <- function(alpha, gamma, lambda, inflation = 0.05) {
+momentum_step <- function(alpha, gamma, lambda, inflation = 0.05, L = 0) {
     excess <- function(eta) {
-        v <- momentum_variance(eta, alpha, gamma, lambda)
+        v <- momentum_variance(eta, alpha, gamma, lambda, L)
         if (!is.finite(v) || v <= 0) Inf else v - 1 - inflation   # unstable: too large
     }
     lo <- 1e-12 / lambda

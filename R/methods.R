@@ -130,9 +130,11 @@ print.sgfit <- function(x, digits = 3, ...) {
     cat(method_label(info), "posterior draws,", likelihood_label(info), "\n")
     if (!is.null(info$call)) cat("Call: ", deparse1(info$call), "\n", sep = "")
     mc <- coda::mcpar(if (inherits(x, "mcmc.list")) x[[1L]] else x)
-    cat(sprintf("%d chain%s x %d draws (iterations %d:%d, thin %d); batch %d of %d rows\n",
+    cat(sprintf("%d chain%s x %d draws (iterations %d:%d, thin %d); %s\n",
                 info$chains, if (info$chains > 1L) "s" else "", nrow(d) / info$chains,
-                mc[1L], mc[2L], mc[3L], info$batch_size, info$N))
+                mc[1L], mc[2L], mc[3L],
+                if (info$method %in% c("mala", "hmc")) sprintf("all %d rows each iteration", info$N)
+                else sprintf("batch %d of %d rows", info$batch_size, info$N)))
     mix <- mixing_costs(info, ess, nrow(d))
     cat(sprintf("Time %.3g s%s: %.3g iterations/s, %.3g data passes\n",
                 info$elapsed, if (info$chains > 1L) " (summed over chains)" else "",
@@ -142,7 +144,7 @@ print.sgfit <- function(x, digits = 3, ...) {
     tab <- cbind(mean = colMeans(d), sd = apply(d, 2L, stats::sd),
                  `2.5%` = apply(d, 2L, stats::quantile, 0.025),
                  `97.5%` = apply(d, 2L, stats::quantile, 0.975), ESS = round(ess))
-    print(signif(tab, digits))
+    print_columns(tab, digits)
     if (min(ess) < 100)
         cat(sprintf(paste0("Warning: only %.0f effective draws for some parameters; for about 400, ",
                            "continue the chains with update(fit, n_iter = %.0f).\n"),
@@ -155,6 +157,21 @@ print.sgfit <- function(x, digits = 3, ...) {
                     100 * info$settings$inflation,
                     0.05 * info$settings$stepsize / info$settings$inflation))
     invisible(x)
+}
+
+## a numeric table printed column by column in fixed notation with `digits`
+## significant digits (scientific only for magnitudes below 1e-4 or from 1e6),
+## so that one small entry does not switch a whole column to e-notation
+print_columns <- function(tab, digits) {
+    text <- apply(tab, 2L, function(v) {
+        out <- formatC(v, digits = digits, format = "fg")
+        far <- is.finite(v) & v != 0 & (abs(v) < 1e-4 | abs(v) >= 1e6)
+        out[far] <- formatC(v[far], digits = digits, format = "g")
+        trimws(out)
+    })
+    dim(text) <- dim(tab)
+    dimnames(text) <- dimnames(tab)
+    print(noquote(text), right = TRUE)
 }
 
 ## the costs of mixing: per second and per gradient evaluation for the

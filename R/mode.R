@@ -83,8 +83,40 @@ run_sga <- function(run, n_iter, burnin, stepsize = NULL, schedule = NULL,
                            "try stepsize = %.3g"), res$diverged, stepsize, stepsize / 10),
              call. = FALSE)
     if (res$interrupted) stop("sga() was interrupted", call. = FALSE)
-    list(estimate = colMeans(res$draws), trajectory = res$draws,
+    estimate <- colMeans(res$draws)
+    check_estimate(run, estimate)
+    list(estimate = estimate, trajectory = res$draws,
          stepsize = first_step(sched), elapsed = res$elapsed)
+}
+
+## A GLM's SGA estimate should sit well inside the posterior's bulk, where a
+## posterior draw is about D/2 below the mode in log density.  Its distance
+## from the mode is measured by the Newton decrement g' H^-1 g / 2 (the log
+## density it would gain from one Newton step) on up to 10^5 evenly spaced
+## rows, their likelihood scaled by r = N/m (whose own mode is about r - 1
+## posterior variances off, hence the r).  A warning when it is 3 sd of a
+## draw's gap (chi^2_D / 2: mean and variance D/2) beyond the bulk,
+## typically an ill-conditioned problem (unstandardised predictors) that SGA
+## has not solved in n_iter steps.
+check_estimate <- function(run, theta, m = 100000L) {
+    if (!is.null(run$design$network) || !is.null(run$design$custom)) return(invisible())
+    sub <- subset_spec(run$spec, m)
+    r <- ncol(run$spec$xt) / ncol(sub$xt)
+    cur <- .Call(C_sgfs_model_curvature, sub, theta)
+    g <- r * cur$grad + log_prior(theta, sub)$grad
+    H <- r * cur$neg_hessian + diag(sub$prior_prec, length(theta))
+    gap <- sum(newton_step(H, g) * g) / 2
+    D <- length(theta)
+    unscaled <- all(run$design$scale == 1)
+    if (is.finite(gap) && gap > r * (D / 2 + 3 * sqrt(D / 2)) + 1)
+        warning(sprintf(paste0(
+            "the SGA estimate is not yet the posterior mode: a Newton step would raise ",
+            "the log posterior by %.3g (a posterior draw is about %.3g below the mode); %s"),
+            gap, D / 2,
+            if (unscaled) "unstandardised predictors make SGA slow: try standardize = TRUE or more iterations"
+            else "try more iterations"),
+            call. = FALSE)
+    invisible()
 }
 
 ## A stable SGA step: (1 - momentum) / lambda_max, an effective step of

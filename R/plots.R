@@ -43,10 +43,10 @@ plot_marginals <- function(x, pars = 1:2, reference = NULL, max_points = 2000L,
         ref <- ellipse_points(m$mean[j], m$cov[j, j])
     }
     shown <- d[unique(round(seq(1, nrow(d), length.out = min(nrow(d), max_points)))), j, drop = FALSE]
-    graphics::plot(shown, col = grDevices::adjustcolor(col, 0.4), pch = 20, cex = 0.5,
-                   xlim = range(shown[, 1L], own[, 1L], ref[, 1L]),
-                   ylim = range(shown[, 2L], own[, 2L], ref[, 2L]),
-                   xlab = colnames(d)[j[1L]], ylab = colnames(d)[j[2L]], ...)
+    plot_defaults(list(x = shown, col = grDevices::adjustcolor(col, 0.4), pch = 20, cex = 0.5,
+                       xlim = range(shown[, 1L], own[, 1L], ref[, 1L]),
+                       ylim = range(shown[, 2L], own[, 2L], ref[, 2L]),
+                       xlab = colnames(d)[j[1L]], ylab = colnames(d)[j[2L]]), ...)
     graphics::lines(own, col = col, lwd = 2)
     if (!is.null(ref)) graphics::lines(ref, col = ref_col, lwd = 2, lty = 2)
     graphics::legend("topright", bty = "n", cex = 0.8,
@@ -87,9 +87,9 @@ plot_running_means <- function(x, pars = seq_len(min(9L, ncol(d))), reference = 
     old <- graphics::par(mfrow = grDevices::n2mfrow(length(j)), mar = c(4, 4, 2, 1))
     on.exit(graphics::par(old))
     for (k in seq_along(j)) {
-        graphics::plot(running[, k], type = "l", col = col, xlab = "kept draws",
-                       ylab = "running mean", main = colnames(d)[j[k]],
-                       ylim = range(running[, k], ref[j[k]]), ...)
+        plot_defaults(list(x = running[, k], type = "l", col = col, xlab = "kept draws",
+                           ylab = "running mean", main = colnames(d)[j[k]],
+                           ylim = range(running[, k], ref[j[k]])), ...)
         if (!is.null(ref)) graphics::abline(h = ref[j[k]], col = ref_col, lty = 2)
     }
     invisible(x)
@@ -113,6 +113,12 @@ plot.sgfs_error_curve <- function(x, which = c("E1", "E2"), add = FALSE, type = 
     else graphics::plot(x$seconds, x[[which]], type = type, log = log, xlab = xlab,
                         ylab = ylab, ...)
     invisible(x)
+}
+
+## graphics::plot() with the package's choices, any of which '...' may override
+## (xlim = , main = , ...)
+plot_defaults <- function(defaults, ...) {
+    do.call(graphics::plot, utils::modifyList(defaults, list(...)))
 }
 
 ## the draws of a fit or a matrix, as one numeric matrix with column names

@@ -60,7 +60,7 @@ sghmc.default <- function(x, y, family = binomial(), model = NULL,
     L <- if (is.null(trajectory)) 0 else check_count(trajectory, "trajectory", 1L)
     noise_estimate <- check_flag(noise_estimate, "noise_estimate")
     setup <- function(run) {
-        step <- momentum_default_step(run, friction, stepsize, schedule)
+        step <- momentum_default_step(run, friction, stepsize, schedule, L)
         list(engine = if (noise_estimate) "sghmc_noise" else "sghmc",
              spar = c(friction, L, noise_estimate), schedule = step$schedule,
              settings = c(step$settings, list(friction = friction, trajectory = L,
@@ -124,18 +124,19 @@ sgnht.default <- function(x, y, family = binomial(), model = NULL,
 }
 
 ## the learning rate (given, or with 5 % variance inflation in the stiffest
-## direction) and its schedule
-momentum_default_step <- function(run, friction, stepsize, schedule) {
+## direction, momentum resampled every `trajectory` steps) and its schedule
+momentum_default_step <- function(run, friction, stepsize, schedule, trajectory = 0) {
     N <- ncol(run$spec$xt)
     gamma <- gamma_fpc(N, run$spec$batch_size)
     lambda <- posterior_stiffness(run)$lambda_max
-    eta <- if (is.null(stepsize)) momentum_step(friction, gamma, lambda)
+    eta <- if (is.null(stepsize)) momentum_step(friction, gamma, lambda, L = trajectory)
            else check_positive(stepsize, "stepsize")
     sched <- schedule_vector(schedule, eta, run$n_iter)
     first <- first_step(sched)
     list(schedule = sched,
          settings = list(stepsize = first, schedule = schedule,
-                         inflation = momentum_variance(first, friction, gamma, lambda) - 1))
+                         inflation = momentum_variance(first, friction, gamma, lambda,
+                                                       trajectory) - 1))
 }
 
 check_unit_interval <- function(x, arg) {

@@ -79,6 +79,7 @@ sga.default <- function(x, y, family = binomial(), model = NULL,
     class(out) <- "sgfs_map"
     attr(out, "sgfit") <- list(
         call = generic_call(match.call()), method = "sga", family = run$family,
+        levels = run$levels,
         design = run$design, N = ncol(run$spec$xt), batch_size = run$spec$batch_size,
         n_iter = run$n_iter, burnin = run$spec$burnin, thin = run$spec$thin,
         elapsed = res$elapsed,
@@ -108,3 +109,18 @@ print.sgfs_map <- function(x, digits = 4, ...) {
 #' @rdname sga
 #' @export
 coef.sgfs_map <- function(object, ...) object$estimate
+
+#' @rdname sga
+#' @param newdata,type as for [predict.sgfit()]: the model's prediction at
+#'   the estimate (a plug-in prediction, not a posterior predictive), for new
+#'   data only (`sga()` keeps no copy of the training data).
+#' @export
+predict.sgfs_map <- function(object, newdata, type = c("link", "response", "class"), ...) {
+    no_dots(...)
+    if (missing(newdata)) stop_arg("newdata", "is needed: sga() keeps no copy of its data")
+    ## the estimate as a fit with one draw, predicted like any other
+    point <- coda::mcmc(matrix(object$estimate, 1L, dimnames = list(NULL, names(object$estimate))))
+    attr(point, "sgfit") <- sgfit_info(object)
+    class(point) <- c("sgfit", class(point))
+    predict.sgfit(point, newdata, type = type)
+}

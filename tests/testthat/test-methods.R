@@ -217,3 +217,18 @@ test_that("a short run's report says how much longer to run", {
     expect_output(print(fit), sprintf("only %.0f effective draws.*update\\(fit, n_iter = %.0f\\)",
                                       ess, more))
 })
+
+test_that("the report's posterior table keeps each column in fixed notation", {
+    tab <- cbind(mean = c(-10.234, 1.77, 0.0481), sd = c(1.2, 0.003, 2e-6),
+                 ESS = c(120, 3400, 2e6))
+    out <- capture.output(sgfs:::print_columns(tab, 3))
+    expect_match(out[2], "-10.2 +1.2 +120")
+    expect_match(out[3], "1.77 +0.003 +3400")
+    expect_match(out[4], "0.0481 +2e-06 +2e\\+06")
+    ## a full-data sampler's report says it uses every row
+    data(Pima.tr, package = "MASS", envir = environment())
+    set.seed(5)
+    fit <- hmc(type ~ glu + bmi, data = Pima.tr, n_iter = 300L)
+    expect_output(print(fit), "all 200 rows each iteration")
+    expect_false(any(grepl("batch", capture.output(print(fit)))))
+})

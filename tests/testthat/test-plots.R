@@ -78,3 +78,15 @@ test_that("ksd_steps() runs the sampler per step size and ranks them by ksd()", 
     expect_error(ksd_steps(sgld, 1e-3, type ~ glu, data = Pima.tr, argument = NA_character_),
                  "'argument' must name")
 })
+
+test_that("the plot functions take the user's limits and labels over their own", {
+    data(Pima.tr, package = "MASS", envir = environment())
+    set.seed(3)
+    fit <- sgfs(type ~ glu + bmi, data = Pima.tr, n_iter = 600L, batch_size = 50L)
+    pdf(NULL)
+    on.exit(dev.off())
+    expect_silent(plot_marginals(fit, c("glu", "bmi"), xlim = c(-10, 10), main = "m"))
+    expect_equal(par("usr")[1:2], c(-10, 10) + c(-0.8, 0.8), tolerance = 1e-6)
+    expect_silent(plot_running_means(fit, "glu", ylim = c(-5, 5), xlab = "draws"))
+    expect_equal(par("usr")[3:4], c(-5, 5) + c(-0.4, 0.4), tolerance = 1e-6)
+})
