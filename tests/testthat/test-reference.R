@@ -298,3 +298,32 @@ test_that("the minibatch draw (replayed by the R reference, which the C chains e
     ## each pair: probability 3*2/(6*5) = 0.2 per draw
     expect_true(all(abs(off - 600) < 4 * sqrt(3000 * 0.2 * 0.8)))
 })
+
+test_that("momentum resampled every L steps: the periodic stationary variance", {
+    eta <- 0.02; alpha <- 0.1; gamma <- 30; lambda <- 2
+    R <- 2 * eta * alpha + eta^2 * (gamma - 1) * lambda
+    ## L = 1: v is fresh before every step, a scalar recursion in Var z
+    s <- ((1 - alpha)^2 * eta + R) / (1 - (1 - eta * lambda)^2)
+    expect_equal(sgfs:::momentum_variance(eta, alpha, gamma, lambda, L = 1), s * lambda,
+                 tolerance = 1e-10)
+    ## L = 7: run the covariance recursion of (z, v) through many trajectories
+    M <- matrix(c(1 - eta * lambda, -eta * lambda, 1 - alpha, 1 - alpha), 2L)
+    S <- diag(c(0, eta))
+    for (cycle in 1:3000) {
+        S <- diag(c(S[1L], eta))
+        vars <- double(7)
+        for (k in 1:7) {
+            S <- M %*% S %*% t(M) + R
+            vars[k] <- S[1L]
+        }
+    }
+    expect_equal(sgfs:::momentum_variance(eta, alpha, gamma, lambda, L = 7), mean(vars) * lambda,
+                 tolerance = 1e-8)
+    ## resampling the momentum damps the inflation, so the default step grows
+    expect_lt(sgfs:::momentum_variance(eta, alpha, gamma, lambda, L = 7),
+              sgfs:::momentum_variance(eta, alpha, gamma, lambda))
+    expect_gt(sgfs:::momentum_step(alpha, gamma, lambda, L = 7),
+              sgfs:::momentum_step(alpha, gamma, lambda))
+    expect_equal(sgfs:::momentum_variance(sgfs:::momentum_step(alpha, gamma, lambda, L = 7),
+                                          alpha, gamma, lambda, L = 7), 1.05, tolerance = 1e-6)
+})
