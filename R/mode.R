@@ -12,6 +12,10 @@ full_curvature <- function(spec, theta) {
          C = cur$score_cov)
 }
 
+full_log_posterior <- function(spec, theta) {
+    .Call(C_sgfs_model_loglik, spec, theta)$loglik + log_prior(theta, spec)$value
+}
+
 ## Newton's method on the full-data log posterior, with step halving and,
 ## where minus the Hessian is not positive definite (e.g. a gaussian model's
 ## (beta, log sigma) far from the mode), Levenberg's H + lambda I;
@@ -25,14 +29,14 @@ newton_mode <- function(spec, start, max_steps = 50L) {
         decrement <- sum(step * cur$grad)        # squared (H + lambda I)-norm
         if (!is.finite(decrement) || decrement < 1e-12) break
         shrink <- 1
-        repeat {
-            cand <- full_curvature(spec, theta + shrink * step)
-            if (is.finite(cand$log_post) && cand$log_post >= cur$log_post - 1e-10) break
+        repeat {                 # trials need the log posterior only: O(N D), not O(N D^2)
+            lp <- full_log_posterior(spec, theta + shrink * step)
+            if (is.finite(lp) && lp >= cur$log_post - 1e-10) break
             shrink <- shrink / 2
             if (shrink < 1e-8) return(list(mode = theta, curvature = cur))
         }
         theta <- theta + shrink * step
-        cur <- cand
+        cur <- full_curvature(spec, theta)
     }
     if (is.null(tryCatch(chol(cur$H), error = function(e) NULL)))
         stop("the log posterior has no well-defined mode (minus its Hessian is not positive ",
