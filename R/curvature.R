@@ -118,6 +118,7 @@ mode_gap <- function(value, m = 100000L) {
 momentum_variance <- function(eta, alpha, gamma, lambda, L = 0) {
     M <- matrix(c(1 - eta * lambda, -eta * lambda, 1 - alpha, 1 - alpha), 2L)
     R <- 2 * eta * alpha + eta^2 * (gamma - 1) * lambda
+    if (max(Mod(eigen(M, only.values = TRUE)$values)) >= 1) return(Inf)   # unstable
     if (L == 0) {
         S <- solve(diag(4L) - kronecker(M, M), rep(R, 4L))
         return(S[1L] * lambda)

@@ -67,7 +67,7 @@ sgldcv.default <- function(x, y, family = binomial(), model = NULL,
              start = if (is.null(init)) centre,
              evals_per_iter = 2 * run$spec$batch_size,
              settings = list(stepsize = first, schedule = schedule,
-                             inflation = first * lambda / 4,
+                             inflation = sgld_inflation(first, lambda),
                              centre = stats::setNames(to_original(centre, run$design),
                                                       run$design$par_names)))
     }

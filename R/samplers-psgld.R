@@ -55,14 +55,14 @@ psgld.default <- function(x, y, family = binomial(), model = NULL,
     setup <- function(run) {
         N <- ncol(run$spec$xt)
         n <- run$spec$batch_size
-        stiff <- gamma_fpc(N, n) *
-            posterior_stiffness(run, psgld_preconditioner(lambda, N, n))$lambda_max
-        eps <- if (is.null(stepsize)) 0.2 / stiff else check_positive(stepsize, "stepsize")
+        gamma <- gamma_fpc(N, n)
+        stiff <- posterior_stiffness(run, psgld_preconditioner(lambda, N, n))$lambda_max
+        eps <- if (is.null(stepsize)) 0.2 / (gamma * stiff) else check_positive(stepsize, "stepsize")
         sched <- schedule_vector(schedule, eps, run$n_iter)
         first <- first_step(sched)
         list(engine = "psgld", spar = c(decay, lambda), schedule = sched,
              settings = list(stepsize = first, schedule = schedule, decay = decay,
-                             lambda = lambda, inflation = first * stiff / 4))
+                             lambda = lambda, inflation = sgld_inflation(first, stiff, gamma)))
     }
     sg_fit("psgld", setup, run, match.call())
 }

@@ -211,14 +211,14 @@ sgld.default <- function(x, y, family = binomial(), model = NULL,
     setup <- function(run) {
         ## gamma * lambda_max: the stiffest direction's curvature, inflated
         ## by the minibatch noise
-        stiff <- gamma_fpc(ncol(run$spec$xt), run$spec$batch_size) *
-            posterior_stiffness(run)$lambda_max
-        eps <- if (is.null(stepsize)) 0.2 / stiff else check_positive(stepsize, "stepsize")
+        gamma <- gamma_fpc(ncol(run$spec$xt), run$spec$batch_size)
+        lambda <- posterior_stiffness(run)$lambda_max
+        eps <- if (is.null(stepsize)) 0.2 / (gamma * lambda) else check_positive(stepsize, "stepsize")
         sched <- schedule_vector(schedule, eps, run$n_iter)
         first <- first_step(sched)
         list(engine = "sgld", spar = 0, schedule = sched,
              settings = list(stepsize = first, schedule = schedule,
-                             inflation = first * stiff / 4))
+                             inflation = sgld_inflation(first, lambda, gamma)))
     }
     sg_fit("sgld", setup, run, match.call())
 }
@@ -241,3 +241,13 @@ no_dots <- function(...) {
              call. = FALSE)
 }
 
+## SGLD's stationary variance inflation in the stiffest direction (curvature
+## lambda, minibatch-noise factor gamma), exact for the linearised chain
+## z' = (1 - eps lambda / 2) z + N(0, eps + eps^2 (gamma - 1) lambda / 4):
+## Var z = (1 + eps (gamma - 1) lambda / 4) / (lambda (1 - eps lambda / 4)),
+## i.e. an inflation of (eps gamma lambda / 4) / (1 - eps lambda / 4);
+## infinite from eps lambda = 4, where the chain becomes unstable.
+sgld_inflation <- function(eps, lambda, gamma = 1) {
+    if (eps * lambda >= 4) return(Inf)
+    (eps * gamma * lambda / 4) / (1 - eps * lambda / 4)
+}

@@ -20,4 +20,7 @@
 #' @keywords internal
 #' @useDynLib sgfs, .registration = TRUE, .fixes = "C_"
 #' @importFrom stats binomial gaussian coef vcov nobs predict formula update
+#' @importFrom coda mcmc
 NULL
+## (importing from coda loads its namespace with ours, so that coda's methods,
+## as.matrix() of an mcmc.list say, work on a fit restored with readRDS())

@@ -327,3 +327,15 @@ test_that("momentum resampled every L steps: the periodic stationary variance", 
     expect_equal(sgfs:::momentum_variance(sgfs:::momentum_step(alpha, gamma, lambda, L = 7),
                                           alpha, gamma, lambda, L = 7), 1.05, tolerance = 1e-6)
 })
+
+test_that("SGLD's variance inflation is the linearised chain's exact stationary variance", {
+    lambda <- 3; gamma <- 40
+    for (eps in c(0.001, 0.05, 0.5, 1.2)) {
+        s <- 0                        # Var z of z' = (1 - eps lambda / 2) z + noise
+        for (t in 1:20000) s <- (1 - eps * lambda / 2)^2 * s + eps + eps^2 * (gamma - 1) * lambda / 4
+        expect_equal(sgfs:::sgld_inflation(eps, lambda, gamma), s * lambda - 1, tolerance = 1e-10)
+    }
+    expect_equal(sgfs:::sgld_inflation(4 / lambda, lambda, gamma), Inf)
+    ## SGHMC: a learning rate past stability is infinitely inflated, not negative
+    expect_equal(sgfs:::momentum_variance(1, 0.5, 1, 10), Inf)
+})
