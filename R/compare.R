@@ -25,9 +25,11 @@
 #' @param newdata,y optional test data and responses for the predictive
 #'   scores (`predict(fit, newdata, type = "response")`, or for gaussian()
 #'   fits `interval = "prediction"`).
-#' @return A data frame of class `sgfs_comparison`, one row per fit; its
-#'   `plot()` method draws E1 (or, without a reference, the smallest ESS per
-#'   second) against the time of each fit.
+#' @return A data frame of class `sgfs_comparison`, one row per fit
+#'   (`seconds` of sampling, and `setup_seconds` before it); the fits, those
+#'   it ran included, are its attribute `"fits"`.  Its `plot()` method draws
+#'   E1 (or, without a reference, the smallest ESS per second) against the
+#'   time of each fit.
 #' @examples
 #' data(Pima.tr, Pima.te, package = "MASS")
 #' set.seed(1)
@@ -86,7 +88,12 @@ compare_samplers <- function(fits, ..., reference = NULL, ksd = FALSE, newdata =
         row
     })
     out <- do.call(rbind, rows)
+    out$setup_seconds <- vapply(fits, function(f) {
+        s <- sgfit_info(f)$setup_seconds
+        if (is.null(s)) NA_real_ else s
+    }, 0, USE.NAMES = FALSE)
     class(out) <- c("sgfs_comparison", "data.frame")
+    attr(out, "fits") <- fits
     out
 }
 

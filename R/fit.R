@@ -182,8 +182,10 @@ resolve_start <- function(run) {
 ## the gradient evaluations per iteration (`evals_per_iter`), or where a
 ## chain's saved state counts them (`evals_counter`: sstate[slot] times per).
 sg_fit <- function(method, setup, run, call) {
+    t0 <- proc.time()[["elapsed"]]
     run <- resolve_start(run)
     s <- setup(run)
+    setup_seconds <- proc.time()[["elapsed"]] - t0
     spec <- c(run$spec, list(sampler = s$engine, spar = as.double(s$spar),
                              schedule = s$schedule), s$spec)
     if (!is.null(s$start)) run$theta0 <- s$start
@@ -199,7 +201,7 @@ sg_fit <- function(method, setup, run, call) {
                                   else s$evals_per_iter,
                  evals_counter = s$evals_counter,
                  burnin = spec$burnin, thin = spec$thin, chains = run$chains,
-                 cores = run$cores, n_iter = 0, elapsed = 0)
+                 cores = run$cores, n_iter = 0, elapsed = 0, setup_seconds = setup_seconds)
     new_sgfit(info, res)
 }
 

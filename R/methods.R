@@ -136,8 +136,11 @@ print.sgfit <- function(x, digits = 3, ...) {
                 if (info$method %in% c("mala", "hmc")) sprintf("all %d rows each iteration", info$N)
                 else sprintf("batch %d of %d rows", info$batch_size, info$N)))
     mix <- mixing_costs(info, ess, nrow(d))
-    cat(sprintf("Time %.3g s%s: %.3g iterations/s, %.3g data passes\n",
+    cat(sprintf("Time %.3g s%s%s: %.3g iterations/s, %.3g data passes\n",
                 info$elapsed, if (info$chains > 1L) " (summed over chains)" else "",
+                if (isTRUE(info$setup_seconds >= 0.01))
+                    sprintf(" after %.3g s of set-up (start, step size, mode)", info$setup_seconds)
+                else "",
                 info$n_iter * info$chains / info$elapsed, info$grad_evals / info$N))
     cat(sprintf("Slowest parameter: %.3g effective draws/s; %.3g gradient evaluations (%.3g data passes) per effective draw\n",
                 mix$ess_per_second, mix$grads_per_ess, mix$passes_per_ess))

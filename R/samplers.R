@@ -97,7 +97,10 @@
 #' @return An object of class `c("sgfit", "mcmc")` (one chain) or
 #'   `c("sgfit", "mcmc.list")`: the draws, one column per parameter, usable
 #'   with every 'coda' function; the settings, timings and chain states are
-#'   in `attr(fit, "sgfit")`.  See [sgfit-methods].
+#'   in `attr(fit, "sgfit")` (`elapsed`: seconds of sampling, which ESS per
+#'   second and ATUC use; `setup_seconds`: the set-up before it, such as
+#'   finding the mode for `init = "map"` and the default step).  See
+#'   [sgfit-methods].
 #' @references Ahn, S., Korattikara, A. and Welling, M. (2012). Bayesian
 #'   posterior sampling via stochastic gradient Fisher scoring. ICML.
 #' @examples

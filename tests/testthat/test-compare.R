@@ -49,3 +49,19 @@ test_that("compare_samplers() runs samplers on shared arguments, as the same cal
     expect_error(compare_samplers(list(SGLD = sgld), type ~ glu, data = Pima.tr,
                                   n_iter = -1), "'n_iter'")
 })
+
+test_that("compare_samplers() keeps the fits it ran, and their set-up time", {
+    data(Pima.tr, package = "MASS", envir = environment())
+    set.seed(12)
+    tab <- compare_samplers(list(SGLD = sgld, SGFS = sgfs), type ~ glu + bmi, data = Pima.tr,
+                            n_iter = 300L, batch_size = 50L)
+    fits <- attr(tab, "fits")
+    expect_named(fits, c("SGLD", "SGFS"))
+    expect_s3_class(fits$SGFS, "sgfit")
+    expect_equal(tab$seconds, vapply(fits, function(f) attr(f, "sgfit")$elapsed, 0),
+                 ignore_attr = TRUE)
+    expect_true(all(tab$setup_seconds >= 0))
+    slow <- fits$SGLD
+    attr(slow, "sgfit")$setup_seconds <- 2.5
+    expect_output(print(slow), "after 2.5 s of set-up")
+})
