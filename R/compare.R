@@ -119,8 +119,9 @@ print.sgfs_comparison <- function(x, digits = 3, ...) {
     num <- vapply(y, is.numeric, NA)
     y[num] <- lapply(y[num], signif, digits)
     ## the long method descriptions go below the table, one line per fit
-    rownames(y) <- make.unique(y$fit)
+    if (!is.null(y$fit)) rownames(y) <- make.unique(y$fit)
     print(y[setdiff(names(y), c("fit", "method"))], ...)
-    cat("\n", paste0(format(y$fit), "  ", y$method, "\n"), sep = "")
+    if (!is.null(y$method))
+        cat("\n", paste0(format(rownames(y)), "  ", y$method, "\n"), sep = "")
     invisible(x)
 }

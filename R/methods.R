@@ -155,13 +155,13 @@ print.sgfit <- function(x, digits = 3, ...) {
     if (isTRUE(info$settings$excess > 0.2))
         cat(sprintf("Warning: the minibatch noise exceeds OSGFS's target by %.0f%% in some direction, inflating the variance there; try stepsize = \"max\" (%.3g) or a larger batch_size.\n",
                     100 * info$settings$excess, info$settings$max_stepsize))
-    if (isTRUE(is.infinite(info$settings$inflation)))
-        cat(sprintf("Warning: the step size %.3g is past the stability limit in the stiffest direction (linearised, the chain grows without bound there); try stepsize = %.2g.\n",
-                    info$settings$stepsize, info$settings$stepsize / 10))
-    else if (isTRUE(info$settings$inflation > 0.2))
-        cat(sprintf("Warning: the step size inflates the posterior variance by about %.0f%% in the stiffest direction; try stepsize = %.2g.\n",
-                    100 * info$settings$inflation,
-                    0.05 * info$settings$stepsize / info$settings$inflation))
+    s <- info$settings
+    if (isTRUE(is.infinite(s$inflation)))
+        cat(sprintf("Warning: the step size %.3g is past the stability limit in the stiffest direction (linearised, the chain grows without bound there); stepsize = %.2g inflates the variance by 5%%.\n",
+                    s$stepsize, s$step_5pct))
+    else if (isTRUE(s$inflation > 0.2))
+        cat(sprintf("Warning: the step size inflates the posterior variance by about %.0f%% in the stiffest direction; stepsize = %.2g would by 5%%.\n",
+                    100 * s$inflation, s$step_5pct))
     invisible(x)
 }
 

@@ -68,6 +68,7 @@ sgldcv.default <- function(x, y, family = binomial(), model = NULL,
              evals_per_iter = 2 * run$spec$batch_size,
              settings = list(stepsize = first, schedule = schedule,
                              inflation = sgld_inflation(first, lambda),
+                             step_5pct = sgld_step(lambda),
                              centre = stats::setNames(to_original(centre, run$design),
                                                       run$design$par_names)))
     }

@@ -136,7 +136,9 @@ momentum_default_step <- function(run, friction, stepsize, schedule, trajectory 
     list(schedule = sched,
          settings = list(stepsize = first, schedule = schedule,
                          inflation = momentum_variance(first, friction, gamma, lambda,
-                                                       trajectory) - 1))
+                                                       trajectory) - 1,
+                         step_5pct = if (is.null(stepsize)) eta
+                                     else momentum_step(friction, gamma, lambda, L = trajectory)))
 }
 
 check_unit_interval <- function(x, arg) {

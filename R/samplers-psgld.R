@@ -62,7 +62,8 @@ psgld.default <- function(x, y, family = binomial(), model = NULL,
         first <- first_step(sched)
         list(engine = "psgld", spar = c(decay, lambda), schedule = sched,
              settings = list(stepsize = first, schedule = schedule, decay = decay,
-                             lambda = lambda, inflation = sgld_inflation(first, stiff, gamma)))
+                             lambda = lambda, inflation = sgld_inflation(first, stiff, gamma),
+                             step_5pct = sgld_step(stiff, gamma)))
     }
     sg_fit("psgld", setup, run, match.call())
 }

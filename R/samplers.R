@@ -221,7 +221,8 @@ sgld.default <- function(x, y, family = binomial(), model = NULL,
         first <- first_step(sched)
         list(engine = "sgld", spar = 0, schedule = sched,
              settings = list(stepsize = first, schedule = schedule,
-                             inflation = sgld_inflation(first, lambda, gamma)))
+                             inflation = sgld_inflation(first, lambda, gamma),
+                             step_5pct = sgld_step(lambda, gamma)))
     }
     sg_fit("sgld", setup, run, match.call())
 }
@@ -253,4 +254,9 @@ no_dots <- function(...) {
 sgld_inflation <- function(eps, lambda, gamma = 1) {
     if (eps * lambda >= 4) return(Inf)
     (eps * gamma * lambda / 4) / (1 - eps * lambda / 4)
+}
+
+## the step with `inflation` (5 %) by that formula, for the report's advice
+sgld_step <- function(lambda, gamma = 1, inflation = 0.05) {
+    4 * inflation / (lambda * (gamma + inflation))
 }

@@ -336,6 +336,8 @@ test_that("SGLD's variance inflation is the linearised chain's exact stationary 
         expect_equal(sgfs:::sgld_inflation(eps, lambda, gamma), s * lambda - 1, tolerance = 1e-10)
     }
     expect_equal(sgfs:::sgld_inflation(4 / lambda, lambda, gamma), Inf)
+    ## the step the report advises inflates by 5 %
+    expect_equal(sgfs:::sgld_inflation(sgfs:::sgld_step(lambda, gamma), lambda, gamma), 0.05)
     ## SGHMC: a learning rate past stability is infinitely inflated, not negative
     expect_equal(sgfs:::momentum_variance(1, 0.5, 1, 10), Inf)
 })
