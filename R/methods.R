@@ -166,11 +166,14 @@ print.sgfit <- function(x, digits = 3, ...) {
 }
 
 ## a numeric table printed column by column in fixed notation with `digits`
-## significant digits (scientific only for magnitudes below 1e-4 or from 1e6),
+## significant digits, trailing zeros kept (scientific only for magnitudes
+## below 1e-4 or from 1e6),
 ## so that one small entry does not switch a whole column to e-notation
 print_columns <- function(tab, digits) {
     text <- apply(tab, 2L, function(v) {
-        out <- formatC(v, digits = digits, format = "fg")
+        if (all(v == round(v), na.rm = TRUE) && all(abs(v) < 1e6, na.rm = TRUE))
+            return(formatC(v, format = "d", big.mark = ""))        # counts (ESS)
+        out <- sub("\\.$", "", formatC(v, digits = digits, format = "fg", flag = "#"))
         far <- is.finite(v) & v != 0 & (abs(v) < 1e-4 | abs(v) >= 1e6)
         out[far] <- formatC(v[far], digits = digits, format = "g")
         trimws(out)

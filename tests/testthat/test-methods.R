@@ -230,8 +230,8 @@ test_that("the report's posterior table keeps each column in fixed notation", {
     tab <- cbind(mean = c(-10.234, 1.77, 0.0481), sd = c(1.2, 0.003, 2e-6),
                  ESS = c(120, 3400, 2e6))
     out <- capture.output(sgfs:::print_columns(tab, 3))
-    expect_match(out[2], "-10.2 +1.2 +120")
-    expect_match(out[3], "1.77 +0.003 +3400")
+    expect_match(out[2], "-10.2 +1.20 +120$")
+    expect_match(out[3], "1.77 +0.00300 +3400$")
     expect_match(out[4], "0.0481 +2e-06 +2e\\+06")
     ## a full-data sampler's report says it uses every row
     data(Pima.tr, package = "MASS", envir = environment())
