@@ -26,8 +26,8 @@
 #'   scores (`predict(fit, newdata, type = "response")`, or for gaussian()
 #'   fits `interval = "prediction"`).
 #' @return A data frame of class `sgfs_comparison`, one row per fit
-#'   (`seconds` of sampling, and `setup_seconds` before it); the fits, those
-#'   it ran included, are its attribute `"fits"`.  Its `plot()` method draws
+#'   (`seconds` of sampling, and `setup_seconds` before it); the fits it
+#'   ran are its attribute `"fits"`.  Its `plot()` method draws
 #'   E1 (or, without a reference, the smallest ESS per second) against the
 #'   time of each fit.
 #' @examples
@@ -93,7 +93,7 @@ compare_samplers <- function(fits, ..., reference = NULL, ksd = FALSE, newdata =
         if (is.null(s)) NA_real_ else s
     }, 0, USE.NAMES = FALSE)
     class(out) <- c("sgfs_comparison", "data.frame")
-    attr(out, "fits") <- fits
+    if (any(runs)) attr(out, "fits") <- fits[runs]      # the fits it made
     out
 }
 

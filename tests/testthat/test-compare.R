@@ -61,6 +61,8 @@ test_that("compare_samplers() keeps the fits it ran, and their set-up time", {
     expect_equal(tab$seconds, vapply(fits, function(f) attr(f, "sgfit")$elapsed, 0),
                  ignore_attr = TRUE)
     expect_true(all(tab$setup_seconds >= 0))
+    ## fits given are not copied into the value
+    expect_null(attr(compare_samplers(fits), "fits"))
     slow <- fits$SGLD
     attr(slow, "sgfit")$setup_seconds <- 2.5
     expect_output(print(slow), "after 2.5 s of set-up")
