@@ -17,6 +17,8 @@ if (!dir.exists("../shared/datasets")) stop("../shared/datasets is needed beside
 owd <- setwd("vignettes")
 for (name in names(origs)) {
     message("knitting ", name, " ...")
+    ## from scratch: a knitr cache left by an earlier package would replay its output
+    unlink(paste0(name, "-cache"), recursive = TRUE)
     t0 <- proc.time()[["elapsed"]]
     ## a fresh R per vignette, so one's state cannot leak into another's
     status <- system2(file.path(R.home("bin"), "Rscript"),
