@@ -49,7 +49,10 @@ compare_samplers <- function(fits, ..., reference = NULL, ksd = FALSE, newdata =
     if (!is.list(fits) || !length(fits) || inherits(fits, "sgfit") ||
         !all(vapply(fits, function(f) inherits(f, "sgfit") || is.function(f), NA)))
         stop_arg("fits", "must be a list of fits returned by the sgfs samplers, or of sampler functions")
-    if (is.null(names(fits))) names(fits) <- paste0("fit", seq_along(fits))
+    labels <- names(fits)
+    if (is.null(labels)) labels <- rep("", length(fits))
+    labels[is.na(labels) | labels == ""] <- paste0("fit", seq_along(fits))[is.na(labels) | labels == ""]
+    names(fits) <- make.unique(labels)
     if (is.null(newdata) != is.null(y)) stop_arg("y", "and 'newdata' must be given together")
     check_flag(ksd, "ksd")
     runs <- vapply(fits, is.function, NA)
@@ -104,9 +107,8 @@ compare_samplers <- function(fits, ..., reference = NULL, ksd = FALSE, newdata =
 plot.sgfs_comparison <- function(x, ...) {
     value <- if (!is.null(x$E1)) x$E1 else x$ess_per_second
     label <- if (!is.null(x$E1)) "E1 (relative error of the mean)" else "smallest ESS per second"
-    graphics::plot(x$seconds, value, log = if (all(value > 0)) "xy" else "x", pch = 19,
-                   xlab = "seconds",
-                   ylab = label, ...)
+    plot_defaults(list(x = x$seconds, y = value, log = if (all(value > 0)) "xy" else "x",
+                       pch = 19, xlab = "seconds", ylab = label), ...)
     graphics::text(x$seconds, value, x$fit, pos = 3, cex = 0.8, xpd = NA)
     invisible(x)
 }

@@ -119,7 +119,7 @@ momentum_variance <- function(eta, alpha, gamma, lambda, L = 0) {
     M <- matrix(c(1 - eta * lambda, -eta * lambda, 1 - alpha, 1 - alpha), 2L)
     R <- 2 * eta * alpha + eta^2 * (gamma - 1) * lambda
     if (max(Mod(eigen(M, only.values = TRUE)$values)) >= 1) return(Inf)   # unstable
-    if (L == 0) {
+    if (L == 0 || L > 1e4) {               # (trajectories of 10^4 steps: the limit)
         S <- solve(diag(4L) - kronecker(M, M), rep(R, 4L))
         return(S[1L] * lambda)
     }
@@ -133,9 +133,9 @@ momentum_variance <- function(eta, alpha, gamma, lambda, L = 0) {
     mean(a * b[L] / (1 - a[L]) + b) * lambda
 }
 
-momentum_step <- function(alpha, gamma, lambda, inflation = 0.05, L = 0) {
+momentum_step <- function(alpha, gamma, lambda, inflation = 0.05) {
     excess <- function(eta) {
-        v <- momentum_variance(eta, alpha, gamma, lambda, L)
+        v <- momentum_variance(eta, alpha, gamma, lambda)
         if (!is.finite(v) || v <= 0) Inf else v - 1 - inflation   # unstable: too large
     }
     lo <- 1e-12 / lambda

@@ -156,12 +156,16 @@ print.sgfit <- function(x, digits = 3, ...) {
         cat(sprintf("Warning: the minibatch noise exceeds OSGFS's target by %.0f%% in some direction, inflating the variance there; try stepsize = \"max\" (%.3g) or a larger batch_size.\n",
                     100 * info$settings$excess, info$settings$max_stepsize))
     s <- info$settings
+    advice <- if (is.null(s$step_5pct)) "" else sprintf("; stepsize = %.2g would by 5%%", s$step_5pct)
     if (isTRUE(is.infinite(s$inflation)))
-        cat(sprintf("Warning: the step size %.3g is past the stability limit in the stiffest direction (linearised, the chain grows without bound there); stepsize = %.2g inflates the variance by 5%%.\n",
-                    s$stepsize, s$step_5pct))
+        cat(sprintf("Warning: the step size %.3g is past the stability limit in the stiffest direction (linearised, the chain grows without bound there)%s.\n",
+                    s$stepsize, sub("would by", "inflates the variance by", advice)))
     else if (isTRUE(s$inflation > 0.2))
-        cat(sprintf("Warning: the step size inflates the posterior variance by about %.0f%% in the stiffest direction; stepsize = %.2g would by 5%%.\n",
-                    100 * s$inflation, s$step_5pct))
+        cat(sprintf("Warning: the step size inflates the posterior variance by about %.0f%% in the stiffest direction%s.\n",
+                    100 * s$inflation, advice))
+    else if (isTRUE(s$inflation < -0.1))
+        cat(sprintf("Warning: resampling the momentum every %d steps shrinks the posterior variance by about %.0f%% in the stiffest direction; try a longer trajectory, or none.\n",
+                    as.integer(s$trajectory), -100 * s$inflation))
     invisible(x)
 }
 
@@ -171,7 +175,7 @@ print.sgfit <- function(x, digits = 3, ...) {
 ## so that one small entry does not switch a whole column to e-notation
 print_columns <- function(tab, digits) {
     text <- apply(tab, 2L, function(v) {
-        if (all(v == round(v), na.rm = TRUE) && all(abs(v) < 1e6, na.rm = TRUE))
+        if (all(v == round(v), na.rm = TRUE) && all(abs(v) < 1e15, na.rm = TRUE))
             return(formatC(v, format = "d", big.mark = ""))        # counts (ESS)
         out <- sub("\\.$", "", formatC(v, digits = digits, format = "fg", flag = "#"))
         far <- is.finite(v) & v != 0 & (abs(v) < 1e-4 | abs(v) >= 1e6)

@@ -68,7 +68,7 @@ newton_step <- function(H, g) {
 ## 0.01: a move of about 0.01 per coordinate and iteration at first.
 run_sga <- function(run, n_iter, burnin, stepsize = NULL, schedule = NULL,
                     momentum = 0, thin = 1L, progress = FALSE,
-                    optimizer = default_optimizer(run$design)) {
+                    optimizer = default_optimizer(run$design), check = NULL) {
     adam <- optimizer == "adam"
     if (is.null(stepsize)) stepsize <- if (adam) 0.01 else sga_default_step(run, momentum)
     if (is.null(schedule)) schedule <- schedule_polynomial(b = max(1, n_iter %/% 20L), delta = 1)
@@ -88,7 +88,7 @@ run_sga <- function(run, n_iter, burnin, stepsize = NULL, schedule = NULL,
              call. = FALSE)
     if (res$interrupted) stop("sga() was interrupted", call. = FALSE)
     estimate <- colMeans(res$draws)
-    check_estimate(run, estimate)
+    if (!is.null(check)) check_estimate(run, estimate, check$what, check$remedy)
     list(estimate = estimate, trajectory = res$draws,
          stepsize = first_step(sched), elapsed = res$elapsed)
 }
@@ -101,9 +101,12 @@ run_sga <- function(run, n_iter, burnin, stepsize = NULL, schedule = NULL,
 ## posterior variances off, hence the r).  A warning when it is 3 sd of a
 ## draw's gap (chi^2_D / 2: mean and variance D/2) beyond the bulk,
 ## typically an ill-conditioned problem (unstandardised predictors) that SGA
-## has not solved in n_iter steps.
-check_estimate <- function(run, theta, m = 100000L) {
-    if (!is.null(run$design$network) || !is.null(run$design$custom)) return(invisible())
+## has not solved in its iterations.  `what` names the estimate and `remedy`
+## the caller's own argument for a better one.  Skipped beyond D = 200,
+## where the dense Hessian would cost more than the check is worth.
+check_estimate <- function(run, theta, what, remedy, m = 100000L) {
+    if (!is.null(run$design$network) || !is.null(run$design$custom) || length(theta) > 200L)
+        return(invisible())
     sub <- subset_spec(run$spec, m)
     r <- ncol(run$spec$xt) / ncol(sub$xt)
     cur <- .Call(C_sgfs_model_curvature, sub, theta)
@@ -112,13 +115,14 @@ check_estimate <- function(run, theta, m = 100000L) {
     gap <- sum(newton_step(H, g) * g) / 2
     D <- length(theta)
     unscaled <- all(run$design$scale == 1)
-    if (is.finite(gap) && gap > r * (D / 2 + 3 * sqrt(D / 2)) + 1)
+    limit <- r * (D / 2 + 3 * sqrt(D / 2)) + 1
+    if (is.finite(gap) && gap > limit)
         warning(sprintf(paste0(
-            "the SGA estimate is not yet the posterior mode: a Newton step would raise ",
-            "the log posterior by %.3g (a posterior draw is about %.3g below the mode); %s"),
-            gap, D / 2,
-            if (unscaled) "unstandardised predictors make SGA slow: try standardize = TRUE or more iterations"
-            else "try more iterations"),
+            "%s is not yet the posterior mode: a Newton step would raise the log posterior ",
+            "by %.3g (more than %.3g, a posterior draw's typical gap); %s%s"),
+            what, gap, limit,
+            if (unscaled) "unstandardised predictors make SGA slow: try standardize = TRUE or " else "try ",
+            remedy),
             call. = FALSE)
     invisible()
 }
@@ -136,5 +140,7 @@ default_optimizer <- function(design) if (is.null(design$network)) "sgd" else "a
 
 ## the posterior mode by SGA with its defaults, for init = "map"
 map_estimate <- function(run, n_iter = 10000L) {
-    run_sga(run, n_iter, n_iter %/% 2L)$estimate
+    run_sga(run, n_iter, n_iter %/% 2L,
+            check = list(what = "the start (init = \"map\", found by SGA)",
+                         remedy = "a longer burnin to absorb it"))$estimate
 }

@@ -110,15 +110,21 @@ plot.sgfs_error_curve <- function(x, which = c("E1", "E2"), add = FALSE, type = 
         ylab <- c(E1 = "E1 (relative error of the mean)",
                   E2 = "E2 (relative error of the covariance)")[[which]]
     if (add) graphics::lines(x$seconds, x[[which]], type = type, ...)
-    else graphics::plot(x$seconds, x[[which]], type = type, log = log, xlab = xlab,
-                        ylab = ylab, ...)
+    else plot_defaults(list(x = x$seconds, y = x[[which]], type = type, log = log, xlab = xlab,
+                            ylab = ylab), ...)
     invisible(x)
 }
 
 ## graphics::plot() with the package's choices, any of which '...' may override
 ## (xlim = , main = , ...)
 plot_defaults <- function(defaults, ...) {
-    do.call(graphics::plot, utils::modifyList(defaults, list(...)))
+    args <- utils::modifyList(defaults, list(...))
+    ## the data by name, so that plot() does not deparse their values
+    x <- args$x
+    y <- args$y
+    args$x <- quote(x)
+    if (!is.null(y)) args$y <- quote(y)
+    do.call(graphics::plot, args)
 }
 
 ## the draws of a fit or a matrix, as one numeric matrix with column names

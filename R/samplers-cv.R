@@ -56,7 +56,10 @@ sgldcv.default <- function(x, y, family = binomial(), model = NULL,
     if (!is.null(opt_stepsize)) opt_stepsize <- check_positive(opt_stepsize, "opt_stepsize")
     centre <- check_point(centre, run$design, "centre")
     setup <- function(run) {
-        if (is.null(centre)) centre <- run_sga(run, opt_iter, opt_iter %/% 2L, opt_stepsize)$estimate
+        if (is.null(centre))
+            centre <- run_sga(run, opt_iter, opt_iter %/% 2L, opt_stepsize,
+                              check = list(what = "the centre (found by SGA)",
+                                           remedy = "a larger opt_iter, or give centre ="))$estimate
         centre_score <- .Call(C_sgfs_model_loglik, run$spec, centre)$grad
         lambda <- posterior_stiffness(run)$lambda_max
         eps <- if (is.null(stepsize)) 0.2 / lambda else stepsize

@@ -69,7 +69,8 @@ sga.default <- function(x, y, family = binomial(), model = NULL,
     if (!is.null(stepsize)) stepsize <- check_positive(stepsize, "stepsize")
     run <- resolve_start(run)
     res <- run_sga(run, run$n_iter, run$spec$burnin, stepsize, schedule, momentum,
-                   run$spec$thin, run$progress, optimizer)
+                   run$spec$thin, run$progress, optimizer,
+                   check = list(what = "the SGA estimate", remedy = "more iterations (n_iter)"))
     names <- run$design$par_names
     trajectory <- to_original(res$trajectory, run$design)
     colnames(trajectory) <- names

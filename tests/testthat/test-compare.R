@@ -67,3 +67,19 @@ test_that("compare_samplers() keeps the fits it ran, and their set-up time", {
     attr(slow, "sgfit")$setup_seconds <- 2.5
     expect_output(print(slow), "after 2.5 s of set-up")
 })
+
+test_that("compare_samplers() names unnamed and repeated fits apart", {
+    data(Pima.tr, package = "MASS", envir = environment())
+    set.seed(13)
+    a <- sgld(type ~ glu, data = Pima.tr, n_iter = 200L, batch_size = 50L)
+    b <- sgfs(type ~ glu, data = Pima.tr, n_iter = 200L, batch_size = 50L)
+    tab <- compare_samplers(list(x = a, x = b))
+    expect_identical(tab$fit, c("x", "x.1"))
+    expect_match(tab$method[1], "^SGLD")
+    expect_match(tab$method[2], "^SGFS")
+    tab <- compare_samplers(list(a, B = b))
+    expect_identical(tab$fit, c("fit1", "B"))
+    pdf(NULL)
+    on.exit(dev.off())
+    expect_silent(plot(tab, log = "", xlab = "time"))
+})

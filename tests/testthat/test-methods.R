@@ -232,7 +232,7 @@ test_that("the report's posterior table keeps each column in fixed notation", {
     out <- capture.output(sgfs:::print_columns(tab, 3))
     expect_match(out[2], "-10.2 +1.20 +120$")
     expect_match(out[3], "1.77 +0.00300 +3400$")
-    expect_match(out[4], "0.0481 +2e-06 +2e\\+06")
+    expect_match(out[4], "0.0481 +2e-06 +2000000$")
     ## a full-data sampler's report says it uses every row
     data(Pima.tr, package = "MASS", envir = environment())
     set.seed(5)

@@ -90,3 +90,13 @@ test_that("the plot functions take the user's limits and labels over their own",
     expect_silent(plot_running_means(fit, "glu", ylim = c(-5, 5), xlab = "draws"))
     expect_equal(par("usr")[3:4], c(-5, 5) + c(-0.4, 0.4), tolerance = 1e-6)
 })
+
+test_that("plot() of an error curve takes the user's labels", {
+    data(Pima.tr, package = "MASS", envir = environment())
+    set.seed(4)
+    fit <- sgfs(type ~ glu + bmi, data = Pima.tr, n_iter = 600L, batch_size = 50L)
+    curve <- error_curve(fit, list(mean = coef(fit) + 0.01, cov = 2 * vcov(fit)))
+    pdf(NULL)
+    on.exit(dev.off())
+    expect_silent(plot(curve, xlab = "s", log = "y", main = "E1"))
+})

@@ -319,13 +319,26 @@ test_that("momentum resampled every L steps: the periodic stationary variance", 
     }
     expect_equal(sgfs:::momentum_variance(eta, alpha, gamma, lambda, L = 7), mean(vars) * lambda,
                  tolerance = 1e-8)
-    ## resampling the momentum damps the inflation, so the default step grows
+    ## resampling shrinks the variance: at small steps to about L / (L + 1) of
+    ## the posterior's (each trajectory's first step takes a full kick from
+    ## the fresh momentum), with no resampling to the posterior's
     expect_lt(sgfs:::momentum_variance(eta, alpha, gamma, lambda, L = 7),
               sgfs:::momentum_variance(eta, alpha, gamma, lambda))
-    expect_gt(sgfs:::momentum_step(alpha, gamma, lambda, L = 7),
-              sgfs:::momentum_step(alpha, gamma, lambda))
-    expect_equal(sgfs:::momentum_variance(sgfs:::momentum_step(alpha, gamma, lambda, L = 7),
-                                          alpha, gamma, lambda, L = 7), 1.05, tolerance = 1e-6)
+    for (L in c(1, 2, 5))
+        expect_equal(sgfs:::momentum_variance(1e-7, 0.01, 1, 1, L = L), L / (L + 1),
+                     tolerance = 0.01)
+    expect_equal(sgfs:::momentum_variance(1e-7, 0.01, 1, 1), 1, tolerance = 1e-3)
+})
+
+test_that("SGHMC's report warns when momentum resampling shrinks the variance", {
+    data(Pima.tr, package = "MASS", envir = environment())
+    set.seed(6)
+    fit <- sghmc(type ~ glu + bmi, data = Pima.tr, n_iter = 200L, batch_size = 50L,
+                 trajectory = 2L)
+    s <- attr(fit, "sgfit")$settings
+    ## the default step ignores the resampling; the report includes it
+    expect_lt(s$inflation, -0.2)
+    expect_output(print(fit), "resampling the momentum every 2 steps shrinks the posterior variance")
 })
 
 test_that("SGLD's variance inflation is the linearised chain's exact stationary variance", {
