@@ -49,9 +49,9 @@ compare_samplers <- function(fits, ..., reference = NULL, ksd = FALSE, newdata =
     if (!is.list(fits) || !length(fits) || inherits(fits, "sgfit") ||
         !all(vapply(fits, function(f) inherits(f, "sgfit") || is.function(f), NA)))
         stop_arg("fits", "must be a list of fits returned by the sgfs samplers, or of sampler functions")
-    labels <- names(fits)
-    if (is.null(labels)) labels <- rep("", length(fits))
-    labels[is.na(labels) | labels == ""] <- paste0("fit", seq_along(fits))[is.na(labels) | labels == ""]
+    labels <- if (is.null(names(fits))) character(length(fits)) else names(fits)
+    blank <- is.na(labels) | labels == ""
+    labels[blank] <- paste0("fit", which(blank))
     names(fits) <- make.unique(labels)
     if (is.null(newdata) != is.null(y)) stop_arg("y", "and 'newdata' must be given together")
     check_flag(ksd, "ksd")

@@ -156,22 +156,23 @@ print.sgfit <- function(x, digits = 3, ...) {
         cat(sprintf("Warning: the minibatch noise exceeds OSGFS's target by %.0f%% in some direction, inflating the variance there; try stepsize = \"max\" (%.3g) or a larger batch_size.\n",
                     100 * info$settings$excess, info$settings$max_stepsize))
     s <- info$settings
-    advice <- if (is.null(s$step_5pct)) "" else sprintf("; stepsize = %.2g would by 5%%", s$step_5pct)
+    advice <- function(verb)
+        if (is.null(s$step_5pct)) "" else sprintf("; stepsize = %.2g %s by 5%%", s$step_5pct, verb)
     if (isTRUE(is.infinite(s$inflation)))
         cat(sprintf("Warning: the step size %.3g is past the stability limit in the stiffest direction (linearised, the chain grows without bound there)%s.\n",
-                    s$stepsize, sub("would by", "inflates the variance by", advice)))
+                    s$stepsize, advice("inflates the variance")))
     else if (isTRUE(s$inflation > 0.2))
         cat(sprintf("Warning: the step size inflates the posterior variance by about %.0f%% in the stiffest direction%s.\n",
-                    100 * s$inflation, advice))
+                    100 * s$inflation, advice("would")))
     else if (isTRUE(s$inflation < -0.1))
         cat(sprintf("Warning: resampling the momentum every %d steps shrinks the posterior variance by about %.0f%% in the stiffest direction; try a longer trajectory, or none.\n",
                     as.integer(s$trajectory), -100 * s$inflation))
     invisible(x)
 }
 
-## a numeric table printed column by column in fixed notation with `digits`
-## significant digits, trailing zeros kept (scientific only for magnitudes
-## below 1e-4 or from 1e6),
+## a numeric table printed column by column: whole numbers (ESS) as
+## integers, the rest in fixed notation with `digits` significant digits,
+## trailing zeros kept, scientific only for magnitudes below 1e-4 or from 1e6,
 ## so that one small entry does not switch a whole column to e-notation
 print_columns <- function(tab, digits) {
     text <- apply(tab, 2L, function(v) {

@@ -4,16 +4,13 @@
 ## full-data curvature at theta (internal scale): H = minus the Hessian of
 ## the log posterior (the prior's part as its precision; for laplace() that
 ## of the normal with the same variance), C = per-example score covariance
-full_curvature <- function(spec, theta) {
+## (`weight` scales the likelihood: N/m for a subset of m of the N rows)
+full_curvature <- function(spec, theta, weight = 1) {
     cur <- .Call(C_sgfs_model_curvature, spec, theta)
     lp <- log_prior(theta, spec)
-    list(log_post = cur$loglik + lp$value, grad = cur$grad + lp$grad,
-         H = cur$neg_hessian + diag(spec$prior_prec, length(theta)),
+    list(log_post = weight * cur$loglik + lp$value, grad = weight * cur$grad + lp$grad,
+         H = weight * cur$neg_hessian + diag(spec$prior_prec, length(theta)),
          C = cur$score_cov)
-}
-
-full_log_posterior <- function(spec, theta) {
-    .Call(C_sgfs_model_loglik, spec, theta)$loglik + log_prior(theta, spec)$value
 }
 
 ## Newton's method on the full-data log posterior, with step halving and,
@@ -23,6 +20,7 @@ full_log_posterior <- function(spec, theta) {
 ## there, which must be positive definite.
 newton_mode <- function(spec, start, max_steps = 50L) {
     theta <- start
+    post <- subset_log_posterior(spec, ncol(spec$xt))       # all rows
     cur <- full_curvature(spec, theta)
     for (k in seq_len(max_steps)) {
         step <- newton_step(cur$H, cur$grad)
@@ -30,7 +28,7 @@ newton_mode <- function(spec, start, max_steps = 50L) {
         if (!is.finite(decrement) || decrement < 1e-12) break
         shrink <- 1
         repeat {                 # trials need the log posterior only: O(N D), not O(N D^2)
-            lp <- full_log_posterior(spec, theta + shrink * step)
+            lp <- post(theta + shrink * step)$value
             if (is.finite(lp) && lp >= cur$log_post - 1e-10) break
             shrink <- shrink / 2
             if (shrink < 1e-8) return(list(mode = theta, curvature = cur))
@@ -109,10 +107,8 @@ check_estimate <- function(run, theta, what, remedy, m = 100000L) {
         return(invisible())
     sub <- subset_spec(run$spec, m)
     r <- ncol(run$spec$xt) / ncol(sub$xt)
-    cur <- .Call(C_sgfs_model_curvature, sub, theta)
-    g <- r * cur$grad + log_prior(theta, sub)$grad
-    H <- r * cur$neg_hessian + diag(sub$prior_prec, length(theta))
-    gap <- sum(newton_step(H, g) * g) / 2
+    cur <- full_curvature(sub, theta, weight = r)
+    gap <- sum(newton_step(cur$H, cur$grad) * cur$grad) / 2
     D <- length(theta)
     unscaled <- all(run$design$scale == 1)
     limit <- r * (D / 2 + 3 * sqrt(D / 2)) + 1
