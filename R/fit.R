@@ -112,7 +112,10 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
     N <- ncol(design$xt)
     if (is.null(batch_size)) batch_size <- default_batch_size(N)
     batch_size <- check_count(batch_size, "batch_size", 2L, N)
+    grow <- is.null(n_iter) && identical(keep, "draws")
+    if (is.null(n_iter)) n_iter <- first_run
     n_iter <- check_count(n_iter, "n_iter", 1L)
+    if (is.null(burnin)) burnin <- n_iter %/% 10L
     burnin <- check_count(burnin, "burnin", 0L, n_iter - 1L)
     thin <- check_count(thin, "thin", 1L, n_iter - burnin)
     n_keep <- (n_iter - burnin) %/% thin
@@ -161,7 +164,7 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
     design$xt <- design$callback <- NULL
     run <- list(spec = spec, design = design, family = family, levels = levels,
                 theta0 = theta0, n_iter = n_iter, chains = chains, cores = cores,
-                progress = progress,
+                progress = progress, grow = grow,
                 prior = list(coef = prior, intercept = prior_intercept),
                 find_map = find_map)
     run
@@ -202,7 +205,10 @@ sg_fit <- function(method, setup, run, call) {
                  evals_counter = s$evals_counter,
                  burnin = spec$burnin, thin = spec$thin, chains = run$chains,
                  cores = run$cores, n_iter = 0, elapsed = 0, setup_seconds = setup_seconds)
-    new_sgfit(info, res)
+    ## a cyclical schedule's cycles are fixed by n_iter: such runs do not grow
+    grow <- run$grow && s$schedule[1L] != 2
+    fit <- new_sgfit(info, res, checks = !grow)
+    if (grow) grow_run(fit, run$progress, run$chains) else fit
 }
 
 ## the call as the user wrote it: sgfs(...) rather than sgfs.formula(...)

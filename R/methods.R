@@ -135,6 +135,7 @@ print.sgfit <- function(x, digits = 3, ...) {
                 mc[1L], mc[2L], mc[3L],
                 if (info$method %in% c("mala", "hmc")) sprintf("all %d rows each iteration", info$N)
                 else sprintf("batch %d of %d rows", info$batch_size, info$N)))
+    if (!is.null(info$run_length)) cat(run_length_line(info$run_length))
     mix <- mixing_costs(info, ess, nrow(d))
     cat(sprintf("Time %.3g s%s%s: %.3g iterations/s, %.3g data passes\n",
                 info$elapsed, if (info$chains > 1L) " (summed over chains)" else "",
@@ -168,6 +169,17 @@ print.sgfit <- function(x, digits = 3, ...) {
         cat(sprintf("Warning: resampling the momentum every %d steps shrinks the posterior variance by about %.0f%% in the stiffest direction; try a longer trajectory, or none.\n",
                     as.integer(s$trajectory), -100 * s$inflation))
     invisible(x)
+}
+
+## how n_iter = NULL chose the run length (stages of grow_run())
+run_length_line <- function(rl) {
+    st <- rl$stages
+    sprintf("Run length set by the chains: %s iterations (thin %d)%s\n",
+            paste(big_count(st$n_iter), collapse = " -> "),
+            st$thin[nrow(st)],
+            if (rl$reached) sprintf(", >= %g effective draws of every parameter per chain", rl$target)
+            else sprintf(", stopped by the budget at %.0f of the %g effective draws aimed for",
+                         st$min_ess[nrow(st)], rl$target))
 }
 
 ## a numeric table printed column by column: whole numbers (ESS) as

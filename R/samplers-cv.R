@@ -40,8 +40,8 @@ sgldcv.formula <- formula_method(function(...) sgldcv.default(...))
 #' @export
 sgldcv.default <- function(x, y, family = binomial(), model = NULL,
                            prior = NULL,
-                           batch_size = NULL, n_iter = 10000L,
-                           burnin = n_iter %/% 10L, thin = 1L, keep = "draws",
+                           batch_size = NULL, n_iter = NULL,
+                           burnin = NULL, thin = 1L, keep = "draws",
                            chains = 1L,
                            init = NULL, standardize = TRUE,
                            progress = interactive(), stepsize = NULL,

@@ -21,7 +21,8 @@
 #' @inheritParams sgld
 #' @param stepsize SGLD step of the warm-up; `NULL` derives it from the
 #'   data as for [sgld()].
-#' @param warmup warm-up iterations, between 2 and `burnin` (the default).
+#' @param warmup warm-up iterations, between 2 and `burnin`; `NULL` (the
+#'   default): `burnin`.
 #' @param groups an integer per parameter naming its group, or `NULL`: the
 #'   model's parameter blocks, i.e. for a GLM the coefficients form one group
 #'   (and `log_sigma` another), for a network each layer's weights and biases
@@ -45,12 +46,12 @@ isgd.formula <- formula_method(function(...) isgd.default(...))
 #' @export
 isgd.default <- function(x, y, family = binomial(), model = NULL,
                          prior = NULL,
-                         batch_size = NULL, n_iter = 10000L,
-                         burnin = n_iter %/% 10L, thin = 1L, keep = "draws",
+                         batch_size = NULL, n_iter = NULL,
+                         burnin = NULL, thin = 1L, keep = "draws",
                          chains = 1L,
                          init = "map", standardize = TRUE,
                          progress = interactive(), stepsize = NULL,
-                         warmup = burnin, groups = NULL,
+                         warmup = NULL, groups = NULL,
                          prior_intercept = NULL, sigma = NULL, cores = 1L,
                          intercept = TRUE, ...) {
     no_dots(...)
@@ -58,6 +59,7 @@ isgd.default <- function(x, y, family = binomial(), model = NULL,
     if (!is.null(stepsize)) stepsize <- check_positive(stepsize, "stepsize")
     if (run$spec$burnin < 2L)
         stop_arg("burnin", "must be at least 2 for isgd(): the warm-up is part of the burn-in")
+    if (is.null(warmup)) warmup <- run$spec$burnin
     warmup <- check_count(warmup, "warmup", 2L, run$spec$burnin)
     D <- length(run$theta0)
     if (is.null(groups)) {

@@ -57,8 +57,8 @@ mala.formula <- formula_method(function(...) mala.default(...))
 #' @export
 mala.default <- function(x, y, family = binomial(), model = NULL,
                          prior = NULL,
-                         batch_size = NULL, n_iter = 10000L,
-                         burnin = n_iter %/% 10L, thin = 1L, keep = "draws",
+                         batch_size = NULL, n_iter = NULL,
+                         burnin = NULL, thin = 1L, keep = "draws",
                          chains = 1L,
                          init = NULL, standardize = TRUE,
                          progress = interactive(), stepsize = NULL,
@@ -85,8 +85,8 @@ hmc.formula <- formula_method(function(...) hmc.default(...))
 #' @export
 hmc.default <- function(x, y, family = binomial(), model = NULL,
                         prior = NULL,
-                        batch_size = NULL, n_iter = 10000L,
-                        burnin = n_iter %/% 10L, thin = 1L, keep = "draws",
+                        batch_size = NULL, n_iter = NULL,
+                        burnin = NULL, thin = 1L, keep = "draws",
                         chains = 1L,
                         init = NULL, standardize = TRUE,
                         progress = interactive(), stepsize = NULL,

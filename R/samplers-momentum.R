@@ -50,8 +50,8 @@ sghmc.formula <- formula_method(function(...) sghmc.default(...))
 #' @export
 sghmc.default <- function(x, y, family = binomial(), model = NULL,
                           prior = NULL,
-                          batch_size = NULL, n_iter = 10000L,
-                          burnin = n_iter %/% 10L, thin = 1L, keep = "draws",
+                          batch_size = NULL, n_iter = NULL,
+                          burnin = NULL, thin = 1L, keep = "draws",
                           chains = 1L,
                           init = "map", standardize = TRUE,
                           progress = interactive(), stepsize = NULL,
@@ -109,8 +109,8 @@ sgnht.formula <- formula_method(function(...) sgnht.default(...))
 #' @export
 sgnht.default <- function(x, y, family = binomial(), model = NULL,
                           prior = NULL,
-                          batch_size = NULL, n_iter = 10000L,
-                          burnin = n_iter %/% 10L, thin = 1L, keep = "draws",
+                          batch_size = NULL, n_iter = NULL,
+                          burnin = NULL, thin = 1L, keep = "draws",
                           chains = 1L,
                           init = "map", standardize = TRUE,
                           progress = interactive(), stepsize = NULL,

@@ -39,8 +39,8 @@ psgld.formula <- formula_method(function(...) psgld.default(...))
 #' @export
 psgld.default <- function(x, y, family = binomial(), model = NULL,
                           prior = NULL,
-                          batch_size = NULL, n_iter = 10000L,
-                          burnin = n_iter %/% 10L, thin = 1L, keep = "draws",
+                          batch_size = NULL, n_iter = NULL,
+                          burnin = NULL, thin = 1L, keep = "draws",
                           chains = 1L,
                           init = "map", standardize = TRUE,
                           progress = interactive(), stepsize = NULL,

@@ -50,9 +50,22 @@
 #'   layer's weights and biases `normal(0, 1/sqrt(fan-in))`.
 #' @param batch_size minibatch size \eqn{n}, between 2 and the number of
 #'   rows \eqn{N}; by default \eqn{N/100} clamped to \[100, 500\].
-#' @param n_iter number of iterations, burn-in included.
-#' @param burnin number of initial iterations not kept.
-#' @param thin keep every `thin`-th iteration after burn-in.
+#' @param n_iter number of iterations, burn-in included.  `NULL` (the
+#'   default) lets the chains set it: 10,000 iterations, then the part after
+#'   burn-in is doubled, and `thin` with it (so about 9,000 draws per chain
+#'   are kept), until every parameter of every chain has at least 100
+#'   effective draws ([coda::effectiveSize()]) or the budget is spent: at
+#'   most 9 doublings, and at most \eqn{5 	imes 10^{10}}{5e10} units of
+#'   gradient work (iterations x gradient evaluations per iteration x
+#'   parameters; minutes on a laptop).  Each doubling continues the chains,
+#'   so the draws equal those of a run with the final `n_iter` and `thin`;
+#'   the report lists the stages.  With `keep = predictive(...)` or a
+#'   cyclical `schedule` (whose cycles depend on `n_iter`), `NULL` means
+#'   10,000.
+#' @param burnin number of initial iterations not kept; `NULL`:
+#'   `n_iter %/% 10` (1,000 with `n_iter = NULL`).
+#' @param thin keep every `thin`-th iteration after burn-in (with
+#'   `n_iter = NULL`, the first stage's thin).
 #' @param keep `"draws"` to keep the draws of every parameter, or
 #'   [predictive()]`(newdata)` to keep a running posterior predictive on
 #'   `newdata` (and the draws of a few parameters) instead, for networks too
@@ -118,8 +131,8 @@ sgfs.formula <- formula_method(function(...) sgfs.default(...))
 #' @export
 sgfs.default <- function(x, y, family = binomial(), model = NULL,
                          prior = NULL,
-                         batch_size = NULL, n_iter = 10000L,
-                         burnin = n_iter %/% 10L, thin = 1L, keep = "draws",
+                         batch_size = NULL, n_iter = NULL,
+                         burnin = NULL, thin = 1L, keep = "draws",
                          chains = 1L,
                          init = if (identical(model$type, "mlp")) "map",
                          standardize = TRUE,
@@ -202,8 +215,8 @@ sgld.formula <- formula_method(function(...) sgld.default(...))
 #' @export
 sgld.default <- function(x, y, family = binomial(), model = NULL,
                          prior = NULL,
-                         batch_size = NULL, n_iter = 10000L,
-                         burnin = n_iter %/% 10L, thin = 1L, keep = "draws",
+                         batch_size = NULL, n_iter = NULL,
+                         burnin = NULL, thin = 1L, keep = "draws",
                          chains = 1L,
                          init = "map", standardize = TRUE,
                          progress = interactive(), stepsize = NULL,

@@ -5,8 +5,10 @@
 ## before it started).  previous[[k]] holds chain k's earlier draws (original
 ## scale) when continuing.  Chains of unequal length (after an interrupt) are
 ## shown up to their common length; the rest is kept in info$surplus, so that
-## every chain's draws stay aligned with its saved state.
-new_sgfit <- function(info, res, previous = NULL, first = NULL) {
+## every chain's draws stay aligned with its saved state.  `checks = FALSE`
+## leaves the check of where the draws sit to the caller (a run still
+## growing, see grow_run()).
+new_sgfit <- function(info, res, previous = NULL, first = NULL, checks = TRUE) {
     K <- length(res)
     ran <- !vapply(res, is.null, NA)
     if (is.null(previous)) previous <- vector("list", K)
@@ -36,6 +38,12 @@ new_sgfit <- function(info, res, previous = NULL, first = NULL) {
                         coda::niter(value), if (sum(keep) < K)
                             sprintf(" from %d of %d chains", sum(keep), K) else ""),
                 call. = FALSE)
+    if (checks) warn_far_draws(info, value)
+    value
+}
+
+## warns when the draws sit far below the posterior's mode
+warn_far_draws <- function(info, value) {
     gap <- draws_mode_gap(info, value)
     if (is.finite(gap$gap) && gap$gap > gap$limit)
         warning(sprintf(paste0(
@@ -43,7 +51,6 @@ new_sgfit <- function(info, res, previous = NULL, first = NULL) {
             "on average (about %.3g expected): the chain has not converged or the sampler is ",
             "biased here; %s"), gap$gap, gap$expected,
             remedy_hint(info)), call. = FALSE)
-    value
 }
 
 ## mode_gap() where it is meaningful: not for networks (multimodal); for a
