@@ -12,6 +12,9 @@
 #' The runs are the call `sampler(..., stepsize = s)` for each `s`, evaluated
 #' where `ksd_steps()` is called, so their fits record a readable call.  Keep
 #' the other arguments (data, batch size, iterations, seed) the same for all.
+#' Every run has the same length: `n_iter` if given, otherwise 10,000
+#' iterations (not the sampler's default `n_iter = NULL`, under which runs
+#' at small steps would grow longer than the others).
 #'
 #' @param sampler a sampler of this package, such as `sgld` or `sghmc`.
 #' @param stepsizes the grid: positive numbers, best spread on a log scale.
@@ -50,6 +53,7 @@ ksd_steps <- function(sampler, stepsizes, ..., argument = "stepsize", max_draws 
     run <- match.call(expand.dots = TRUE)
     run[[1L]] <- run$sampler
     run[c("sampler", "stepsizes", "argument", "max_draws", "seed")] <- NULL
+    if (is.null(run$n_iter)) run$n_iter <- first_run
     env <- parent.frame()
     rows <- lapply(stepsizes, function(s) {
         run[[argument]] <- s

@@ -92,3 +92,16 @@ test_that("an interrupted stage is not grown further", {
     info$surplus <- list(matrix(0, 1, 1))
     expect_false(sgfs:::run_complete(info, 19000, 2L))
 })
+
+test_that("ksd_steps() runs every step size for the same length", {
+    d <- pima_data()
+    seen <- NULL
+    probe <- function(..., n_iter = NULL) {
+        seen <<- c(seen, if (is.null(n_iter)) NA else n_iter)
+        sgld(..., n_iter = n_iter)
+    }
+    suppressWarnings(ksd_steps(probe, c(1e-3, 1e-4), d$x, d$y, max_draws = 20, progress = FALSE))
+    expect_equal(seen, c(10000, 10000))
+    suppressWarnings(ksd_steps(probe, 1e-3, d$x, d$y, n_iter = 500, max_draws = 20, progress = FALSE))
+    expect_equal(seen, c(10000, 10000, 500))
+})
