@@ -135,7 +135,7 @@ print.sgfit <- function(x, digits = 3, ...) {
                 mc[1L], mc[2L], mc[3L],
                 if (info$method %in% c("mala", "hmc")) sprintf("all %d rows each iteration", info$N)
                 else sprintf("batch %d of %d rows", info$batch_size, info$N)))
-    if (!is.null(info$run_length)) cat(run_length_line(info$run_length))
+    if (!is.null(info$run_length)) cat(run_length_line(info$run_length, min_chain_ess(x)))
     mix <- mixing_costs(info, ess, nrow(d))
     cat(sprintf("Time %.3g s%s%s: %.3g iterations/s, %.3g data passes\n",
                 info$elapsed, if (info$chains > 1L) " (summed over chains)" else "",
@@ -171,15 +171,16 @@ print.sgfit <- function(x, digits = 3, ...) {
     invisible(x)
 }
 
-## how n_iter = NULL chose the run length (stages of grow_run())
-run_length_line <- function(rl) {
+## how n_iter = NULL chose the run length (stages of grow_run()), given the
+## final draws' smallest effective sample size per chain
+run_length_line <- function(rl, min_ess) {
     st <- rl$stages
     sprintf("Run length set by the chains: %s iterations (thin %d)%s\n",
-            paste(big_count(st$n_iter), collapse = " -> "),
-            st$thin[nrow(st)],
-            if (rl$reached) sprintf(", >= %g effective draws of every parameter per chain", rl$target)
+            paste(big_count(st$n_iter), collapse = " -> "), st$thin[nrow(st)],
+            if (min_ess >= rl$target)
+                sprintf(", >= %g effective draws of every parameter per chain", rl$target)
             else sprintf(", stopped by the budget at %.0f of the %g effective draws aimed for",
-                         st$min_ess[nrow(st)], rl$target))
+                         min_ess, rl$target))
 }
 
 ## a numeric table printed column by column: whole numbers (ESS) as

@@ -21,34 +21,33 @@ max_doublings <- 9L
 ## of SGLD at n = 500, D = 20 on a 2-core 2.6 GHz Xeon with reference BLAS
 work_budget <- 5e10
 
-## Grows `fit` (the first run of `chains` chains) until its chains mix or the budget is spent;
-## records the stages in info$run_length and makes the checks deferred from
-## the stages (new_sgfit(checks = FALSE)) on the final draws.
+## Grows `fit` (the first run of `chains` chains) until its chains mix or
+## the budget is spent; records the stages in info$run_length and makes the
+## check deferred from the stages (new_sgfit(checks = FALSE)) on the final
+## draws.  The effective sample size (seconds for thousands of parameters)
+## is computed only where it decides something: a stage the budget would
+## not let grow keeps min_ess = NA, and the report computes it.
 grow_run <- function(fit, progress, chains, budget = work_budget, doublings = max_doublings) {
-    info <- sgfit_info(fit)
-    expected <- info$n_iter
-    stages <- data.frame(n_iter = info$n_iter, thin = info$thin, min_ess = min_chain_ess(fit))
+    expected <- sgfit_info(fit)$n_iter
+    stages <- data.frame(n_iter = expected, thin = sgfit_info(fit)$thin, min_ess = NA_real_)
     repeat {
         info <- sgfit_info(fit)
-        last <- stages[nrow(stages), ]
         post <- info$n_iter - info$burnin
         total <- info$burnin + 2 * post
         work <- total * info$evals_per_iter * length(info$states[[1L]]$theta)
-        if (last$min_ess >= enough_ess || nrow(stages) > doublings ||
-            work > budget || !run_complete(info, expected, chains)) break
+        if (nrow(stages) > doublings || work > budget || !run_complete(info, expected, chains))
+            break
+        ess <- stages$min_ess[nrow(stages)] <- min_chain_ess(fit)
+        if (ess >= enough_ess) break
         if (progress)
             message(sprintf("%.0f effective draws after %s iterations; continuing to %s (thin %d)",
-                            last$min_ess, big_count(info$n_iter), big_count(total),
-                            2L * info$thin))
+                            ess, big_count(info$n_iter), big_count(total), 2L * info$thin))
         fit <- continue_thinned(fit, post, progress)
         expected <- total
-        stages <- rbind(stages, data.frame(n_iter = sgfit_info(fit)$n_iter,
-                                           thin = sgfit_info(fit)$thin,
-                                           min_ess = min_chain_ess(fit)))
+        stages <- rbind(stages, data.frame(n_iter = total, thin = 2L * info$thin,
+                                           min_ess = NA_real_))
     }
-    info <- sgfit_info(fit)
-    info$run_length <- list(target = enough_ess, stages = stages,
-                            reached = stages$min_ess[nrow(stages)] >= enough_ess)
+    info$run_length <- list(target = enough_ess, stages = stages)
     attr(fit, "sgfit") <- info
     warn_far_draws(info, fit)
     fit

@@ -70,7 +70,8 @@ row_for <- function(problem, name, fit, seconds, ref) {
                n_iter = info$n_iter, thin = info$thin,
                ess_per_10k = ess / coda::niter(fit) / coda::nchain(fit) * 1e4,
                seconds = seconds,
-               note = if (!is.null(rl) && !rl$reached) "budget spent before 100 effective draws" else "")
+               note = if (!is.null(rl) && sgfs:::min_chain_ess(fit) < 100)
+                          "budget spent before 100 effective draws" else "")
 }
 
 timed <- function(expr) {
