@@ -128,7 +128,7 @@ lines <- c("# Accuracy of every sampler at its defaults (bench/bench_accuracy.R)
            "|---|---|---|---|---|---|---|---|---|",
            sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s |", tab$problem, tab$sampler,
                    fmt(tab$E1, 4), fmt(tab$E2, 3),
-                   ifelse(is.na(tab$n_iter), "-", format(tab$n_iter, big.mark = ",", scientific = FALSE)),
+                   ifelse(is.na(tab$n_iter), "-", format(tab$n_iter, big.mark = ",", scientific = FALSE, trim = TRUE)),
                    fmt(tab$thin, 0), fmt(tab$ess_per_10k, 0),
                    fmt(tab$seconds, 1), tab$note))
 writeLines(lines, md)
