@@ -135,7 +135,9 @@ print.sgfit <- function(x, digits = 3, ...) {
                 mc[1L], mc[2L], mc[3L],
                 if (info$method %in% c("mala", "hmc")) sprintf("all %d rows each iteration", info$N)
                 else sprintf("batch %d of %d rows", info$batch_size, info$N)))
-    if (!is.null(info$run_length)) cat(run_length_line(info$run_length, min_chain_ess(x)))
+    if (!is.null(info$run_length))
+        cat(run_length_line(info$run_length,
+                            if (info$chains == 1L) min(ess) else min_chain_ess(x)))
     mix <- mixing_costs(info, ess, nrow(d))
     cat(sprintf("Time %.3g s%s%s: %.3g iterations/s, %.3g data passes\n",
                 info$elapsed, if (info$chains > 1L) " (summed over chains)" else "",

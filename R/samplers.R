@@ -55,7 +55,7 @@
 #'   burn-in is doubled, and `thin` with it (so about 9,000 draws per chain
 #'   are kept), until every parameter of every chain has at least 100
 #'   effective draws ([coda::effectiveSize()]) or the budget is spent: at
-#'   most 9 doublings, and at most \eqn{5 	imes 10^{10}}{5e10} units of
+#'   most 9 doublings, and at most \eqn{5 \times 10^{10}}{5e10} units of
 #'   gradient work (iterations x gradient evaluations per iteration x
 #'   parameters; minutes on a laptop).  Each doubling continues the chains,
 #'   so the draws equal those of a run with the final `n_iter` and `thin`;
