@@ -73,12 +73,15 @@ posterior_stiffness <- function(run, precond = NULL, n_power = 30L) {
 
 ## pSGLD's preconditioner at the mode: G = 1 / (lambda + sqrt(V)), V the
 ## expected square of a minibatch's mean score there, mean^2 + variance / n
-## (with the finite-population factor)
-psgld_preconditioner <- function(lambda, N, n) {
+## (with the finite-population factor); with a metric (its factor U, or
+## scales), of the scores in its coordinates U'^-1 g
+psgld_preconditioner <- function(lambda, N, n, metric = NULL) {
     function(mode, spec) {
         m <- ncol(spec$xt)
         spec$batch_size <- m
         scores <- .Call(C_sgfs_model_eval, spec, mode, seq_len(m))$scores
+        if (is.matrix(metric)) scores <- t(backsolve(metric, t(scores), transpose = TRUE))
+        else if (!is.null(metric)) scores <- scores / rep(metric, each = m)
         V <- colMeans(scores)^2 + apply(scores, 2L, stats::var) / n * (N - n) / max(N - 1, 1)
         1 / (lambda + sqrt(V))
     }

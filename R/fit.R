@@ -166,17 +166,30 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
                 theta0 = theta0, n_iter = n_iter, chains = chains, cores = cores,
                 progress = progress, grow = grow,
                 prior = list(coef = prior, intercept = prior_intercept),
-                find_map = find_map)
+                find_map = find_map, user_init = !is.null(init) && !find_map,
+                cache = new.env(parent = emptyenv()))
     run
 }
 
-## init = "map": the start found by sga(), once every argument is checked
+## init = "map": the start, once every argument is checked: a GLM's exact
+## mode (posterior_laplace()), a network's or custom model's found by sga()
 resolve_start <- function(run) {
     if (isTRUE(run$find_map)) {
-        run$theta0 <- map_estimate(run)
+        run$theta0 <- if (laplace_available(run$design)) posterior_laplace(run)$mode
+                      else map_estimate(run)
         run$find_map <- FALSE
     }
     run
+}
+
+## Every chain's start: several chains of a GLM started by default (init
+## NULL or "map") start from dispersed points, the mode plus draws from the
+## Laplace approximation widened twice (from the user's RNG stream); else
+## all at `theta0`.
+chain_starts <- function(run, theta0) {
+    if (run$chains == 1L || run$user_init || !laplace_available(run$design))
+        return(rep(list(theta0), run$chains))
+    dispersed_starts(posterior_laplace(run), run$chains)
 }
 
 ## Fits with the sampler `method`; `setup(run)` returns the engine's update
@@ -188,13 +201,15 @@ sg_fit <- function(method, setup, run, call) {
     t0 <- proc.time()[["elapsed"]]
     run <- resolve_start(run)
     s <- setup(run)
+    if (!is.null(s$start)) run$theta0 <- s$start
+    starts <- chain_starts(run, run$theta0)
     setup_seconds <- proc.time()[["elapsed"]] - t0
+    lap <- run$cache$laplace
     spec <- c(run$spec, list(sampler = s$engine, spar = as.double(s$spar),
                              schedule = s$schedule), s$spec)
-    if (!is.null(s$start)) run$theta0 <- s$start
-    state <- list(theta = run$theta0, iter = 0, sstate = double(0), seed = NULL)
     seeds <- if (run$chains > 1L) chain_seeds(run$chains) else list(NULL)
-    states <- lapply(seeds, function(sd) { state$seed <- sd; state })
+    states <- Map(function(theta, sd) list(theta = theta, iter = 0, sstate = double(0), seed = sd),
+                  starts, seeds)
     res <- run_chains(spec, states, run$n_iter, run$progress, run$cores)
     info <- list(call = generic_call(call), method = method, settings = s$settings,
                  family = run$family, levels = run$levels,
@@ -204,7 +219,8 @@ sg_fit <- function(method, setup, run, call) {
                                   else s$evals_per_iter,
                  evals_counter = s$evals_counter,
                  burnin = spec$burnin, thin = spec$thin, chains = run$chains,
-                 cores = run$cores, n_iter = 0, elapsed = 0, setup_seconds = setup_seconds)
+                 cores = run$cores, n_iter = 0, elapsed = 0, setup_seconds = setup_seconds,
+                 laplace = if (!is.null(lap)) lap[c("mode", "log_post", "steps", "seconds")])
     ## a cyclical schedule's cycles are fixed by n_iter: such runs do not grow
     grow <- run$grow && s$schedule[1L] != 2
     fit <- new_sgfit(info, res, checks = !grow)

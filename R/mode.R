@@ -3,44 +3,49 @@
 
 ## full-data curvature at theta (internal scale): H = minus the Hessian of
 ## the log posterior (the prior's part as its precision; for laplace() that
-## of the normal with the same variance), C = per-example score covariance
-## (`weight` scales the likelihood: N/m for a subset of m of the N rows)
-full_curvature <- function(spec, theta, weight = 1) {
-    cur <- .Call(C_sgfs_model_curvature, spec, theta)
+## of the normal with the same variance) and, with `cov`, C = the per-example
+## score covariance (`weight` scales the likelihood: N/m for a subset of m of
+## the N rows); `lik_grad` is the likelihood's score sum alone
+full_curvature <- function(spec, theta, weight = 1, cov = FALSE) {
+    cur <- .Call(C_sgfs_model_curvature, spec, theta, cov)
     lp <- log_prior(theta, spec)
     list(log_post = weight * cur$loglik + lp$value, grad = weight * cur$grad + lp$grad,
+         lik_grad = cur$grad,
          H = weight * cur$neg_hessian + diag(spec$prior_prec, length(theta)),
-         C = cur$score_cov)
+         C = if (cov) cur$score_cov)
 }
 
-## Newton's method on the full-data log posterior, with step halving and,
-## where minus the Hessian is not positive definite (e.g. a gaussian model's
-## (beta, log sigma) far from the mode), Levenberg's H + lambda I;
-## `max_steps` Newton steps at most.  Returns the mode and the curvature
-## there, which must be positive definite.
-newton_mode <- function(spec, start, max_steps = 50L) {
+## Newton's method on the log posterior of `spec`'s rows (their likelihood
+## weighted N/m when they are m of N), with step halving and, where minus
+## the Hessian is not positive definite (e.g. a gaussian model's
+## (beta, log sigma) far from the mode), Levenberg's H + lambda I; at most
+## `max_steps` Newton steps, until the Newton decrement g'H^-1 g is below
+## `tol`.  Returns the mode and the curvature there, which must be positive
+## definite.
+newton_mode <- function(spec, start, max_steps = 100L, N = ncol(spec$xt), tol = 1e-10) {
     theta <- start
-    post <- subset_log_posterior(spec, ncol(spec$xt))       # all rows
-    cur <- full_curvature(spec, theta)
+    weight <- N / ncol(spec$xt)
+    post <- subset_log_posterior(spec, N)
+    cur <- full_curvature(spec, theta, weight)
     for (k in seq_len(max_steps)) {
         step <- newton_step(cur$H, cur$grad)
         decrement <- sum(step * cur$grad)        # squared (H + lambda I)-norm
-        if (!is.finite(decrement) || decrement < 1e-12) break
+        if (!is.finite(decrement) || decrement < tol) break
         shrink <- 1
         repeat {                 # trials need the log posterior only: O(N D), not O(N D^2)
             lp <- post(theta + shrink * step)$value
             if (is.finite(lp) && lp >= cur$log_post - 1e-10) break
             shrink <- shrink / 2
-            if (shrink < 1e-8) return(list(mode = theta, curvature = cur))
+            if (shrink < 1e-8) return(list(mode = theta, curvature = cur, steps = k))
         }
         theta <- theta + shrink * step
-        cur <- full_curvature(spec, theta)
+        cur <- full_curvature(spec, theta, weight)
     }
     if (is.null(tryCatch(chol(cur$H), error = function(e) NULL)))
         stop("the log posterior has no well-defined mode (minus its Hessian is not positive ",
              "definite where Newton's method stopped): are the classes separable? ",
              "A stronger prior helps", call. = FALSE)
-    list(mode = theta, curvature = cur)
+    list(mode = theta, curvature = cur, steps = k)
 }
 
 ## (H + lambda I)^{-1} g for the smallest lambda in 0, 1e-6 max|H_jj|,

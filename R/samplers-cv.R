@@ -6,14 +6,29 @@
 #' \deqn{\widetilde{\nabla L}(\theta) = \nabla\log p(\theta) + \sum_{i=1}^N g_i(\hat\theta) +
 #'   \frac{N}{n}\sum_{i \in S_t}[g_i(\theta) - g_i(\hat\theta)],}
 #' with the same minibatch \eqn{S_t} in both sums, so that its noise
-#' vanishes as \eqn{\theta \to \hat\theta}.  The centre is found by
-#' [sga()] (`opt_iter` iterations) unless given; the full-data score sum
-#' there is computed once, in chunks; the chain starts at the centre (unless
+#' vanishes as \eqn{\theta \to \hat\theta}.  The centre is, unless given,
+#' a GLM's exact mode (Newton's method on all rows, with the score sum there
+#' from the same pass) or, for a network or custom model, found by [sga()]
+#' (`opt_iter` iterations); the chain starts at the centre (unless
 #' `init` is given).  Each iteration costs two minibatch gradients.  The
 #' default step is derived from the data, as for [sgld()] but without the
 #' minibatch-noise factor the control variates remove:
 #' \eqn{\epsilon = 0.2/\lambda_{max}}, about 5 \% variance inflation in the
-#' stiffest direction.
+#' stiffest direction; with the default `metric = "mode"` the sampler runs
+#' in whitened coordinates, where \eqn{\lambda_{max} = 1} and
+#' \eqn{\epsilon = 0.2}.
+#'
+#' Rare one-hot levels and other rows of high leverage: with the metric, a
+#' row \eqn{i} moves the control-variate gradient by about \eqn{(N/n)h_i}
+#' posterior standard deviations, \eqn{h_i} its leverage in the whitened
+#' coordinates (a level held by \eqn{k} rows gives each about \eqn{1/k}).
+#' A row with \eqn{(N/n)h_i > 1} appears in few minibatches, each time with
+#' a jump of many posterior sd, which makes the chain's noise heavy-tailed
+#' and its variance wrong.  Such rows (at most two batch sizes of them, the
+#' most influential first) are put into every minibatch with weight 1, and
+#' the minibatch's other \eqn{n} rows are drawn from the rest with weight
+#' \eqn{(N - |F|)/n}: a stratified sample whose gradient stays unbiased.
+#' The report gives their number.
 #'
 #' @inheritParams sgld
 #' @param centre the centring value \eqn{\hat\theta} on the original scale,
@@ -48,28 +63,40 @@ sgldcv.default <- function(x, y, family = binomial(), model = NULL,
                            schedule = "constant", centre = NULL,
                            opt_iter = 10000L, opt_stepsize = NULL,
                            prior_intercept = NULL, sigma = NULL, cores = 1L,
-                           intercept = TRUE, ...) {
+                           intercept = TRUE, metric = NULL, ...) {
     no_dots(...)
+    metric <- check_metric(metric)
     run <- prepare_run_here(environment())
     if (!is.null(stepsize)) stepsize <- check_positive(stepsize, "stepsize")
     opt_iter <- check_count(opt_iter, "opt_iter", 2L)
     if (!is.null(opt_stepsize)) opt_stepsize <- check_positive(opt_stepsize, "opt_stepsize")
     centre <- check_point(centre, run$design, "centre")
     setup <- function(run) {
-        if (is.null(centre))
-            centre <- run_sga(run, opt_iter, opt_iter %/% 2L, opt_stepsize,
-                              check = list(what = "the centre (found by SGA)",
-                                           remedy = "a larger opt_iter, or give centre ="))$estimate
-        centre_score <- .Call(C_sgfs_model_loglik, run$spec, centre)$grad
-        lambda <- posterior_stiffness(run)$lambda_max
+        m <- sampler_metric(metric, run)
+        lap <- if (laplace_available(run$design) && is.null(centre)) posterior_laplace(run)
+        if (!is.null(lap)) {
+            centre <- lap$mode
+            centre_score <- lap$lik_grad
+        } else {
+            if (is.null(centre))
+                centre <- run_sga(run, opt_iter, opt_iter %/% 2L, opt_stepsize,
+                                  check = list(what = "the centre (found by SGA)",
+                                               remedy = "a larger opt_iter, or give centre ="))$estimate
+            centre_score <- .Call(C_sgfs_model_loglik, run$spec, centre)$grad
+        }
+        ## with the metric, rows of high leverage go into every minibatch
+        fixed <- if (!is.null(m)) influential_rows(run, m$laplace) else integer(0)
+        lambda <- if (is.null(m)) posterior_stiffness(run)$lambda_max else m$lambda
         eps <- if (is.null(stepsize)) 0.2 / lambda else stepsize
         sched <- schedule_vector(schedule, eps, run$n_iter)
         first <- first_step(sched)
         list(engine = "sgld", spar = 0, schedule = sched,
-             spec = list(centre = centre, centre_score = centre_score),
+             spec = c(list(centre = centre, centre_score = centre_score),
+                      m$spec, if (length(fixed)) list(fixed = fixed)),
              start = if (is.null(init)) centre,
-             evals_per_iter = 2 * run$spec$batch_size,
-             settings = list(stepsize = first, schedule = schedule,
+             evals_per_iter = 2 * (run$spec$batch_size + length(fixed)),
+             settings = list(stepsize = first, schedule = schedule, metric = metric_type(m),
+                             fixed_rows = length(fixed),
                              inflation = sgld_inflation(first, lambda),
                              step_5pct = sgld_step(lambda),
                              centre = stats::setNames(to_original(centre, run$design),

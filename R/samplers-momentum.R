@@ -22,6 +22,7 @@
 #' its iterations is a trajectory of `L` steps of this engine.
 #'
 #' @inheritParams sgfs
+#' @inheritParams sgld
 #' @param stepsize the learning rate \eqn{\eta} (the first one, with a
 #'   decaying `schedule`); `NULL` derives it from the data.
 #' @param schedule `"constant"`, or a [schedule_polynomial()] or
@@ -58,16 +59,18 @@ sghmc.default <- function(x, y, family = binomial(), model = NULL,
                           schedule = "constant", friction = 0.01,
                           trajectory = NULL, noise_estimate = FALSE,
                           prior_intercept = NULL, sigma = NULL, cores = 1L,
-                          intercept = TRUE, ...) {
+                          intercept = TRUE, metric = NULL, ...) {
     no_dots(...)
+    metric <- check_metric(metric)
     run <- prepare_run_here(environment())
     friction <- check_unit_interval(friction, "friction")
     L <- if (is.null(trajectory)) 0 else check_count(trajectory, "trajectory", 1L)
     noise_estimate <- check_flag(noise_estimate, "noise_estimate")
     setup <- function(run) {
-        step <- momentum_default_step(run, friction, stepsize, schedule, L)
+        m <- sampler_metric(metric, run)
+        step <- momentum_default_step(run, friction, stepsize, schedule, L, m)
         list(engine = if (noise_estimate) "sghmc_noise" else "sghmc",
-             spar = c(friction, L, noise_estimate), schedule = step$schedule,
+             spar = c(friction, L, noise_estimate), schedule = step$schedule, spec = m$spec,
              settings = c(step$settings, list(friction = friction, trajectory = L,
                                               noise_estimate = noise_estimate)))
     }
@@ -116,13 +119,15 @@ sgnht.default <- function(x, y, family = binomial(), model = NULL,
                           progress = interactive(), stepsize = NULL,
                           schedule = "constant", diffusion = 0.01,
                           prior_intercept = NULL, sigma = NULL, cores = 1L,
-                          intercept = TRUE, ...) {
+                          intercept = TRUE, metric = NULL, ...) {
     no_dots(...)
+    metric <- check_metric(metric)
     run <- prepare_run_here(environment())
     diffusion <- check_unit_interval(diffusion, "diffusion")
     setup <- function(run) {
-        step <- momentum_default_step(run, diffusion, stepsize, schedule)
-        list(engine = "sgnht", spar = diffusion, schedule = step$schedule,
+        m <- sampler_metric(metric, run)
+        step <- momentum_default_step(run, diffusion, stepsize, schedule, metric = m)
+        list(engine = "sgnht", spar = diffusion, schedule = step$schedule, spec = m$spec,
              settings = c(step$settings, list(diffusion = diffusion)))
     }
     sg_fit("sgnht", setup, run, match.call())
@@ -132,16 +137,17 @@ sgnht.default <- function(x, y, family = binomial(), model = NULL,
 ## direction without momentum resampling) and its schedule; the inflation
 ## reported is that with the momentum resampled every `trajectory` steps,
 ## which shrinks the variance (by about 1 / (L + 1) at small steps)
-momentum_default_step <- function(run, friction, stepsize, schedule, trajectory = 0) {
+momentum_default_step <- function(run, friction, stepsize, schedule, trajectory = 0,
+                                  metric = NULL) {
     N <- ncol(run$spec$xt)
     gamma <- gamma_fpc(N, run$spec$batch_size)
-    lambda <- posterior_stiffness(run)$lambda_max
+    lambda <- if (is.null(metric)) posterior_stiffness(run)$lambda_max else metric$lambda
     step_5pct <- momentum_step(friction, gamma, lambda)
     eta <- if (is.null(stepsize)) step_5pct else check_positive(stepsize, "stepsize")
     sched <- schedule_vector(schedule, eta, run$n_iter)
     first <- first_step(sched)
     list(schedule = sched,
-         settings = list(stepsize = first, schedule = schedule,
+         settings = list(stepsize = first, schedule = schedule, metric = metric_type(metric),
                          inflation = momentum_variance(first, friction, gamma, lambda,
                                                        trajectory) - 1,
                          step_5pct = step_5pct))

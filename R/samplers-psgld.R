@@ -14,6 +14,7 @@
 #' mode: \eqn{\epsilon = 0.2 / (\gamma \lambda_{max}(G^{1/2} H G^{1/2}))}.
 #'
 #' @inheritParams sgfs
+#' @inheritParams sgld
 #' @param stepsize the step size \eqn{\epsilon} (the first one, with a
 #'   decaying `schedule`); `NULL` derives it from the data.
 #' @param schedule `"constant"`, or a [schedule_polynomial()] or
@@ -46,8 +47,9 @@ psgld.default <- function(x, y, family = binomial(), model = NULL,
                           progress = interactive(), stepsize = NULL,
                           schedule = "constant", decay = 0.99, lambda = 1e-5,
                           prior_intercept = NULL, sigma = NULL, cores = 1L,
-                          intercept = TRUE, ...) {
+                          intercept = TRUE, metric = NULL, ...) {
     no_dots(...)
+    metric <- check_metric(metric)
     run <- prepare_run_here(environment())
     if (!is.numeric(decay) || length(decay) != 1L || !(decay > 0 && decay < 1))
         stop_arg("decay", "must be a number between 0 and 1, not ", format_value(decay))
@@ -56,12 +58,16 @@ psgld.default <- function(x, y, family = binomial(), model = NULL,
         N <- ncol(run$spec$xt)
         n <- run$spec$batch_size
         gamma <- gamma_fpc(N, n)
-        stiff <- posterior_stiffness(run, psgld_preconditioner(lambda, N, n))$lambda_max
+        m <- sampler_metric(metric, run)
+        stiff <- if (is.null(m)) posterior_stiffness(run, psgld_preconditioner(lambda, N, n))$lambda_max
+                 else m$lambda * max(psgld_preconditioner(lambda, N, n, m$spec$metric)(
+                     m$laplace$mode, subset_spec(run$spec)))
         eps <- if (is.null(stepsize)) 0.2 / (gamma * stiff) else check_positive(stepsize, "stepsize")
         sched <- schedule_vector(schedule, eps, run$n_iter)
         first <- first_step(sched)
-        list(engine = "psgld", spar = c(decay, lambda), schedule = sched,
+        list(engine = "psgld", spar = c(decay, lambda), schedule = sched, spec = m$spec,
              settings = list(stepsize = first, schedule = schedule, decay = decay,
+                             metric = metric_type(m),
                              lambda = lambda, inflation = sgld_inflation(first, stiff, gamma),
                              step_5pct = sgld_step(stiff, gamma)))
     }

@@ -194,7 +194,18 @@ sgfs.default <- function(x, y, family = binomial(), model = NULL,
 #'
 #' @inheritParams sgfs
 #' @param stepsize the step size \eqn{\epsilon} (the first one, with a
-#'   decaying `schedule`); `NULL` derives it from the data.
+#'   decaying `schedule`); `NULL` derives it from the data, in the metric's
+#'   coordinates.
+#' @param metric `"mode"` to run the sampler in the posterior's whitened
+#'   coordinates \eqn{z = U\theta}, \eqn{U^\top U = H} the curvature of the
+#'   log posterior at its mode (found once, by Newton's method on all rows;
+#'   a diagonal \eqn{U} beyond 500 parameters), so that one step suits flat
+#'   and stiff directions alike and the default step is chosen where the
+#'   posterior is near \eqn{N(\cdot, I)}; `"identity"` for the paper's
+#'   algorithm, unpreconditioned.  `NULL` (the default): `"mode"` for a GLM,
+#'   `"identity"` for a network or a [custom_model()], which have no single
+#'   mode.  The update in \eqn{z} is the rule above with
+#'   \eqn{\widehat{\nabla L}} replaced by \eqn{U^{-\top}\widehat{\nabla L}}.
 #' @param schedule `"constant"`, or a [schedule_polynomial()] or
 #'   [schedule_cyclical()].
 #' @return As [sgfs()].
@@ -221,19 +232,21 @@ sgld.default <- function(x, y, family = binomial(), model = NULL,
                          init = "map", standardize = TRUE,
                          progress = interactive(), stepsize = NULL,
                          schedule = "constant", prior_intercept = NULL,
-                         sigma = NULL, cores = 1L, intercept = TRUE, ...) {
+                         sigma = NULL, cores = 1L, intercept = TRUE, metric = NULL, ...) {
     no_dots(...)
+    metric <- check_metric(metric)
     run <- prepare_run_here(environment())
     setup <- function(run) {
-        ## gamma * lambda_max: the stiffest direction's curvature, inflated
-        ## by the minibatch noise
+        ## gamma * lambda_max: the stiffest direction's curvature (in the
+        ## metric's coordinates), inflated by the minibatch noise
+        m <- sampler_metric(metric, run)
         gamma <- gamma_fpc(ncol(run$spec$xt), run$spec$batch_size)
-        lambda <- posterior_stiffness(run)$lambda_max
+        lambda <- if (is.null(m)) posterior_stiffness(run)$lambda_max else m$lambda
         eps <- if (is.null(stepsize)) 0.2 / (gamma * lambda) else check_positive(stepsize, "stepsize")
         sched <- schedule_vector(schedule, eps, run$n_iter)
         first <- first_step(sched)
-        list(engine = "sgld", spar = 0, schedule = sched,
-             settings = list(stepsize = first, schedule = schedule,
+        list(engine = "sgld", spar = 0, schedule = sched, spec = m$spec,
+             settings = list(stepsize = first, schedule = schedule, metric = metric_type(m),
                              inflation = sgld_inflation(first, lambda, gamma),
                              step_5pct = sgld_step(lambda, gamma)))
     }

@@ -9,6 +9,12 @@
  *              or, with control variates (ALGORITHMS.md 1.3), the
  *              likelihood part  sum_i g_i(c) + (N/n) sum_{i in S_t} [g_i(theta) - g_i(c)]
  *              with the same minibatch in both sums
+ *              With fixed rows F (always in the batch) the minibatch is F
+ *              and n rows drawn from the others, weighted (N - |F|)/n:
+ *              sum_{i in F} g_i + ((N - |F|)/n) sum_{i in S_t} g_i, unbiased
+ *              (a stratified sample; rows of high leverage go in F)
+ *   with a metric (metric.c): grad <- U'^{-1} grad, and the sampler's step
+ *              moves z = U theta
  *              (full-data samplers skip this step and evaluate the
  *              posterior themselves)
  *   eps_t   <- schedule(t)                                (schedule.c)
@@ -64,15 +70,30 @@ SEXP sgfs_engine_new(SEXP spec, SEXP state, SEXP n_keep)
     return ptr;
 }
 
+/* sum[D] of the examples' scores over the fixed rows, in chunks of at most
+   n (the scratch arrays' size) */
+static void fixed_rows_score(sgfs_engine *e, const double *theta, double *sum)
+{
+    double *part = e->grad_lik;            /* free until the gradient is assembled */
+    for (int j = 0; j < e->D; j++) sum[j] = 0.0;
+    for (int start = 0; start < e->n_fixed; start += e->n) {
+        const int m = e->n_fixed - start < e->n ? e->n_fixed - start : e->n;
+        e->model->score(e, theta, e->fixed + start, m, part, NULL, NULL);
+        for (int j = 0; j < e->D; j++) sum[j] += part[j];
+    }
+}
+
 /* one iteration; returns 0, or 1 if the update failed */
 static int iterate(sgfs_engine *e)
 {
     const int D = e->D;
-    const double t = ++(*e->iter), scale = (double) e->N / e->n;
+    const double t = ++(*e->iter), scale = (double) (e->N - e->n_fixed) / e->n;
     e->eps_last = sgfs_stepsize(&e->sched, t);
     if (e->sampler->full_data) return e->sampler->step(e, e->eps_last);
-    sgfs_minibatch(&e->batch, e->N, e->n);
-    e->model->score(e, e->theta, e->batch.idx, e->n, e->grad,
+    sgfs_minibatch(&e->batch, e->N - e->n_fixed, e->n);
+    if (e->pool)
+        for (int i = 0; i < e->n; i++) e->batch.idx[i] = e->pool[e->batch.idx[i]];
+    e->model->score(e, e->par, e->batch.idx, e->n, e->grad,
                     e->sampler->needs_scores ? e->G : NULL, NULL);
     if (e->centre) {
         e->model->score(e, e->centre, e->batch.idx, e->n, e->grad_centre, NULL, NULL);
@@ -82,8 +103,26 @@ static int iterate(sgfs_engine *e)
     } else {
         for (int j = 0; j < D; j++) e->grad_lik[j] = e->grad[j] *= scale;
     }
-    sgfs_prior_grad_add(e, e->theta, e->grad);
-    return e->sampler->step(e, e->eps_last);
+    if (e->fixed) {              /* the fixed rows' exact part (minus the centre's) */
+        fixed_rows_score(e, e->par, e->grad_fixed);
+        if (e->centre) {
+            for (int j = 0; j < D; j++) e->grad[j] += e->grad_fixed[j];
+            fixed_rows_score(e, e->centre, e->grad_fixed);
+            for (int j = 0; j < D; j++) e->grad[j] -= e->grad_fixed[j];
+        } else {
+            for (int j = 0; j < D; j++) e->grad[j] += e->grad_fixed[j];
+        }
+        memcpy(e->grad_lik, e->grad, (size_t) D * sizeof(double));
+    }
+    sgfs_prior_grad_add(e, e->par, e->grad);
+    if (e->metric) {                   /* to the sampler's coordinates z = U par */
+        sgfs_metric_gradients(e, e->grad, 1);
+        sgfs_metric_gradients(e, e->grad_lik, 1);
+        if (e->sampler->needs_scores) sgfs_metric_gradients(e, e->G, e->n);
+    }
+    const int failed = e->sampler->step(e, e->eps_last);
+    if (e->metric) sgfs_metric_to_theta(e, e->theta, e->par);
+    return failed;
 }
 
 static void keep_if_due(sgfs_engine *e)
@@ -94,12 +133,12 @@ static void keep_if_due(sgfs_engine *e)
         return;
     for (int j = 0; j < e->n_monitor; j++)
         e->draws[e->n_kept + (size_t) e->n_keep * j] =
-            e->theta[e->monitor ? e->monitor[j] : j];
+            e->par[e->monitor ? e->monitor[j] : j];
     e->n_kept++;
     if (e->pred_x == NULL) return;
     for (int start = 0; start < e->pred_cols; start += e->n) {
         const int m = e->pred_cols - start < e->n ? e->pred_cols - start : e->n;
-        e->model->predict(e, e->theta, e->pred_x + (size_t) start * e->P, m,
+        e->model->predict(e, e->par, e->pred_x + (size_t) start * e->P, m,
                           e->pred + (size_t) start * e->n_pred);
     }
     e->pred_count += 1.0;
@@ -117,7 +156,7 @@ SEXP sgfs_engine_run(SEXP ptr, SEXP n_iter)
             interrupted = 1;
             break;
         }
-        if (iterate(e) || !sgfs_all_finite(e->theta, e->D)) {
+        if (iterate(e) || !sgfs_all_finite(e->par, e->D)) {
             e->diverged = *e->iter;
             break;
         }
@@ -146,7 +185,7 @@ SEXP sgfs_engine_result(SEXP ptr)
                (size_t) e->n_kept * sizeof(double));
     SEXP theta = Rf_allocVector(REALSXP, D);
     SET_VECTOR_ELT(out, 1, theta);
-    memcpy(REAL(theta), e->theta, (size_t) D * sizeof(double));
+    memcpy(REAL(theta), e->par, (size_t) D * sizeof(double));
     SET_VECTOR_ELT(out, 2, Rf_ScalarReal(*e->iter));
     SEXP ss = Rf_allocVector(REALSXP, len);
     SET_VECTOR_ELT(out, 3, ss);

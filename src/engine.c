@@ -13,6 +13,10 @@
  *   batch_size, burnin, thin: ints
  *   centre, centre_score (optional, D doubles each): control variates, the
  *               centre theta_hat and the full-data score sum there
+ *   metric      (optional) D doubles (a diagonal metric) or the D x D upper
+ *               triangular U of the curvature H = U'U (metric.c)
+ *   fixed       (optional) strictly increasing ints, 0-based: rows in every
+ *               minibatch, whose random part is drawn from the other rows
  *   monitor     (optional) ints, 0-based: the parameters whose draws are kept
  *   pred_x      (optional) P x M double: examples whose predictive each kept
  *               draw adds to (keep = predictive())
@@ -27,7 +31,7 @@
 
 enum { SLOT_ENGINE, SLOT_SPEC, SLOT_THETA, SLOT_ITER, SLOT_SSTATE, SLOT_BATCH, SLOT_SLOTS,
        SLOT_XB, SLOT_ETA, SLOT_GRAD, SLOT_GRAD_LIK, SLOT_GRAD_CENTRE, SLOT_G, SLOT_WORK,
-       SLOT_DRAWS, SLOT_PRED, N_SLOTS };
+       SLOT_DRAWS, SLOT_PRED, SLOT_Z, SLOT_POOL, SLOT_GRAD_FIXED, N_SLOTS };
 
 /* the element `name` of list, or NULL if there is none */
 static SEXP optional_elt(SEXP list, const char *name)
@@ -94,6 +98,51 @@ static R_xlen_t sampler_array_len(R_xlen_t (*by_settings)(const double *, R_xlen
     return len;
 }
 
+/* spec$metric: z = U theta becomes the sampler's coordinates */
+static void setup_metric(sgfs_engine *e, SEXP prot, SEXP spec)
+{
+    SEXP metric = optional_elt(spec, "metric");
+    const int D = e->D;
+    if (metric == NULL || Rf_xlength(metric) == 0) return;
+    if (TYPEOF(metric) != REALSXP || e->sampler->full_data)
+        Rf_error("internal error: a metric must be doubles, for a minibatch rule");
+    if (Rf_isMatrix(metric)) {
+        if (Rf_nrows(metric) != D || Rf_ncols(metric) != D)
+            Rf_error("internal error: the metric must be %d x %d", D, D);
+        e->metric_dense = 1;
+    } else if (Rf_xlength(metric) != D) {
+        Rf_error("internal error: a diagonal metric must have %d scales", D);
+    }
+    e->metric = REAL(metric);
+    e->theta = fresh_real(prot, SLOT_Z, D);
+    sgfs_metric_to_z(e, e->par, e->theta);
+}
+
+/* spec$fixed: the rows in every minibatch and the pool of the others */
+static void setup_fixed_rows(sgfs_engine *e, SEXP prot, SEXP spec)
+{
+    SEXP fixed = optional_elt(spec, "fixed");
+    if (fixed == NULL || Rf_xlength(fixed) == 0) return;
+    const int *f = INTEGER(typed_elt(spec, "fixed", INTSXP, -1));
+    const int m = Rf_length(fixed);
+    if (m > e->N - e->n || e->sampler->needs_scores || e->sampler->full_data)
+        Rf_error("internal error: fixed rows need N - n others and a rule without per-example scores");
+    for (int k = 0; k < m; k++)
+        if (f[k] < 0 || f[k] >= e->N || (k > 0 && f[k] <= f[k - 1]))
+            Rf_error("internal error: 'fixed' must be increasing row indices");
+    SEXP pool = Rf_allocVector(INTSXP, (R_xlen_t) e->N - m);
+    SET_VECTOR_ELT(prot, SLOT_POOL, pool);
+    int *p = INTEGER(pool);
+    for (int i = 0, k = 0, o = 0; i < e->N; i++) {
+        if (k < m && f[k] == i) k++;
+        else p[o++] = i;
+    }
+    e->fixed = f;
+    e->pool = p;
+    e->n_fixed = m;
+    e->grad_fixed = fresh_real(prot, SLOT_GRAD_FIXED, e->D);
+}
+
 SEXP sgfs_engine_alloc(void)
 {
     return Rf_allocVector(VECSXP, N_SLOTS);
@@ -135,7 +184,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     e->burnin = int_elt(spec, "burnin");
     e->thin = int_elt(spec, "thin");
 
-    e->theta = copy_real(prot, SLOT_THETA, typed_elt(state, "theta", REALSXP, D));
+    e->par = e->theta = copy_real(prot, SLOT_THETA, typed_elt(state, "theta", REALSXP, D));
     e->iter = copy_real(prot, SLOT_ITER, typed_elt(state, "iter", REALSXP, 1));
 
     const R_xlen_t m = sgfs_minibatch_table_size(e->n);
@@ -167,6 +216,8 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
         e->sched.b = sch[2];
         e->sched.delta = sch[3];
         need_G = e->sampler->needs_scores;
+        setup_metric(e, prot, spec);
+        setup_fixed_rows(e, prot, spec);
         const sgfs_sampler *smp = e->sampler;
         const R_xlen_t len = sampler_array_len(smp->state_len, smp->state, spar, D);
         e->sstate_len = len;

@@ -13,6 +13,7 @@
  *   sgfs_upper_times        x <- U x                                (dtrmv)
  *   sgfs_upper_solve        x <- U^{-1} x                           (dtrsv)
  *   sgfs_upper_t_solve      x <- U'^{-1} x                          (dtrsv)
+ *   sgfs_upper_t_solve_columns  B <- U'^{-1} B, B D x m            (dtrsm)
  *   sgfs_matrix_times       y = A x, A general D x D                (dgemv)
  *   sgfs_crossprod_add      V += A A', A D x n                      (dsyrk)
  *   sgfs_gemm               C = op(A) op(B) + beta C                (dgemm)
@@ -170,6 +171,15 @@ void sgfs_upper_t_solve(const double *U, int D, double *x)
     const char up = 'U', tr = 'T', nd = 'N';
     const int inc = 1;
     F77_CALL(dtrsv)(&up, &tr, &nd, &D, U, &D, x, &inc FCONE FCONE FCONE);
+}
+
+/* B <- U'^{-1} B, B is D x m */
+void sgfs_upper_t_solve_columns(const double *U, int D, int m, double *B)
+{
+    const char left = 'L', up = 'U', tr = 'T', nd = 'N';
+    const double one = 1.0;
+    F77_CALL(dtrsm)(&left, &up, &tr, &nd, &D, &m, &one, U, &D, B, &D
+                    FCONE FCONE FCONE FCONE);
 }
 
 /* y = A x for a general D x D matrix A */

@@ -5,10 +5,14 @@
  *     in chunks of the engine's batch size (no N x D temporary).
  *   sgfs_log_posterior: log p(theta) + sum_i l_i(theta) and its gradient
  *     (for the full-data samplers).
- *   sgfs_model_curvature(spec, theta): full-data log-likelihood, score sum,
- *     minus the Hessian H = -sum_i d^2 l_i and the per-example score
- *     covariance C = (1/N) sum_i (g_i - gbar)(g_i - gbar)', in chunks (OSGFS,
- *     mass matrices, default steps).
+ *   sgfs_model_curvature(spec, theta, with_cov): full-data log-likelihood,
+ *     score sum, minus the Hessian H = -sum_i d^2 l_i and (if with_cov) the
+ *     per-example score covariance C = (1/N) sum_i (g_i - gbar)(g_i - gbar)',
+ *     in chunks (the mode's Newton steps, OSGFS, mass matrices).
+ *   sgfs_row_leverage(spec, U, P1): q_i = |U1'^{-1} u_i|^2 for every row u_i
+ *     of the design, U1 the leading P1 x P1 block of the upper triangular U
+ *     (or, if U is a vector, u_ij / U_j): the rows' Mahalanobis lengths in
+ *     the posterior's whitened coordinates, in blocks (dtrsm).
  *   sgfs_model_eval(spec, theta, idx): for the examples idx (1-based),
  *     list(loglik = sum l_i, grad = sum g_i, scores = n x D per-example
  *     scores, logprior = log p(theta)); theta is on the internal scale.
@@ -122,8 +126,9 @@ SEXP sgfs_model_loglik(SEXP spec, SEXP theta)
     return out;
 }
 
-SEXP sgfs_model_curvature(SEXP spec, SEXP theta)
+SEXP sgfs_model_curvature(SEXP spec, SEXP theta, SEXP with_cov)
 {
+    const int cov = Rf_asLogical(with_cov) == TRUE;
     SEXP prot = PROTECT(sgfs_engine_alloc());
     sgfs_engine *e = sgfs_eval_engine(prot, spec, theta);
     const int D = e->D;
@@ -144,19 +149,55 @@ SEXP sgfs_model_curvature(SEXP spec, SEXP theta)
         int m = e->N - start < e->n ? e->N - start : e->n;
         for (int i = 0; i < m; i++) idx[i] = start + i;
         double part_ll;
-        e->model->score(e, e->theta, idx, m, e->grad, e->G, &part_ll);
+        e->model->score(e, e->theta, idx, m, e->grad, cov ? e->G : NULL, &part_ll);
         for (int j = 0; j < D; j++) sum[j] += e->grad[j];
-        sgfs_crossprod_add(e->G, D, m, c, D);          /* sum_i g_i g_i' */
+        if (cov) sgfs_crossprod_add(e->G, D, m, c, D);          /* sum_i g_i g_i' */
         ll += part_ll;
         sgfs_neg_hessian(e, e->theta, idx, m, h);
     }
-    /* C = (sum_i g_i g_i' - N gbar gbar') / N */
-    for (int j = 0; j < D; j++)
+    /* C = (sum_i g_i g_i' - N gbar gbar') / N (NA unless with_cov) */
+    if (!cov) for (size_t k = 0; k < (size_t) D * D; k++) c[k] = NA_REAL;
+    else for (int j = 0; j < D; j++)
         for (int i = 0; i <= j; i++)
             c[i + (size_t) j * D] = (c[i + (size_t) j * D] - sum[i] * sum[j] / e->N) / e->N;
     sgfs_symmetrize_upper(c, D);
     sgfs_symmetrize_upper(h, D);
     SET_VECTOR_ELT(out, 0, Rf_ScalarReal(ll));
     UNPROTECT(2);
+    return out;
+}
+
+SEXP sgfs_row_leverage(SEXP spec, SEXP U, SEXP P1)
+{
+    SEXP xt = sgfs_list_elt(spec, "xt");
+    const int P = Rf_nrows(xt), N = Rf_ncols(xt), p = Rf_asInteger(P1);
+    const int dense = Rf_isMatrix(U);
+    if (TYPEOF(xt) != REALSXP || TYPEOF(U) != REALSXP || p != P ||
+        (dense ? Rf_nrows(U) < p : Rf_xlength(U) < p))
+        Rf_error("internal error: leverage needs a P x P factor or P scales");
+    const int ld = dense ? Rf_nrows(U) : 0, block = 512;
+    const double *u = REAL(U), *x = REAL(xt);
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, N));
+    double *q = REAL(out);
+    double *buf = (double *) R_alloc((size_t) P * block, sizeof(double));
+    /* the leading block of U, contiguous (dtrsm's leading dimension P) */
+    double *u1 = dense ? (double *) R_alloc((size_t) P * P, sizeof(double)) : NULL;
+    if (dense)
+        for (int j = 0; j < P; j++)
+            memcpy(u1 + (size_t) j * P, u + (size_t) j * ld, (size_t) P * sizeof(double));
+    for (int start = 0; start < N; start += block) {
+        const int m = N - start < block ? N - start : block;
+        memcpy(buf, x + (size_t) start * P, (size_t) P * m * sizeof(double));
+        if (dense) sgfs_upper_t_solve_columns(u1, P, m, buf);
+        else for (int i = 0; i < m; i++)
+                 for (int j = 0; j < P; j++) buf[j + (size_t) i * P] /= u[j];
+        for (int i = 0; i < m; i++) {
+            double s = 0.0;
+            const double *b = buf + (size_t) i * P;
+            for (int j = 0; j < P; j++) s += b[j] * b[j];
+            q[start + i] = s;
+        }
+    }
+    UNPROTECT(1);
     return out;
 }

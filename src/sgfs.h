@@ -138,7 +138,14 @@ struct sgfs_engine {
     const double *spar;         /* sampler settings, in the sampler's order    */
     sgfs_schedule sched;
     /* chain state (persistent R vectors, copied into and out of a fit) */
-    double *theta;              /* D                                           */
+    double *theta;              /* D: the sampler's coordinates (z = U par
+                                   with a metric, else the parameters)         */
+    double *par;                /* D: the model's parameters (== theta
+                                   without a metric)                          */
+    /* metric (metric.c): NULL, D scales (diagonal) or the D x D upper
+       triangular U with U'U the curvature at the mode (metric_dense = 1) */
+    const double *metric;
+    int metric_dense;
     double *iter;               /* iterations done so far (t), a double        */
     double *sstate;             /* sampler state                               */
     R_xlen_t sstate_len;        /* its length                                  */
@@ -166,6 +173,13 @@ struct sgfs_engine {
                                    scratch size                              */
     double *grad;               /* D posterior-gradient estimate               */
     double *grad_lik;           /* D its likelihood part, (N/n) sum_i g_i      */
+    /* rows in every minibatch (a stratum sampled with probability 1):
+       fixed[0..n_fixed-1], 0-based; the random part of a minibatch, n rows,
+       is drawn from the other N - n_fixed rows, pool[0..N-n_fixed-1], and
+       weighted (N - n_fixed)/n.  grad_fixed: scratch, D */
+    const int *fixed, *pool;
+    int n_fixed;
+    double *grad_fixed;
     /* control variates (SGLD-CV): centre theta_hat and the full-data score
        sum at it, or NULL; grad_centre is scratch for the centre's minibatch
        score sum */
@@ -228,11 +242,17 @@ void sgfs_upper_t_times(const double *U, int D, const double *x, double *y);
 void sgfs_upper_times(const double *U, int D, double *x);
 void sgfs_upper_solve(const double *U, int D, double *x);
 void sgfs_upper_t_solve(const double *U, int D, double *x);
+void sgfs_upper_t_solve_columns(const double *U, int D, int m, double *B);
 void sgfs_matrix_times(const double *A, int D, const double *x, double *y);
 void sgfs_crossprod_add(const double *A, int D, int n, double *V, int ldv);
 void sgfs_symmetrize_upper(double *V, int D);
 void sgfs_gemm(char ta, char tb, int m, int n, int k, const double *A, int lda,
                const double *B, int ldb, double beta, double *C, int ldc);
+
+/* metric.c: the sampler's whitened coordinates z = U theta */
+void sgfs_metric_to_z(const sgfs_engine *e, const double *theta, double *z);
+void sgfs_metric_to_theta(const sgfs_engine *e, const double *z, double *theta);
+void sgfs_metric_gradients(const sgfs_engine *e, double *g, int m);
 
 /* SEXP helpers */
 SEXP sgfs_list_elt(SEXP list, const char *name);

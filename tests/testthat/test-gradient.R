@@ -86,7 +86,7 @@ test_that("full-data curvature: Hessian, score covariance and log-likelihood, in
                            intercept = FALSE, batch_size = 7L)
         D <- length(run$theta0)
         theta <- withr::with_seed(5, rnorm(D, sd = 0.3))
-        cur <- .Call(sgfs:::C_sgfs_model_curvature, run$spec, theta)
+        cur <- .Call(sgfs:::C_sgfs_model_curvature, run$spec, theta, TRUE)
         all <- model_eval(run$spec, theta, seq_len(45))
         expect_equal(cur$loglik, all$loglik, tolerance = 1e-12)
         expect_equal(cur$grad, all$grad, tolerance = 1e-12)
@@ -121,7 +121,7 @@ test_that("categorical (softmax) scores, log-likelihood and Hessian match R and 
     ll <- sum(eta[cbind(1:40, as.integer(y))] - log(rowSums(exp(eta))))
     expect_equal(.Call(sgfs:::C_sgfs_model_loglik, run$spec, theta)$loglik, ll,
                  tolerance = 1e-12)
-    cur <- .Call(sgfs:::C_sgfs_model_curvature, run$spec, theta)
+    cur <- .Call(sgfs:::C_sgfs_model_curvature, run$spec, theta, TRUE)
     h <- 1e-5
     fd <- vapply(1:6, function(j) {
         e <- replace(double(6), j, h)

@@ -78,7 +78,7 @@ test_that("the central-difference Hessian of a network equals the Jacobian of it
     d <- net_data()
     run <- engine_spec(d$x, d$yb, model = mlp(3), batch_size = 7L)
     theta <- withr::with_seed(9, rnorm(run$design$D, sd = 0.5))
-    H <- .Call(sgfs:::C_sgfs_model_curvature, run$spec, theta)$neg_hessian
+    H <- .Call(sgfs:::C_sgfs_model_curvature, run$spec, theta, TRUE)$neg_hessian
     N <- nrow(d$x)
     J <- vapply(seq_along(theta), function(j) {
         e <- replace(double(length(theta)), j, 1e-5)

@@ -152,9 +152,9 @@ test_that("the curvature entry survives garbage collection at every allocation",
     skip_on_cran()
     p <- ref_problem(N = 12)
     spec <- engine_spec(p$x, p$y, batch_size = 5L)$spec
-    ref <- .Call(sgfs:::C_sgfs_model_curvature, spec, c(0.1, 0.2, -0.3))
+    ref <- .Call(sgfs:::C_sgfs_model_curvature, spec, c(0.1, 0.2, -0.3), TRUE)
     gctorture(TRUE)
-    out <- .Call(sgfs:::C_sgfs_model_curvature, spec, c(0.1, 0.2, -0.3))
+    out <- .Call(sgfs:::C_sgfs_model_curvature, spec, c(0.1, 0.2, -0.3), TRUE)
     gctorture(FALSE)
     expect_identical(out, ref)
 })

@@ -1,0 +1,50 @@
+/*
+ * metric.c - a constant metric for the stochastic-gradient samplers
+ * (ALGORITHMS.md: preconditioning by the curvature at the mode).
+ *
+ * With H = U'U the curvature of the log posterior at its mode (U upper
+ * triangular; or U = diag(s), s_j = sqrt(H_jj), beyond a few hundred
+ * parameters), the sampler runs in the whitened coordinates
+ *
+ *   z = U theta,   grad_z = U'^{-1} grad_theta,   theta = U^{-1} z,
+ *
+ * in which the posterior near its mode is N(., I): one step size suits
+ * every direction.  SGLD there is theta <- theta + (eps/2) H^{-1} grad +
+ * N(0, eps H^{-1}), the Riemann-manifold Langevin rule with a constant
+ * metric (Girolami and Calderhead 2011), so its stationary law is the
+ * posterior's as eps -> 0, as for the plain rule.  The driver keeps theta
+ * (the model's parameters, e->par) and z (the sampler's, e->theta) in step;
+ * without a metric both are the same array and nothing is transformed.
+ */
+#include "sgfs.h"
+
+/* z = U theta */
+void sgfs_metric_to_z(const sgfs_engine *e, const double *theta, double *z)
+{
+    const int D = e->D;
+    memcpy(z, theta, (size_t) D * sizeof(double));
+    if (e->metric_dense) sgfs_upper_times(e->metric, D, z);
+    else for (int j = 0; j < D; j++) z[j] *= e->metric[j];
+}
+
+/* theta = U^{-1} z */
+void sgfs_metric_to_theta(const sgfs_engine *e, const double *z, double *theta)
+{
+    const int D = e->D;
+    memcpy(theta, z, (size_t) D * sizeof(double));
+    if (e->metric_dense) sgfs_upper_solve(e->metric, D, theta);
+    else for (int j = 0; j < D; j++) theta[j] /= e->metric[j];
+}
+
+/* g <- U'^{-1} g for each of the m columns of g (D x m) */
+void sgfs_metric_gradients(const sgfs_engine *e, double *g, int m)
+{
+    const int D = e->D;
+    if (e->metric_dense) {
+        if (m == 1) sgfs_upper_t_solve(e->metric, D, g);
+        else sgfs_upper_t_solve_columns(e->metric, D, m, g);
+        return;
+    }
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < D; j++) g[j + (size_t) i * D] /= e->metric[j];
+}
