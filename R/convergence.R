@@ -18,14 +18,14 @@
 ## rank-normalised split folded draws (tails).
 ##
 ## ESS (eq. 10-13): with acov_j(t) chain j's autocovariance at lag t (divisor
-## N, by FFT), rho_t = 1 - (W - mean_j acov_j(t)) / var+ for t >= 1 and
-## rho_0 = 1.  Geyer's initial
-## positive sequence: the pair sums P_k = rho_2k + rho_2k+1 are used while
-## positive (at most up to lag N - 3), made non-increasing (monotone sequence
-## estimator: P_k <- min(P_k, P_k-1)), and
-##     tau = -1 + 2 sum_{k < K} P_k + max(rho_2K, 0),  ESS = S / tau,
-## where K is the first pair that is not positive (or the last one looked at:
-## then rho_2K enters as it is), as in Stan; tau is at least 1 / log10(S).
+## N, by FFT), rho_0 = 1 and rho_t = 1 - (W - mean_j acov_j(t)) / var+.
+## Geyer's initial positive sequence: the pair sums P_k = rho_2k + rho_2k+1,
+## k = 0, 1, ..., are looked at up to the first one that is not positive,
+## K (or up to the last pair within lag N - 3, K then), the ones before K
+## made non-increasing (initial monotone sequence: P_k <- min(P_k, P_k-1)):
+##     tau = -1 + 2 sum_{k < K} P_k + r,   ESS = S / max(tau, 1 / log10(S)),
+## with r = rho_2K if P_K >= 0 and max(rho_2K, 0) otherwise, as in Stan and
+## the paper's code.
 ## Bulk-ESS is the ESS of the rank-normalised split draws; tail-ESS is the
 ## smaller ESS of the split indicators I(x <= q05) and I(x <= q95), the
 ## quantiles of all draws (type 7).
@@ -59,20 +59,24 @@ rank_normalise <- function(x) {
 ## normal scores z = qnorm((r - 3/8) / (S + 1/4)) of a vector without NA and
 ## its sorted values; `grid`, if given, is the scores of ranks 1..S (used
 ## when there are no ties).  A radix sort gives the ranks; ties are runs of
-## equal sorted values and get the average (2 start + length - 1) / 2.
+## equal sorted values and get the average rank (first + last) / 2.
 normal_scores <- function(v, grid = NULL) {
     S <- length(v)
     o <- order(v, method = "radix")
     s <- v[o]
-    z <- numeric(S)
-    tie <- if (S > 1L) s[-1L] == s[-S] else FALSE
-    if (any(tie)) {
-        start <- which(c(TRUE, !tie))
-        len <- diff(c(start, S + 1L))
-        z[o] <- rep(stats::qnorm(((2 * start + len - 1) / 2 - 3 / 8) / (S + 1 / 4)), len)
-    } else {
-        z[o] <- if (is.null(grid)) stats::qnorm((seq_len(S) - 3 / 8) / (S + 1 / 4)) else grid
+    zs <- if (is.null(grid)) stats::qnorm((seq_len(S) - 3 / 8) / (S + 1 / 4)) else grid
+    if (anyDuplicated(s)) {
+        ## runs of equal values: the sorted positions first..last, from the
+        ## positions of the repeats (each run's second to last)
+        rep_at <- which(duplicated(s))
+        new_run <- c(TRUE, diff(rep_at) != 1L)
+        first <- rep_at[new_run] - 1L
+        last <- rep_at[c(new_run[-1L], TRUE)]
+        len <- last - first + 1L
+        zs[sequence(len, first)] <- rep(stats::qnorm(((first + last) / 2 - 3 / 8) / (S + 1 / 4)), len)
     }
+    z <- numeric(S)
+    z[o] <- zs
     list(z = z, sorted = s)
 }
 
@@ -119,8 +123,8 @@ block_autocovariances <- function(y, k = ncol(y)) {
     f <- stats::mvfft(zp)
     power <- Re(f)^2 + Im(f)^2
     per <- h %/% nb                             # complex columns per block
-    spec <- vapply(seq_len(nb), function(b) rowSums(power[, (b - 1L) * per + seq_len(per), drop = FALSE]),
-                   numeric(L))
+    in_block <- matrix(rep(seq_len(nb), each = per) == rep(seq_len(nb), each = h), h)
+    spec <- power %*% in_block                  # L x nb
     ac <- stats::mvfft(matrix(as.complex(spec), L), inverse = TRUE)
     Re(ac[seq_len(n), , drop = FALSE]) / (L * n * k)
 }
@@ -207,6 +211,7 @@ convergence_table <- function(chains) {
         stop_arg("chains", "must be a list of iterations x parameters matrices")
     chains <- lapply(chains, function(ch) {
         if (is.data.frame(ch)) ch <- as.matrix(ch)
+        if (inherits(ch, "mcmc")) ch <- matrix(unclass(ch), nrow(ch), dimnames = dimnames(ch))
         if (is.null(dim(ch))) ch <- matrix(ch, ncol = 1L)
         if (!is.numeric(ch) || length(dim(ch)) != 2L)
             stop_arg("chains", "must be a list of numeric iterations x parameters matrices")
@@ -224,14 +229,13 @@ convergence_table <- function(chains) {
     p <- d[2L]
     m <- length(chains)
     if (is.null(nm)) nm <- paste0("V", seq_len(p))
-    draws <- array(unlist(lapply(chains, as.double), use.names = FALSE), c(n, p, m))
     ns <- if (n >= 2L) n %/% 2L else n          # draws per split chain
     k <- if (n >= 2L) 2L * m else m             # split chains
     S <- ns * k
     grid <- stats::qnorm((seq_len(S) - 3 / 8) / (S + 1 / 4))
     out <- matrix(NA_real_, p, 3L, dimnames = list(nm, c("rhat", "ess_bulk", "ess_tail")))
     for (j in seq_len(p)) {
-        x <- draws[, j, ]
+        x <- vapply(chains, function(ch) as.double(ch[, j]), numeric(n))
         dim(x) <- c(n, m)
         if (anyNA(x)) next
         xs <- split_chains(x)
@@ -240,25 +244,33 @@ convergence_table <- function(chains) {
         dim(zb) <- dim(xs)
         ## all draws, sorted (the split ones lack the middle draws for odd n)
         s <- if (n %% 2L == 0L) bulk$sorted else sort.int(as.vector(x), method = "radix")
-        folded <- split_chains(abs(x - sorted_median(s)))
-        zf <- normal_scores(as.vector(folded), grid)$z
-        dim(zf) <- dim(xs)
-        out[j, "rhat"] <- max(rhat_basic(zb), rhat_basic(zf))
+        med <- sorted_median(s)
+        if (is.finite(med)) {                   # else Inf - Inf folds to NaN: NA
+            folded <- split_chains(abs(x - med))
+            zf <- normal_scores(as.vector(folded), grid)$z
+            dim(zf) <- dim(xs)
+            out[j, "rhat"] <- max(rhat_basic(zb), rhat_basic(zf))
+        }
         if (ns < 3L) next
         ## the ESS of the bulk and of the two tail indicators, from one FFT
-        blocks <- list(zb)
-        finite <- !is.infinite(s[1L]) && !is.infinite(s[length(s)])
-        if (finite && s[length(s)] - s[1L] >= .Machine$double.eps) {
+        ## (the rank-normalised draws are constant only when all draws are
+        ## equal, an indicator when its mean is 0 or 1)
+        if (bulk$sorted[1L] == bulk$sorted[S]) next
+        blocks <- zb
+        tails <- !is.infinite(s[1L]) && !is.infinite(s[length(s)]) &&
+            s[length(s)] - s[1L] >= .Machine$double.eps
+        if (tails) {
             q <- sorted_quantile(s, c(0.05, 0.95))
-            blocks <- c(blocks, list((xs <= q[1L]) + 0, (xs <= q[2L]) + 0))
+            blocks <- cbind(zb, (xs <= q[1L]) + 0, (xs <= q[2L]) + 0)
         }
-        ac <- block_autocovariances(do.call(cbind, blocks), k)
-        ess <- vapply(seq_along(blocks), function(b) {
-            if (conv_degenerate(blocks[[b]])) return(NA_real_)
-            ess_from_acov(ac[, b], colMeans(blocks[[b]]), ns)
+        ac <- block_autocovariances(blocks, k)
+        means <- matrix(colMeans(blocks), k)
+        ess <- vapply(seq_len(ncol(ac)), function(b) {
+            if (b > 1L && mean(means[, b]) %in% c(0, 1)) return(NA_real_)
+            ess_from_acov(ac[, b], means[, b], ns)
         }, 0)
         out[j, "ess_bulk"] <- ess[1L]
-        if (length(ess) == 3L) out[j, "ess_tail"] <- min(ess[2:3])
+        if (tails) out[j, "ess_tail"] <- min(ess[2:3])
     }
     as.data.frame(out)
 }

@@ -91,9 +91,13 @@ psgld_preconditioner <- function(lambda, N, n, metric = NULL) {
 ## near-Gaussian posterior, log p(mode) - log p(draw) is about chi^2_D / 2, so
 ## its mean over draws is about D/2.  Returns that mean gap over up to 20
 ## draws spread over the chain, and the gap expected at most.  The log
-## posterior uses up to 10^5 evenly spaced rows (likelihood scaled by N/m);
-## with m < N rows its mode is off the full-data one by about N/m - 1
-## posterior variances, which raises the expected gap to D N / (2m).
+## posterior uses up to 10^5 evenly spaced rows (likelihood scaled by N/m).
+## The mode is the run's own (posterior_laplace(), cached in the fit) where
+## there is one: the subset's log density then differs from the full one by
+## a noise whose difference between the mode and a draw has variance about
+## (N/m - 1) D.  Without it (custom models) the subset's own mode is found,
+## which is off the full-data one by about N/m - 1 posterior variances and
+## raises the expected gap to D N / (2m).
 mode_gap <- function(value, m = 100000L) {
     info <- sgfit_info(value)
     d <- all_draws(value)
@@ -102,9 +106,14 @@ mode_gap <- function(value, m = 100000L) {
     spec <- subset_spec(info$spec, m)
     post <- subset_log_posterior(spec, info$N)
     values <- vapply(internal, function(th) post(th)$value, 0)
-    mode <- subset_mode(post, internal[[which.max(values)]])
-    D <- length(mode)
+    D <- length(internal[[1L]])
     r <- info$N / ncol(spec$xt)
+    if (!is.null(info$laplace)) {
+        noise <- sqrt(max(r - 1, 0) * D)
+        return(list(gap = post(info$laplace$mode)$value - mean(values), expected = D / 2,
+                    limit = D / 2 + 10 * sqrt(D) + 5 * noise + 5))
+    }
+    mode <- subset_mode(post, internal[[which.max(values)]])
     list(gap = post(mode)$value - mean(values), expected = r * D / 2,
          limit = r * D / 2 + 10 * sqrt(r * D) + 5)
 }

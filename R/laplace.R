@@ -61,45 +61,54 @@ metric_stiffness <- function(lap, n_power = 50L) {
     lambda
 }
 
-## Rows every minibatch holds (engine's spec$fixed, 0-based): in whitened
-## coordinates a row i moves the gradient by about (N/n) h_i per posterior
-## sd, h_i = w_i |U'^-1 x_i|^2 its leverage (w_i its curvature weight at the
-## mode); a row with (N/n) h_i > 1 (a rare one-hot level, an outlying
-## predictor) makes the minibatch gradient heavy-tailed, and SGLD-CV's
-## whitened step of about 0.2 turns its rare appearances into jumps of many
-## posterior sd.  Those rows, the most influential first and at most
-## `max_rows`, are taken into every minibatch exactly (a stratified sample:
-## the gradient stays unbiased).  GLMs with a linear predictor only.
-influential_rows <- function(run, lap, max_rows = 2L * run$spec$batch_size) {
+## Rows every minibatch holds (engine's spec$fixed, 0-based), and the step
+## they allow.  In the metric's coordinates a row i with design row x_i has
+## length sqrt(q_i), q_i = |U'^-1 x_i|^2, and its score moves the gradient
+## by (N/n) sqrt(q_i) |r_i| when it is drawn (r_i its residual; with control
+## variates, the change of its residual from the centre).  A chain that
+## moves 2 posterior sd along x_i changes the row's linear predictor by
+## 2 sqrt(q_i); k_i is the largest such move of the gradient, and
+## `reach` * k_i the move of the chain (in posterior sd) one appearance of
+## the row causes (reach = eps / 2 for SGLD).  Rows of rare one-hot levels
+## (q_i up to 1e5 on Covertype) or outlying predictors appear in few
+## minibatches, each time with a jump of many posterior sd: a heavy-tailed
+## noise that no small step averages out.  The rows whose jump exceeds half
+## a posterior sd, the largest first and at most `max_rows`, are taken into
+## every minibatch exactly (a stratified sample: the gradient stays
+## unbiased); if some remain, `shrink` < 1 scales the step down until their
+## jump is half a sd.  GLMs with a linear predictor (binomial, gaussian).
+minibatch_strata <- function(run, lap, reach, cv, max_rows = 10L * run$spec$batch_size) {
+    none <- list(rows = integer(0), shrink = 1)
     spec <- run$spec
     N <- ncol(spec$xt)
     n <- spec$batch_size
-    weight <- row_weights(run, lap$mode)
-    if (is.null(weight) || N - n < 1L) return(integer(0))
+    if (!(spec$model %in% c("logistic", "gaussian")) || N - n < 2L) return(none)
     P <- nrow(spec$xt)
     q <- .Call(C_sgfs_row_leverage, spec, metric_factor(lap), P)
-    h <- weight * q
-    cut <- (N / n) * h > 1
-    if (!any(cut)) return(integer(0))
-    rows <- which(cut)
-    keep <- min(length(rows), max_rows, N - n - 1L)
-    rows <- rows[order(h[rows], decreasing = TRUE)][seq_len(keep)]
-    sort(rows) - 1L
+    k <- (N / n) * sqrt(q) * residual_reach(spec, lap$mode, 2 * sqrt(q), cv)
+    jump <- reach * k
+    if (!any(jump > 0.5)) return(none)
+    order_k <- order(k, decreasing = TRUE)
+    m <- min(sum(jump > 0.5), max_rows, N - n - 1L)
+    rest <- if (m < N) jump[order_k[m + 1L]] else 0
+    list(rows = sort(order_k[seq_len(m)]) - 1L, shrink = min(1, 0.5 / rest))
 }
 
-## the curvature weights w_i of the rows at theta (binomial: p(1 - p);
-## gaussian: 1 / sigma^2), NULL for other models
-row_weights <- function(run, theta) {
-    spec <- run$spec
-    model <- spec$model
+## the largest residual |r_i| (cv = FALSE) or change of residual from the
+## mode (cv = TRUE) when row i's linear predictor moves by `move` from the
+## mode's: binomial r = y - p; gaussian r = (y - eta) / sigma^2
+residual_reach <- function(spec, theta, move, cv) {
     P <- nrow(spec$xt)
-    if (!(model %in% c("logistic", "gaussian"))) return(NULL)
-    if (model == "gaussian") {
+    eta <- drop(crossprod(spec$xt, theta[seq_len(P)]))
+    if (spec$model == "gaussian") {
         log_sigma <- if (length(theta) > P) theta[P + 1L] else spec$mpar[1L]
-        return(rep(exp(-2 * log_sigma), ncol(spec$xt)))
+        s2 <- exp(2 * log_sigma)
+        return(if (cv) move / s2 else (abs(spec$y - eta) + move) / s2)
     }
-    p <- stats::plogis(drop(crossprod(spec$xt, theta[seq_len(P)])))
-    p * (1 - p)
+    p <- stats::plogis(eta)
+    up <- stats::plogis(eta + move)
+    down <- stats::plogis(eta - move)
+    if (cv) pmax(up - p, p - down) else pmax(abs(spec$y - up), abs(spec$y - down))
 }
 
 ## `chains` starting points: the mode plus draws from the Laplace

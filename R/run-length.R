@@ -49,8 +49,7 @@ grow_run <- function(fit, progress, chains, budget = work_budget, doublings = ma
     }
     info$run_length <- list(target = enough_ess, stages = stages)
     attr(fit, "sgfit") <- info
-    warn_far_draws(info, fit)
-    fit
+    check_draws(fit)
 }
 
 big_count <- function(n) format(n, big.mark = ",", scientific = FALSE, trim = TRUE)

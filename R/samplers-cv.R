@@ -84,15 +84,19 @@ sgldcv.default <- function(x, y, family = binomial(), model = NULL,
                                                remedy = "a larger opt_iter, or give centre ="))$estimate
             centre_score <- .Call(C_sgfs_model_loglik, run$spec, centre)$grad
         }
-        ## with the metric, rows of high leverage go into every minibatch
-        fixed <- if (!is.null(m)) influential_rows(run, m$laplace) else integer(0)
         lambda <- if (is.null(m)) posterior_stiffness(run)$lambda_max else m$lambda
         eps <- if (is.null(stepsize)) 0.2 / lambda else stepsize
+        ## with the metric, rows whose draws would jump the chain go into
+        ## every minibatch
+        strata <- if (!is.null(m)) minibatch_strata(run, m$laplace, eps / 2, cv = TRUE)
+        fixed <- strata$rows
+        if (is.null(stepsize) && !is.null(strata)) eps <- eps * strata$shrink
         sched <- schedule_vector(schedule, eps, run$n_iter)
         first <- first_step(sched)
         list(engine = "sgld", spar = 0, schedule = sched,
              spec = c(list(centre = centre, centre_score = centre_score),
-                      m$spec, if (length(fixed)) list(fixed = fixed)),
+                      m$spec, if (!is.null(m)) list(drift_limit = 2 / eps),
+                      if (length(fixed)) list(fixed = fixed)),
              start = if (is.null(init)) centre,
              evals_per_iter = 2 * (run$spec$batch_size + length(fixed)),
              settings = list(stepsize = first, schedule = schedule, metric = metric_type(m),

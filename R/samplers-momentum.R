@@ -70,7 +70,8 @@ sghmc.default <- function(x, y, family = binomial(), model = NULL,
         m <- sampler_metric(metric, run)
         step <- momentum_default_step(run, friction, stepsize, schedule, L, m)
         list(engine = if (noise_estimate) "sghmc_noise" else "sghmc",
-             spar = c(friction, L, noise_estimate), schedule = step$schedule, spec = m$spec,
+             spar = c(friction, L, noise_estimate), schedule = step$schedule, spec = step$spec,
+             evals_per_iter = step$evals_per_iter,
              settings = c(step$settings, list(friction = friction, trajectory = L,
                                               noise_estimate = noise_estimate)))
     }
@@ -127,7 +128,8 @@ sgnht.default <- function(x, y, family = binomial(), model = NULL,
     setup <- function(run) {
         m <- sampler_metric(metric, run)
         step <- momentum_default_step(run, diffusion, stepsize, schedule, metric = m)
-        list(engine = "sgnht", spar = diffusion, schedule = step$schedule, spec = m$spec,
+        list(engine = "sgnht", spar = diffusion, schedule = step$schedule, spec = step$spec,
+             evals_per_iter = step$evals_per_iter,
              settings = c(step$settings, list(diffusion = diffusion)))
     }
     sg_fit("sgnht", setup, run, match.call())
@@ -144,10 +146,17 @@ momentum_default_step <- function(run, friction, stepsize, schedule, trajectory 
     lambda <- if (is.null(metric)) posterior_stiffness(run)$lambda_max else metric$lambda
     step_5pct <- momentum_step(friction, gamma, lambda)
     eta <- if (is.null(stepsize)) step_5pct else check_positive(stepsize, "stepsize")
+    ## a row's kick eta k_i to the momentum moves the chain eta k_i / friction
+    strata <- if (!is.null(metric)) minibatch_strata(run, metric$laplace, eta / friction, cv = FALSE)
+    if (is.null(stepsize) && !is.null(strata)) eta <- eta * strata$shrink
     sched <- schedule_vector(schedule, eta, run$n_iter)
     first <- first_step(sched)
-    list(schedule = sched,
+    list(schedule = sched, rows = strata$rows,
+         spec = c(metric$spec, if (!is.null(metric)) list(drift_limit = friction / eta),
+                  if (length(strata$rows)) list(fixed = strata$rows)),
+         evals_per_iter = run$spec$batch_size + length(strata$rows),
          settings = list(stepsize = first, schedule = schedule, metric = metric_type(metric),
+                         fixed_rows = length(strata$rows),
                          inflation = momentum_variance(first, friction, gamma, lambda,
                                                        trajectory) - 1,
                          step_5pct = step_5pct))

@@ -59,15 +59,21 @@ psgld.default <- function(x, y, family = binomial(), model = NULL,
         n <- run$spec$batch_size
         gamma <- gamma_fpc(N, n)
         m <- sampler_metric(metric, run)
-        stiff <- if (is.null(m)) posterior_stiffness(run, psgld_preconditioner(lambda, N, n))$lambda_max
-                 else m$lambda * max(psgld_preconditioner(lambda, N, n, m$spec$metric)(
+        G_max <- if (!is.null(m)) max(psgld_preconditioner(lambda, N, n, m$spec$metric)(
                      m$laplace$mode, subset_spec(run$spec)))
+        stiff <- if (is.null(m)) posterior_stiffness(run, psgld_preconditioner(lambda, N, n))$lambda_max
+                 else m$lambda * G_max
         eps <- if (is.null(stepsize)) 0.2 / (gamma * stiff) else check_positive(stepsize, "stepsize")
+        strata <- if (!is.null(m)) minibatch_strata(run, m$laplace, eps * G_max / 2, cv = FALSE)
+        if (is.null(stepsize) && !is.null(strata)) eps <- eps * strata$shrink
         sched <- schedule_vector(schedule, eps, run$n_iter)
         first <- first_step(sched)
-        list(engine = "psgld", spar = c(decay, lambda), schedule = sched, spec = m$spec,
+        list(engine = "psgld", spar = c(decay, lambda), schedule = sched,
+             spec = c(m$spec, if (!is.null(m)) list(drift_limit = 2 / (eps * G_max)),
+                      if (length(strata$rows)) list(fixed = strata$rows)),
+             evals_per_iter = n + length(strata$rows),
              settings = list(stepsize = first, schedule = schedule, decay = decay,
-                             metric = metric_type(m),
+                             metric = metric_type(m), fixed_rows = length(strata$rows),
                              lambda = lambda, inflation = sgld_inflation(first, stiff, gamma),
                              step_5pct = sgld_step(stiff, gamma)))
     }

@@ -243,10 +243,16 @@ sgld.default <- function(x, y, family = binomial(), model = NULL,
         gamma <- gamma_fpc(ncol(run$spec$xt), run$spec$batch_size)
         lambda <- if (is.null(m)) posterior_stiffness(run)$lambda_max else m$lambda
         eps <- if (is.null(stepsize)) 0.2 / (gamma * lambda) else check_positive(stepsize, "stepsize")
+        strata <- if (!is.null(m)) minibatch_strata(run, m$laplace, eps / 2, cv = FALSE)
+        if (is.null(stepsize) && !is.null(strata)) eps <- eps * strata$shrink
         sched <- schedule_vector(schedule, eps, run$n_iter)
         first <- first_step(sched)
-        list(engine = "sgld", spar = 0, schedule = sched, spec = m$spec,
+        list(engine = "sgld", spar = 0, schedule = sched,
+             spec = c(m$spec, if (!is.null(m)) list(drift_limit = 2 / eps),
+                      if (length(strata$rows)) list(fixed = strata$rows)),
+             evals_per_iter = run$spec$batch_size + length(strata$rows),
              settings = list(stepsize = first, schedule = schedule, metric = metric_type(m),
+                             fixed_rows = length(strata$rows),
                              inflation = sgld_inflation(first, lambda, gamma),
                              step_5pct = sgld_step(lambda, gamma)))
     }

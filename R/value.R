@@ -27,6 +27,7 @@ new_sgfit <- function(info, res, previous = NULL, first = NULL, checks = TRUE) {
         any(vapply(res[ran], function(r) isTRUE(r$interrupted), NA))
     info$elapsed <- info$elapsed + sum(vapply(res[ran], `[[`, 0, "elapsed"))
     info$eps <- vapply(seq_len(K), function(k) if (ran[k]) res[[k]]$eps else NA_real_, 0)
+    info$clipped <- sum(info$clipped, vapply(res[ran], function(r) sum(r$clipped), 0))
 
     keep <- vapply(draws, NROW, 0L) > 0L
     value <- if (any(keep)) coda_value(info, draws[keep], states[keep], first)
@@ -38,13 +39,25 @@ new_sgfit <- function(info, res, previous = NULL, first = NULL, checks = TRUE) {
                         coda::niter(value), if (sum(keep) < K)
                             sprintf(" from %d of %d chains", sum(keep), K) else ""),
                 call. = FALSE)
-    if (checks) warn_far_draws(info, value)
+    if (checks) value <- check_draws(value)
+    value
+}
+
+## the post-fit check of where the draws sit, its time recorded
+## (info$check_seconds)
+check_draws <- function(value) {
+    t0 <- proc.time()[["elapsed"]]
+    info <- sgfit_info(value)
+    warn_far_draws(info, value)
+    info$check_seconds <- proc.time()[["elapsed"]] - t0
+    attr(value, "sgfit") <- info
     value
 }
 
 ## warns when the draws sit far below the posterior's mode
 warn_far_draws <- function(info, value) {
     gap <- draws_mode_gap(info, value)
+    if (is.null(gap)) return(invisible())
     if (is.finite(gap$gap) && gap$gap > gap$limit)
         warning(sprintf(paste0(
             "the draws are far from the posterior's mass: log density %.3g below the mode ",

@@ -117,6 +117,7 @@ static int iterate(sgfs_engine *e)
     sgfs_prior_grad_add(e, e->par, e->grad);
     if (e->metric) {                   /* to the sampler's coordinates z = U par */
         sgfs_metric_gradients(e, e->grad, 1);
+        sgfs_metric_clip(e, e->grad);
         sgfs_metric_gradients(e, e->grad_lik, 1);
         if (e->sampler->needs_scores) sgfs_metric_gradients(e, e->G, e->n);
     }
@@ -175,7 +176,7 @@ SEXP sgfs_engine_result(SEXP ptr)
     const int D = e->D;
     const R_xlen_t len = e->sstate_len;
     const char *names[] = {"draws", "theta", "iter", "sstate", "eps",
-                           "diverged", "pred", "pred_count", ""};
+                           "diverged", "pred", "pred_count", "clipped", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SEXP draws = Rf_allocMatrix(REALSXP, e->n_kept, e->n_monitor);
     SET_VECTOR_ELT(out, 0, draws);
@@ -192,6 +193,7 @@ SEXP sgfs_engine_result(SEXP ptr)
     if (len > 0) memcpy(REAL(ss), e->sstate, (size_t) len * sizeof(double));
     SET_VECTOR_ELT(out, 4, Rf_ScalarReal(e->eps_last));
     SET_VECTOR_ELT(out, 5, Rf_ScalarReal(e->diverged));
+    SET_VECTOR_ELT(out, 8, Rf_ScalarReal(e->clipped));
     if (e->pred_x) {
         SEXP pred = Rf_allocMatrix(REALSXP, e->n_pred, e->pred_cols);
         SET_VECTOR_ELT(out, 6, pred);

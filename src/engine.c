@@ -15,6 +15,7 @@
  *               centre theta_hat and the full-data score sum there
  *   metric      (optional) D doubles (a diagonal metric) or the D x D upper
  *               triangular U of the curvature H = U'U (metric.c)
+ *   drift_limit (optional, with a metric) the clip of the whitened gradient
  *   fixed       (optional) strictly increasing ints, 0-based: rows in every
  *               minibatch, whose random part is drawn from the other rows
  *   monitor     (optional) ints, 0-based: the parameters whose draws are kept
@@ -114,6 +115,8 @@ static void setup_metric(sgfs_engine *e, SEXP prot, SEXP spec)
         Rf_error("internal error: a diagonal metric must have %d scales", D);
     }
     e->metric = REAL(metric);
+    SEXP limit = optional_elt(spec, "drift_limit");
+    e->drift_limit = limit != NULL ? Rf_asReal(limit) : 0.0;
     e->theta = fresh_real(prot, SLOT_Z, D);
     sgfs_metric_to_z(e, e->par, e->theta);
 }

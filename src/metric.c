@@ -15,6 +15,15 @@
  * posterior's as eps -> 0, as for the plain rule.  The driver keeps theta
  * (the model's parameters, e->par) and z (the sampler's, e->theta) in step;
  * without a metric both are the same array and nothing is transformed.
+ *
+ * Clipping (sgfs_metric_clip): where the posterior is far from Gaussian,
+ * such as the exponential wall of a separated one-hot level's coefficient,
+ * the curvature a few sd from the mode can exceed the mode's by orders of
+ * magnitude, and one unadjusted step at the whitened step size would throw
+ * the chain many sd away.  Each whitened gradient coordinate is therefore
+ * clipped to +-drift_limit (set so that one step's drift is at most about
+ * one posterior sd); in the bulk of a near-Gaussian posterior, where the
+ * whitened gradient is about N(0, 1) per coordinate, it never binds.
  */
 #include "sgfs.h"
 
@@ -47,4 +56,15 @@ void sgfs_metric_gradients(const sgfs_engine *e, double *g, int m)
     }
     for (int i = 0; i < m; i++)
         for (int j = 0; j < D; j++) g[j + (size_t) i * D] /= e->metric[j];
+}
+
+/* clips each coordinate of the whitened gradient g to +-e->drift_limit */
+void sgfs_metric_clip(sgfs_engine *e, double *g)
+{
+    const double c = e->drift_limit;
+    if (c <= 0.0) return;
+    for (int j = 0; j < e->D; j++) {
+        if (g[j] > c) { g[j] = c; e->clipped += 1.0; }
+        else if (g[j] < -c) { g[j] = -c; e->clipped += 1.0; }
+    }
 }

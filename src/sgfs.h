@@ -146,6 +146,9 @@ struct sgfs_engine {
        triangular U with U'U the curvature at the mode (metric_dense = 1) */
     const double *metric;
     int metric_dense;
+    /* with a metric: each coordinate of the whitened gradient is clipped to
+       +-drift_limit (0: none), clipped counts the clipped coordinates */
+    double drift_limit, clipped;
     double *iter;               /* iterations done so far (t), a double        */
     double *sstate;             /* sampler state                               */
     R_xlen_t sstate_len;        /* its length                                  */
@@ -253,6 +256,7 @@ void sgfs_gemm(char ta, char tb, int m, int n, int k, const double *A, int lda,
 void sgfs_metric_to_z(const sgfs_engine *e, const double *theta, double *z);
 void sgfs_metric_to_theta(const sgfs_engine *e, const double *z, double *theta);
 void sgfs_metric_gradients(const sgfs_engine *e, double *g, int m);
+void sgfs_metric_clip(sgfs_engine *e, double *g);
 
 /* SEXP helpers */
 SEXP sgfs_list_elt(SEXP list, const char *name);
