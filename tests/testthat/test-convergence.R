@@ -215,16 +215,16 @@ test_that("convergence_table() equals the functions column by column", {
     n <- 501L
     chains <- lapply(1:3, function(i) {
         x <- cbind(a = ar1_chains(n, 1L, 0.2)[, 1], b = ar1_chains(n, 1L, 0.8)[, 1] + i,
-                   c = 7, d = stats::rt(n, 1), e = round(ar1_chains(n, 1L, 0.5)[, 1]))
+                   c = 7, d = stats::rt(n, 1), e = round(ar1_chains(n, 1L, 0.5)[, 1]),
+                   f = c(rep(Inf, n - 100L), stats::rnorm(100L)))   # median Inf
         x[3, "e"] <- Inf
-        x[, "f"] <- c(rep(Inf, n - 100L), stats::rnorm(100L))   # median Inf
         x
     })
     chains[[2]][10, "d"] <- NA
     tab <- convergence_table(chains)
     expect_s3_class(tab, "data.frame")
-    expect_equal(dim(tab), c(5L, 3L))
-    expect_equal(rownames(tab), c("a", "b", "c", "d", "e"))
+    expect_equal(dim(tab), c(6L, 3L))
+    expect_equal(rownames(tab), c("a", "b", "c", "d", "e", "f"))
     expect_equal(names(tab), c("rhat", "ess_bulk", "ess_tail"))
     for (v in rownames(tab)) {
         x <- sapply(chains, function(ch) ch[, v])
@@ -234,6 +234,8 @@ test_that("convergence_table() equals the functions column by column", {
     }
     expect_true(all(is.na(tab["c", ])))
     expect_true(all(is.na(tab["d", ])))
+    expect_true(is.na(tab["f", "rhat"]) && is.na(tab["f", "ess_tail"]))
+    expect_false(is.na(tab["e", "rhat"]) || is.na(tab["f", "ess_bulk"]))
     expect_gt(tab["b", "rhat"], 1.1)
     ## reproducible, from matrices or an mcmc.list
     expect_identical(convergence_table(chains), tab)
@@ -243,9 +245,9 @@ test_that("convergence_table() equals the functions column by column", {
     ## one chain; chains without column names
     one <- convergence_table(chains[1])
     expect_equal(one["a", "ess_bulk"], ess_bulk(chains[[1]][, "a", drop = FALSE]))
-    expect_equal(rownames(convergence_table(list(unname(chains[[1]])))), paste0("V", 1:5))
+    expect_equal(rownames(convergence_table(list(unname(chains[[1]])))), paste0("V", 1:6))
     expect_error(convergence_table(list(chains[[1]], chains[[2]][-1, ])), "same dimensions")
-    expect_error(convergence_table(list(chains[[1]], chains[[2]][, 5:1])), "same column names")
+    expect_error(convergence_table(list(chains[[1]], chains[[2]][, 6:1])), "same column names")
     expect_error(convergence_table("a"), "'chains'")
 })
 
