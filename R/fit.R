@@ -93,7 +93,7 @@ predictor_design <- function(x, y, family, model, standardize, sigma, intercept)
 prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
                         n_iter, burnin, thin, chains, cores, init,
                         standardize, progress, sigma, intercept, model = NULL,
-                        keep = "draws", family_given = TRUE) {
+                        keep = "draws", family_given = TRUE, max_time = Inf, verbose = FALSE) {
     model <- resolve_model(model)
     custom <- is_custom_model(model)
     network <- !is.null(model) && !custom
@@ -125,6 +125,10 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
     chains <- check_count(chains, "chains", 1L)
     cores <- check_count(cores, "cores", 1L)
     check_flag(progress, "progress")
+    verbose <- check_flag(verbose, "verbose")
+    if (!is.numeric(max_time) || length(max_time) != 1L || is.na(max_time) || max_time <= 0)
+        stop_arg("max_time", "must be a positive number of seconds (Inf for no limit), not ",
+                 format_value(max_time))
 
     D <- design$D
     coef_idx <- seq_len(design$n_coef)
@@ -164,7 +168,8 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
     design$xt <- design$callback <- NULL
     run <- list(spec = spec, design = design, family = family, levels = levels,
                 theta0 = theta0, n_iter = n_iter, chains = chains, cores = cores,
-                progress = progress, grow = grow,
+                progress = progress, grow = grow, max_time = as.double(max_time),
+                verbose = verbose,
                 prior = list(coef = prior, intercept = prior_intercept),
                 find_map = find_map, user_init = !is.null(init) && !find_map,
                 cache = new.env(parent = emptyenv()))
@@ -224,7 +229,7 @@ sg_fit <- function(method, setup, run, call) {
     ## a cyclical schedule's cycles are fixed by n_iter: such runs do not grow
     grow <- run$grow && s$schedule[1L] != 2
     fit <- new_sgfit(info, res, checks = !grow)
-    if (grow) grow_run(fit, run$progress, run$chains) else fit
+    if (grow) grow_run(fit, run, started = t0) else fit
 }
 
 ## the call as the user wrote it: sgfs(...) rather than sgfs.formula(...)

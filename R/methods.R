@@ -126,7 +126,9 @@ remedy_hint <- function(info) {
 print.sgfit <- function(x, digits = 3, ...) {
     info <- sgfit_info(x)
     d <- all_draws(x)
-    ess <- coda::effectiveSize(as_coda(x))
+    conv <- convergence_table(chain_draws_shown(x))
+    ess <- conv$ess_bulk
+    ess[is.na(ess)] <- nrow(d)                   # constant draws: nothing to estimate
     cat(method_label(info), "posterior draws,", likelihood_label(info), "\n")
     if (!is.null(info$call)) cat("Call: ", deparse1(info$call), "\n", sep = "")
     mc <- coda::mcpar(if (inherits(x, "mcmc.list")) x[[1L]] else x)
@@ -134,25 +136,30 @@ print.sgfit <- function(x, digits = 3, ...) {
                 info$chains, if (info$chains > 1L) "s" else "", nrow(d) / info$chains,
                 mc[1L], mc[2L], mc[3L],
                 if (info$method %in% c("mala", "hmc")) sprintf("all %d rows each iteration", info$N)
-                else sprintf("batch %d of %d rows", info$batch_size, info$N)))
+                else sprintf("batch %d of %d rows%s", info$batch_size, info$N,
+                             if (isTRUE(info$settings$fixed_rows > 0))
+                                 sprintf(" (and %d rows of high leverage in every batch)",
+                                         as.integer(info$settings$fixed_rows)) else "")))
     if (!is.null(info$run_length))
-        cat(run_length_line(info$run_length,
-                            if (info$chains == 1L) min(ess) else min_chain_ess(x)))
+        cat(run_length_line(info$run_length, min(ess), max(conv$rhat, na.rm = TRUE)))
+    cat(phase_line(info))
     mix <- mixing_costs(info, ess, nrow(d))
-    cat(sprintf("Time %.3g s%s%s: %.3g iterations/s, %.3g data passes\n",
+    cat(sprintf("Sampling %.3g s%s: %.3g iterations/s, %.3g data passes\n",
                 info$elapsed, if (info$chains > 1L) " (summed over chains)" else "",
-                if (isTRUE(info$setup_seconds >= 0.01))
-                    sprintf(" after %.3g s of set-up (start, step size, mode)", info$setup_seconds)
-                else "",
                 info$n_iter * info$chains / info$elapsed, info$grad_evals / info$N))
     cat(sprintf("Slowest parameter: %.3g effective draws/s; %.3g gradient evaluations (%.3g data passes) per effective draw\n",
                 mix$ess_per_second, mix$grads_per_ess, mix$passes_per_ess))
     tab <- cbind(mean = colMeans(d), sd = apply(d, 2L, stats::sd),
                  `2.5%` = apply(d, 2L, stats::quantile, 0.025),
-                 `97.5%` = apply(d, 2L, stats::quantile, 0.975), ESS = round(ess))
+                 `97.5%` = apply(d, 2L, stats::quantile, 0.975),
+                 Rhat = round(conv$rhat, 3), ESS_bulk = round(conv$ess_bulk),
+                 ESS_tail = round(conv$ess_tail))
     print_columns(tab, digits)
+    if (isTRUE(info$clipped > 0))
+        cat(sprintf("Note: the metric's drift limit bound %.3g%% of the gradient coordinates (far from Gaussian somewhere, e.g. a separated level's coefficient); the draws there are approximate.\n",
+                    100 * info$clipped / (info$n_iter * info$chains * ncol(d))))
     if (min(ess) < 100)
-        cat(sprintf(paste0("Warning: only %.0f effective draws for some parameters; for about 400, ",
+        cat(sprintf(paste0("Warning: only %.0f bulk effective draws for some parameters; for about 400, ",
                            "continue the chains with update(fit, n_iter = %.0f).\n"),
                     min(ess), further_iterations(info, min(ess), 400)))
     if (isTRUE(info$settings$excess > 0.2))
@@ -174,16 +181,35 @@ print.sgfit <- function(x, digits = 3, ...) {
 }
 
 ## how n_iter = NULL chose the run length (stages of grow_run()), given the
-## final draws' smallest effective sample size per chain
-run_length_line <- function(rl, min_ess) {
+## final draws' smallest bulk effective sample size and largest R-hat
+run_length_line <- function(rl, min_ess, max_rhat) {
     st <- rl$stages
+    why <- switch(if (is.null(rl$stop)) "doublings" else rl$stop,
+                  mixed = sprintf(", >= %g bulk effective draws of every parameter%s", rl$target,
+                                  if (is.finite(max_rhat)) sprintf(" and R-hat <= %g", rl$target_rhat) else ""),
+                  time = sprintf(", stopped by the time budget (max_time = %.3g s) at %.0f of the %g bulk effective draws aimed for (R-hat %.3f)",
+                                 rl$max_time, min_ess, rl$target, max_rhat),
+                  stalled = sprintf(", stopped early: the effective sample size stopped growing (%s), at %.0f of the %g aimed for; the chains do not mix here",
+                                    paste(round(st$min_ess), collapse = " -> "), min_ess, rl$target),
+                  interrupted = ", interrupted",
+                  sprintf(", stopped after %d doublings at %.0f of the %g bulk effective draws aimed for",
+                          nrow(st) - 1L, min_ess, rl$target))
     sprintf("Run length set by the chains: %s iterations (thin %d)%s\n",
-            paste(big_count(st$n_iter), collapse = " -> "), st$thin[nrow(st)],
-            if (min_ess >= rl$target)
-                sprintf(", >= %g effective draws of every parameter per chain", rl$target)
-            else sprintf(", stopped by the budget at %.0f of the %g effective draws aimed for",
-                         min_ess, rl$target))
+            paste(big_count(st$n_iter), collapse = " -> "), st$thin[nrow(st)], why)
 }
+
+## the time of each phase: set-up (start, step, rows), mode, sampling, checks
+phase_line <- function(info) {
+    mode <- if (!is.null(info$laplace)) info$laplace$seconds else 0
+    sprintf("Time: set-up %.3g s (of which the mode %.3g s, %s Newton steps), sampling %.3g s, checks %.3g s\n",
+            info$setup_seconds, mode,
+            if (is.null(info$laplace)) "no" else format(info$laplace$steps),
+            info$elapsed, if (is.null(info$check_seconds)) 0 else info$check_seconds)
+}
+
+## each chain's draws as shown by the value (the common length)
+chain_draws_shown <- function(x)
+    if (inherits(x, "mcmc.list")) lapply(unclass(x), all_draws) else list(all_draws(x))
 
 ## a numeric table printed column by column: whole numbers (ESS) as
 ## integers, the rest in fixed notation with `digits` significant digits,
@@ -225,12 +251,13 @@ further_iterations <- function(info, ess, target) {
 summary.sgfit <- function(object, ...) {
     info <- sgfit_info(object)
     out <- summary(as_coda(object), ...)
-    out$ess <- coda::effectiveSize(as_coda(object))
+    conv <- convergence_table(chain_draws_shown(object))
+    out$ess <- stats::setNames(conv$ess_bulk, rownames(conv))
+    out$ess_tail <- stats::setNames(conv$ess_tail, rownames(conv))
     mix <- mixing_costs(info, out$ess, coda::niter(object) * coda::nchain(object))
     out$ess_per_second <- out$ess / info$elapsed
     out$atuc <- mix$atuc
-    out$rhat <- if (inherits(object, "mcmc.list"))
-        coda::gelman.diag(as_coda(object), multivariate = FALSE)$psrf[, 1L]
+    out$rhat <- stats::setNames(conv$rhat, rownames(conv))
     out$method <- method_label(info)
     out$elapsed <- info$elapsed
     out$grad_per_ess <- mix$grads_per_ess
@@ -244,13 +271,14 @@ summary.sgfit <- function(object, ...) {
 print.summary.sgfit <- function(x, digits = 3, ...) {
     cat(x$method, "\n")
     NextMethod()
-    tab <- cbind(ESS = round(x$ess), `ESS/s` = signif(x$ess_per_second, digits),
+    tab <- cbind(Rhat = round(x$rhat, 3), ESS_bulk = round(x$ess),
+                 ESS_tail = round(x$ess_tail), `ESS/s` = signif(x$ess_per_second, digits),
                  `ATUC (s)` = signif(x$atuc, digits))
-    if (!is.null(x$rhat)) tab <- cbind(tab, Rhat = round(x$rhat, 3))
     cat("3. Mixing:\n\n")
     print(tab)
     cat(sprintf("\nTime %.3g s; %.3g gradient evaluations (%.3g data passes) per effective draw of the slowest parameter\n",
                 x$elapsed, x$grad_per_ess, x$passes_per_ess))
+    cat("Rhat: rank-normalised split R-hat; ESS_bulk, ESS_tail: bulk and tail effective sample sizes (Vehtari et al. 2021)\n")
     cat("ATUC: autocorrelation time x seconds per kept draw (Ahn et al. 2012); smaller is better\n")
     invisible(x)
 }

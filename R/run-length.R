@@ -1,55 +1,97 @@
-## n_iter = NULL: a run long enough for the chain at hand.
+## n_iter = NULL: a run long enough for the chains at hand, within a time
+## budget.
 ##
 ## A stochastic gradient chain's autocorrelation time is not known before it
-## runs: it grows with N/n, with the posterior's condition number and, for
-## SGLD-type samplers, with the inverse of the (bias-limited) step.  On a
-## 100,000-row logistic regression with batch 500 it is ~30,000 iterations
-## for SGLD at its default step and ~400 for SGFS.  So the default run starts
+## runs: it grows with N/n, with the posterior's condition number (unless
+## the sampler runs in the metric of the mode) and, for SGLD-type samplers,
+## with the inverse of the (bias-limited) step.  So the default run starts
 ## with `first_run` iterations and doubles its post-burn-in length, thinning
 ## the kept draws by 2 each time (about 9,000 are kept per chain whatever
-## the length), until every parameter of every chain has `enough_ess`
-## effective draws (coda's effectiveSize(), as the report) or the budget is
-## spent.  Each doubling continues the chains exactly (as update() does), so
-## the result equals one run with the final n_iter and thin.
+## the length), until every parameter has `enough_ess` bulk effective draws
+## over all chains (rank-normalised, Vehtari et al. 2021; R/convergence.R)
+## and, with several chains, split R-hat at most `enough_rhat`.  It stops
+## before a doubling whose projected wall time (the time per iteration
+## measured so far) would pass `max_time`, after `max_doublings`, and early
+## when a doubling raised the smallest effective sample size by less than a
+## quarter (a chain that does not mix: more of it will not help).  Each
+## doubling continues the chains exactly (as update() does), so the result
+## equals one run with the final n_iter and thin.
 
 first_run <- 10000L
-enough_ess <- 100
+enough_ess <- 400
+enough_rhat <- 1.01
 max_doublings <- 9L
-## gradient work (examples x parameters: one example's gradient costs about
-## D multiply-adds in a GLM, a small multiple in a network) a default run may
-## spend; SGLD at n = 500, D = 20 spends it in 4.6 million iterations, ~9
-## minutes on this project's 2-core Xeon with reference BLAS
-work_budget <- 5e10
 
-## Grows `fit` (the first run of `chains` chains) until its chains mix or
-## the budget is spent; records the stages in info$run_length and makes the
-## check deferred from the stages (new_sgfit(checks = FALSE)) on the final
-## draws.  The effective sample size (seconds for thousands of parameters)
-## is computed only where it decides something: a stage the budget would
-## not let grow keeps min_ess = NA, and the report computes it.
-grow_run <- function(fit, progress, chains, budget = work_budget, doublings = max_doublings) {
+## Grows `fit` (the first run of run$chains chains, begun at `started`,
+## proc.time()'s elapsed seconds) until its chains mix, the time budget
+## run$max_time is spent or the effective sample size stops growing;
+## records the stages in info$run_length and makes the check deferred from
+## the stages (new_sgfit(checks = FALSE)) on the final draws.
+grow_run <- function(fit, run, started, doublings = max_doublings) {
     expected <- sgfit_info(fit)$n_iter
-    stages <- data.frame(n_iter = expected, thin = sgfit_info(fit)$thin, min_ess = NA_real_)
+    say <- function(...) if (run$verbose) message(sprintf(...))
+    stages <- data.frame(n_iter = expected, thin = sgfit_info(fit)$thin, min_ess = NA_real_,
+                         max_rhat = NA_real_, seconds = NA_real_)
+    stop_reason <- "doublings"
     repeat {
         info <- sgfit_info(fit)
+        k <- nrow(stages)
+        spent <- proc.time()[["elapsed"]] - started
+        stages$seconds[k] <- spent
+        if (!run_complete(info, expected, run$chains)) {
+            stop_reason <- "interrupted"
+            break
+        }
+        conv <- convergence_summary(fit)
+        stages$min_ess[k] <- conv$min_ess
+        stages$max_rhat[k] <- conv$max_rhat
+        label <- sprintf("%s: %s iterations x %d chain%s, %.3g s: bulk ESS >= %.0f, R-hat <= %.3f",
+                         info$method, big_count(info$n_iter), run$chains,
+                         if (run$chains > 1L) "s" else "", spent, conv$min_ess, conv$max_rhat)
+        if (conv$min_ess >= enough_ess && !(conv$max_rhat > enough_rhat)) {
+            stop_reason <- "mixed"
+            say("%s: done", label)
+            break
+        }
+        if (k > 1L && conv$min_ess < 1.25 * stages$min_ess[k - 1L] && conv$min_ess < enough_ess) {
+            stop_reason <- "stalled"
+            say("%s: the effective sample size stopped growing; stopping", label)
+            break
+        }
         post <- info$n_iter - info$burnin
         total <- info$burnin + 2 * post
-        work <- total * info$evals_per_iter * length(info$states[[1L]]$theta)
-        if (nrow(stages) > doublings || work > budget || !run_complete(info, expected, chains))
+        ## the next stage runs `post` more iterations per chain, at the pace
+        ## of the stages so far
+        pace <- (spent - info$setup_seconds) / info$n_iter
+        projected <- spent + pace * post
+        if (k > doublings) break
+        if (projected > run$max_time) {
+            stop_reason <- "time"
+            say("%s: %s more iterations would take about %.3g s, past max_time = %.3g s; stopping",
+                label, big_count(post), pace * post, run$max_time)
             break
-        ess <- stages$min_ess[nrow(stages)] <- min_chain_ess(fit)
-        if (ess >= enough_ess) break
-        if (progress)
-            message(sprintf("%.0f effective draws after %s iterations; continuing to %s (thin %d)",
-                            ess, big_count(info$n_iter), big_count(total), 2L * info$thin))
-        fit <- continue_thinned(fit, post, progress)
+        }
+        say("%s; continuing to %s iterations (thin %d), about %.3g s more",
+            label, big_count(total), 2L * info$thin, pace * post)
+        fit <- continue_thinned(fit, post, run$progress)
         expected <- total
         stages <- rbind(stages, data.frame(n_iter = total, thin = 2L * info$thin,
-                                           min_ess = NA_real_))
+                                           min_ess = NA_real_, max_rhat = NA_real_,
+                                           seconds = NA_real_))
     }
-    info$run_length <- list(target = enough_ess, stages = stages)
+    info <- sgfit_info(fit)
+    info$run_length <- list(target = enough_ess, target_rhat = enough_rhat, stages = stages,
+                            stop = stop_reason, max_time = run$max_time)
     attr(fit, "sgfit") <- info
     check_draws(fit)
+}
+
+## the smallest bulk effective sample size (over all chains) and the
+## largest split R-hat over the parameters
+convergence_summary <- function(fit) {
+    tab <- convergence_table(chain_draws(fit))
+    list(min_ess = min(tab$ess_bulk, na.rm = TRUE), max_rhat = max(tab$rhat, na.rm = TRUE),
+         table = tab)
 }
 
 big_count <- function(n) format(n, big.mark = ",", scientific = FALSE, trim = TRUE)

@@ -52,7 +52,7 @@ isgd.default <- function(x, y, family = binomial(), model = NULL,
                          init = "map", standardize = TRUE,
                          progress = interactive(), stepsize = NULL,
                          warmup = NULL, groups = NULL,
-                         prior_intercept = NULL, sigma = NULL, cores = 1L,
+                         prior_intercept = NULL, sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE,
                          intercept = TRUE, ...) {
     no_dots(...)
     run <- prepare_run_here(environment())

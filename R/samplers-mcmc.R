@@ -64,7 +64,7 @@ mala.default <- function(x, y, family = binomial(), model = NULL,
                          progress = interactive(), stepsize = NULL,
                          mass = c("dense", "diagonal", "identity"),
                          target_accept = 0.574, adapt = TRUE,
-                         prior_intercept = NULL, sigma = NULL, cores = 1L,
+                         prior_intercept = NULL, sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE,
                          intercept = TRUE, ...) {
     no_dots(...)
     run <- prepare_run_here(environment())
@@ -93,7 +93,7 @@ hmc.default <- function(x, y, family = binomial(), model = NULL,
                         n_leapfrog = NULL,
                         mass = c("dense", "diagonal", "identity"),
                         target_accept = 0.8, adapt = TRUE,
-                        prior_intercept = NULL, sigma = NULL, cores = 1L,
+                        prior_intercept = NULL, sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE,
                         intercept = TRUE, ...) {
     no_dots(...)
     run <- prepare_run_here(environment())

@@ -57,7 +57,7 @@ osgfs.default <- function(x, y, family = binomial(), model = NULL,
                           init = NULL, standardize = TRUE,
                           progress = interactive(), stepsize = 1, mode = NULL,
                           opt_iter = 10000L, prior_intercept = NULL,
-                          sigma = NULL, cores = 1L, intercept = TRUE, ...) {
+                          sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE, ...) {
     no_dots(...)
     run <- prepare_run_here(environment())
     if (!identical(stepsize, "max") &&

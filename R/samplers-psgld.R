@@ -46,7 +46,7 @@ psgld.default <- function(x, y, family = binomial(), model = NULL,
                           init = "map", standardize = TRUE,
                           progress = interactive(), stepsize = NULL,
                           schedule = "constant", decay = 0.99, lambda = 1e-5,
-                          prior_intercept = NULL, sigma = NULL, cores = 1L,
+                          prior_intercept = NULL, sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE,
                           intercept = TRUE, metric = NULL, ...) {
     no_dots(...)
     metric <- check_metric(metric)

@@ -139,7 +139,7 @@ sgfs.default <- function(x, y, family = binomial(), model = NULL,
                          progress = interactive(),
                          preconditioner = c("full", "diagonal", "block"), alpha = 1,
                          schedule = "constant", prior_intercept = NULL,
-                         sigma = NULL, cores = 1L, intercept = TRUE, blocks = NULL, ...) {
+                         sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE, blocks = NULL, ...) {
     no_dots(...)
     run <- prepare_run_here(environment())
     preconditioner <- choose_arg(preconditioner, c("full", "diagonal", "block"),
@@ -232,7 +232,7 @@ sgld.default <- function(x, y, family = binomial(), model = NULL,
                          init = "map", standardize = TRUE,
                          progress = interactive(), stepsize = NULL,
                          schedule = "constant", prior_intercept = NULL,
-                         sigma = NULL, cores = 1L, intercept = TRUE, metric = NULL, ...) {
+                         sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE, metric = NULL, ...) {
     no_dots(...)
     metric <- check_metric(metric)
     run <- prepare_run_here(environment())
