@@ -21,8 +21,9 @@
 #' \eqn{\epsilon = 2/\lambda_{max}(D^{-1}M)}, \eqn{M = N(\gamma-1)DCD + DHD},
 #' but at most \eqn{\gamma/2}, beyond which the chain is anti-correlated (for
 #' a Gaussian posterior, \eqn{\epsilon = \gamma/2} gives independent draws).
-#' The mode is found by [sga()] and refined by full-data
-#' Newton steps; the chain starts there.
+#' The mode is a GLM's exact one (Newton's method on all rows, shared with
+#' the other uses of the mode in the call) or, for other models, found by
+#' [sga()] and refined by full-data Newton steps; the chain starts there.
 #'
 #' Known behaviour: the noise of small minibatches depends on \eqn{\theta}
 #' while the drift uses a fixed \eqn{D}, and with batches below about 1 \%
@@ -71,9 +72,12 @@ osgfs.default <- function(x, y, family = binomial(), model = NULL,
         stop_arg("stepsize", "= 1 with batch_size = N (all rows) gives a deterministic ",
                  "chain: use stepsize < 1 or a smaller batch_size")
     setup <- function(run) {
-        if (is.null(mode)) mode <- run_sga(run, opt_iter, opt_iter %/% 2L)$estimate
+        if (is.null(mode))
+            mode <- if (laplace_available(run$design)) posterior_laplace(run)$mode
+                    else run_sga(run, opt_iter, opt_iter %/% 2L)$estimate
         fit <- newton_mode(run$spec, mode, max_steps = 10L)
-        rule <- osgfs_rule(fit$curvature$H, fit$curvature$C, N, n, stepsize)
+        C <- full_curvature(run$spec, fit$mode, cov = TRUE)$C
+        rule <- osgfs_rule(fit$curvature$H, C, N, n, stepsize)
         list(engine = "osgfs", spar = c(rule$A, rule$R),
              schedule = schedule_vector("constant", rule$eps, run$n_iter),
              start = if (is.null(init)) fit$mode,

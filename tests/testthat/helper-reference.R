@@ -55,10 +55,17 @@ sgld_update <- function(theta, grad, G, eps, t, state, prec)
 ## are not yet where the posterior's mass is, which is not what is tested)
 quiet <- function(expr) suppressWarnings(expr)
 
-## the chain from zero (unless `init` is given)
+## the chain from zero (unless `init` is given); samplers with a metric
+## run the papers' rule (metric = "identity") unless told otherwise
 c_chain <- function(fun, p, n, n_iter, init = NULL, ...) {
-    fit <- quiet(fun(p$x, p$y, family = p$family, prior = normal(0, 1), batch_size = n,
-               n_iter = n_iter, burnin = 0L, standardize = FALSE, progress = FALSE,
-               init = init, ...))
+    args <- list(...)
+    name <- deparse(substitute(fun))
+    method <- utils::getS3method(name, "default", optional = TRUE, envir = asNamespace("sgfs"))
+    if (!is.null(method) && "metric" %in% names(formals(method)) && is.null(args$metric))
+        args$metric <- "identity"
+    fit <- quiet(do.call(fun, c(list(p$x, p$y, family = p$family, prior = normal(0, 1),
+                                      batch_size = n, n_iter = n_iter, burnin = 0L,
+                                      standardize = FALSE, progress = FALSE, init = init),
+                                 args)))
     sgfs:::all_draws(fit)
 }

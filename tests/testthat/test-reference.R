@@ -184,7 +184,7 @@ test_that("SGLD with a laplace prior: C chain equals the R reference", {
     set.seed(49)
     fit <- quiet(sgld(p$x, p$y, prior = laplace(0.2, 0.5), prior_intercept = normal(1, 2),
                       batch_size = 10L, n_iter = 30L, burnin = 0L, stepsize = 0.01,
-                      standardize = FALSE, progress = FALSE, init = NULL))
+                      standardize = FALSE, progress = FALSE, init = NULL, metric = "identity"))
     set.seed(49)
     N <- 50
     theta <- double(3)
@@ -353,4 +353,78 @@ test_that("SGLD's variance inflation is the linearised chain's exact stationary 
     expect_equal(sgfs:::sgld_inflation(sgfs:::sgld_step(lambda, gamma), lambda, gamma), 0.05)
     ## SGHMC: a learning rate past stability is infinitely inflated, not negative
     expect_equal(sgfs:::momentum_variance(1, 0.5, 1, 10), Inf)
+})
+
+## SGLD and SGLD-CV in the metric of the mode: the driver's whitened
+## coordinates z = U theta (U'U the curvature at the mode), the fixed rows in
+## every minibatch and the clipped whitened gradient, replayed in R
+r_chain_metric <- function(p, n, n_iter, eps, spec, theta0, centre = NULL) {
+    D <- length(theta0)
+    prec <- prior_prec(D, p)
+    N <- nrow(p$X)
+    U <- spec$metric
+    fixed <- if (is.null(spec$fixed)) integer(0) else spec$fixed + 1L
+    pool <- setdiff(seq_len(N), fixed)
+    w <- (N - length(fixed)) / n
+    lik <- function(th, idx) if (length(idx)) colSums(r_scores(p, th, idx)) else 0
+    theta <- theta0
+    z <- drop(U %*% theta)
+    out <- matrix(NA_real_, n_iter, D)
+    for (t in seq_len(n_iter)) {
+        idx <- pool[r_minibatch(length(pool), n)]
+        g <- if (is.null(centre)) w * lik(theta, idx) + lik(theta, fixed)
+             else spec$centre_score + w * (lik(theta, idx) - lik(centre, idx)) +
+                  lik(theta, fixed) - lik(centre, fixed)
+        g <- g - prec * theta
+        gz <- backsolve(U, g, transpose = TRUE)
+        gz <- pmin(pmax(gz, -spec$drift_limit), spec$drift_limit)
+        z <- z + eps / 2 * gz + sqrt(eps) * rnorm(D)
+        theta <- backsolve(U, z)
+        out[t, ] <- theta
+    }
+    out
+}
+
+test_that("SGLD and SGLD-CV in the metric of the mode: C chains equal the R reference", {
+    p <- ref_problem(N = 200)
+    run <- function(fun, seed, ...) {
+        set.seed(seed)
+        fit <- quiet(fun(p$x, p$y, family = p$family, prior = normal(0, 1), batch_size = 10L,
+                         n_iter = 60L, burnin = 0L, standardize = FALSE, progress = FALSE,
+                         init = c(0, 0, 0), metric = "mode", ...))
+        list(draws = unname(sgfs:::all_draws(fit)), info = attr(fit, "sgfit"))
+    }
+    a <- run(sgld, 5)
+    expect_true(is.matrix(a$info$spec$metric))
+    set.seed(5)
+    ref <- r_chain_metric(p, 10L, 60L, a$info$eps, a$info$spec, c(0, 0, 0))
+    expect_equal(a$draws, ref, tolerance = 1e-12)
+    ## a large step that the clip binds, and rows fixed by hand
+    b <- run(sgld, 6, stepsize = 3)
+    expect_gt(b$info$clipped, 0)
+    set.seed(6)
+    expect_equal(b$draws, r_chain_metric(p, 10L, 60L, 3, b$info$spec, c(0, 0, 0)),
+                 tolerance = 1e-12)
+    cv <- run(sgldcv, 7)
+    set.seed(7)
+    ref <- r_chain_metric(p, 10L, 60L, cv$info$eps, cv$info$spec, c(0, 0, 0),
+                          centre = cv$info$spec$centre)
+    expect_equal(cv$draws, ref, tolerance = 1e-12)
+})
+
+test_that("fixed rows: the stratified minibatch gradient equals the R replay", {
+    p <- ref_problem(gaussian(), N = 200)
+    p$x[3, ] <- c(40, -30)            # an outlying row, which every minibatch must hold
+    p$X[3, -1] <- p$x[3, ]
+    set.seed(9)
+    fit <- quiet(sgldcv(p$x, p$y, family = p$family, prior = normal(0, 1), batch_size = 10L,
+                        n_iter = 60L, burnin = 0L, standardize = FALSE, progress = FALSE,
+                        init = c(0, 0, 0, 0), metric = "mode"))
+    info <- attr(fit, "sgfit")
+    expect_true(2L %in% info$spec$fixed)                    # row 3, 0-based
+    expect_lt(length(info$spec$fixed), 20)
+    set.seed(9)
+    ref <- r_chain_metric(p, 10L, 60L, info$eps, info$spec, c(0, 0, 0, 0),
+                          centre = info$spec$centre)
+    expect_equal(unname(sgfs:::all_draws(fit)), ref, tolerance = 1e-12)
 })
