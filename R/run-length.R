@@ -12,8 +12,8 @@
 ## and, with several chains, split R-hat at most `enough_rhat`.  It stops
 ## before a doubling whose projected wall time (the time per iteration
 ## measured so far) would pass `max_time`, after `max_doublings`, and early
-## when a doubling raised the smallest effective sample size by less than a
-## quarter (a chain that does not mix: more of it will not help).  Each
+## when three doublings raised the smallest effective sample size by less
+## than twice (a chain that does not mix: more of it will not help).  Each
 ## doubling continues the chains exactly (as update() does), so the result
 ## equals one run with the final n_iter and thin.
 
@@ -53,7 +53,7 @@ grow_run <- function(fit, run, started, doublings = max_doublings) {
             say("%s: done", label)
             break
         }
-        if (k > 1L && conv$min_ess < 1.25 * stages$min_ess[k - 1L] && conv$min_ess < enough_ess) {
+        if (stalled(stages$min_ess[seq_len(k)])) {
             stop_reason <- "stalled"
             say("%s: the effective sample size stopped growing; stopping", label)
             break
@@ -84,6 +84,14 @@ grow_run <- function(fit, run, started, doublings = max_doublings) {
                             stop = stop_reason, max_time = run$max_time)
     attr(fit, "sgfit") <- info
     check_draws(fit)
+}
+
+## A chain that does not mix: three doublings (8 times the run) gave less
+## than twice the smallest effective sample size.  (Small ESS estimates are
+## noisy: one doubling can lower them by chance.)
+stalled <- function(ess) {
+    k <- length(ess)
+    k >= 4L && ess[k] < enough_ess && ess[k] < 2 * ess[k - 3L]
 }
 
 ## the smallest bulk effective sample size (over all chains) and the

@@ -1,41 +1,48 @@
-## n_iter = NULL: the run grows until every parameter has 100 effective draws
+## n_iter = NULL: the run grows until every parameter has 400 bulk effective
+## draws over all chains and split R-hat <= 1.01, within max_time, and stops
+## early when a doubling does not raise the effective sample size
 
 draws_of <- function(fit) unclass(sgfs:::all_draws(fit))
 
-test_that("a slowly mixing chain grows, thinned, to 100 effective draws", {
+test_that("a slowly mixing chain grows, thinned, to 400 bulk effective draws", {
     d <- pima_data()
-    fit <- withr::with_seed(3, sgld(d$x, d$y, progress = FALSE))
+    fit <- withr::with_seed(3, sgld(d$x, d$y, progress = FALSE, metric = "identity",
+                                    verbose = FALSE))
     rl <- attr(fit, "sgfit")$run_length
     st <- rl$stages
     ## SGLD at its default step needs several times 10,000 iterations here
     expect_gt(nrow(st), 1L)
-    expect_gte(st$min_ess[nrow(st)], 100)
+    expect_equal(rl$stop, "mixed")
+    expect_gte(st$min_ess[nrow(st)], 400)
+    expect_lte(st$max_rhat[nrow(st)], 1.01)
     expect_equal(st$n_iter, 1000 + 9000 * 2^(seq_len(nrow(st)) - 1))
     expect_equal(st$thin, 2^(seq_len(nrow(st)) - 1))
-    expect_true(all(st$min_ess[-nrow(st)] < 100))
-    expect_gte(min(coda::effectiveSize(fit)), 100)
+    expect_true(all(st$min_ess[-nrow(st)] < 400 | st$max_rhat[-nrow(st)] > 1.01))
+    conv <- sgfs:::convergence_table(sgfs:::chain_draws(fit))
+    expect_equal(min(conv$ess_bulk), st$min_ess[nrow(st)])
     expect_equal(coda::niter(fit), 9000)
-    mc <- coda::mcpar(fit)
     thin <- st$thin[nrow(st)]
-    expect_equal(mc, c(1000 + thin, st$n_iter[nrow(st)], thin))
+    expect_equal(coda::mcpar(fit), c(1000 + thin, st$n_iter[nrow(st)], thin))
     ## the same draws as one run with the final length and thin
     one <- withr::with_seed(3, sgld(d$x, d$y, n_iter = st$n_iter[nrow(st)], burnin = 1000,
-                                    thin = thin, progress = FALSE))
+                                    thin = thin, progress = FALSE, metric = "identity"))
     expect_identical(draws_of(fit), draws_of(one))
     expect_identical(attr(fit, "sgfit")$states, attr(one, "sgfit")$states)
-    expect_output(print(fit), "Run length set by the chains: 10,000 -> 19,000 -> .* >= 100 effective draws")
+    expect_output(print(fit), "Run length set by the chains: 10,000 -> 19,000 -> .* >= 400 bulk effective draws")
 })
 
-test_that("several chains grow together until the worst chain has mixed", {
+test_that("several chains grow together until their pooled draws have mixed", {
     d <- pima_data()
-    fit <- withr::with_seed(4, psgld(d$x, d$y, chains = 2, progress = FALSE))
+    fit <- withr::with_seed(4, psgld(d$x, d$y, chains = 2, progress = FALSE, verbose = FALSE,
+                                     metric = "identity"))
     st <- attr(fit, "sgfit")$run_length$stages
     expect_gt(nrow(st), 1L)
-    per_chain <- vapply(unclass(sgfs:::as_coda(fit)), function(ch) min(coda::effectiveSize(ch)), 0)
-    expect_gte(min(per_chain), 100)
-    expect_equal(st$min_ess[nrow(st)], min(per_chain))
+    conv <- sgfs:::convergence_table(sgfs:::chain_draws(fit))
+    expect_gte(min(conv$ess_bulk), 400)
+    expect_lte(max(conv$rhat), 1.01)
     one <- withr::with_seed(4, psgld(d$x, d$y, chains = 2, n_iter = st$n_iter[nrow(st)],
-                                     burnin = 1000, thin = st$thin[nrow(st)], progress = FALSE))
+                                     burnin = 1000, thin = st$thin[nrow(st)], progress = FALSE,
+                                     metric = "identity"))
     expect_identical(draws_of(fit), draws_of(one))
     ## and it continues like any fit
     more <- update(fit, n_iter = 1000 * st$thin[nrow(st)])
@@ -44,33 +51,60 @@ test_that("several chains grow together until the worst chain has mixed", {
 
 test_that("a chain that mixes at once runs 10,000 iterations, as an explicit n_iter", {
     d <- pima_data()
-    fit <- withr::with_seed(5, sgfs(d$x, d$y, progress = FALSE))
+    fit <- withr::with_seed(5, sgldcv(d$x, d$y, progress = FALSE, verbose = FALSE))
     rl <- attr(fit, "sgfit")$run_length
     expect_equal(nrow(rl$stages), 1L)
-    expect_gte(rl$stages$min_ess, 100)
-    one <- withr::with_seed(5, sgfs(d$x, d$y, n_iter = 10000, progress = FALSE))
+    expect_gte(rl$stages$min_ess, 400)
+    one <- withr::with_seed(5, sgldcv(d$x, d$y, n_iter = 10000, progress = FALSE))
     expect_identical(draws_of(fit), draws_of(one))
     expect_null(attr(one, "sgfit")$run_length)
     expect_equal(coda::mcpar(fit), c(1001, 10000, 1))
 })
 
-test_that("the budget stops the growth, and the report says so", {
+test_that("the time budget stops the growth, and the report says so", {
     d <- pima_data()
-    first <- withr::with_seed(6, sgld(d$x, d$y, n_iter = 10000, progress = FALSE))
-    info <- attr(first, "sgfit")
-    one_stage <- 10000 * info$evals_per_iter * (ncol(d$x) + 1)
-    ## room for one doubling (19,000 iterations) but not two (37,000)
-    grown <- sgfs:::grow_run(first, FALSE, 1L, budget = 2 * one_stage)
+    expect_message(
+        grown <- withr::with_seed(6, sgld(d$x, d$y, progress = FALSE, metric = "identity",
+                                          max_time = 1e-3, verbose = TRUE)),
+        "past max_time")
     rl <- attr(grown, "sgfit")$run_length
-    expect_equal(rl$stages$n_iter, c(10000, 19000))
-    ## the first stage's ESS decided to grow; the last one's is left to the report
-    expect_lt(rl$stages$min_ess[1L], 100)
-    expect_true(is.na(rl$stages$min_ess[2L]))
-    expect_output(print(grown), "stopped by the budget at [0-9]+ of the 100 effective draws")
-    expect_output(print(grown), "Warning: only [0-9]+ effective draws")
+    expect_equal(rl$stop, "time")
+    expect_equal(rl$stages$n_iter, 10000)
+    expect_lt(rl$stages$min_ess[1L], 400)
+    expect_output(print(grown), "stopped by the time budget \\(max_time = 0.001 s\\)")
     ## at most `doublings` doublings
-    capped <- sgfs:::grow_run(first, FALSE, 1L, doublings = 1L)
+    first <- withr::with_seed(6, sgld(d$x, d$y, n_iter = 10000, progress = FALSE,
+                                      metric = "identity"))
+    run <- list(verbose = FALSE, max_time = Inf, chains = 1L, progress = FALSE)
+    capped <- sgfs:::grow_run(first, run, started = proc.time()[["elapsed"]], doublings = 1L)
     expect_equal(attr(capped, "sgfit")$run_length$stages$n_iter, c(10000, 19000))
+})
+
+test_that("a chain whose effective sample size stops growing is stopped early", {
+    ## eight times the run for less than twice the effective draws
+    expect_true(sgfs:::stalled(c(3, 5, 4, 5.9)))
+    expect_false(sgfs:::stalled(c(3, 5, 4, 6.1)))
+    expect_false(sgfs:::stalled(c(12, 3, 6)))         # one noisy doubling is no evidence
+    expect_false(sgfs:::stalled(c(300, 320, 350, 390, 420)))
+    d <- pima_data()
+    first <- withr::with_seed(6, sgld(d$x, d$y, n_iter = 10000, progress = FALSE,
+                                      metric = "identity"))
+    info <- attr(first, "sgfit")
+    info$run_length <- list(target = 400, target_rhat = 1.01, stop = "stalled", max_time = 300,
+                            stages = data.frame(n_iter = c(1e4, 19e3, 37e3, 73e3),
+                                                thin = c(1, 2, 4, 8), min_ess = c(3, 5, 4, 5)))
+    attr(first, "sgfit") <- info
+    expect_output(print(first), "stopped early: the effective sample size stopped growing \\(3 -> 5 -> 4 -> 5\\)")
+})
+
+test_that("the default metric mixes Pima's SGLD in fewer iterations than the paper's rule", {
+    d <- pima_data()
+    fit <- withr::with_seed(8, sgld(d$x, d$y, progress = FALSE, verbose = FALSE))
+    plain <- withr::with_seed(8, sgld(d$x, d$y, progress = FALSE, verbose = FALSE,
+                                      metric = "identity"))
+    rl <- attr(fit, "sgfit")$run_length
+    expect_equal(rl$stop, "mixed")
+    expect_lt(max(rl$stages$n_iter), max(attr(plain, "sgfit")$run_length$stages$n_iter))
 })
 
 test_that("runs that cannot grow keep 10,000 iterations; explicit lengths never grow", {
