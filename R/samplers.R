@@ -53,11 +53,11 @@
 #' @param n_iter number of iterations, burn-in included.  `NULL` (the
 #'   default) lets the chains set it: 10,000 iterations, then the part after
 #'   burn-in is doubled, and `thin` with it (so about 9,000 draws per chain
-#'   are kept), until every parameter of every chain has at least 100
-#'   effective draws ([coda::effectiveSize()]) or the budget is spent: at
-#'   most 9 doublings, and at most \eqn{5 \times 10^{10}}{5e10} units of
-#'   gradient work (iterations x gradient evaluations per iteration x
-#'   parameters; minutes on a laptop).  Each doubling continues the chains,
+#'   are kept), until every parameter has at least 400 bulk effective draws
+#'   over all chains and, with several chains, rank-normalised split R-hat at
+#'   most 1.01 (Vehtari et al. 2021), or `max_time` would be passed, or
+#'   three doublings have not doubled the effective sample size (a chain
+#'   that does not mix), at most 9 doublings.  Each doubling continues the chains,
 #'   so the draws equal those of a run with the final `n_iter` and `thin`;
 #'   the report lists the stages.  With `keep = predictive(...)` or a
 #'   cyclical `schedule` (whose cycles depend on `n_iter`), `NULL` means
@@ -99,6 +99,12 @@
 #'   the standardised scale).
 #' @param cores chains run in parallel on this many cores (forked workers;
 #'   the draws equal those of sequential chains).
+#' @param max_time with `n_iter = NULL`: the time budget in seconds of the
+#'   whole call; the run does not start a doubling whose time, projected
+#'   from the pace so far, would pass it (the report says so).
+#' @param verbose with `n_iter = NULL`: a message per stage of the run
+#'   (iterations, time, smallest bulk effective sample size, largest R-hat,
+#'   and the time the next stage will take).
 #' @param intercept matrix method: add an intercept column (with `FALSE`, a
 #'   column of ones in `x`, if any, is taken as the intercept).
 #' @param blocks for `preconditioner = "block"`: the sizes of the contiguous

@@ -65,7 +65,7 @@ test_that("compare_samplers() keeps the fits it ran, and their set-up time", {
     expect_null(attr(compare_samplers(fits), "fits"))
     slow <- fits$SGLD
     attr(slow, "sgfit")$setup_seconds <- 2.5
-    expect_output(print(slow), "after 2.5 s of set-up")
+    expect_output(print(slow), "set-up 2.5 s")
 })
 
 test_that("compare_samplers() names unnamed and repeated fits apart", {

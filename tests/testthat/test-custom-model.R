@@ -10,7 +10,8 @@ logistic_problem <- function() {
 test_that("logistic regression written in R gives the GLM's draws (SGLD, SGFS)", {
     p <- logistic_problem()
     glm_sgld <- withr::with_seed(1, sgld(p$x, p$y, standardize = FALSE, n_iter = 600,
-                                         batch_size = 50, stepsize = 2e-4, init = double(8)))
+                                         batch_size = 50, stepsize = 2e-4, init = double(8),
+                                         metric = "identity"))
     own_sgld <- withr::with_seed(1, sgld(p$data, model = p$model, n_iter = 600,
                                          batch_size = 50, stepsize = 2e-4, init = double(8)))
     expect_equal(unclass(as.matrix(own_sgld)), unclass(as.matrix(glm_sgld)), tolerance = 1e-10)

@@ -108,7 +108,8 @@ test_that("missing values, constant columns, bad matrices", {
 
 test_that("a diverging SGLD run stops with the iteration and a hint", {
     set.seed(11)
-    err <- tryCatch(sgld(d$x, d$y, stepsize = 1e3, n_iter = 1000, progress = FALSE),
+    err <- tryCatch(sgld(d$x, d$y, stepsize = 1e3, n_iter = 1000, progress = FALSE,
+                         metric = "identity"),
                     error = function(e) e)
     expect_s3_class(err, "sgfs_divergence")
     expect_match(conditionMessage(err),
@@ -144,7 +145,7 @@ test_that("draws far from the posterior's mass are reported", {
 test_that("a failed or diverging chain keeps the draws made before it", {
     set.seed(14)
     err <- tryCatch(sgld(d$x, d$y, stepsize = 1e3, n_iter = 1000, burnin = 0,
-                         progress = FALSE), error = function(e) e)
+                         progress = FALSE, metric = "identity"), error = function(e) e)
     expect_s3_class(err, "sgfs_divergence")
     expect_gt(err$iteration, 1)
     expect_match(conditionMessage(err), "the draws kept before it are in the condition's \\$partial")

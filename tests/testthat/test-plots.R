@@ -51,14 +51,14 @@ test_that("ksd_steps() runs the sampler per step size and ranks them by ksd()", 
     steps <- c(1e-4, 1e-3, 30)
     expect_warning(grid <- ksd_steps(sgld, steps, type ~ glu + bmi, data = Pima.tr,
                                      n_iter = 400L, batch_size = 50L, seed = 11,
-                                     max_draws = 200L),
+                                     max_draws = 200L, metric = "identity"),
                    "far from the posterior")
     expect_s3_class(grid, "sgfs_ksd_steps")
     expect_equal(grid$stepsize, steps)
     ## each row is the run the grid describes, with the same seed
     set.seed(11)
     fit <- sgld(type ~ glu + bmi, data = Pima.tr, n_iter = 400L, batch_size = 50L,
-                stepsize = 1e-3)
+                stepsize = 1e-3, metric = "identity")
     expect_equal(grid$ksd[2], ksd(fit, max_draws = 200L))
     expect_equal(grid$min_ess[2], unname(min(coda::effectiveSize(fit))))
     ## the far too large step is the worst
@@ -66,7 +66,7 @@ test_that("ksd_steps() runs the sampler per step size and ranks them by ksd()", 
     expect_true(attr(grid, "best") %in% steps[1:2])
     ## a diverging chain counts as infinitely bad
     div <- ksd_steps(sgld, c(1e-3, 1e4), dist ~ speed, data = cars, family = gaussian(),
-                     n_iter = 200L, batch_size = 10L, seed = 2)
+                     n_iter = 200L, batch_size = 10L, seed = 2, metric = "identity")
     expect_identical(div$ksd[2], Inf)
     expect_identical(attr(div, "best"), 1e-3)
     expect_output(print(grid), "Smallest KSD at stepsize")
