@@ -64,7 +64,7 @@ test_that("the SGFS-b report names its blocks", {
 test_that("the SGLD report states the step's variance inflation and warns when large", {
     set.seed(25)
     fit <- sgld(type ~ glu + bmi, data = MASS::Pima.tr, n_iter = 500, batch_size = 50,
-                progress = FALSE)
+                progress = FALSE, metric = "identity")
     ## the step's inflation eps gamma lambda_max / 4, from the exact Hessian
     ## at the mode (the default step aims at 5 %)
     X <- model.matrix(~ glu + bmi, MASS::Pima.tr)
@@ -218,11 +218,12 @@ test_that("predict gives NA for rows with missing predictors, and pads na.exclud
 test_that("a short run's report says how much longer to run", {
     data(Pima.tr, package = "MASS", envir = environment())
     set.seed(131)
-    fit <- suppressWarnings(sgld(type ~ ., data = Pima.tr, n_iter = 1000, progress = FALSE))
-    ess <- min(coda::effectiveSize(fit))
+    fit <- suppressWarnings(sgld(type ~ ., data = Pima.tr, n_iter = 1000, progress = FALSE,
+                                 metric = "identity"))
+    ess <- min(sgfs:::convergence_table(sgfs:::chain_draws(fit))$ess_bulk)
     expect_lt(ess, 100)
     more <- ceiling(900 * (400 / ess - 1))
-    expect_output(print(fit), sprintf("only %.0f effective draws.*update\\(fit, n_iter = %.0f\\)",
+    expect_output(print(fit), sprintf("only %.0f bulk effective draws.*update\\(fit, n_iter = %.0f\\)",
                                       ess, more))
 })
 
