@@ -80,14 +80,16 @@ test_that("the SGLD report states the step's variance inflation and warns when l
                  tolerance = 0.02)
     expect_output(print(fit), "variance inflation ~5(\\.[0-9])?%")
     big <- sgld(type ~ glu + bmi, data = MASS::Pima.tr, n_iter = 500, batch_size = 50,
-                stepsize = 40 * attr(fit, "sgfit")$settings$stepsize, progress = FALSE)
+                stepsize = 40 * attr(fit, "sgfit")$settings$stepsize, progress = FALSE,
+                metric = "identity")
     ## 40 times the step: eps gamma lambda / 4 = 2, exactly 2 / (1 - 2 / gamma) = 398 %
     expect_output(print(big), "inflates the posterior variance by about 39[0-9]%")
     advice <- attr(big, "sgfit")$settings$step_5pct
     expect_equal(advice, attr(fit, "sgfit")$settings$stepsize, tolerance = 0.02)
     expect_output(print(big), sprintf("stepsize = %.2g would by 5%%", advice))
     past <- sgld(type ~ glu + bmi, data = MASS::Pima.tr, n_iter = 20, burnin = 0, batch_size = 50,
-                 stepsize = 85 * attr(fit, "sgfit")$settings$stepsize, progress = FALSE)
+                 stepsize = 85 * attr(fit, "sgfit")$settings$stepsize, progress = FALSE,
+                 metric = "identity")
     expect_equal(attr(past, "sgfit")$settings$inflation, Inf)
     expect_output(print(past), "past the stability limit")
 })
