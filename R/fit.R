@@ -225,7 +225,8 @@ sg_fit <- function(method, setup, run, call) {
                  evals_counter = s$evals_counter,
                  burnin = spec$burnin, thin = spec$thin, chains = run$chains,
                  cores = run$cores, n_iter = 0, elapsed = 0, setup_seconds = setup_seconds,
-                 laplace = if (!is.null(lap)) lap[c("mode", "log_post", "steps", "seconds")])
+                 laplace = if (!is.null(lap)) lap[c("mode", "log_post", "steps", "seconds")],
+                 starts = states)
     ## a cyclical schedule's cycles are fixed by n_iter: such runs do not grow
     grow <- run$grow && s$schedule[1L] != 2
     fit <- new_sgfit(info, res, checks = !grow)

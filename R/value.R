@@ -21,7 +21,8 @@ new_sgfit <- function(info, res, previous = NULL, first = NULL, checks = TRUE) {
     })
     info <- add_predictive(info, res)
     states <- lapply(seq_len(K), function(k)
-        if (ran[k]) res[[k]][c("theta", "iter", "sstate", "seed")] else info$states[[k]])
+        if (ran[k]) res[[k]][c("theta", "iter", "sstate", "seed", if (!is.null(res[[k]]$z)) "z")]
+        else info$states[[k]])
     div <- vapply(seq_len(K), function(k) if (ran[k]) res[[k]]$diverged else 0, 0)
     interrupted <- !all(ran) ||
         any(vapply(res[ran], function(r) isTRUE(r$interrupted), NA))

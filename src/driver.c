@@ -176,7 +176,7 @@ SEXP sgfs_engine_result(SEXP ptr)
     const int D = e->D;
     const R_xlen_t len = e->sstate_len;
     const char *names[] = {"draws", "theta", "iter", "sstate", "eps",
-                           "diverged", "pred", "pred_count", "clipped", ""};
+                           "diverged", "pred", "pred_count", "clipped", "z", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SEXP draws = Rf_allocMatrix(REALSXP, e->n_kept, e->n_monitor);
     SET_VECTOR_ELT(out, 0, draws);
@@ -194,6 +194,11 @@ SEXP sgfs_engine_result(SEXP ptr)
     SET_VECTOR_ELT(out, 4, Rf_ScalarReal(e->eps_last));
     SET_VECTOR_ELT(out, 5, Rf_ScalarReal(e->diverged));
     SET_VECTOR_ELT(out, 8, Rf_ScalarReal(e->clipped));
+    if (e->metric) {                     /* the sampler's coordinates, to continue */
+        SEXP z = Rf_allocVector(REALSXP, D);
+        SET_VECTOR_ELT(out, 9, z);
+        memcpy(REAL(z), e->theta, (size_t) D * sizeof(double));
+    }
     if (e->pred_x) {
         SEXP pred = Rf_allocMatrix(REALSXP, e->n_pred, e->pred_cols);
         SET_VECTOR_ELT(out, 6, pred);

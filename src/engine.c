@@ -23,7 +23,8 @@
  *               draw adds to (keep = predictive())
  *   callback    (optional) R functions the model calls (model_custom.c)
  * state (list): theta (D), iter (1), sstate (the sampler's, or empty for a
- *   fresh one).  They are copied: a fit's state is never modified in place.
+ *   fresh one), and optionally z (D; with a metric, the sampler's
+ *   coordinates, else computed from theta).  They are copied: a fit's state is never modified in place.
  *
  * No memory is allocated after setup: the iteration loop works in the
  * scratch arrays allocated here.
@@ -99,8 +100,9 @@ static R_xlen_t sampler_array_len(R_xlen_t (*by_settings)(const double *, R_xlen
     return len;
 }
 
-/* spec$metric: z = U theta becomes the sampler's coordinates */
-static void setup_metric(sgfs_engine *e, SEXP prot, SEXP spec)
+/* spec$metric: z = U theta becomes the sampler's coordinates; a continued
+   chain's state carries its z (state$z), so that it continues exactly */
+static void setup_metric(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
 {
     SEXP metric = optional_elt(spec, "metric");
     const int D = e->D;
@@ -117,8 +119,13 @@ static void setup_metric(sgfs_engine *e, SEXP prot, SEXP spec)
     e->metric = REAL(metric);
     SEXP limit = optional_elt(spec, "drift_limit");
     e->drift_limit = limit != NULL ? Rf_asReal(limit) : 0.0;
-    e->theta = fresh_real(prot, SLOT_Z, D);
-    sgfs_metric_to_z(e, e->par, e->theta);
+    SEXP z = optional_elt(state, "z");
+    if (z != NULL && Rf_xlength(z) == D && TYPEOF(z) == REALSXP) {
+        e->theta = copy_real(prot, SLOT_Z, z);
+    } else {
+        e->theta = fresh_real(prot, SLOT_Z, D);
+        sgfs_metric_to_z(e, e->par, e->theta);
+    }
 }
 
 /* spec$fixed: the rows in every minibatch and the pool of the others */
@@ -219,7 +226,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
         e->sched.b = sch[2];
         e->sched.delta = sch[3];
         need_G = e->sampler->needs_scores;
-        setup_metric(e, prot, spec);
+        setup_metric(e, prot, spec, state);
         setup_fixed_rows(e, prot, spec);
         const sgfs_sampler *smp = e->sampler;
         const R_xlen_t len = sampler_array_len(smp->state_len, smp->state, spar, D);
