@@ -33,7 +33,7 @@ test_that("SGLD at a small step is close to the exact Gaussian posterior", {
     fit <- sgld(cd$x, cd$y, family = gaussian(), sigma = cd$sigma,
                 prior = normal(0, cd$s0), standardize = FALSE, batch_size = 100,
                 n_iter = 1200000, burnin = 20000, thin = 20, chains = 2, cores = 2,
-                init = cd$mean, progress = FALSE)
+                init = cd$mean, progress = FALSE, metric = "identity")
     ## the default step (derived from the curvature) keeps the bias near 5 %
     eps <- attr(fit, "sgfit")$settings$stepsize
     expect_lt(eps, 0.21 / (1 + 100 * 0.99) / max(eigen(solve(cd$cov))$values))

@@ -87,7 +87,7 @@ test_that("OSGFS: C chain equals the R reference with the fit's matrices", {
     expect_equal(unname(sgfs:::all_draws(fit)), r, tolerance = 1e-10)
     ## the matrices are those of ALGORITHMS.md 2.9 at the full-data mode
     spec <- info$spec
-    cur <- sgfs:::full_curvature(spec, start)
+    cur <- sgfs:::full_curvature(spec, start, cov = TRUE)
     expect_lt(max(abs(cur$grad)), 1e-6)                  # Newton-polished mode
     gamma <- 1 + 50 / 10 * 40 / 49
     Dm <- 2 / gamma * solve(cur$H)
