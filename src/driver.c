@@ -72,7 +72,7 @@ SEXP sgfs_engine_new(SEXP spec, SEXP state, SEXP n_keep)
 
 /* sum[D] of the examples' scores over the fixed rows, in chunks of at most
    n (the scratch arrays' size) */
-static void fixed_rows_score(sgfs_engine *e, const double *theta, double *sum)
+void sgfs_fixed_rows_score(sgfs_engine *e, const double *theta, double *sum)
 {
     double *part = e->grad_lik;            /* free until the gradient is assembled */
     for (int j = 0; j < e->D; j++) sum[j] = 0.0;
@@ -104,11 +104,10 @@ static int iterate(sgfs_engine *e)
         for (int j = 0; j < D; j++) e->grad_lik[j] = e->grad[j] *= scale;
     }
     if (e->fixed) {              /* the fixed rows' exact part (minus the centre's) */
-        fixed_rows_score(e, e->par, e->grad_fixed);
-        if (e->centre) {
+        sgfs_fixed_rows_score(e, e->par, e->grad_fixed);
+        if (e->centre) {               /* the centre's part is computed once, at setup */
             for (int j = 0; j < D; j++) e->grad[j] += e->grad_fixed[j];
-            fixed_rows_score(e, e->centre, e->grad_fixed);
-            for (int j = 0; j < D; j++) e->grad[j] -= e->grad_fixed[j];
+            for (int j = 0; j < D; j++) e->grad[j] -= e->centre_fixed[j];
         } else {
             for (int j = 0; j < D; j++) e->grad[j] += e->grad_fixed[j];
         }

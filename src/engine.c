@@ -33,7 +33,7 @@
 
 enum { SLOT_ENGINE, SLOT_SPEC, SLOT_THETA, SLOT_ITER, SLOT_SSTATE, SLOT_BATCH, SLOT_SLOTS,
        SLOT_XB, SLOT_ETA, SLOT_GRAD, SLOT_GRAD_LIK, SLOT_GRAD_CENTRE, SLOT_G, SLOT_WORK,
-       SLOT_DRAWS, SLOT_PRED, SLOT_Z, SLOT_POOL, SLOT_GRAD_FIXED, N_SLOTS };
+       SLOT_DRAWS, SLOT_PRED, SLOT_Z, SLOT_POOL, SLOT_GRAD_FIXED, SLOT_CENTRE_FIXED, N_SLOTS };
 
 /* the element `name` of list, or NULL if there is none */
 static SEXP optional_elt(SEXP list, const char *name)
@@ -281,5 +281,9 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     double work = e->sampler && e->sampler->full_data ? 10.0 * e->N * D
                                                       : (double) e->n * D * (D + 1.0);
     e->check_every = work > 2e7 / 64 ? (int) fmax(1.0, 2e7 / work) : 64;
+    if (e->centre && e->fixed) {
+        e->centre_fixed = fresh_real(prot, SLOT_CENTRE_FIXED, D);
+        sgfs_fixed_rows_score(e, e->centre, e->centre_fixed);
+    }
     return e;
 }

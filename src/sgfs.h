@@ -183,6 +183,8 @@ struct sgfs_engine {
     const int *fixed, *pool;
     int n_fixed;
     double *grad_fixed;
+    double *centre_fixed;       /* with control variates: the fixed rows' score
+                                   sum at the centre (constant), D            */
     /* control variates (SGLD-CV): centre theta_hat and the full-data score
        sum at it, or NULL; grad_centre is scratch for the centre's minibatch
        score sum */
@@ -209,6 +211,7 @@ double sgfs_full_score(sgfs_engine *e, const double *theta, double *sum);
 void sgfs_neg_hessian(sgfs_engine *e, const double *theta, const int *idx,
                       int n, double *H);
 double sgfs_log_posterior(sgfs_engine *e, const double *theta, double *grad);
+void sgfs_fixed_rows_score(sgfs_engine *e, const double *theta, double *sum);
 int sgfs_all_finite(const double *x, int n);
 
 /* outputs.c: the output layers of the GLMs and the networks */
