@@ -3,11 +3,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
-# HTML validation of the manual needs 'tidy', and --as-cran checks the size of
-# PDFs in inst/doc with 'qpdf'; without them check leaves a NOTE / WARNING
+# HTML validation of the manual needs 'tidy', --as-cran checks the size of
+# PDFs in inst/doc with 'qpdf', and README.md / NEWS.md are checked with
+# 'pandoc'; without them check leaves a NOTE / WARNING
 need=""
 command -v tidy >/dev/null 2>&1 || need="$need tidy"
 command -v qpdf >/dev/null 2>&1 || need="$need qpdf"
+command -v pandoc >/dev/null 2>&1 || need="$need pandoc"
 if [ -n "$need" ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   (apt-get install -y -qq $need >/dev/null 2>&1 || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq $need >/dev/null 2>&1; }) || true
 fi
