@@ -104,12 +104,6 @@ convergence_summary <- function(fit) {
 
 big_count <- function(n) format(n, big.mark = ",", scientific = FALSE, trim = TRUE)
 
-## the smallest effective sample size over parameters and chains
-min_chain_ess <- function(fit) {
-    chains <- if (inherits(fit, "mcmc.list")) unclass(as_coda(fit)) else list(as_coda(fit))
-    min(vapply(chains, function(ch) min(coda::effectiveSize(ch)), 0))
-}
-
 ## every chain ran to the expected iteration (none was interrupted)
 run_complete <- function(info, expected, chains) {
     iters <- vapply(info$states, `[[`, 0, "iter")

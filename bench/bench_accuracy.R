@@ -11,12 +11,14 @@
 ## The reference is hmc() (two chains of 20,000 draws after burn-in);
 ## mala() (two chains of 34,000) must agree with it (E1 <= 0.02, E2 <= 0.10, Ahn et al.'s relative
 ## errors of the mean and covariance, ALGORITHMS.md 4.1).  Every stochastic
-## gradient sampler then runs with its defaults (n_iter = NULL: 10,000
-## iterations, doubled with the thin until every parameter has 100
-## effective draws or the budget is spent; batch N/100 clamped to
-## [100, 500]) and the table reports E1 and E2 against HMC, the run length
-## and thin the chain chose, the smallest effective sample size per 10,000
-## kept draws, wall time (set-up included) and whether the chain diverged.  Results go to DIR/results-accuracy.csv and
+## gradient sampler then runs with its defaults (one chain; n_iter = NULL:
+## 10,000 iterations, doubled with the thin until every parameter has 400
+## bulk effective draws, within max_time = 300 s; batch N/100 clamped to
+## [100, 500]; metric = "mode" where the sampler has one, and SGLD once more
+## with the paper's rule, metric = "identity") and the table reports E1 and
+## E2 against HMC, the run length and thin the chain chose, the smallest
+## bulk effective sample size, the largest split R-hat, why the run stopped,
+## and wall time (set-up included).  Results go to DIR/results-accuracy.csv and
 ## .md (DIR = bench/ by default; tempdir() with --quick).
 
 suppressPackageStartupMessages(library(sgfs))
@@ -48,6 +50,7 @@ samplers <- list(
     `SGFS-f` = function(f, d) sgfs(f, data = d, progress = FALSE),
     `SGFS-d` = function(f, d) sgfs(f, data = d, preconditioner = "diagonal", progress = FALSE),
     SGLD = function(f, d) sgld(f, data = d, progress = FALSE),
+    `SGLD (identity)` = function(f, d) sgld(f, data = d, metric = "identity", progress = FALSE),
     `SGLD-CV` = function(f, d) sgldcv(f, data = d, progress = FALSE),
     pSGLD = function(f, d) psgld(f, data = d, progress = FALSE),
     SGHMC = function(f, d) sghmc(f, data = d, progress = FALSE),
@@ -60,18 +63,17 @@ samplers <- list(
 row_for <- function(problem, name, fit, seconds, ref) {
     if (inherits(fit, "error"))
         return(data.frame(problem = problem, sampler = name, E1 = NA, E2 = NA,
-                          n_iter = NA, thin = NA, ess_per_10k = NA, seconds = seconds,
-                          note = conditionMessage(fit)))
+                          n_iter = NA, thin = NA, min_ess = NA, max_rhat = NA,
+                          seconds = seconds, note = conditionMessage(fit)))
     e <- rel_error(fit, coef(ref), vcov(ref))
-    ess <- min(coda::effectiveSize(fit))
+    conv <- sgfs:::convergence_table(sgfs:::chain_draws(fit))
     info <- attr(fit, "sgfit")
     rl <- info$run_length
     data.frame(problem = problem, sampler = name, E1 = e[["E1"]], E2 = e[["E2"]],
                n_iter = info$n_iter, thin = info$thin,
-               ess_per_10k = ess / coda::niter(fit) / coda::nchain(fit) * 1e4,
+               min_ess = min(conv$ess_bulk), max_rhat = max(conv$rhat),
                seconds = seconds,
-               note = if (!is.null(rl) && sgfs:::min_chain_ess(fit) < 100)
-                          "budget spent before 100 effective draws" else "")
+               note = if (is.null(rl)) "" else rl$stop)
 }
 
 timed <- function(expr) {
@@ -104,10 +106,11 @@ for (problem in names(problems)) {
         set.seed(3)
         r <- timed(samplers[[name]](p$formula, p$data))
         rows[[length(rows) + 1L]] <- row_for(problem, name, r$fit, r$seconds, ref$fit)
-        cat(sprintf("  %-15s E1 %.4f E2 %.4f n_iter %.0f thin %.0f ESS/10k %.0f  %.1f s\n", name,
-                    rows[[length(rows)]]$E1, rows[[length(rows)]]$E2,
+        cat(sprintf("  %-15s E1 %.4f E2 %.4f n_iter %.0f thin %.0f ESS %.0f R-hat %.3f  %.1f s %s\n",
+                    name, rows[[length(rows)]]$E1, rows[[length(rows)]]$E2,
                     rows[[length(rows)]]$n_iter, rows[[length(rows)]]$thin,
-                    rows[[length(rows)]]$ess_per_10k, r$seconds))
+                    rows[[length(rows)]]$min_ess, rows[[length(rows)]]$max_rhat, r$seconds,
+                    rows[[length(rows)]]$note))
     }
 }
 tab <- do.call(rbind, rows)
@@ -122,14 +125,15 @@ lines <- c("# Accuracy of every sampler at its defaults (bench/bench_accuracy.R)
            sprintf("%s; R %s; BLAS %s; %s.", format(Sys.time(), "%Y-%m-%d"),
                    getRversion(), if (nzchar(blas)) blas else "reference", if (quick) "QUICK run" else "full run"),
            paste("E1, E2 against hmc(); n_iter and thin as the default run (n_iter = NULL) chose them",
-                 "(the references: as given); ESS/10k = smallest effective sample size per",
-                 "10,000 kept draws; seconds include set-up."), "",
-           "| problem | sampler | E1 | E2 | n_iter | thin | ESS/10k | seconds | note |",
-           "|---|---|---|---|---|---|---|---|---|",
-           sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s |", tab$problem, tab$sampler,
+                 "(the references: as given); ESS = smallest bulk effective sample size,",
+                 "R-hat = largest rank-normalised split R-hat (one chain: its halves);",
+                 "seconds include set-up; note = why the default run stopped."), "",
+           "| problem | sampler | E1 | E2 | n_iter | thin | ESS | R-hat | seconds | note |",
+           "|---|---|---|---|---|---|---|---|---|---|",
+           sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", tab$problem, tab$sampler,
                    fmt(tab$E1, 4), fmt(tab$E2, 3),
                    ifelse(is.na(tab$n_iter), "-", format(tab$n_iter, big.mark = ",", scientific = FALSE, trim = TRUE)),
-                   fmt(tab$thin, 0), fmt(tab$ess_per_10k, 0),
+                   fmt(tab$thin, 0), fmt(tab$min_ess, 0), fmt(tab$max_rhat, 3),
                    fmt(tab$seconds, 1), tab$note))
 writeLines(lines, md)
 cat("written:", csv, md, "\n")
