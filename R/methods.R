@@ -158,10 +158,12 @@ print.sgfit <- function(x, digits = 3, ...) {
     if (isTRUE(info$clipped > 0))
         cat(sprintf("Note: the metric's drift limit bound %.3g%% of the gradient coordinates (far from Gaussian somewhere, e.g. a separated level's coefficient); the draws there are approximate.\n",
                     100 * info$clipped / (info$n_iter * info$chains * ncol(d))))
-    if (min(ess) < 100)
+    if (min(ess) < 100 || isTRUE(info$run_length$stop %in% c("time", "projected", "stalled")))
         cat(sprintf(paste0("Warning: only %.0f bulk effective draws for some parameters; for about 400, ",
-                           "continue the chains with update(fit, n_iter = %.0f).\n"),
-                    min(ess), further_iterations(info, min(ess), 400)))
+                           "continue the chains with update(fit, n_iter = %.0f)%s.\n"),
+                    min(ess), further_iterations(info, min(ess), 400),
+                    if (info$method %in% c("sgld", "psgld", "sghmc", "sgnht", "isgd", "sgfs"))
+                        ", or use sgldcv() or osgfs(), which mix far faster on large data" else ""))
     if (isTRUE(info$settings$excess > 0.2))
         cat(sprintf("Warning: the minibatch noise exceeds OSGFS's target by %.0f%% in some direction, inflating the variance there; try stepsize = \"max\" (%.3g) or a larger batch_size.\n",
                     100 * info$settings$excess, info$settings$max_stepsize))
@@ -191,6 +193,8 @@ run_length_line <- function(rl, min_ess, max_rhat) {
                                  rl$max_time, min_ess, rl$target, max_rhat),
                   stalled = sprintf(", stopped early: the effective sample size stopped growing (%s), at %.0f of the %g aimed for; the chains do not mix here",
                                     paste(round(st$min_ess), collapse = " -> "), min_ess, rl$target),
+                  projected = sprintf(", stopped early at %.0f of the %g bulk effective draws aimed for: at this pace they would take about %.3g s, more than max_time = %.3g s",
+                                      min_ess, rl$target, st$needed[nrow(st)], rl$max_time),
                   interrupted = ", interrupted",
                   sprintf(", stopped after %d doublings at %.0f of the %g bulk effective draws aimed for",
                           nrow(st) - 1L, min_ess, rl$target))

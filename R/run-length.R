@@ -11,9 +11,11 @@
 ## over all chains (rank-normalised, Vehtari et al. 2021; R/convergence.R)
 ## and, with several chains, split R-hat at most `enough_rhat`.  It stops
 ## before a doubling whose projected wall time (the time per iteration
-## measured so far) would pass `max_time`, after `max_doublings`, and early
-## when three doublings raised the smallest effective sample size by less
-## than twice (a chain that does not mix: more of it will not help).  Each
+## measured so far) would pass `max_time`, after `max_doublings`, early when
+## the target, projected at the pace so far (ESS in proportion to the run
+## length), would be reached only after `max_time`, and when three doublings
+## raised the smallest effective sample size by less than twice (a chain
+## that does not mix: more of it will not help).  Each
 ## doubling continues the chains exactly (as update() does), so the result
 ## equals one run with the final n_iter and thin.
 
@@ -31,7 +33,7 @@ grow_run <- function(fit, run, started, doublings = max_doublings) {
     expected <- sgfit_info(fit)$n_iter
     say <- function(...) if (run$verbose) message(sprintf(...))
     stages <- data.frame(n_iter = expected, thin = sgfit_info(fit)$thin, min_ess = NA_real_,
-                         max_rhat = NA_real_, seconds = NA_real_)
+                         max_rhat = NA_real_, seconds = NA_real_, needed = NA_real_)
     stop_reason <- "doublings"
     repeat {
         info <- sgfit_info(fit)
@@ -64,7 +66,19 @@ grow_run <- function(fit, run, started, doublings = max_doublings) {
         ## of the stages so far
         pace <- (spent - info$setup_seconds) / info$n_iter
         projected <- spent + pace * post
+        ## the time to the target if the ESS grows in proportion to the run
+        ## (it grows faster while the run is shorter than the chains'
+        ## autocorrelation time, whose ESS estimates are a few at most: the
+        ## projection is then optimistic, never too pessimistic)
+        needed <- info$setup_seconds + pace * info$n_iter * enough_ess / max(conv$min_ess, 1)
+        stages$needed[k] <- needed
         if (k > doublings) break
+        if (needed > run$max_time && conv$min_ess < enough_ess) {
+            stop_reason <- "projected"
+            say("%s: at this pace %g bulk effective draws would take about %.3g s, more than max_time = %.3g s; stopping",
+                label, enough_ess, needed, run$max_time)
+            break
+        }
         if (projected > run$max_time) {
             stop_reason <- "time"
             say("%s: %s more iterations would take about %.3g s, past max_time = %.3g s; stopping",
@@ -77,7 +91,7 @@ grow_run <- function(fit, run, started, doublings = max_doublings) {
         expected <- total
         stages <- rbind(stages, data.frame(n_iter = total, thin = 2L * info$thin,
                                            min_ess = NA_real_, max_rhat = NA_real_,
-                                           seconds = NA_real_))
+                                           seconds = NA_real_, needed = NA_real_))
     }
     info <- sgfit_info(fit)
     info$run_length <- list(target = enough_ess, target_rhat = enough_rhat, stages = stages,
@@ -87,11 +101,14 @@ grow_run <- function(fit, run, started, doublings = max_doublings) {
 }
 
 ## A chain that does not mix: three doublings (8 times the run) gave less
-## than twice the smallest effective sample size.  (Small ESS estimates are
-## noisy: one doubling can lower them by chance.)
+## than twice the smallest effective sample size, which was already large
+## enough (20) to be estimated.  (Small ESS estimates are noisy: one
+## doubling can lower them by chance; and below a few, the run is shorter
+## than the chains' autocorrelation time, where the projection to the
+## target, not this rule, decides.)
 stalled <- function(ess) {
     k <- length(ess)
-    k >= 4L && ess[k] < enough_ess && ess[k] < 2 * ess[k - 3L]
+    k >= 4L && ess[k] < enough_ess && ess[k - 3L] >= 20 && ess[k] < 2 * ess[k - 3L]
 }
 
 ## the smallest bulk effective sample size (over all chains) and the

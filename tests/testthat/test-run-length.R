@@ -64,14 +64,22 @@ test_that("a chain that mixes at once runs 10,000 iterations, as an explicit n_i
 
 test_that("the time budget stops the growth, and the report says so", {
     d <- pima_data()
+    ## 400 effective draws cannot be had in a millisecond: stopped at once
     expect_message(
         grown <- withr::with_seed(6, sgld(d$x, d$y, progress = FALSE, metric = "identity",
                                           max_time = 1e-3, verbose = TRUE)),
-        "past max_time")
+        "would take about .* s, more than max_time = 0.001 s")
     rl <- attr(grown, "sgfit")$run_length
-    expect_equal(rl$stop, "time")
+    expect_equal(rl$stop, "projected")
     expect_equal(rl$stages$n_iter, 10000)
     expect_lt(rl$stages$min_ess[1L], 400)
+    expect_gt(rl$stages$needed[1L], 1e-3)
+    expect_output(print(grown), "stopped early at [0-9]+ of the 400 bulk effective draws aimed for: at this pace")
+    expect_output(print(grown), "Warning: only [0-9]+ bulk effective draws.*or use sgldcv\\(\\) or osgfs\\(\\)")
+    ## a run whose next doubling would pass the budget
+    info <- attr(grown, "sgfit")
+    info$run_length$stop <- "time"
+    attr(grown, "sgfit") <- info
     expect_output(print(grown), "stopped by the time budget \\(max_time = 0.001 s\\)")
     ## at most `doublings` doublings
     first <- withr::with_seed(6, sgld(d$x, d$y, n_iter = 10000, progress = FALSE,
@@ -83,8 +91,9 @@ test_that("the time budget stops the growth, and the report says so", {
 
 test_that("a chain whose effective sample size stops growing is stopped early", {
     ## eight times the run for less than twice the effective draws
-    expect_true(sgfs:::stalled(c(3, 5, 4, 5.9)))
-    expect_false(sgfs:::stalled(c(3, 5, 4, 6.1)))
+    expect_true(sgfs:::stalled(c(30, 50, 40, 59)))
+    expect_false(sgfs:::stalled(c(30, 50, 40, 61)))
+    expect_false(sgfs:::stalled(c(3, 5, 4, 5)))      # too few to tell: the projection decides
     expect_false(sgfs:::stalled(c(12, 3, 6)))         # one noisy doubling is no evidence
     expect_false(sgfs:::stalled(c(300, 320, 350, 390, 420)))
     d <- pima_data()
@@ -93,9 +102,9 @@ test_that("a chain whose effective sample size stops growing is stopped early", 
     info <- attr(first, "sgfit")
     info$run_length <- list(target = 400, target_rhat = 1.01, stop = "stalled", max_time = 300,
                             stages = data.frame(n_iter = c(1e4, 19e3, 37e3, 73e3),
-                                                thin = c(1, 2, 4, 8), min_ess = c(3, 5, 4, 5)))
+                                                thin = c(1, 2, 4, 8), min_ess = c(30, 50, 40, 50)))
     attr(first, "sgfit") <- info
-    expect_output(print(first), "stopped early: the effective sample size stopped growing \\(3 -> 5 -> 4 -> 5\\)")
+    expect_output(print(first), "stopped early: the effective sample size stopped growing \\(30 -> 50 -> 40 -> 50\\)")
 })
 
 test_that("the default metric mixes Pima's SGLD in fewer iterations than the paper's rule", {
