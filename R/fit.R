@@ -212,6 +212,16 @@ sg_fit <- function(method, setup, run, call) {
     lap <- run$cache$laplace
     spec <- c(run$spec, list(sampler = s$engine, spar = as.double(s$spar),
                              schedule = s$schedule), s$spec)
+    ## a cyclical schedule's cycles are fixed by n_iter: such runs do not grow
+    grow <- run$grow && s$schedule[1L] != 2
+    if (grow && run$verbose)
+        message(sprintf(paste0("%s: set-up %.3g s%s; %d chain%s of %s iterations to start, growing to %g ",
+                               "bulk effective draws%s within max_time = %.3g s"),
+                        method, setup_seconds,
+                        if (is.null(lap)) "" else sprintf(" (the mode %.3g s)", lap$seconds),
+                        run$chains, if (run$chains > 1L) "s" else "", big_count(run$n_iter),
+                        enough_ess, if (run$chains > 1L) sprintf(" and R-hat <= %g", enough_rhat) else "",
+                        run$max_time))
     seeds <- if (run$chains > 1L) chain_seeds(run$chains) else list(NULL)
     states <- Map(function(theta, sd) list(theta = theta, iter = 0, sstate = double(0), seed = sd),
                   starts, seeds)
@@ -227,8 +237,6 @@ sg_fit <- function(method, setup, run, call) {
                  cores = run$cores, n_iter = 0, elapsed = 0, setup_seconds = setup_seconds,
                  laplace = if (!is.null(lap)) lap[c("mode", "log_post", "steps", "seconds")],
                  starts = states)
-    ## a cyclical schedule's cycles are fixed by n_iter: such runs do not grow
-    grow <- run$grow && s$schedule[1L] != 2
     fit <- new_sgfit(info, res, checks = !grow)
     if (grow) grow_run(fit, run, started = t0) else fit
 }
