@@ -193,7 +193,7 @@ run_length_line <- function(rl, min_ess, max_rhat) {
                                  rl$max_time, min_ess, rl$target, max_rhat),
                   stalled = sprintf(", stopped early: the effective sample size stopped growing (%s), at %.0f of the %g aimed for; the chains do not mix here",
                                     paste(round(st$min_ess), collapse = " -> "), min_ess, rl$target),
-                  projected = sprintf(", stopped early at %.0f of the %g bulk effective draws aimed for: at this pace they would take about %.3g s, more than max_time = %.3g s",
+                  projected = sprintf(", stopped early at %.0f of the %g bulk effective draws aimed for: at this pace they would take about %.3g s, far more than max_time = %.3g s",
                                       min_ess, rl$target, st$needed[nrow(st)], rl$max_time),
                   interrupted = ", interrupted",
                   sprintf(", stopped after %d doublings at %.0f of the %g bulk effective draws aimed for",

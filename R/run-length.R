@@ -13,7 +13,7 @@
 ## before a doubling whose projected wall time (the time per iteration
 ## measured so far) would pass `max_time`, after `max_doublings`, early when
 ## the target, projected at the pace so far (ESS in proportion to the run
-## length), would be reached only after `max_time`, and when three doublings
+## length), would be reached only after 10 times `max_time`, and when three doublings
 ## raised the smallest effective sample size by less than twice (a chain
 ## that does not mix: more of it will not help).  Each
 ## doubling continues the chains exactly (as update() does), so the result
@@ -23,6 +23,7 @@ first_run <- 10000L
 enough_ess <- 400
 enough_rhat <- 1.01
 max_doublings <- 9L
+hopeless <- 10
 
 ## Grows `fit` (the first run of run$chains chains, begun at `started`,
 ## proc.time()'s elapsed seconds) until its chains mix, the time budget
@@ -66,16 +67,17 @@ grow_run <- function(fit, run, started, doublings = max_doublings) {
         ## of the stages so far
         pace <- (spent - info$setup_seconds) / info$n_iter
         projected <- spent + pace * post
-        ## the time to the target if the ESS grows in proportion to the run
-        ## (it grows faster while the run is shorter than the chains'
-        ## autocorrelation time, whose ESS estimates are a few at most: the
-        ## projection is then optimistic, never too pessimistic)
+        ## the time to the target if the ESS grows in proportion to the run;
+        ## while the run is shorter than the chains' autocorrelation time the
+        ## ESS estimates stay at a few and then grow faster than that, so the
+        ## run stops on it only when even this is `hopeless` times the budget
+        ## (else it spends the budget: more draws are better than fewer)
         needed <- info$setup_seconds + pace * info$n_iter * enough_ess / max(conv$min_ess, 1)
         stages$needed[k] <- needed
         if (k > doublings) break
-        if (needed > run$max_time && conv$min_ess < enough_ess) {
+        if (needed > hopeless * run$max_time && conv$min_ess < enough_ess) {
             stop_reason <- "projected"
-            say("%s: at this pace %g bulk effective draws would take about %.3g s, more than max_time = %.3g s; stopping",
+            say("%s: at this pace %g bulk effective draws would take about %.3g s, far more than max_time = %.3g s; stopping",
                 label, enough_ess, needed, run$max_time)
             break
         }

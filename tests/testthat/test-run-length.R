@@ -68,7 +68,7 @@ test_that("the time budget stops the growth, and the report says so", {
     expect_message(
         grown <- withr::with_seed(6, sgld(d$x, d$y, progress = FALSE, metric = "identity",
                                           max_time = 1e-3, verbose = TRUE)),
-        "would take about .* s, more than max_time = 0.001 s")
+        "would take about .* s, far more than max_time = 0.001 s")
     rl <- attr(grown, "sgfit")$run_length
     expect_equal(rl$stop, "projected")
     expect_equal(rl$stages$n_iter, 10000)
