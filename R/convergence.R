@@ -126,7 +126,7 @@ block_autocovariances <- function(y, k = ncol(y)) {
     in_block <- matrix(rep(seq_len(nb), each = per) == rep(seq_len(nb), each = h), h)
     spec <- power %*% in_block                  # L x nb
     ac <- stats::mvfft(matrix(as.complex(spec), L), inverse = TRUE)
-    Re(ac[seq_len(n), , drop = FALSE]) / (L * n * k)
+    Re(ac[seq_len(n), , drop = FALSE]) / (as.double(L) * n * k)     # (integers overflow)
 }
 
 ## ESS from the chains' mean autocovariances `acov_mean` (lags 0..N-1) and

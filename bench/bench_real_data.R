@@ -14,7 +14,7 @@
 ##
 ##   R_LIBS=/tmp/lib2 Rscript bench/bench_real_data.R [covertype|a9a] [--reference]
 ##       [--ref-iter=N] [--ref-burnin=N] [--ref-ess=2000] [--ref-time=SECONDS]
-##       [--out=DIR]
+##       [--out=DIR] [--quick]
 ##
 ## run from the package root (the data are read from ../shared/datasets;
 ## nothing is copied into the repository).  Both problems by default.
@@ -42,8 +42,12 @@
 ##    |test log-loss - glm's| <= 0.002, every mean within 0.1 reference sd,
 ##    every sd within 10 %, wall time <= 2 x glm's; the failed ones are named.
 ##
-## Results: DIR/results-real-data.md and .csv (DIR = bench/ by default; a
-## run of one problem keeps the other problem's rows of an existing csv).
+## Results: DIR/results-real-data.md and .csv (DIR = bench/ by default,
+## tempdir() with --quick, a smoke test: a 60-iteration reference that is
+## not cached in bench/, samplers at n_iter = 2000).  A run of one problem
+## keeps the other problem's rows of an existing csv.  Times: a9a's
+## reference ~1 h, Covertype's several hours (it stops at --ref-time, 3 h
+## by default), each sampler up to ~5 min plus prediction.
 
 suppressPackageStartupMessages(library(sgfs))
 
@@ -52,16 +56,18 @@ flag_value <- function(name, default) {
     v <- sub(sprintf("^--%s=", name), "", grep(sprintf("^--%s=", name), args, value = TRUE))
     if (length(v)) v[[length(v)]] else default
 }
-recompute <- "--reference" %in% args
-out_dir <- flag_value("out", "bench")
+quick <- "--quick" %in% args
+recompute <- quick || "--reference" %in% args
+out_dir <- flag_value("out", if (quick) tempdir() else "bench")
 ref_ess <- as.numeric(flag_value("ref-ess", "2000"))
-ref_time <- as.numeric(flag_value("ref-time", "10800"))
+ref_time <- as.numeric(flag_value("ref-time", if (quick) "1" else "10800"))
 chosen <- args[!grepl("^--", args)]
 all_problems <- c("a9a", "covertype")
 if (!length(chosen) || identical(chosen, "both")) chosen <- all_problems
 if (any(bad <- !chosen %in% all_problems))
     stop("unknown problem(s): ", paste(chosen[bad], collapse = ", "),
          "; choose from ", paste(all_problems, collapse = ", "), call. = FALSE)
+dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
 data_dir <- file.path("..", "shared", "datasets")
 if (!dir.exists(data_dir)) stop("run from the package root: ", data_dir, " not found", call. = FALSE)
 
@@ -100,7 +106,7 @@ problems <- list(
              note = sprintf("%s training rows, %s test rows; pine ~ . (%d coefficients)",
                             big(nrow(train)), big(nrow(test)),
                             ncol(model.matrix(pine ~ ., train[1:1000, ]))),
-             ref_iter = 4000L, ref_burnin = 500L)
+             ref_iter = 1500L, ref_burnin = 500L)
     },
     a9a = function() {
         tr <- read_libsvm(file.path(data_dir, "a9a.xz"))
@@ -111,7 +117,7 @@ problems <- list(
         list(formula = FALSE, train = x, test = xt, y_train = tr$y, y_test = te$y,
              note = sprintf("%s training rows, %s test rows; %d of 123 columns constant in the training data, dropped; %d coefficients (with the intercept)",
                             big(nrow(x)), big(nrow(xt)), sum(const), ncol(x) + 1L),
-             ref_iter = 6000L, ref_burnin = 500L)
+             ref_iter = 3000L, ref_burnin = 500L)
     })
 
 ## ------------------------------------------------------------------ helpers
@@ -123,13 +129,16 @@ log_loss <- function(y, p) {
     mean(-(y * log(p) + (1 - y) * log(1 - p)))
 }
 
+## evaluates expr, timing it and keeping its value or error and its warnings
 timed <- function(expr) {
+    warned <- character()
     t0 <- proc.time()[["elapsed"]]
     fit <- tryCatch(withCallingHandlers(expr, warning = function(w) {
         message("  warning: ", conditionMessage(w))
+        warned <<- c(warned, conditionMessage(w))
         invokeRestart("muffleWarning")
     }), error = function(e) e)
-    list(fit = fit, seconds = proc.time()[["elapsed"]] - t0)
+    list(fit = fit, seconds = proc.time()[["elapsed"]] - t0, warnings = unique(warned))
 }
 
 ## every chain's draws (original scale) and their per-parameter summaries
@@ -164,8 +173,8 @@ read_reference <- function(problem) {
 }
 
 compute_reference <- function(problem, p) {
-    n_iter <- as.integer(flag_value("ref-iter", p$ref_iter))
-    burnin <- as.integer(flag_value("ref-burnin", p$ref_burnin))
+    n_iter <- as.integer(flag_value("ref-iter", if (quick) 60L else p$ref_iter))
+    burnin <- as.integer(flag_value("ref-burnin", if (quick) 20L else p$ref_burnin))
     cat(sprintf("%s: reference hmc(), 2 chains x %s iterations (burn-in %s), then continued until bulk ESS >= %g or %g s\n",
                 problem, big(n_iter), big(burnin), ref_ess, ref_time))
     t0 <- proc.time()[["elapsed"]]
@@ -209,11 +218,14 @@ compute_reference <- function(problem, p) {
 
 ## ------------------------------------------------------------------ rows
 
+## --quick: a smoke test (n_iter = 2000, a 60-iteration reference, results
+## to tempdir())
+n_iter <- if (quick) 2000L
 samplers <- list(
-    sgldcv = function(p) call_sampler(sgldcv, p, chains = 4, cores = 2, progress = FALSE),
-    sgld = function(p) call_sampler(sgld, p, chains = 4, cores = 2, progress = FALSE),
-    sgfs = function(p) call_sampler(sgfs, p, chains = 4, cores = 2, progress = FALSE),
-    osgfs = function(p) call_sampler(osgfs, p, chains = 4, cores = 2, progress = FALSE))
+    sgldcv = function(p) call_sampler(sgldcv, p, chains = 4, cores = 2, n_iter = n_iter, progress = FALSE),
+    sgld = function(p) call_sampler(sgld, p, chains = 4, cores = 2, n_iter = n_iter, progress = FALSE),
+    sgfs = function(p) call_sampler(sgfs, p, chains = 4, cores = 2, n_iter = n_iter, progress = FALSE),
+    osgfs = function(p) call_sampler(osgfs, p, chains = 4, cores = 2, n_iter = n_iter, progress = FALSE))
 
 empty_row <- function(problem, method) {
     data.frame(problem = problem, method = method, seconds = NA_real_, stop = NA_character_,
@@ -252,6 +264,7 @@ run_problem <- function(problem) {
     gr$note <- sprintf("%d IRLS iterations%s; %d aliased (NA) coefficients; %s", g$fit$iter,
                        if (g$fit$converged) "" else " (not converged)",
                        sum(is.na(coef(g$fit))), p$note)
+    if (length(g$warnings)) gr$note <- paste0(gr$note, "; warning: ", paste(g$warnings, collapse = " / "))
     rows$glm <- gr
     cat(sprintf("glm: %.1f s, test log-loss %.5f, error %.4f; %s\n", gr$seconds,
                 gr$test_logloss, gr$test_error, gr$note))
@@ -321,7 +334,9 @@ run_problem <- function(problem) {
                              sprintf("thin %d; %d stage(s); lowest ESS: %s", info$thin,
                                      if (is.null(stages)) 1L else nrow(stages), worst),
                              sprintf("; %d mean(s) off by > 0.1 sd, %d sd(s) off by > 10 %%",
-                                     sum(me > 0.1), sum(se > 0.1)))
+                                     sum(me > 0.1), sum(se > 0.1)),
+                             if (length(s$warnings))
+                                 paste0("; warning: ", paste(s$warnings, collapse = " / ")))
             o <- order(-me)[1:3]
             cat(sprintf("  worst means (|mean - ref| / ref sd): %s\n",
                         paste(sprintf("%s %.3f (%.4g vs %.4g, ref sd %.3g)", rt$parameter[o],
@@ -383,6 +398,7 @@ lines <- c("# Default samplers on real data against glm() and full-data HMC (ben
                    paste(args, collapse = " ")), "",
            sprintf("- date: %s; R %s; sgfs %s; %s", format(Sys.time(), "%Y-%m-%d %H:%M"),
                    getRversion(), packageVersion("sgfs"), R.version$platform),
+           if (quick) "- QUICK run (smoke test): a 60-iteration reference, samplers at n_iter = 2000",
            sprintf("- machine: %s, shared with other work (load average at start / end: %s / %s), so times are noisy",
                    machine, load_start, load_end),
            sprintf("- BLAS: %s; LAPACK: %s", blas$session, blas$lapack),

@@ -259,3 +259,12 @@ test_that("convergence_table() is fast", {
     expect_lt(system.time(tab <- convergence_table(chains))[["elapsed"]], 3)
     expect_true(all(abs(tab$rhat - 1) < 0.01))
 })
+
+test_that("long chains: no integer overflow in the autocovariance scaling", {
+    ## 2 chains x 40,000 draws split in 4: L n k > 2^31 in integers
+    x <- matrix(rnorm(80000), 40000, 2)
+    tab <- convergence_table(list(matrix(x[, 1], ncol = 1, dimnames = list(NULL, "a")),
+                                  matrix(x[, 2], ncol = 1, dimnames = list(NULL, "a"))))
+    expect_true(is.finite(tab$ess_bulk))
+    expect_equal(tab$ess_bulk, 80000, tolerance = 0.1)
+})
