@@ -15,7 +15,10 @@
 ## curvature at the mode on the standardised scale.
 ##
 ## Run from the repository root:
-##   R_LIBS=<library with sgfs> Rscript bench/bench_which_sampler.R
+##   R_LIBS=<library with sgfs> Rscript bench/bench_which_sampler.R [N|rho]
+## (one sweep only with an argument; each sweep's rows are kept in
+## bench/results-which-sampler-<sweep>.csv and the table and figure are made
+## from the sweeps there)
 ## Writes bench/results-which-sampler.{md,csv} and the figure
 ## vignettes/which-sampler.png (used by README.md and the getting-started
 ## vignette).
@@ -65,6 +68,9 @@ one <- function(name, d, N, rho) {
 
 grid <- rbind(data.frame(N = c(1e3, 1e4, 1e5, 1e6), rho = 0.9, sweep = "N"),
               data.frame(N = 1e4, rho = c(0, 0.99, 0.999), sweep = "rho"))
+only <- commandArgs(trailingOnly = TRUE)
+sweeps <- if (length(only)) only else c("N", "rho")
+grid <- grid[grid$sweep %in% sweeps, ]
 rows <- list()
 for (g in seq_len(nrow(grid))) {
     d <- simulate(grid$N[g], grid$rho[g])
@@ -72,13 +78,18 @@ for (g in seq_len(nrow(grid))) {
     for (name in names(samplers)) {
         r <- one(name, d, grid$N[g], grid$rho[g])
         r$kappa <- kappa
+        r$sweep <- grid$sweep[g]
         rows[[length(rows) + 1L]] <- r
         cat(sprintf("N %g rho %g (kappa %.3g) %-16s %7.1f s  ESS %6.0f  ESS/s %8.2f  %s\n",
                     r$N, r$rho, kappa, name, r$seconds, r$min_ess, r$ess_per_second, r$stop))
     }
 }
 res <- do.call(rbind, rows)
-write.csv(res, "bench/results-which-sampler.csv", row.names = FALSE)
+for (sw in sweeps)
+    write.csv(res[res$sweep == sw, ], sprintf("bench/results-which-sampler-%s.csv", sw),
+              row.names = FALSE)
+files <- sprintf("bench/results-which-sampler-%s.csv", c("N", "rho"))
+res <- do.call(rbind, lapply(files[file.exists(files)], utils::read.csv))
 
 blas <- basename(extSoftVersion()[["BLAS"]])
 md <- c("# Which sampler when: effective draws per second at the defaults",
@@ -109,9 +120,10 @@ draw <- function(sub, x, xlab, main) {
         lines(x[k], y[k], type = "b", col = cols[name], pch = cols[name])
     }
 }
-n_sweep <- res[res$rho == 0.9, ]
+n_sweep <- res[res$sweep == "N", ]
 draw(n_sweep, n_sweep$N, "rows N", "rho = 0.9")
 r_sweep <- res[res$N == 1e4, ]
+r_sweep <- r_sweep[order(r_sweep$kappa), ]
 draw(r_sweep, r_sweep$kappa, "condition number of the posterior", "N = 10,000")
 legend("bottomleft", legend = names(samplers), col = cols, pch = cols, lty = 1, cex = 0.7,
        bty = "n")
