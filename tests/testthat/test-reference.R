@@ -358,7 +358,9 @@ test_that("SGLD's variance inflation is the linearised chain's exact stationary 
 ## SGLD and SGLD-CV in the metric of the mode: the driver's whitened
 ## coordinates z = U theta (U'U the curvature at the mode), the fixed rows in
 ## every minibatch and the clipped whitened gradient, replayed in R
-r_chain_metric <- function(p, n, n_iter, eps, spec, theta0, centre = NULL) {
+## `update(z, gz, glik_z, eps, t, state)`: the rule in z (SGLD by default),
+## glik_z the likelihood part of the whitened gradient
+r_chain_metric <- function(p, n, n_iter, eps, spec, theta0, centre = NULL, update = NULL) {
     D <- length(theta0)
     prec <- prior_prec(D, p)
     N <- nrow(p$X)
@@ -370,15 +372,23 @@ r_chain_metric <- function(p, n, n_iter, eps, spec, theta0, centre = NULL) {
     theta <- theta0
     z <- drop(U %*% theta)
     out <- matrix(NA_real_, n_iter, D)
+    state <- list()
     for (t in seq_len(n_iter)) {
         idx <- pool[r_minibatch(length(pool), n)]
         g <- if (is.null(centre)) w * lik(theta, idx) + lik(theta, fixed)
              else spec$centre_score + w * (lik(theta, idx) - lik(centre, idx)) +
                   lik(theta, fixed) - lik(centre, fixed)
+        glik <- backsolve(U, g, transpose = TRUE)
         g <- g - prec * theta
         gz <- backsolve(U, g, transpose = TRUE)
         gz <- pmin(pmax(gz, -spec$drift_limit), spec$drift_limit)
-        z <- z + eps / 2 * gz + sqrt(eps) * rnorm(D)
+        if (is.null(update)) {
+            z <- z + eps / 2 * gz + sqrt(eps) * rnorm(D)
+        } else {
+            step <- update(z, gz, glik, eps, t, state)
+            z <- step$z
+            state <- step$state
+        }
         theta <- backsolve(U, z)
         out[t, ] <- theta
     }
@@ -427,4 +437,47 @@ test_that("fixed rows: the stratified minibatch gradient equals the R replay", {
     ref <- r_chain_metric(p, 10L, 60L, info$eps, info$spec, c(0, 0, 0, 0),
                           centre = info$spec$centre)
     expect_equal(unname(sgfs:::all_draws(fit)), ref, tolerance = 1e-12)
+})
+
+test_that("pSGLD, SGHMC and SGNHT in the metric of the mode: C chains equal the R reference", {
+    p <- ref_problem(N = 200)
+    run <- function(fun, seed, ...) {
+        set.seed(seed)
+        fit <- quiet(fun(p$x, p$y, family = p$family, prior = normal(0, 1), batch_size = 10L,
+                         n_iter = 60L, burnin = 0L, standardize = FALSE, progress = FALSE,
+                         init = c(0, 0, 0), metric = "mode", ...))
+        list(draws = unname(sgfs:::all_draws(fit)), info = attr(fit, "sgfit"))
+    }
+    decay <- 0.9
+    lambda <- 1e-3
+    psgld_z <- function(z, gz, glik, eps, t, state) {
+        gbar <- glik / 200
+        state$V <- if (t == 1) gbar^2 else decay * state$V + (1 - decay) * gbar^2
+        Gd <- 1 / (lambda + sqrt(state$V))
+        list(z = z + eps / 2 * Gd * gz + sqrt(eps * Gd) * rnorm(length(z)), state = state)
+    }
+    a <- run(psgld, 61, stepsize = 1e-3, decay = decay, lambda = lambda)
+    set.seed(61)
+    expect_equal(a$draws, r_chain_metric(p, 10L, 60L, 1e-3, a$info$spec, c(0, 0, 0),
+                                         update = psgld_z), tolerance = 1e-12)
+    sghmc_z <- function(z, gz, glik, eps, t, state) {
+        step <- sghmc_update(0.1, 7, FALSE, 200, 10)(z, gz, NULL, eps, t, state, NULL)
+        list(z = step$theta, state = step$state)
+    }
+    b <- run(sghmc, 62, stepsize = 2e-3, friction = 0.1, trajectory = 7)
+    set.seed(62)
+    expect_equal(b$draws, r_chain_metric(p, 10L, 60L, 2e-3, b$info$spec, c(0, 0, 0),
+                                         update = sghmc_z), tolerance = 1e-12)
+    da <- 0.05
+    sgnht_z <- function(z, gz, glik, eps, t, state) {
+        D <- length(z)
+        if (t == 1) state <- list(u = sqrt(eps) * rnorm(D), xi = da)
+        state$u <- state$u + eps * gz - state$xi * state$u + sqrt(2 * da * eps) * rnorm(D)
+        state$xi <- state$xi + sum(state$u^2) / D - eps
+        list(z = z + state$u, state = state)
+    }
+    cc <- run(sgnht, 63, stepsize = 1e-3, diffusion = da)
+    set.seed(63)
+    expect_equal(cc$draws, r_chain_metric(p, 10L, 60L, 1e-3, cc$info$spec, c(0, 0, 0),
+                                          update = sgnht_z), tolerance = 1e-12)
 })
