@@ -395,15 +395,18 @@ r_chain_metric <- function(p, n, n_iter, eps, spec, theta0, centre = NULL, updat
     out
 }
 
+## a 60-iteration chain of `fun` in the metric of the mode on problem p, from 0
+metric_run <- function(p, fun, seed, ...) {
+    set.seed(seed)
+    fit <- quiet(fun(p$x, p$y, family = p$family, prior = normal(0, 1), batch_size = 10L,
+                     n_iter = 60L, burnin = 0L, standardize = FALSE, progress = FALSE,
+                     init = c(0, 0, 0), metric = "mode", ...))
+    list(draws = unname(sgfs:::all_draws(fit)), info = attr(fit, "sgfit"))
+}
+
 test_that("SGLD and SGLD-CV in the metric of the mode: C chains equal the R reference", {
     p <- ref_problem(N = 200)
-    run <- function(fun, seed, ...) {
-        set.seed(seed)
-        fit <- quiet(fun(p$x, p$y, family = p$family, prior = normal(0, 1), batch_size = 10L,
-                         n_iter = 60L, burnin = 0L, standardize = FALSE, progress = FALSE,
-                         init = c(0, 0, 0), metric = "mode", ...))
-        list(draws = unname(sgfs:::all_draws(fit)), info = attr(fit, "sgfit"))
-    }
+    run <- function(fun, seed, ...) metric_run(p, fun, seed, ...)
     a <- run(sgld, 5)
     expect_true(is.matrix(a$info$spec$metric))
     set.seed(5)
@@ -441,13 +444,7 @@ test_that("fixed rows: the stratified minibatch gradient equals the R replay", {
 
 test_that("pSGLD, SGHMC and SGNHT in the metric of the mode: C chains equal the R reference", {
     p <- ref_problem(N = 200)
-    run <- function(fun, seed, ...) {
-        set.seed(seed)
-        fit <- quiet(fun(p$x, p$y, family = p$family, prior = normal(0, 1), batch_size = 10L,
-                         n_iter = 60L, burnin = 0L, standardize = FALSE, progress = FALSE,
-                         init = c(0, 0, 0), metric = "mode", ...))
-        list(draws = unname(sgfs:::all_draws(fit)), info = attr(fit, "sgfit"))
-    }
+    run <- function(fun, seed, ...) metric_run(p, fun, seed, ...)
     decay <- 0.9
     lambda <- 1e-3
     psgld_z <- function(z, gz, glik, eps, t, state) {
