@@ -93,7 +93,7 @@ sgldcv.default <- function(x, y, family = binomial(), model = NULL,
         if (is.null(stepsize) && !is.null(strata)) eps <- eps * strata$shrink
         sched <- schedule_vector(schedule, eps, run$n_iter)
         first <- first_step(sched)
-        list(engine = "sgld", spar = 0, schedule = sched,
+        list(engine = "sgld", spar = if (is.null(m)) 0 else 1, schedule = sched,
              spec = c(list(centre = centre, centre_score = centre_score),
                       m$spec, if (!is.null(m)) list(drift_limit = 2 / eps),
                       if (length(fixed)) list(fixed = fixed)),
@@ -101,8 +101,8 @@ sgldcv.default <- function(x, y, family = binomial(), model = NULL,
              evals_per_iter = 2 * (run$spec$batch_size + length(fixed)),
              settings = list(stepsize = first, schedule = schedule, metric = metric_type(m),
                              fixed_rows = length(fixed),
-                             inflation = sgld_inflation(first, lambda),
-                             step_5pct = sgld_step(lambda),
+                             inflation = sgld_inflation(first, lambda, lm = !is.null(m)),
+                             step_5pct = sgld_step(lambda, lm = !is.null(m)),
                              centre = stats::setNames(to_original(centre, run$design),
                                                       run$design$par_names)))
     }

@@ -29,6 +29,8 @@ new_sgfit <- function(info, res, previous = NULL, first = NULL, checks = TRUE) {
     info$elapsed <- info$elapsed + sum(vapply(res[ran], `[[`, 0, "elapsed"))
     info$eps <- vapply(seq_len(K), function(k) if (ran[k]) res[[k]]$eps else NA_real_, 0)
     info$clipped <- sum(info$clipped, vapply(res[ran], function(r) sum(r$clipped), 0))
+    for (r in res[ran]) if (length(r$grad_sq))
+        info$grad_sq <- if (is.null(info$grad_sq)) r$grad_sq else info$grad_sq + r$grad_sq
 
     keep <- vapply(draws, NROW, 0L) > 0L
     value <- if (any(keep)) coda_value(info, draws[keep], states[keep], first)

@@ -117,6 +117,8 @@ static int iterate(sgfs_engine *e)
     if (e->metric) {                   /* to the sampler's coordinates z = U par */
         sgfs_metric_gradients(e, e->grad, 1);
         sgfs_metric_clip(e, e->grad);
+        if (t > e->burnin)
+            for (int j = 0; j < D; j++) e->grad_sq[j] += e->grad[j] * e->grad[j];
         sgfs_metric_gradients(e, e->grad_lik, 1);
         if (e->sampler->needs_scores) sgfs_metric_gradients(e, e->G, e->n);
     }
@@ -175,7 +177,7 @@ SEXP sgfs_engine_result(SEXP ptr)
     const int D = e->D;
     const R_xlen_t len = e->sstate_len;
     const char *names[] = {"draws", "theta", "iter", "sstate", "eps",
-                           "diverged", "pred", "pred_count", "clipped", "z", ""};
+                           "diverged", "pred", "pred_count", "clipped", "z", "grad_sq", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SEXP draws = Rf_allocMatrix(REALSXP, e->n_kept, e->n_monitor);
     SET_VECTOR_ELT(out, 0, draws);
@@ -197,6 +199,9 @@ SEXP sgfs_engine_result(SEXP ptr)
         SEXP z = Rf_allocVector(REALSXP, D);
         SET_VECTOR_ELT(out, 9, z);
         memcpy(REAL(z), e->theta, (size_t) D * sizeof(double));
+        SEXP sq = Rf_allocVector(REALSXP, D);
+        SET_VECTOR_ELT(out, 10, sq);
+        memcpy(REAL(sq), e->grad_sq, (size_t) D * sizeof(double));
     }
     if (e->pred_x) {
         SEXP pred = Rf_allocMatrix(REALSXP, e->n_pred, e->pred_cols);

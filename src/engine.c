@@ -33,7 +33,7 @@
 
 enum { SLOT_ENGINE, SLOT_SPEC, SLOT_THETA, SLOT_ITER, SLOT_SSTATE, SLOT_BATCH, SLOT_SLOTS,
        SLOT_XB, SLOT_ETA, SLOT_GRAD, SLOT_GRAD_LIK, SLOT_GRAD_CENTRE, SLOT_G, SLOT_WORK,
-       SLOT_DRAWS, SLOT_PRED, SLOT_Z, SLOT_POOL, SLOT_GRAD_FIXED, SLOT_CENTRE_FIXED, N_SLOTS };
+       SLOT_DRAWS, SLOT_PRED, SLOT_Z, SLOT_POOL, SLOT_GRAD_FIXED, SLOT_CENTRE_FIXED, SLOT_GRAD_SQ, N_SLOTS };
 
 /* the element `name` of list, or NULL if there is none */
 static SEXP optional_elt(SEXP list, const char *name)
@@ -119,6 +119,7 @@ static void setup_metric(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
     e->metric = REAL(metric);
     SEXP limit = optional_elt(spec, "drift_limit");
     e->drift_limit = limit != NULL ? Rf_asReal(limit) : 0.0;
+    e->grad_sq = fresh_real(prot, SLOT_GRAD_SQ, D);
     SEXP z = optional_elt(state, "z");
     if (z != NULL && Rf_xlength(z) == D && TYPEOF(z) == REALSXP) {
         e->theta = copy_real(prot, SLOT_Z, z);

@@ -149,6 +149,9 @@ struct sgfs_engine {
     /* with a metric: each coordinate of the whitened gradient is clipped to
        +-drift_limit (0: none), clipped counts the clipped coordinates */
     double drift_limit, clipped;
+    /* with a metric: the sum over the iterations past burn-in of each
+       whitened gradient coordinate's square (as clipped), else NULL */
+    double *grad_sq;
     double *iter;               /* iterations done so far (t), a double        */
     double *sstate;             /* sampler state                               */
     R_xlen_t sstate_len;        /* its length                                  */

@@ -351,6 +351,20 @@ test_that("SGLD's variance inflation is the linearised chain's exact stationary 
     expect_equal(sgfs:::sgld_inflation(4 / lambda, lambda, gamma), Inf)
     ## the step the report advises inflates by 5 %
     expect_equal(sgfs:::sgld_inflation(sgfs:::sgld_step(lambda, gamma), lambda, gamma), 0.05)
+    ## the Leimkuhler-Matthews noise z' = a z + sqrt(eps) (xi + xi') / 2 + noise:
+    ## y = z - sqrt(eps) xi' / 2 follows y' = a y + (1 + a) sqrt(eps) xi / 2 + noise
+    ## and Var z = Var y + eps / 4
+    for (eps in c(0.001, 0.05, 0.5, 1.2)) {
+        a <- 1 - eps * lambda / 2
+        v <- 0
+        for (t in 1:20000) v <- a^2 * v + (1 + a)^2 * eps / 4 + eps^2 * (gamma - 1) * lambda / 4
+        expect_equal(sgfs:::sgld_inflation(eps, lambda, gamma, lm = TRUE),
+                     (v + eps / 4) * lambda - 1, tolerance = 1e-10)
+        expect_equal(sgfs:::sgld_inflation(eps, lambda, 1, lm = TRUE), 0)
+    }
+    expect_equal(sgfs:::sgld_inflation(sgfs:::sgld_step(lambda, gamma, lm = TRUE), lambda, gamma,
+                                       lm = TRUE), 0.05)
+    expect_null(sgfs:::sgld_step(lambda, 1, lm = TRUE))
     ## SGHMC: a learning rate past stability is infinitely inflated, not negative
     expect_equal(sgfs:::momentum_variance(1, 0.5, 1, 10), Inf)
 })
@@ -382,8 +396,11 @@ r_chain_metric <- function(p, n, n_iter, eps, spec, theta0, centre = NULL, updat
         g <- g - prec * theta
         gz <- backsolve(U, g, transpose = TRUE)
         gz <- pmin(pmax(gz, -spec$drift_limit), spec$drift_limit)
-        if (is.null(update)) {
-            z <- z + eps / 2 * gz + sqrt(eps) * rnorm(D)
+        if (is.null(update)) {          # SGLD with the Leimkuhler-Matthews noise
+            if (t == 1L) xi <- rnorm(D)
+            nxt <- rnorm(D)
+            z <- z + eps / 2 * gz + sqrt(eps) / 2 * (xi + nxt)
+            xi <- nxt
         } else {
             step <- update(z, gz, glik, eps, t, state)
             z <- step$z
