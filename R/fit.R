@@ -208,12 +208,25 @@ sg_fit <- function(method, setup, run, call) {
     s <- setup(run)
     if (!is.null(s$start)) run$theta0 <- s$start
     starts <- chain_starts(run, run$theta0)
-    setup_seconds <- proc.time()[["elapsed"]] - t0
     lap <- run$cache$laplace
     spec <- c(run$spec, list(sampler = s$engine, spar = as.double(s$spar),
                              schedule = s$schedule), s$spec)
     ## a cyclical schedule's cycles are fixed by n_iter: such runs do not grow
     grow <- run$grow && s$schedule[1L] != 2
+    seeds <- if (run$chains > 1L) chain_seeds(run$chains) else list(NULL)
+    states <- Map(function(theta, sd) list(theta = theta, iter = 0, sstate = double(0), seed = sd),
+                  starts, seeds)
+    if (grow) {
+        first <- first_stage_length(spec, states, run)
+        if (first < run$n_iter) {
+            if (run$verbose)
+                message(sprintf("%s: %s iterations would take more than a quarter of max_time = %.3g s; the first run is shortened to %s",
+                                method, big_count(run$n_iter), run$max_time, big_count(first)))
+            run$n_iter <- first
+            spec$burnin <- first %/% 10L
+        }
+    }
+    setup_seconds <- proc.time()[["elapsed"]] - t0
     if (grow && run$verbose)
         message(sprintf(paste0("%s: set-up %.3g s%s; %d chain%s of %s iterations to start, growing to %g ",
                                "bulk effective draws%s within max_time = %.3g s"),
@@ -222,9 +235,6 @@ sg_fit <- function(method, setup, run, call) {
                         run$chains, if (run$chains > 1L) "s" else "", big_count(run$n_iter),
                         enough_ess, if (run$chains > 1L) sprintf(" and R-hat <= %g", enough_rhat) else "",
                         run$max_time))
-    seeds <- if (run$chains > 1L) chain_seeds(run$chains) else list(NULL)
-    states <- Map(function(theta, sd) list(theta = theta, iter = 0, sstate = double(0), seed = sd),
-                  starts, seeds)
     res <- run_chains(spec, states, run$n_iter, run$progress, run$cores)
     info <- list(call = generic_call(call), method = method, settings = s$settings,
                  family = run$family, levels = run$levels,

@@ -17,9 +17,41 @@
 ## raised the smallest effective sample size by less than twice (a chain
 ## that does not mix: more of it will not help).  Each
 ## doubling continues the chains exactly (as update() does), so the result
-## equals one run with the final n_iter and thin.
+## equals one run with the final n_iter and thin.  The first run itself is
+## shortened (to no fewer than `min_first` iterations) when a probe of
+## a few iterations shows that it would take more than `first_share`
+## of `max_time` (full-data MALA or HMC at N = 1e6, SGFS-f with many
+## parameters), so that at least one doubling fits in the budget.
+
+## The first run's length: run$n_iter, or fewer when one chain's probe
+## (`probe_iter` iterations from the first start, 4 times more until they
+## take `probe_seconds`, on a copy, with the caller's RNG state restored
+## after) projects the chains' first run, at
+## min(chains, cores) at a time, past `first_share` of run$max_time.
+first_stage_length <- function(spec, states, run) {
+    if (!is.finite(run$max_time)) return(run$n_iter)
+    user <- if (exists(".Random.seed", envir = globalenv(), inherits = FALSE)) get_seed()
+    on.exit(if (is.null(user)) rm(".Random.seed", envir = globalenv()) else set_seed(user))
+    ## 10, 40, 160, ... iterations until they take a measurable time
+    k <- probe_iter
+    repeat {
+        if (!is.null(states[[1L]]$seed)) set_seed(states[[1L]]$seed)
+        probe <- run_chain(spec, states[[1L]], k, FALSE)
+        if (probe$elapsed >= probe_seconds || 4L * k > run$n_iter %/% 10L) break
+        k <- 4L * k
+    }
+    waves <- ceiling(run$chains / min(run$cores, run$chains))
+    pace <- waves * probe$elapsed / k
+    budget <- first_share * run$max_time
+    if (pace * run$n_iter <= budget) return(run$n_iter)
+    as.integer(max(min_first, min(run$n_iter, floor(budget / pace))))
+}
 
 first_run <- 10000L
+probe_iter <- 10L
+probe_seconds <- 0.02
+first_share <- 0.25
+min_first <- 50L
 enough_ess <- 400
 enough_rhat <- 1.01
 max_doublings <- 9L

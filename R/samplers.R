@@ -101,7 +101,10 @@
 #'   the draws equal those of sequential chains).
 #' @param max_time with `n_iter = NULL`: the time budget in seconds of the
 #'   whole call; the run does not start a doubling whose time, projected
-#'   from the pace so far, would pass it (the report says so).
+#'   from the pace so far, would pass it (the report says so), and its first
+#'   run of 10,000 iterations is shortened (to no fewer than 50) when a
+#'   probe of a few iterations shows that it would take more than a
+#'   quarter of the budget.
 #' @param verbose with `n_iter = NULL`: a message per stage of the run
 #'   (iterations, time, smallest bulk effective sample size, largest R-hat,
 #'   and the time the next stage will take).

@@ -71,7 +71,9 @@ test_that("the time budget stops the growth, and the report says so", {
         "would take about .* s, far more than max_time = 0.001 s")
     rl <- attr(grown, "sgfit")$run_length
     expect_equal(rl$stop, "projected")
-    expect_equal(rl$stages$n_iter, 10000)
+    ## the probe shortened the first run to fit a quarter of the budget
+    expect_equal(rl$stages$n_iter, 50)
+    expect_equal(attr(grown, "sgfit")$burnin, 5)
     expect_lt(rl$stages$min_ess[1L], 400)
     expect_gt(rl$stages$needed[1L], 1e-3)
     expect_output(print(grown), "stopped early at [0-9]+ of the 400 bulk effective draws aimed for: at this pace")
@@ -87,6 +89,28 @@ test_that("the time budget stops the growth, and the report says so", {
     run <- list(verbose = FALSE, max_time = Inf, chains = 1L, progress = FALSE)
     capped <- sgfs:::grow_run(first, run, started = proc.time()[["elapsed"]], doublings = 1L)
     expect_equal(attr(capped, "sgfit")$run_length$stages$n_iter, c(10000, 19000))
+})
+
+test_that("a first run that would take most of the budget is shortened, reproducibly", {
+    d <- pima_data()
+    probe <- function(max_time, chains = 1L, seed = 8)
+        withr::with_seed(seed, sgldcv(d$x, d$y, progress = FALSE, max_time = max_time,
+                                      chains = chains, verbose = FALSE))
+    ## ten iterations take far more than 1e-7 s / 4 / 10000: the first run is
+    ## the shortest; the caller's RNG stream is as if no probe had run
+    short <- probe(1e-6)
+    expect_equal(attr(short, "sgfit")$run_length$stages$n_iter[1L], 50)
+    plain <- withr::with_seed(8, sgldcv(d$x, d$y, progress = FALSE, n_iter = 50, burnin = 5))
+    expect_identical(draws_of(short), draws_of(plain))
+    ## several chains: each continues its own stream, the same with a probe or without
+    two <- probe(1e-6, chains = 2L)
+    plain2 <- withr::with_seed(8, sgldcv(d$x, d$y, progress = FALSE, n_iter = 50, burnin = 5,
+                                         chains = 2L))
+    expect_identical(draws_of(two), draws_of(plain2))
+    ## an ample budget leaves the first run at 10,000 iterations
+    expect_equal(attr(probe(300), "sgfit")$run_length$stages$n_iter[1L], 10000)
+    expect_message(withr::with_seed(8, sgldcv(d$x, d$y, progress = FALSE, max_time = 1e-6)),
+                   "the first run is shortened to 50")
 })
 
 test_that("a chain whose effective sample size stops growing is stopped early", {
