@@ -25,6 +25,14 @@
 #' the other uses of the mode in the call) or, for other models, found by
 #' [sga()] and refined by full-data Newton steps; the chain starts there.
 #'
+#' Rare one-hot levels and rows of high leverage (GLMs; `stratify = TRUE`):
+#' rows whose appearance in a minibatch would move the chain by more than
+#' half a posterior sd (see [sgldcv()]) are put into every minibatch with
+#' weight 1 and the other \eqn{n} rows drawn from the rest with weight
+#' \eqn{(N - |F|)/n}; \eqn{C}, \eqn{N} and \eqn{\gamma} above are then
+#' those of the rest, whose scores alone make the minibatch noise.
+#' `stratify = FALSE` gives the report's rule.
+#'
 #' Known behaviour: the noise of small minibatches depends on \eqn{\theta}
 #' while the drift uses a fixed \eqn{D}, and with batches below about 1 \%
 #' of the rows the chain's mean is shifted (its covariance stays right);
@@ -34,6 +42,8 @@
 #' @param stepsize \eqn{\epsilon} in (0, 1], or `"max"`.
 #' @param mode the mode on the original scale, or `NULL` to find it.
 #' @param opt_iter iterations of [sga()] for the mode.
+#' @param stratify put the rows whose draw would jump the chain into every
+#'   minibatch (GLMs, when the mode is not given).
 #' @return As [sgfs()].
 #' @references El Hanchi, A. (2018). Experiments with stochastic gradient
 #'   descent MCMC. Technical report, 25 October 2018.
@@ -58,8 +68,10 @@ osgfs.default <- function(x, y, family = binomial(), model = NULL,
                           init = NULL, standardize = TRUE,
                           progress = interactive(), stepsize = 1, mode = NULL,
                           opt_iter = 10000L, prior_intercept = NULL,
-                          sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE, ...) {
+                          sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE,
+                          stratify = TRUE, ...) {
     no_dots(...)
+    stratify <- check_flag(stratify, "stratify")
     run <- prepare_run_here(environment())
     if (!identical(stepsize, "max") &&
         (!is.numeric(stepsize) || length(stepsize) != 1L || !(stepsize > 0 && stepsize <= 1)))
@@ -72,21 +84,54 @@ osgfs.default <- function(x, y, family = binomial(), model = NULL,
         stop_arg("stepsize", "= 1 with batch_size = N (all rows) gives a deterministic ",
                  "chain: use stepsize < 1 or a smaller batch_size")
     setup <- function(run) {
-        if (is.null(mode))
-            mode <- if (laplace_available(run$design)) posterior_laplace(run)$mode
-                    else run_sga(run, opt_iter, opt_iter %/% 2L)$estimate
-        fit <- newton_mode(run$spec, mode, max_steps = 10L)
-        C <- full_curvature(run$spec, fit$mode, cov = TRUE)$C
-        rule <- osgfs_rule(fit$curvature$H, C, N, n, stepsize)
+        lap <- if (is.null(mode) && laplace_available(run$design)) posterior_laplace(run)
+        if (!is.null(lap)) {
+            mode <- lap$mode
+            H <- lap$H
+        } else {
+            if (is.null(mode)) mode <- run_sga(run, opt_iter, opt_iter %/% 2L)$estimate
+            fit <- newton_mode(run$spec, mode, max_steps = 10L)
+            mode <- fit$mode
+            H <- fit$curvature$H
+        }
+        ## the drift in the whitened coordinates is (2 eps / gamma) times
+        ## the whitened gradient, eps <= 1
+        fixed <- if (stratify && !is.null(lap))
+            minibatch_strata(run, lap, 2 / gamma_fpc(N, n), cv = FALSE)$rows
+        pool <- pool_score_cov(run$spec, mode, fixed)
+        rule <- osgfs_rule(H, pool$C, pool$N, n, stepsize)
         list(engine = "osgfs", spar = c(rule$A, rule$R),
              schedule = schedule_vector("constant", rule$eps, run$n_iter),
-             start = if (is.null(init)) fit$mode,
+             start = if (is.null(init)) mode,
+             spec = if (length(fixed)) list(fixed = fixed),
+             evals_per_iter = n + length(fixed),
              settings = list(stepsize = rule$eps, max_stepsize = rule$eps_max,
-                             excess = rule$excess,
-                             mode = stats::setNames(to_original(fit$mode, run$design),
+                             excess = rule$excess, fixed_rows = length(fixed),
+                             mode = stats::setNames(to_original(mode, run$design),
                                                     run$design$par_names)))
     }
     sg_fit("osgfs", setup, run, match.call())
+}
+
+## The per-example score covariance C at `theta` of the rows outside `fixed`
+## (0-based; the rows every minibatch holds, whose part of the gradient is
+## exact), and their number: from the sums over all rows and over the fixed
+## rows, C = (sum g g' - N_pool gbar gbar') / N_pool over the pool.
+pool_score_cov <- function(spec, theta, fixed) {
+    N <- ncol(spec$xt)
+    all <- .Call(C_sgfs_model_curvature, spec, theta, TRUE)
+    if (!length(fixed)) return(list(C = all$score_cov, N = N))
+    rows <- fixed + 1L
+    part <- spec
+    part$xt <- spec$xt[, rows, drop = FALSE]
+    part$y <- spec$y[rows]
+    part$batch_size <- min(length(rows), spec$batch_size)
+    fx <- .Call(C_sgfs_model_curvature, part, theta, TRUE)
+    n_fixed <- length(rows)
+    sum_sq <- (N * all$score_cov + tcrossprod(all$grad) / N) -
+        (n_fixed * fx$score_cov + tcrossprod(fx$grad) / n_fixed)
+    n_pool <- N - n_fixed
+    list(C = (sum_sq - tcrossprod(all$grad - fx$grad) / n_pool) / n_pool, N = n_pool)
 }
 
 ## A = eps D and R with R R' = Q (negative eigenvalues of Q set to 0);

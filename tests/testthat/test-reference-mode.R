@@ -96,6 +96,55 @@ test_that("OSGFS: C chain equals the R reference with the fit's matrices", {
     expect_equal(R %*% t(R), Q, tolerance = 1e-8)
 })
 
+test_that("OSGFS with fixed rows: the pool's score covariance, and the C chain replayed in R", {
+    p <- ref_problem(N = 200)
+    p$x[3, ] <- c(-30, 25)             # an outlying, misfitted row (y = 1): in every minibatch
+    p$X[3, -1] <- p$x[3, ]
+    fit_of <- function(...) {
+        set.seed(66)
+        quiet(osgfs(p$x, p$y, prior = normal(0, 1), batch_size = 10L, n_iter = 40L,
+                    burnin = 0L, standardize = FALSE, progress = FALSE, stepsize = 0.5, ...))
+    }
+    fit <- fit_of()
+    info <- attr(fit, "sgfit")
+    fixed <- info$spec$fixed + 1L
+    expect_true(3L %in% fixed)
+    expect_lt(length(fixed), 20)
+    expect_equal(info$settings$fixed_rows, length(fixed))
+    expect_null(attr(fit_of(stratify = FALSE), "sgfit")$spec$fixed)
+    ## C over the pool rows, against the scores computed in R
+    start <- sgfs:::to_internal(info$settings$mode, info$design)    # the mode
+    pool <- setdiff(seq_len(200), fixed)
+    S <- r_scores(p, start, pool)
+    C_pool <- crossprod(sweep(S, 2L, colMeans(S))) / length(pool)
+    got <- sgfs:::pool_score_cov(info$spec, start, fixed - 1L)
+    expect_equal(got$N, length(pool))
+    expect_equal(got$C, C_pool, tolerance = 1e-10)
+    ## the matrices use the pool's N, gamma and C
+    cur <- sgfs:::full_curvature(info$spec, start)
+    gamma <- 1 + length(pool) / 10 * (length(pool) - 10) / (length(pool) - 1)
+    Dm <- 2 / gamma * solve(cur$H)
+    A <- matrix(info$spec$spar[1:9], 3)
+    R <- matrix(info$spec$spar[10:18], 3)
+    expect_equal(A, 0.5 * Dm, tolerance = 1e-8)
+    Q <- 0.5 * 2 * Dm - 0.25 * (length(pool) * (gamma - 1) * Dm %*% C_pool %*% Dm +
+                                Dm %*% cur$H %*% Dm)
+    expect_equal(R %*% t(R), Q, tolerance = 1e-8)
+    ## the chain: minibatches from the pool with weight (N - |F|) / n, plus
+    ## the fixed rows' exact scores
+    set.seed(66)
+    theta <- start
+    out <- matrix(NA_real_, 40, 3)
+    for (t in 1:40) {
+        idx <- pool[r_minibatch(length(pool), 10L)]
+        g <- length(pool) / 10 * colSums(r_scores(p, theta, idx)) +
+            colSums(r_scores(p, theta, fixed)) - theta
+        theta <- theta + drop(A %*% g) + drop(R %*% rnorm(3))
+        out[t, ] <- theta
+    }
+    expect_equal(unname(sgfs:::all_draws(fit)), out, tolerance = 1e-10)
+})
+
 test_that("OSGFS's noise gives the exact stationary covariance H^-1 (linear-Gaussian oracle)", {
     ## ALGORITHMS.md 5.1: z' = (I - A H) z + (gradient noise) + R xi; Var = H^-1
     set.seed(66)
