@@ -63,6 +63,10 @@ c_chain <- function(fun, p, n, n_iter, init = NULL, ...) {
     method <- utils::getS3method(name, "default", optional = TRUE, envir = asNamespace("sgfs"))
     if (!is.null(method) && "metric" %in% names(formals(method)) && is.null(args$metric))
         args$metric <- "identity"
+    if (!is.null(method) && "stratify" %in% names(formals(method)) && is.null(args$stratify))
+        args$stratify <- FALSE
+    if (!is.null(method) && "robust" %in% names(formals(method)) && is.null(args$robust))
+        args$robust <- FALSE
     fit <- quiet(do.call(fun, c(list(p$x, p$y, family = p$family, prior = normal(0, 1),
                                       batch_size = n, n_iter = n_iter, burnin = 0L,
                                       standardize = FALSE, progress = FALSE, init = init),

@@ -93,7 +93,7 @@ test_that("SGFS-f: C chain equals the R reference (alpha 0 and > 0, restart, gau
     p <- ref_problem()
     for (alpha in c(0, 1.5)) {
         set.seed(44)
-        fit <- quiet(sgfs(p$x, p$y, prior = normal(0, 1), batch_size = 10L, n_iter = 40L,
+        fit <- quiet(sgfs(robust = FALSE, p$x, p$y, prior = normal(0, 1), batch_size = 10L, n_iter = 40L,
                           burnin = 10L, standardize = FALSE, progress = FALSE, alpha = alpha))
         set.seed(44)
         eps <- if (alpha > 0) 4 / alpha^2 else Inf
@@ -104,7 +104,7 @@ test_that("SGFS-f: C chain equals the R reference (alpha 0 and > 0, restart, gau
     ## a batch smaller than D: the trust region binds while the Fisher
     ## estimate is rank deficient (t (n - 1) < 2D), even without burn-in
     set.seed(48)
-    fit <- quiet(sgfs(p$x, p$y, prior = normal(0, 1), batch_size = 2L, n_iter = 30L,
+    fit <- quiet(sgfs(robust = FALSE, p$x, p$y, prior = normal(0, 1), batch_size = 2L, n_iter = 30L,
                       burnin = 0L, standardize = FALSE, progress = FALSE, alpha = 0))
     set.seed(48)
     r <- r_chain(p, 3, 2L, 30L, function(t) Inf, sgfs_update(50, 2, restart = 0))
@@ -119,6 +119,65 @@ test_that("SGFS-f: C chain equals the R reference (alpha 0 and > 0, restart, gau
     set.seed(45)
     rg <- r_chain(g, 4, 12L, 30L, function(t) 4 / 9, sgfs_update(50, 12, restart = 0))
     expect_equal(unname(cg), rg, tolerance = 1e-10)
+})
+
+test_that("robust SGFS, with and without fixed rows: C chains (full, diagonal) equal the R replay", {
+    plain <- ref_problem(N = 200)
+    outlier <- plain
+    outlier$x[3, ] <- c(-30, 25)       # an outlying, misfitted row (y = 1): in every minibatch
+    outlier$X[3, -1] <- outlier$x[3, ]
+    for (case in c("outlier", "plain")) for (pre in c("full", "diagonal")) {
+        p <- if (case == "outlier") outlier else plain
+        set.seed(67)
+        fit <- quiet(sgfs(p$x, p$y, prior = normal(0, 1), batch_size = 10L, n_iter = 40L,
+                          burnin = 10L, standardize = FALSE, progress = FALSE, alpha = 1.5,
+                          preconditioner = pre, init = c(0, 0, 0)))
+        info <- attr(fit, "sgfit")
+        fixed <- info$spec$fixed + 1L
+        expect_equal(3L %in% fixed, case == "outlier")
+        expect_equal(info$settings$fixed_rows, length(fixed))
+        ## H_F: the fixed rows' Fisher information at the mode
+        X <- p$X[fixed, , drop = FALSE]
+        w <- drop(plogis(X %*% info$laplace$mode))
+        HF <- crossprod(X * sqrt(w * (1 - w)))
+        if (length(fixed))
+            expect_equal(info$spec$fixed_fisher, as.double(if (pre == "full") HF else diag(HF)),
+                         tolerance = 1e-10)
+        ## the replay: B = gamma_p N_p I + H_F + Lambda, A = (1 + alpha^2) B
+        pool <- setdiff(seq_len(200), fixed)
+        Np <- length(pool)
+        gamma <- 1 + Np / 10 * (Np - 10) / (Np - 1)
+        a2 <- 1.5^2
+        set.seed(67)
+        theta <- c(0, 0, 0)
+        out <- matrix(NA_real_, 40, 3)
+        for (t in 1:40) {
+            idx <- pool[r_minibatch(Np, 10L)]
+            G <- r_scores(p, theta, idx)
+            grad <- -theta + Np / 10 * colSums(G) + colSums(r_scores(p, theta, fixed))
+            V <- if (pre == "full") cov(G) else apply(G, 2L, var)
+            if (t == 1 || t == 6) {
+                I <- 0 * V
+                count <- 0
+            }
+            count <- count + 1
+            I <- I + (V - I) / count
+            if (pre == "full") {
+                B <- gamma * Np * I + HF + diag(3)
+                rhs <- grad + sqrt(a2) * drop(crossprod(chol(B), rnorm(3)))
+                x <- drop(solve((1 + a2) * B, rhs))
+            } else {
+                B <- gamma * Np * pmax(I, 1 / 200) + diag(HF) + 1
+                rhs <- grad + sqrt(a2 * B) * rnorm(3)
+                x <- rhs / ((1 + a2) * B)
+            }
+            q <- 4 * sum(x * rhs)
+            s <- if ((t <= 10 || t * 9 < 6) && q > 12) sqrt(12 / q) else 1
+            theta <- theta + 2 * s * x
+            out[t, ] <- theta
+        }
+        expect_equal(unname(sgfs:::all_draws(fit)), out[11:40, ], tolerance = 1e-10)
+    }
 })
 
 test_that("SGFS-b: C chain equals the R reference (model blocks, user blocks, restart)", {
@@ -141,7 +200,7 @@ test_that("SGFS-b: C chain equals the R reference (model blocks, user blocks, re
     p <- ref_problem()
     fit_with <- function(alpha, ...) {
         set.seed(53)
-        quiet(sgfs(p$x, p$y, prior = normal(0, 1), batch_size = 10L, n_iter = 40L,
+        quiet(sgfs(robust = FALSE, p$x, p$y, prior = normal(0, 1), batch_size = 10L, n_iter = 40L,
                    burnin = 10L, standardize = FALSE, progress = FALSE, alpha = alpha, ...))
     }
     for (alpha in c(0, 1.5)) {
@@ -172,7 +231,7 @@ test_that("SGFS-b with one block is SGFS-f, and with blocks of one SGFS-d withou
     x <- cbind(withr::with_seed(3, rnorm(200)), rep(0:1, c(197, 3)))
     sparse <- function(...) {
         set.seed(56)
-        quiet(sgfs(x, rep(0:1, 100), batch_size = 20L, n_iter = 100L, burnin = 0L,
+        quiet(sgfs(robust = FALSE, x, rep(0:1, 100), batch_size = 20L, n_iter = 100L, burnin = 0L,
                    alpha = 2, standardize = FALSE, progress = FALSE, ...))
     }
     expect_gt(max(abs(sgfs:::all_draws(sparse(preconditioner = "block", blocks = rep(1, 3))) -
@@ -274,7 +333,7 @@ test_that("SGFS-d: C chain equals the R reference", {
     far <- p
     far$y <- 1 - far$y
     set.seed(47)
-    fit <- quiet(sgfs(far$x, far$y, prior = normal(0, 1), batch_size = 10L, n_iter = 40L,
+    fit <- quiet(sgfs(robust = FALSE, far$x, far$y, prior = normal(0, 1), batch_size = 10L, n_iter = 40L,
                       burnin = 20L, standardize = FALSE, progress = FALSE, alpha = 0.5,
                       preconditioner = "diagonal", init = c(5, 5, -5)))
     set.seed(47)
