@@ -116,14 +116,13 @@
 #'   \eqn{\eta \sim N(0, \alpha^2 B)} (the paper's rule adds \eqn{\Lambda}
 #'   to \eqn{A} unscaled, which maps \eqn{\theta} to \eqn{-\theta}, never
 #'   mixing, in directions only the prior informs, such as a one-hot
-#'   factor's levels against the intercept); and, for GLMs, the rows whose
-#'   draw would jump the chain by more than half a posterior sd (rare
-#'   one-hot levels, outlying rows; judged in the metric of the mode, see
-#'   [sgldcv()]) are put into every minibatch with weight 1, the other rows
-#'   drawn with weight \eqn{(N - |F|)/n}, \eqn{I_t} estimated from those
-#'   and the fixed rows' Fisher information at the mode added to \eqn{B}.
-#'   Both keep the rule exact on a Gaussian posterior.  `FALSE` gives the
-#'   rule of the paper with the corrections above, draw for draw.
+#'   factor's levels against the intercept, when \eqn{\alpha > 0}).  Both
+#'   are exact on a Gaussian posterior.  `FALSE` gives the rule of the
+#'   paper with the corrections above, draw for draw.  (Unlike the other
+#'   samplers, SGFS holds no rows in every minibatch: its Fisher estimate
+#'   stands for the curvature only when the minibatch is drawn from all
+#'   rows, and the rows such a rule would hold are those of large
+#'   residuals.)
 #' @param blocks for `preconditioner = "block"`: the sizes of the contiguous
 #'   parameter blocks, in parameter order, summing to the number of
 #'   parameters (e.g. `c(2, 1)`).  `NULL` takes the model's parameter groups:
@@ -190,43 +189,17 @@ sgfs.default <- function(x, y, family = binomial(), model = NULL,
     setup <- function(run) {
         eps <- if (alpha > 0) 4 / alpha^2 else Inf
         restart <- if (run$spec$burnin >= 2L) run$spec$burnin %/% 2L + 1L else 0
-        fixed <- if (robust && laplace_available(run$design))
-            sgfs_strata(run, alpha, preconditioner, sizes)
         list(engine = paste0("sgfs_", c(full = "full", diagonal = "diag",
                                         block = "block")[[preconditioner]]),
-             spec = c(fixed$spec, if (robust) list(sgfs_robust = TRUE)),
-             evals_per_iter = run$spec$batch_size + length(fixed$spec$fixed),
+             spec = if (robust) list(sgfs_robust = TRUE),
              spar = if (preconditioner == "block") c(restart, length(sizes), sizes)
                     else restart,
              schedule = schedule_vector(schedule, eps, run$n_iter),
              settings = list(preconditioner = preconditioner, alpha = alpha,
-                             schedule = schedule, fixed_rows = length(fixed$spec$fixed),
+                             schedule = schedule, robust = robust,
                              blocks = if (preconditioner == "block") sizes))
     }
     sg_fit("sgfs", setup, run, match.call())
-}
-
-## The robust SGFS's rows in every minibatch (minibatch_strata(); the drift in the
-## whitened coordinates is about 2 / ((1 + alpha^2) gamma) times the
-## whitened gradient) and their Fisher information at the mode, H_F, laid
-## out as the sampler's Fisher estimate: D x D (full), the diagonal blocks
-## one after another (block) or the diagonal; NULL without such rows.
-sgfs_strata <- function(run, alpha, preconditioner, sizes) {
-    if (!(run$spec$model %in% c("logistic", "gaussian"))) return(NULL)
-    N <- ncol(run$spec$xt)
-    lap <- posterior_laplace(run)
-    reach <- 2 / ((1 + alpha^2) * gamma_fpc(N, run$spec$batch_size))
-    rows <- minibatch_strata(run, lap, reach, cv = FALSE)$rows
-    if (!length(rows)) return(NULL)
-    part <- run$spec
-    part$xt <- part$xt[, rows + 1L, drop = FALSE]
-    part$y <- part$y[rows + 1L]
-    part$batch_size <- min(length(rows), part$batch_size)
-    H <- .Call(C_sgfs_model_curvature, part, lap$mode, FALSE)$neg_hessian
-    packed <- switch(preconditioner, full = H, diagonal = diag(H),
-                     block = unlist(lapply(split(seq_len(nrow(H)), rep(seq_along(sizes), sizes)),
-                                           function(k) H[k, k])))
-    list(spec = list(fixed = rows, fixed_fisher = as.double(packed)))
 }
 
 #' Stochastic gradient Langevin dynamics

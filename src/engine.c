@@ -18,8 +18,6 @@
  *   drift_limit (optional, with a metric) the clip of the whitened gradient
  *   fixed       (optional) strictly increasing ints, 0-based: rows in every
  *               minibatch, whose random part is drawn from the other rows
- *   fixed_fisher (with fixed, for SGFS) their Fisher information at the
- *               mode, laid out as the sampler's Fisher estimate (fisher.c)
  *   sgfs_robust (optional) TRUE: SGFS's robust rule (fisher.c)
  *   monitor     (optional) ints, 0-based: the parameters whose draws are kept
  *   pred_x      (optional) P x M double: examples whose predictive each kept
@@ -139,9 +137,8 @@ static void setup_fixed_rows(sgfs_engine *e, SEXP prot, SEXP spec)
     if (fixed == NULL || Rf_xlength(fixed) == 0) return;
     const int *f = INTEGER(typed_elt(spec, "fixed", INTSXP, -1));
     const int m = Rf_length(fixed);
-    if (m > e->N - e->n || e->sampler->full_data ||
-        (e->sampler->needs_scores && optional_elt(spec, "fixed_fisher") == NULL))
-        Rf_error("internal error: fixed rows need N - n others and, for a rule with per-example scores, their Fisher information");
+    if (m > e->N - e->n || e->sampler->needs_scores || e->sampler->full_data)
+        Rf_error("internal error: fixed rows need N - n others and a rule without per-example scores");
     for (int k = 0; k < m; k++)
         if (f[k] < 0 || f[k] >= e->N || (k > 0 && f[k] <= f[k - 1]))
             Rf_error("internal error: 'fixed' must be increasing row indices");
@@ -245,9 +242,6 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
         } else {
             Rf_error("internal error: sampler state has the wrong length");
         }
-        SEXP fixed_fisher = optional_elt(spec, "fixed_fisher");
-        if (fixed_fisher != NULL && e->fixed != NULL)
-            e->fixed_fisher = REAL(typed_elt(spec, "fixed_fisher", REALSXP, len - 1));
         SEXP robust = optional_elt(spec, "sgfs_robust");
         e->sgfs_robust = robust != NULL && Rf_asLogical(robust) == TRUE;
         e->work = fresh_real(prot, SLOT_WORK,

@@ -20,13 +20,10 @@
  * (a one-hot factor's levels against the intercept: only the prior Lambda
  * acts) A = H there, the step 2 A^-1 grad maps theta to -theta and that
  * direction never mixes.  The robust rule scales the prior like the data:
- * B = gamma_p N_p I + H_F + Lambda, A = (1 + alpha^2) B, eta ~ N(0,
- * alpha^2 B), which meets the condition as well (with N_p I = the pool's
- * curvature, N_p (gamma_p - 1) I its noise) and contracts every direction
- * by 1 - 2 / (1 + alpha^2) at least.  Here rows may be in every minibatch
- * (spec$fixed): the noise is that of the other N_p rows, whose per-example
- * Fisher I_p the minibatch's scores estimate, gamma_p their gamma, and
- * H_F the fixed rows' Fisher information at the mode (e->fixed_fisher).
+ * B = gamma N I + Lambda, A = (1 + alpha^2) B, eta ~ N(0, alpha^2 B),
+ * which meets the condition as well (N I the likelihood's curvature,
+ * N (gamma - 1) I the minibatch noise) and contracts every direction by
+ * 1 - 2 / (1 + alpha^2) at least.
  */
 #include "sgfs.h"
 
@@ -34,14 +31,6 @@ double sgfs_gamma_fpc(int N, int n)
 {
     if (N <= 1) return 1.0;
     return 1.0 + ((double) N / n) * ((double) (N - n) / (N - 1));
-}
-
-/* gamma N of the minibatch's random part: N_p = N - (fixed rows) rows, of
-   which n are drawn (with no fixed rows, gamma N as in the paper) */
-double sgfs_pool_gamma_n(const sgfs_engine *e)
-{
-    const int pool = e->N - e->n_fixed;
-    return sgfs_gamma_fpc(pool, e->n) * pool;
 }
 
 /* kappa_t = 1/t' of the running mean; t' (*count) restarts at spar[0] */

@@ -9,7 +9,7 @@
  *   eta_j ~ N(0, alpha^2 gamma N f_j),  alpha^2 = 4 / eps,
  *   gamma = 1 + (N/n) (N - n)/(N - 1).
  *
- * The robust rule (fisher.c): B_j = gamma_p N_p f_j + H_F,jj + Lambda_j in
+ * The robust rule (fisher.c): B_j = gamma N f_j + Lambda_j in
  * place of gamma N f_j, the step 2 (grad_j + eta_j) / ((1 + alpha^2) B_j),
  * eta_j ~ N(0, alpha^2 B_j).  Cost O(n D).  At large steps (small alpha) it under-estimates posterior
  * variances (Ahn et al. 2012, section 5.1).  State: I (D) and the count t'.
@@ -24,8 +24,7 @@ static int diag_step(sgfs_engine *e, double eps)
     double *fisher = e->sstate, *count = e->sstate + D;
     double *gbar = e->work, *v = e->work + D;
     const double *G = e->G;
-    const double gN = sgfs_pool_gamma_n(e);
-    const double *HF = e->fixed_fisher;    /* robust: B = gN f + H_F + Lambda */
+    const double gN = sgfs_gamma_fpc(e->N, n) * e->N;
     const double alpha2 = R_FINITE(eps) ? 4.0 / eps : 0.0;
 
     sgfs_row_moments(G, D, n, gbar, v);
@@ -36,7 +35,7 @@ static int diag_step(sgfs_engine *e, double eps)
         double f = fmax(fisher[j], e->prior_prec[j] / e->N);
         gbar[j] = e->grad[j];
         if (e->sgfs_robust) {
-            const double B = gN * f + (HF ? HF[j] : 0.0) + e->prior_prec[j];
+            const double B = gN * f + e->prior_prec[j];
             if (alpha2 > 0.0) gbar[j] += sqrt(alpha2 * B) * norm_rand();
             v[j] = gbar[j] / ((1.0 + alpha2) * B);
             continue;

@@ -185,10 +185,6 @@ struct sgfs_engine {
        weighted (N - n_fixed)/n.  grad_fixed: scratch, D */
     const int *fixed, *pool;
     int n_fixed;
-    /* SGFS with fixed rows: their Fisher information at the mode (H_F),
-       laid out as the sampler's Fisher estimate I (sstate_len - 1 doubles),
-       or NULL */
-    const double *fixed_fisher;
     int sgfs_robust;            /* SGFS's robust rule (fisher.c), 0 or 1       */
     double *grad_fixed;
     double *centre_fixed;       /* with control variates: the fixed rows' score
@@ -234,7 +230,7 @@ void sgfs_add_class_pred(double *z, size_t by_class, size_t by_example, int m,
 
 /* fisher.c: what the SGFS samplers share */
 double sgfs_gamma_fpc(int N, int n);
-double sgfs_pool_gamma_n(const sgfs_engine *e);
+
 double sgfs_fisher_weight(const sgfs_engine *e, double *count);
 void sgfs_running_mean(double *restrict mean, const double *restrict x, int len,
                        double kappa);

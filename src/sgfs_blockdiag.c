@@ -13,7 +13,7 @@
  *   x_k   = A_k^{-1} (grad_k + eta_k)
  * and theta <- theta + 2 s x, s the burn-in trust-region factor (fisher.c).
  * The robust rule (spec$sgfs_robust; fisher.c) uses A = (1 + alpha^2) B and
- * eta ~ N(0, alpha^2 B) with B = gamma_p N_p I + H_F + Lambda.
+ * eta ~ N(0, alpha^2 B) with B = gamma N I + Lambda.
  * The D normals xi are drawn in one sweep, in parameter order, after every
  * block is factored, so that K = 1 draws exactly as SGFS-f always did.
  *
@@ -34,17 +34,13 @@ R_xlen_t sgfs_blocks_square_sum(int K, const double *size)
     return S;
 }
 
-/* A = scale I + H_F (if any) + Lambda for one b x b block (upper triangle) */
+/* A = scale I + Lambda for one b x b block (upper triangle) */
 static void preconditioner_block(const double *fisher, int b, double scale,
-                                 const double *fixed, const double *prior_prec,
-                                 double *A)
+                                 const double *prior_prec, double *A)
 {
     for (int j = 0; j < b; j++) {
         for (int i = 0; i <= j; i++)
             A[i + (size_t) j * b] = scale * fisher[i + (size_t) j * b];
-        if (fixed)
-            for (int i = 0; i <= j; i++)
-                A[i + (size_t) j * b] += fixed[i + (size_t) j * b];
         A[j + (size_t) j * b] += prior_prec[j];
     }
 }
@@ -57,8 +53,8 @@ int sgfs_blockdiag_step(sgfs_engine *e, double eps, int K, const double *size)
     double *V = e->work, *UA = V + S, *UI = UA + S;
     double *gbar = UI + S, *rhs = gbar + D, *xi = rhs + D;
     const double alpha2 = R_FINITE(eps) ? 4.0 / eps : 0.0;
-    const double gN = sgfs_pool_gamma_n(e);
-    const int robust = e->sgfs_robust;      /* B = gN I + H_F + Lambda (fisher.c) */
+    const double gN = sgfs_gamma_fpc(e->N, e->n) * e->N;
+    const int robust = e->sgfs_robust;      /* B = gN I + Lambda (fisher.c) */
 
     sgfs_center_rows(e->G, D, e->n, gbar);
     const double kappa = sgfs_fisher_weight(e, count);
@@ -73,14 +69,12 @@ int sgfs_blockdiag_step(sgfs_engine *e, double eps, int K, const double *size)
             sgfs_running_mean(fisher + at + (size_t) j * b, V + at + (size_t) j * b,
                               j + 1, kappa);
         if (robust) {                  /* U_I'U_I = B, A = (1 + alpha^2) B */
-            preconditioner_block(fisher + at, b, gN,
-                                 e->fixed_fisher ? e->fixed_fisher + at : NULL,
-                                 e->prior_prec + o, V + at);
+            preconditioner_block(fisher + at, b, gN, e->prior_prec + o, V + at);
             if (alpha2 > 0.0 && sgfs_chol_upper(V + at, b, UI + at) < 0.0) return 1;
             for (size_t l = 0; l < (size_t) b * b; l++) V[at + l] *= 1.0 + alpha2;
         } else {                       /* A = gN (1 + alpha^2) I + Lambda, U_I'U_I = I */
-            preconditioner_block(fisher + at, b, gN * (1.0 + alpha2), NULL,
-                                 e->prior_prec + o, V + at);
+            preconditioner_block(fisher + at, b, gN * (1.0 + alpha2), e->prior_prec + o,
+                                 V + at);
             if (alpha2 > 0.0 && sgfs_chol_upper(fisher + at, b, UI + at) < 0.0) return 1;
         }
         if (sgfs_chol_upper(V + at, b, UA + at) < 0.0) return 1;

@@ -87,10 +87,16 @@ test_that("SGLD-CV, OSGFS and I-SGD are accurate on Pima", {
     expect_accurate_on_pima(osgfs, 112, stepsize = "max")
     d <- pima_data()
     set.seed(113)
-    fit <- osgfs(d$x, d$y, prior = normal(0, 1), n_iter = 2000, progress = FALSE)
+    fit <- osgfs(d$x, d$y, prior = normal(0, 1), n_iter = 2000, progress = FALSE,
+                 stratify = FALSE)
     excess <- attr(fit, "sgfit")$settings$excess
     expect_gt(excess, 0.2)
     expect_output(print(fit), "minibatch noise exceeds OSGFS's target")
+    ## the rows of high leverage held in every minibatch take that noise away
+    set.seed(113)
+    held <- osgfs(d$x, d$y, prior = normal(0, 1), n_iter = 2000, progress = FALSE)
+    expect_gt(attr(held, "sgfit")$settings$fixed_rows, 0)
+    expect_lt(attr(held, "sgfit")$settings$excess, excess / 2)
 })
 
 test_that("full-data HMC and MALA agree with each other and with the reference on Pima", {
