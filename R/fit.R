@@ -216,6 +216,15 @@ sg_fit <- function(method, setup, run, call) {
     seeds <- if (run$chains > 1L) chain_seeds(run$chains) else list(NULL)
     states <- Map(function(theta, sd) list(theta = theta, iter = 0, sstate = double(0), seed = sd),
                   starts, seeds)
+    if (!is.null(s$pilot)) {
+        tuned <- pilot_step(spec, states, run, s$pilot)
+        spec$schedule <- schedule_vector("constant", tuned$step, run$n_iter)
+        spec$drift_limit <- 2 / tuned$step
+        s$settings$stepsize <- tuned$step
+        s$settings$inflation <- tuned$step * max(tuned$energy - 1, 0) / 4
+        s$settings$step_5pct <- NULL
+        s$settings$pilot <- tuned
+    }
     if (grow) {
         first <- first_stage_length(spec, states, run)
         if (first < run$n_iter) {

@@ -23,6 +23,34 @@
 ## of `max_time` (full-data MALA or HMC at N = 1e6, SGFS-f with many
 ## parameters), so that at least one doubling fits in the budget.
 
+## SGLD-CV's step in the metric of the mode, tuned to its gradient noise.
+## The LM noise makes the step's own bias vanish on a Gaussian posterior, and
+## what remains is the minibatch noise's: (eps / 4) V per coordinate, V the
+## variance of the whitened gradient's noise.  At stationarity the whitened
+## gradient's mean square is m = E[curvature] + V, about 1 + V (the
+## engine's grad_sq), so the step that keeps the noise's variance
+## inflation at 5 % is 0.2 / (m - 1).  Rare one-hot levels and walls make V
+## large in a few directions (Covertype's soil factor: m = 5 at step 0.2):
+## a pilot of `pilot_iter` iterations per chain from the starts, on copies
+## with the caller's RNG state restored after (the run then equals one with
+## the chosen step), measures m, and the step becomes
+## min(eps, 0.2 / (max m - 1)).
+pilot_iter <- 1000L
+pilot_step <- function(spec, states, run, eps) {
+    user <- if (exists(".Random.seed", envir = globalenv(), inherits = FALSE)) get_seed()
+    on.exit(if (is.null(user)) rm(".Random.seed", envir = globalenv()) else set_seed(user))
+    pilot <- spec
+    pilot$burnin <- 0L
+    pilot$thin <- pilot_iter
+    res <- run_chains(pilot, states, pilot_iter, FALSE, run$cores)
+    done <- Filter(function(r) !is.null(r) && length(r$grad_sq), res)
+    if (!length(done)) return(list(step = eps, energy = NA_real_, iterations = 0L))
+    m <- Reduce(`+`, lapply(done, `[[`, "grad_sq")) / (pilot_iter * length(done))
+    energy <- max(m)
+    list(step = min(eps, 0.2 / max(energy - 1, 1e-12)), energy = energy,
+         iterations = pilot_iter, first_step = eps)
+}
+
 ## The first run's length: run$n_iter, or fewer when one chain's probe
 ## (`probe_iter` iterations from the first start, 4 times more until they
 ## take `probe_seconds`, on a copy, with the caller's RNG state restored
