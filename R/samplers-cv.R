@@ -16,7 +16,16 @@
 #' \eqn{\epsilon = 0.2/\lambda_{max}}, about 5 \% variance inflation in the
 #' stiffest direction; with the default `metric = "mode"` the sampler runs
 #' in whitened coordinates, where \eqn{\lambda_{max} = 1} and
-#' \eqn{\epsilon = 0.2}.
+#' \eqn{\epsilon = 0.2}.  There, with the LM noise (see `metric`), the
+#' step's own bias vanishes on a Gaussian posterior and the minibatch noise's
+#' remains, \eqn{\epsilon V/4} for a whitened gradient noise of variance
+#' \eqn{V}: a pilot of 1,000 iterations per chain (on copies; the run then
+#' equals one given that step) measures each whitened gradient
+#' coordinate's mean square \eqn{m \approx 1 + V}, and the step becomes
+#' \eqn{\min(0.2, 0.2/(\max m - 1))}, 5 \% variance inflation from the
+#' noise (`settings$pilot` records it).  Rare one-hot levels and the walls of
+#' separated levels make \eqn{V} large: on Covertype with its soil factor
+#' the pilot's \eqn{m} is about 5.
 #'
 #' Rare one-hot levels and other rows of high leverage: with the metric, a
 #' row \eqn{i} moves the control-variate gradient by about \eqn{(N/n)h_i}

@@ -113,6 +113,46 @@ test_that("a first run that would take most of the budget is shortened, reproduc
                    "the first run is shortened to 50")
 })
 
+test_that("SGLD-CV's pilot sets the step by the gradient noise, and the run equals one at that step", {
+    d <- pima_data()
+    pilot_fit <- function(...) {
+        set.seed(21)
+        sgldcv(d$x, d$y, n_iter = 3000, progress = FALSE, ...)
+    }
+    ## little noise (Pima, batch 100 of 200): the step stays 0.2
+    fit <- pilot_fit()
+    p <- attr(fit, "sgfit")$settings$pilot
+    expect_lt(p$energy, 2)
+    expect_equal(attr(fit, "sgfit")$settings$stepsize, 0.2)
+    ## strong noise (batch 2 of 5,000): step 0.2 / (m - 1), m the whitened
+    ## gradient's mean square over the pilot (or the first step, if smaller:
+    ## the rows held in every minibatch may have shrunk it)
+    set.seed(5)
+    x <- matrix(rnorm(5000 * 3), 5000)
+    y <- rbinom(5000, 1, plogis(drop(x %*% c(2, -2, 1))))
+    noisy <- function(...) {
+        set.seed(22)
+        sgldcv(x, y, batch_size = 2L, n_iter = 2000, progress = FALSE, ...)
+    }
+    fit <- noisy()
+    p <- attr(fit, "sgfit")$settings$pilot
+    expect_gt(p$energy, 3)
+    expect_equal(p$step, min(p$first_step, 0.2 / (p$energy - 1)))
+    expect_lt(p$step, 0.2)
+    expect_equal(attr(fit, "sgfit")$settings$stepsize, p$step)
+    expect_equal(attr(fit, "sgfit")$spec$drift_limit, 2 / p$step)
+    ## the pilot runs on copies: the chain is the one a given step gives
+    same <- noisy(stepsize = p$step)
+    expect_null(attr(same, "sgfit")$settings$pilot)
+    expect_identical(draws_of(fit), draws_of(same))
+    two <- noisy(chains = 2L)
+    expect_identical(draws_of(two),
+                     draws_of(noisy(chains = 2L, stepsize = attr(two, "sgfit")$settings$stepsize)))
+    ## no pilot with the papers' rule or a decaying schedule
+    expect_null(attr(noisy(metric = "identity"), "sgfit")$settings$pilot)
+    expect_null(attr(noisy(schedule = schedule_polynomial()), "sgfit")$settings$pilot)
+})
+
 test_that("a chain whose effective sample size stops growing is stopped early", {
     ## eight times the run for less than twice the effective draws
     expect_true(sgfs:::stalled(c(30, 50, 40, 59)))
