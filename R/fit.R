@@ -224,6 +224,12 @@ sg_fit <- function(method, setup, run, call) {
         s$settings$inflation <- tuned$step * max(tuned$energy - 1, 0) / 4
         s$settings$step_5pct <- NULL
         s$settings$pilot <- tuned
+        if (tuned$step < s$pilot) {       # the rows the chosen step holds, as if given
+            spec$fixed <- s$strata(tuned$step)
+            if (!length(spec$fixed)) spec$fixed <- NULL
+            s$evals_per_iter <- 2 * (spec$batch_size + length(spec$fixed))
+            s$settings$fixed_rows <- length(spec$fixed)
+        }
     }
     if (grow) {
         first <- first_stage_length(spec, states, run)

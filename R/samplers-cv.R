@@ -107,6 +107,8 @@ sgldcv.default <- function(x, y, family = binomial(), model = NULL,
                       m$spec, if (!is.null(m)) list(drift_limit = 2 / eps),
                       if (length(fixed)) list(fixed = fixed)),
              pilot = if (is.null(stepsize) && !is.null(m) && sched[1L] == 0) eps,
+             ## the rows a step `e` holds in every minibatch (after the pilot)
+             strata = function(e) minibatch_strata(run, m$laplace, e / 2, cv = TRUE)$rows,
              start = if (is.null(init)) centre,
              evals_per_iter = 2 * (run$spec$batch_size + length(fixed)),
              settings = list(stepsize = first, schedule = schedule, metric = metric_type(m),

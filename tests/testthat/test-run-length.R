@@ -145,6 +145,15 @@ test_that("SGLD-CV's pilot sets the step by the gradient noise, and the run equa
     same <- noisy(stepsize = p$step)
     expect_null(attr(same, "sgfit")$settings$pilot)
     expect_identical(draws_of(fit), draws_of(same))
+    ## where the pilot lowers the step below the first one, the rows held in
+    ## every minibatch are those the chosen step holds: still the same chain
+    set.seed(23)
+    five <- sgldcv(x, y, batch_size = 5L, n_iter = 2000, progress = FALSE)
+    set.seed(23)
+    given <- sgldcv(x, y, batch_size = 5L, n_iter = 2000, progress = FALSE,
+                    stepsize = attr(five, "sgfit")$settings$stepsize)
+    expect_identical(draws_of(five), draws_of(given))
+    expect_equal(attr(five, "sgfit")$settings$fixed_rows, attr(given, "sgfit")$settings$fixed_rows)
     two <- noisy(chains = 2L)
     expect_identical(draws_of(two),
                      draws_of(noisy(chains = 2L, stepsize = attr(two, "sgfit")$settings$stepsize)))
