@@ -107,9 +107,15 @@ compare_samplers <- function(fits, ..., reference = NULL, ksd = FALSE, newdata =
 plot.sgfs_comparison <- function(x, ...) {
     value <- if (!is.null(x$E1)) x$E1 else x$ess_per_second
     label <- if (!is.null(x$E1)) "E1 (relative error of the mean)" else "smallest ESS per second"
-    plot_defaults(list(x = x$seconds, y = value, log = if (all(value > 0)) "xy" else "x",
+    ## a fit too short for the clock (0 s) has no finite rate: left out
+    ok <- is.finite(value) & is.finite(x$seconds) & x$seconds > 0
+    if (!any(ok))
+        stop("nothing to plot: every fit took 0 s by the clock or has no finite value ",
+             "(run the samplers longer)", call. = FALSE)
+    plot_defaults(list(x = x$seconds[ok], y = value[ok],
+                       log = if (all(value[ok] > 0)) "xy" else "x",
                        pch = 19, xlab = "seconds", ylab = label), ...)
-    graphics::text(x$seconds, value, x$fit, pos = 3, cex = 0.8, xpd = NA)
+    graphics::text(x$seconds[ok], value[ok], x$fit[ok], pos = 3, cex = 0.8, xpd = NA)
     invisible(x)
 }
 

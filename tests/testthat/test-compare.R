@@ -71,8 +71,8 @@ test_that("compare_samplers() keeps the fits it ran, and their set-up time", {
 test_that("compare_samplers() names unnamed and repeated fits apart", {
     data(Pima.tr, package = "MASS", envir = environment())
     set.seed(13)
-    a <- sgld(type ~ glu, data = Pima.tr, n_iter = 200L, batch_size = 50L)
-    b <- sgfs(type ~ glu, data = Pima.tr, n_iter = 200L, batch_size = 50L)
+    a <- sgld(type ~ glu, data = Pima.tr, n_iter = 20000L, batch_size = 50L)
+    b <- sgfs(type ~ glu, data = Pima.tr, n_iter = 20000L, batch_size = 50L)
     tab <- compare_samplers(list(x = a, x = b))
     expect_identical(tab$fit, c("x", "x.1"))
     expect_match(tab$method[1], "^SGLD")
@@ -82,4 +82,10 @@ test_that("compare_samplers() names unnamed and repeated fits apart", {
     pdf(NULL)
     on.exit(dev.off())
     expect_silent(plot(tab, log = "", xlab = "time"))
+    ## fits too short for the clock are left out, or refused if all are
+    tab$seconds[1L] <- 0
+    tab$ess_per_second[1L] <- Inf
+    expect_silent(plot(tab))
+    tab$seconds[2L] <- 0
+    expect_error(plot(tab), "nothing to plot")
 })
