@@ -186,7 +186,7 @@ print.sgfit <- function(x, digits = 3, ...) {
 ## final draws' smallest bulk effective sample size and largest R-hat
 run_length_line <- function(rl, min_ess, max_rhat) {
     st <- rl$stages
-    why <- switch(if (is.null(rl$stop)) "doublings" else rl$stop,
+    why <- switch(if (is.null(rl$stop)) "stages" else rl$stop,
                   mixed = sprintf(", >= %g bulk effective draws of every parameter%s", rl$target,
                                   if (is.finite(max_rhat)) sprintf(" and R-hat <= %g", rl$target_rhat) else ""),
                   time = sprintf(", stopped by the time budget (max_time = %.3g s) at %.0f of the %g bulk effective draws aimed for (R-hat %.3f)",
@@ -196,8 +196,8 @@ run_length_line <- function(rl, min_ess, max_rhat) {
                   projected = sprintf(", stopped early at %.0f of the %g bulk effective draws aimed for: at this pace they would take about %.3g s, far more than max_time = %.3g s",
                                       min_ess, rl$target, st$needed[nrow(st)], rl$max_time),
                   interrupted = ", interrupted",
-                  sprintf(", stopped after %d doublings at %.0f of the %g bulk effective draws aimed for",
-                          nrow(st) - 1L, min_ess, rl$target))
+                  sprintf(", stopped after %d extension%s at %.0f of the %g bulk effective draws aimed for",
+                          nrow(st) - 1L, if (nrow(st) == 2L) "" else "s", min_ess, rl$target))
     sprintf("Run length set by the chains: %s iterations (thin %d)%s\n",
             paste(big_count(st$n_iter), collapse = " -> "), st$thin[nrow(st)], why)
 }

@@ -5,23 +5,29 @@
 ## runs: it grows with N/n, with the posterior's condition number (unless
 ## the sampler runs in the metric of the mode) and, for SGLD-type samplers,
 ## with the inverse of the (bias-limited) step.  So the default run starts
-## with `first_run` iterations and doubles its post-burn-in length, thinning
-## the kept draws by 2 each time (about 9,000 are kept per chain whatever
-## the length), until every parameter has `enough_ess` bulk effective draws
-## over all chains (rank-normalised, Vehtari et al. 2021; R/convergence.R)
-## and, with several chains, split R-hat at most `enough_rhat`.  It stops
-## before a doubling whose projected wall time (the time per iteration
-## measured so far) would pass `max_time`, after `max_doublings`, early when
-## the target, projected at the pace so far (ESS in proportion to the run
-## length), would be reached only after 10 times `max_time`, and when three doublings
-## raised the smallest effective sample size by less than twice (a chain
-## that does not mix: more of it will not help).  Each
-## doubling continues the chains exactly (as update() does), so the result
-## equals one run with the final n_iter and thin.  The first run itself is
-## shortened (to no fewer than `min_first` iterations) when a probe of
-## a few iterations shows that it would take more than `first_share`
-## of `max_time` (full-data MALA or HMC at N = 1e6, SGFS-f with many
-## parameters), so that at least one doubling fits in the budget.
+## with `first_run` iterations and then extends its post-burn-in part, by
+## the factor that the effective sample size so far projects (ESS in
+## proportion to the run's length; R-hat - 1 in inverse proportion), times
+## `margin`, within [`min_growth`, `max_growth`], or by 2 while the
+## smallest ESS is below `min_projected` (the run is then still shorter
+## than the chains' autocorrelation time and its ESS estimates say little),
+## until every parameter has `enough_ess` bulk effective draws over all
+## chains (rank-normalised, Vehtari et al. 2021; R/convergence.R) and, with
+## several chains, split R-hat at most `enough_rhat`.  `thin` doubles as
+## often as it takes to keep at most as many draws per chain as the first
+## run kept (about 9,000).  The run stops before a stage whose projected
+## wall time (the time per iteration measured so far) would pass
+## `max_time`, after `max_stages` extensions, early when the target,
+## projected at the pace so far, would be reached only after 10 times
+## `max_time`, and when a run 8 times as long raised the smallest effective
+## sample size by less than twice (a chain that does not mix: more of it
+## will not help).  Each stage continues the chains exactly (as update()
+## does), so the result equals one run with the final n_iter and thin.  The
+## first run itself is shortened (to no fewer than `min_first` iterations)
+## when a probe of a few iterations shows that it would take more than
+## `first_share` of `max_time` (full-data MALA or HMC at N = 1e6, SGFS-f
+## with many parameters), so that at least one extension fits in the
+## budget.
 
 ## SGLD-CV's step in the metric of the mode, tuned to its gradient noise.
 ## The LM noise makes the step's own bias vanish on a Gaussian posterior, and
@@ -82,20 +88,44 @@ first_share <- 0.25
 min_first <- 50L
 enough_ess <- 400
 enough_rhat <- 1.01
-max_doublings <- 9L
+max_stages <- 9L
 hopeless <- 10
+margin <- 1.15
+min_growth <- 1.2
+max_growth <- 4
+min_projected <- 20
+
+## the factor by which the next stage multiplies the post-burn-in length
+growth_factor <- function(min_ess, max_rhat) {
+    if (!isTRUE(min_ess >= min_projected)) return(2)
+    need <- margin * enough_ess / min_ess
+    if (is.finite(max_rhat) && max_rhat > enough_rhat)
+        need <- max(need, margin * (max_rhat - 1) / (enough_rhat - 1))
+    min(max_growth, max(min_growth, need))
+}
+
+## the next stage's post-burn-in length and thin: `post` times the growth
+## factor, with thin doubled until at most `kept` draws per chain are kept,
+## rounded up to a multiple of that thin
+next_stage <- function(post, thin, kept, factor) {
+    total <- ceiling(post * factor)
+    while (total / thin > kept) thin <- 2L * thin
+    list(post = thin * ceiling(total / thin), thin = thin)
+}
 
 ## Grows `fit` (the first run of run$chains chains, begun at `started`,
 ## proc.time()'s elapsed seconds) until its chains mix, the time budget
 ## run$max_time is spent or the effective sample size stops growing;
 ## records the stages in info$run_length and makes the check deferred from
 ## the stages (new_sgfit(checks = FALSE)) on the final draws.
-grow_run <- function(fit, run, started, doublings = max_doublings) {
+grow_run <- function(fit, run, started, stages_max = max_stages) {
     expected <- sgfit_info(fit)$n_iter
+    first <- sgfit_info(fit)
+    kept <- max(1, (first$n_iter - first$burnin) %/% first$thin)
     say <- function(...) if (run$verbose) message(sprintf(...))
     stages <- data.frame(n_iter = expected, thin = sgfit_info(fit)$thin, min_ess = NA_real_,
                          max_rhat = NA_real_, seconds = NA_real_, needed = NA_real_)
-    stop_reason <- "doublings"
+    stop_reason <- "stages"
     repeat {
         info <- sgfit_info(fit)
         k <- nrow(stages)
@@ -116,17 +146,19 @@ grow_run <- function(fit, run, started, doublings = max_doublings) {
             say("%s: done", label)
             break
         }
-        if (stalled(stages$min_ess[seq_len(k)])) {
+        if (stalled(stages$min_ess[seq_len(k)], stages$n_iter[seq_len(k)] - info$burnin)) {
             stop_reason <- "stalled"
             say("%s: the effective sample size stopped growing; stopping", label)
             break
         }
         post <- info$n_iter - info$burnin
-        total <- info$burnin + 2 * post
-        ## the next stage runs `post` more iterations per chain, at the pace
-        ## of the stages so far
+        nxt <- next_stage(post, info$thin, kept, growth_factor(conv$min_ess, conv$max_rhat))
+        more <- nxt$post - post
+        total <- info$burnin + nxt$post
+        ## the next stage runs `more` iterations per chain, at the pace of
+        ## the stages so far
         pace <- (spent - info$setup_seconds) / info$n_iter
-        projected <- spent + pace * post
+        projected <- spent + pace * more
         ## the time to the target if the ESS grows in proportion to the run;
         ## while the run is shorter than the chains' autocorrelation time the
         ## ESS estimates stay at a few and then grow faster than that, so the
@@ -134,7 +166,7 @@ grow_run <- function(fit, run, started, doublings = max_doublings) {
         ## (else it spends the budget: more draws are better than fewer)
         needed <- info$setup_seconds + pace * info$n_iter * enough_ess / max(conv$min_ess, 1)
         stages$needed[k] <- needed
-        if (k > doublings) break
+        if (k > stages_max) break
         if (needed > hopeless * run$max_time && conv$min_ess < enough_ess) {
             stop_reason <- "projected"
             say("%s: at this pace %g bulk effective draws would take about %.3g s, far more than max_time = %.3g s; stopping",
@@ -144,14 +176,14 @@ grow_run <- function(fit, run, started, doublings = max_doublings) {
         if (projected > run$max_time) {
             stop_reason <- "time"
             say("%s: %s more iterations would take about %.3g s, past max_time = %.3g s; stopping",
-                label, big_count(post), pace * post, run$max_time)
+                label, big_count(more), pace * more, run$max_time)
             break
         }
         say("%s; continuing to %s iterations (thin %d), about %.3g s more",
-            label, big_count(total), 2L * info$thin, pace * post)
-        fit <- continue_thinned(fit, post, run$progress)
+            label, big_count(total), nxt$thin, pace * more)
+        fit <- continue_thinned(fit, more, nxt$thin, run$progress)
         expected <- total
-        stages <- rbind(stages, data.frame(n_iter = total, thin = 2L * info$thin,
+        stages <- rbind(stages, data.frame(n_iter = total, thin = nxt$thin,
                                            min_ess = NA_real_, max_rhat = NA_real_,
                                            seconds = NA_real_, needed = NA_real_))
     }
@@ -162,15 +194,20 @@ grow_run <- function(fit, run, started, doublings = max_doublings) {
     check_draws(fit)
 }
 
-## A chain that does not mix: three doublings (8 times the run) gave less
-## than twice the smallest effective sample size, which was already large
-## enough (20) to be estimated.  (Small ESS estimates are noisy: one
-## doubling can lower them by chance; and below a few, the run is shorter
-## than the chains' autocorrelation time, where the projection to the
-## target, not this rule, decides.)
-stalled <- function(ess) {
+## A chain that does not mix: a run at least 8 times as long as an earlier
+## stage's (post-burn-in lengths `post`) gave less than twice that stage's
+## smallest effective sample size, which was already large enough (20) to
+## be estimated.  (Small ESS estimates are noisy: one stage can lower them
+## by chance; and below a few, the run is shorter than the chains'
+## autocorrelation time, where the projection to the target, not this
+## rule, decides.)
+stalled <- function(ess, post) {
     k <- length(ess)
-    k >= 4L && ess[k] < enough_ess && ess[k - 3L] >= 20 && ess[k] < 2 * ess[k - 3L]
+    if (k < 2L || !(ess[k] < enough_ess)) return(FALSE)
+    j <- which(post[-k] * 8 <= post[k])
+    if (!length(j)) return(FALSE)
+    j <- max(j)
+    ess[j] >= 20 && ess[k] < 2 * ess[j]
 }
 
 ## the smallest bulk effective sample size (over all chains) and the
@@ -189,11 +226,10 @@ run_complete <- function(info, expected, chains) {
     is.null(info$surplus) && length(iters) == chains && all(iters == expected)
 }
 
-## keeps every other draw (those a run with twice the thin keeps) and
-## continues every chain `n_iter` iterations with that thin
-continue_thinned <- function(fit, n_iter, progress) {
+## keeps the draws a run with thin `thin` (a multiple of the fit's) keeps
+## and continues every chain `n_iter` iterations with that thin
+continue_thinned <- function(fit, n_iter, thin, progress) {
     info <- sgfit_info(fit)
-    thin <- 2L * info$thin
     draws <- lapply(chain_draws(fit), function(d) {
         iter <- info$burnin + info$thin * seq_len(nrow(d))
         d[(iter - info$burnin) %% thin == 0L, , drop = FALSE]

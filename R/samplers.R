@@ -52,15 +52,17 @@
 #'   rows \eqn{N}; by default \eqn{N/100} clamped to \[100, 500\].
 #' @param n_iter number of iterations, burn-in included.  `NULL` (the
 #'   default) lets the chains set it: 10,000 iterations, then the part after
-#'   burn-in is doubled, and `thin` with it (so about 9,000 draws per chain
-#'   are kept), until every parameter has at least 400 bulk effective draws
-#'   over all chains and, with several chains, rank-normalised split R-hat at
-#'   most 1.01 (Vehtari et al. 2021), or `max_time` would be passed, or
-#'   three doublings have not doubled the effective sample size (a chain
-#'   that does not mix), at most 9 doublings.  Each doubling continues the chains,
-#'   so the draws equal those of a run with the final `n_iter` and `thin`;
-#'   the report lists the stages.  With `keep = predictive(...)` or a
-#'   cyclical `schedule` (whose cycles depend on `n_iter`), `NULL` means
+#'   burn-in is extended, by the factor the effective sample size so far
+#'   projects (times 1.15, between 1.2 and 4; 2 while it is below 20), with
+#'   `thin` doubled as needed to keep at most about 9,000 draws per chain,
+#'   until every parameter has at least 400 bulk effective draws over all
+#'   chains and, with several chains, rank-normalised split R-hat at most
+#'   1.01 (Vehtari et al. 2021), or `max_time` would be passed, or a run 8
+#'   times as long has not doubled the effective sample size (a chain that
+#'   does not mix), at most 9 extensions.  Each extension continues the
+#'   chains, so the draws equal those of a run with the final `n_iter` and
+#'   `thin`; the report lists the stages.  With `keep = predictive(...)` or
+#'   a cyclical `schedule` (whose cycles depend on `n_iter`), `NULL` means
 #'   10,000.
 #' @param burnin number of initial iterations not kept; `NULL`:
 #'   `n_iter %/% 10` (1,000 with `n_iter = NULL`).
@@ -100,7 +102,7 @@
 #' @param cores chains run in parallel on this many cores (forked workers;
 #'   the draws equal those of sequential chains).
 #' @param max_time with `n_iter = NULL`: the time budget in seconds of the
-#'   whole call; the run does not start a doubling whose time, projected
+#'   whole call; the run does not start an extension whose time, projected
 #'   from the pace so far, would pass it (the report says so), and its first
 #'   run of 10,000 iterations is shortened (to no fewer than 50) when a
 #'   probe of a few iterations shows that it would take more than a

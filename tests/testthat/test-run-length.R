@@ -1,6 +1,21 @@
-## n_iter = NULL: the run grows until every parameter has 400 bulk effective
-## draws over all chains and split R-hat <= 1.01, within max_time, and stops
-## early when a doubling does not raise the effective sample size
+## n_iter = NULL: the run grows, by the factor its effective sample size
+## projects, until every parameter has 400 bulk effective draws over all
+## chains and split R-hat <= 1.01, within max_time, and stops early when a
+## much longer run does not raise the effective sample size
+
+## the post-burn-in lengths and thins that the growth rule gives after each
+## stage of `st` (grow_run()'s stages; burn-in 1000, 9,000 draws kept)
+rule_stages <- function(st) {
+    post <- st$n_iter[1L] - 1000
+    thin <- st$thin[1L]
+    for (k in seq_len(nrow(st) - 1L)) {
+        nxt <- sgfs:::next_stage(post[k], thin[k], 9000,
+                                 sgfs:::growth_factor(st$min_ess[k], st$max_rhat[k]))
+        post <- c(post, nxt$post)
+        thin <- c(thin, nxt$thin)
+    }
+    data.frame(n_iter = 1000 + post, thin = thin)
+}
 
 draws_of <- function(fit) unclass(sgfs:::all_draws(fit))
 
@@ -15,12 +30,13 @@ test_that("a slowly mixing chain grows, thinned, to 400 bulk effective draws", {
     expect_equal(rl$stop, "mixed")
     expect_gte(st$min_ess[nrow(st)], 400)
     expect_lte(st$max_rhat[nrow(st)], 1.01)
-    expect_equal(st$n_iter, 1000 + 9000 * 2^(seq_len(nrow(st)) - 1))
-    expect_equal(st$thin, 2^(seq_len(nrow(st)) - 1))
+    expect_equal(st[c("n_iter", "thin")], rule_stages(st))
+    expect_true(all(diff(st$n_iter - 1000) / (st$n_iter[-nrow(st)] - 1000) >= 0.2 - 1e-12))
     expect_true(all(st$min_ess[-nrow(st)] < 400 | st$max_rhat[-nrow(st)] > 1.01))
     conv <- sgfs:::convergence_table(sgfs:::chain_draws(fit))
     expect_equal(min(conv$ess_bulk), st$min_ess[nrow(st)])
-    expect_equal(coda::niter(fit), 9000)
+    expect_equal(coda::niter(fit), (st$n_iter[nrow(st)] - 1000) / st$thin[nrow(st)])
+    expect_lte(coda::niter(fit), 9000)
     thin <- st$thin[nrow(st)]
     expect_equal(coda::mcpar(fit), c(1000 + thin, st$n_iter[nrow(st)], thin))
     ## the same draws as one run with the final length and thin
@@ -28,7 +44,7 @@ test_that("a slowly mixing chain grows, thinned, to 400 bulk effective draws", {
                                     thin = thin, progress = FALSE, metric = "identity"))
     expect_identical(draws_of(fit), draws_of(one))
     expect_identical(attr(fit, "sgfit")$states, attr(one, "sgfit")$states)
-    expect_output(print(fit), "Run length set by the chains: 10,000 -> 19,000 -> .* >= 400 bulk effective draws")
+    expect_output(print(fit), "Run length set by the chains: 10,000 -> [0-9,]+ -> .* >= 400 bulk effective draws")
 })
 
 test_that("several chains grow together until their pooled draws have mixed", {
@@ -46,7 +62,7 @@ test_that("several chains grow together until their pooled draws have mixed", {
     expect_identical(draws_of(fit), draws_of(one))
     ## and it continues like any fit
     more <- update(fit, n_iter = 1000 * st$thin[nrow(st)])
-    expect_equal(coda::niter(more), 10000)
+    expect_equal(coda::niter(more), coda::niter(fit) + 1000)
 })
 
 test_that("a chain that mixes at once runs 10,000 iterations, as an explicit n_iter", {
@@ -83,12 +99,16 @@ test_that("the time budget stops the growth, and the report says so", {
     info$run_length$stop <- "time"
     attr(grown, "sgfit") <- info
     expect_output(print(grown), "stopped by the time budget \\(max_time = 0.001 s\\)")
-    ## at most `doublings` doublings
+    ## at most `stages_max` extensions
     first <- withr::with_seed(6, sgld(d$x, d$y, n_iter = 10000, progress = FALSE,
                                       metric = "identity"))
     run <- list(verbose = FALSE, max_time = Inf, chains = 1L, progress = FALSE)
-    capped <- sgfs:::grow_run(first, run, started = proc.time()[["elapsed"]], doublings = 1L)
-    expect_equal(attr(capped, "sgfit")$run_length$stages$n_iter, c(10000, 19000))
+    capped <- sgfs:::grow_run(first, run, started = proc.time()[["elapsed"]], stages_max = 1L)
+    st <- attr(capped, "sgfit")$run_length$stages
+    expect_equal(nrow(st), 2L)
+    expect_equal(st[c("n_iter", "thin")], rule_stages(st))
+    expect_equal(attr(capped, "sgfit")$run_length$stop, "stages")
+    expect_output(print(capped), "stopped after 1 extension at")
 })
 
 test_that("a first run that would take most of the budget is shortened, reproducibly", {
@@ -162,13 +182,36 @@ test_that("SGLD-CV's pilot sets the step by the gradient noise, and the run equa
     expect_null(attr(noisy(schedule = schedule_polynomial()), "sgfit")$settings$pilot)
 })
 
+test_that("the growth factor projects the effective sample size, within bounds", {
+    ## 400 effective draws with a 15 % margin, at least 1.2 and at most 4 times
+    expect_equal(sgfs:::growth_factor(200, 1.005), 1.15 * 2)
+    expect_equal(sgfs:::growth_factor(390, 1.005), 1.2)
+    expect_equal(sgfs:::growth_factor(50, 1.005), 4)
+    expect_equal(sgfs:::growth_factor(10, 1.005), 2)       # too few to project from
+    expect_equal(sgfs:::growth_factor(NaN, NA), 2)
+    ## R-hat - 1 falls in inverse proportion to the length
+    expect_equal(sgfs:::growth_factor(500, 1.03), 1.15 * 3)
+    expect_equal(sgfs:::growth_factor(500, NA), 1.2)
+    ## thin doubles until at most `kept` draws are kept; the length is a
+    ## multiple of it
+    expect_equal(sgfs:::next_stage(9000, 1L, 9000, 2.3), list(post = 20700, thin = 4L))
+    expect_equal(sgfs:::next_stage(9000, 1L, 9000, 1.2), list(post = 10800, thin = 2L))
+    expect_equal(sgfs:::next_stage(36000, 4L, 9000, 1.2), list(post = 43200, thin = 8L))
+    expect_equal(sgfs:::next_stage(9001, 1L, 9000, 1.2), list(post = 10802, thin = 2L))
+})
+
 test_that("a chain whose effective sample size stops growing is stopped early", {
     ## eight times the run for less than twice the effective draws
-    expect_true(sgfs:::stalled(c(30, 50, 40, 59)))
-    expect_false(sgfs:::stalled(c(30, 50, 40, 61)))
-    expect_false(sgfs:::stalled(c(3, 5, 4, 5)))      # too few to tell: the projection decides
-    expect_false(sgfs:::stalled(c(12, 3, 6)))         # one noisy doubling is no evidence
-    expect_false(sgfs:::stalled(c(300, 320, 350, 390, 420)))
+    post <- 9000 * 2^(0:3)
+    expect_true(sgfs:::stalled(c(30, 50, 40, 59), post))
+    expect_false(sgfs:::stalled(c(30, 50, 40, 61), post))
+    expect_false(sgfs:::stalled(c(3, 5, 4, 5), post))   # too few to tell: the projection decides
+    expect_false(sgfs:::stalled(c(12, 3, 6), post[1:3]))  # one noisy stage is no evidence
+    expect_false(sgfs:::stalled(c(300, 320, 350, 390, 420), 9000 * 2^(0:4)))
+    ## stages of other lengths: the latest stage at most an eighth as long
+    expect_true(sgfs:::stalled(c(30, 35, 50), c(9000, 36000, 80000)))
+    expect_false(sgfs:::stalled(c(30, 35, 50), c(9000, 36000, 70000)))
+    expect_false(sgfs:::stalled(c(30, 35, 75), c(9000, 36000, 80000)))
     d <- pima_data()
     first <- withr::with_seed(6, sgld(d$x, d$y, n_iter = 10000, progress = FALSE,
                                       metric = "identity"))
