@@ -93,14 +93,21 @@ static int iterate(sgfs_engine *e)
     sgfs_minibatch(&e->batch, e->N - e->n_fixed, e->n);
     if (e->pool)
         for (int i = 0; i < e->n; i++) e->batch.idx[i] = e->pool[e->batch.idx[i]];
-    e->model->score(e, e->par, e->batch.idx, e->n, e->grad,
-                    e->sampler->needs_scores ? e->G : NULL, NULL);
-    if (e->centre) {
+    if (e->centre && e->model->score_change && !e->sampler->needs_scores) {
+        /* one pass over the minibatch for both points */
+        e->model->score_change(e, e->par, e->centre, e->batch.idx, e->n, e->grad);
+        for (int j = 0; j < D; j++)
+            e->grad_lik[j] = e->grad[j] = e->centre_score[j] + scale * e->grad[j];
+    } else if (e->centre) {
+        e->model->score(e, e->par, e->batch.idx, e->n, e->grad,
+                        e->sampler->needs_scores ? e->G : NULL, NULL);
         e->model->score(e, e->centre, e->batch.idx, e->n, e->grad_centre, NULL, NULL);
         for (int j = 0; j < D; j++)
             e->grad_lik[j] = e->grad[j] =
                 e->centre_score[j] + scale * (e->grad[j] - e->grad_centre[j]);
     } else {
+        e->model->score(e, e->par, e->batch.idx, e->n, e->grad,
+                        e->sampler->needs_scores ? e->G : NULL, NULL);
         for (int j = 0; j < D; j++) e->grad_lik[j] = e->grad[j] *= scale;
     }
     if (e->fixed) {              /* the fixed rows' exact part (minus the centre's) */

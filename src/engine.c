@@ -34,7 +34,7 @@
 
 enum { SLOT_ENGINE, SLOT_SPEC, SLOT_THETA, SLOT_ITER, SLOT_SSTATE, SLOT_BATCH, SLOT_SLOTS,
        SLOT_XB, SLOT_ETA, SLOT_GRAD, SLOT_GRAD_LIK, SLOT_GRAD_CENTRE, SLOT_G, SLOT_WORK,
-       SLOT_DRAWS, SLOT_PRED, SLOT_Z, SLOT_POOL, SLOT_GRAD_FIXED, SLOT_CENTRE_FIXED, SLOT_GRAD_SQ, N_SLOTS };
+       SLOT_DRAWS, SLOT_PRED, SLOT_Z, SLOT_POOL, SLOT_GRAD_FIXED, SLOT_CENTRE_FIXED, SLOT_GRAD_SQ, SLOT_ETA_CENTRE, N_SLOTS };
 
 /* the element `name` of list, or NULL if there is none */
 static SEXP optional_elt(SEXP list, const char *name)
@@ -210,9 +210,10 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     SET_VECTOR_ELT(prot, SLOT_SLOTS, slots);
     e->batch.slot = (R_xlen_t *) RAW(slots);
     e->xb = fresh_real(prot, SLOT_XB, (R_xlen_t) e->P * e->n);
-    e->eta = fresh_real(prot, SLOT_ETA, e->model->scratch
-                        ? e->model->scratch(e->P, e->n, e->mpar)
-                        : (R_xlen_t) e->n * ((D + e->P - 1) / e->P));
+    const R_xlen_t eta_len = e->model->scratch ? e->model->scratch(e->P, e->n, e->mpar)
+                                               : (R_xlen_t) e->n * ((D + e->P - 1) / e->P);
+    e->eta = fresh_real(prot, SLOT_ETA, eta_len);
+    if (e->model->score_change) e->eta_centre = fresh_real(prot, SLOT_ETA_CENTRE, eta_len);
     e->grad = fresh_real(prot, SLOT_GRAD, D);
     e->grad_lik = fresh_real(prot, SLOT_GRAD_LIK, D);
 

@@ -13,9 +13,11 @@
  *     of the design, U1 the leading P1 x P1 block of the upper triangular U
  *     (or, if U is a vector, u_ij / U_j): the rows' Mahalanobis lengths in
  *     the posterior's whitened coordinates, in blocks (dtrsm).
- *   sgfs_model_eval(spec, theta, idx): for the examples idx (1-based),
- *     list(loglik = sum l_i, grad = sum g_i, scores = n x D per-example
- *     scores, logprior = log p(theta)); theta is on the internal scale.
+ *   sgfs_model_eval(spec, theta, idx, centre): for the examples idx
+ *     (1-based), list(loglik = sum l_i, grad = sum g_i, scores = n x D
+ *     per-example scores, logprior = log p(theta), change = the model's
+ *     score_change, sum_i g_i(theta) - g_i(centre), or NULL when centre is
+ *     NULL or the model has none); theta and centre on the internal scale.
  */
 #include "sgfs.h"
 
@@ -85,7 +87,7 @@ sgfs_engine *sgfs_eval_engine(SEXP prot, SEXP spec, SEXP theta)
     return e;
 }
 
-SEXP sgfs_model_eval(SEXP spec, SEXP theta, SEXP idx)
+SEXP sgfs_model_eval(SEXP spec, SEXP theta, SEXP idx, SEXP centre)
 {
     SEXP prot = PROTECT(sgfs_engine_alloc());
     sgfs_engine *e = sgfs_eval_engine(prot, spec, theta);
@@ -97,7 +99,7 @@ SEXP sgfs_model_eval(SEXP spec, SEXP theta, SEXP idx)
         id[i] = INTEGER(idx)[i] - 1;
         if (id[i] < 0 || id[i] >= e->N) Rf_error("internal error: index out of range");
     }
-    const char *names[] = {"loglik", "grad", "scores", "logprior", ""};
+    const char *names[] = {"loglik", "grad", "scores", "logprior", "change", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SEXP grad = Rf_allocVector(REALSXP, D);
     SET_VECTOR_ELT(out, 1, grad);
@@ -109,6 +111,13 @@ SEXP sgfs_model_eval(SEXP spec, SEXP theta, SEXP idx)
         for (int j = 0; j < D; j++)
             REAL(scores)[i + (size_t) n * j] = e->G[j + (size_t) D * i];
     SET_VECTOR_ELT(out, 3, Rf_ScalarReal(sgfs_prior_logdens(e, e->theta)));
+    if (centre != R_NilValue && e->model->score_change) {
+        if (TYPEOF(centre) != REALSXP || Rf_xlength(centre) != D)
+            Rf_error("internal error: 'centre' must be %d doubles", D);
+        SEXP change = Rf_allocVector(REALSXP, D);
+        SET_VECTOR_ELT(out, 4, change);
+        e->model->score_change(e, e->theta, REAL(centre), id, n, REAL(change));
+    }
     UNPROTECT(2);
     return out;
 }

@@ -63,6 +63,25 @@ static void categorical_score(sgfs_engine *e, const double *theta,
         }
 }
 
+/* sum_i [g_i(B) - g_i(Bc)]: column k is sum_i (pc_ik - p_ik) u_i, p and pc
+   the class probabilities at B and at the centre Bc, from one gather */
+static void categorical_score_change(sgfs_engine *e, const double *theta,
+                                     const double *centre, const int *idx, int n,
+                                     double *sum)
+{
+    const int P = e->P, K1 = n_class(e->mpar) - 1;
+    double *E = e->eta, *Ec = e->eta_centre;
+    const double *xb = predictors(e, theta, idx, n);
+    sgfs_gemm('T', 'N', n, K1, P, xb, P, centre, P, 0.0, Ec, n);
+    for (int i = 0; i < n; i++) {
+        sgfs_softmax_ref(E + i, n, K1);
+        sgfs_softmax_ref(Ec + i, n, K1);
+        for (int k = 0; k < K1; k++)
+            E[i + (size_t) k * n] = Ec[i + (size_t) k * n] - E[i + (size_t) k * n];
+    }
+    sgfs_gemm('N', 'N', P, K1, n, xb, P, E, n, 0.0, sum, P);
+}
+
 static double categorical_loglik(sgfs_engine *e, const double *theta,
                                  const int *idx, int n)
 {
@@ -113,6 +132,8 @@ static void categorical_predict(sgfs_engine *e, const double *theta,
 }
 
 const sgfs_model sgfs_model_categorical = {
-    "categorical", categorical_n_par, categorical_score, categorical_loglik,
-    categorical_neg_hessian, NULL, categorical_n_pred, categorical_predict
+    .name = "categorical", .n_par = categorical_n_par, .score = categorical_score,
+    .loglik = categorical_loglik, .neg_hessian = categorical_neg_hessian,
+    .n_pred = categorical_n_pred, .predict = categorical_predict,
+    .score_change = categorical_score_change
 };

@@ -90,6 +90,6 @@ static void custom_score(sgfs_engine *e, const double *theta, const int *idx,
 }
 
 const sgfs_model sgfs_model_custom = {
-    "custom", custom_n_par, custom_score, custom_loglik, NULL, custom_scratch,
-    NULL, NULL
+    .name = "custom", .n_par = custom_n_par, .score = custom_score,
+    .loglik = custom_loglik, .scratch = custom_scratch
 };

@@ -61,6 +61,29 @@ static void gaussian_score(sgfs_engine *e, const double *theta,
     if (loglik) *loglik = -n * (log_sigma + HALF_LOG_2PI) - 0.5 * rss * prec;
 }
 
+/* sum_i [g_i(theta) - g_i(centre)] from one gather of the u_i: for beta
+   sum_i (r_i s - rc_i sc) u_i, for log sigma sum_i (r_i^2 s - rc_i^2 sc),
+   r, s and rc, sc the residuals and sigma^-2 at theta and at the centre */
+static void gaussian_score_change(sgfs_engine *e, const double *theta,
+                                  const double *centre, const int *idx, int n,
+                                  double *sum)
+{
+    const int P = e->P, has_sigma = sigma_sampled(e->mpar);
+    double *r = e->eta, *rc = e->eta_centre, rss = 0.0, rss_c = 0.0;
+    const double *xb;
+    const double prec = exp(-2.0 * residuals(e, theta, idx, n, &xb));
+    const double prec_c = exp(-2.0 * (has_sigma ? centre[P] : e->mpar[0]));
+    sgfs_xt_beta(xb, P, n, centre, rc);
+    for (int i = 0; i < n; i++) {
+        const double y = e->y[idx[i]], d = y - rc[i];
+        rss += r[i] * r[i];
+        rss_c += d * d;
+        r[i] = r[i] * prec - d * prec_c;
+    }
+    sgfs_x_r(xb, P, n, r, sum);
+    if (has_sigma) sum[P] = rss * prec - rss_c * prec_c;
+}
+
 static double gaussian_loglik(sgfs_engine *e, const double *theta,
                               const int *idx, int n)
 {
@@ -110,6 +133,8 @@ static void gaussian_predict(sgfs_engine *e, const double *theta,
 }
 
 const sgfs_model sgfs_model_gaussian = {
-    "gaussian", gaussian_n_par, gaussian_score, gaussian_loglik,
-    gaussian_neg_hessian, NULL, gaussian_n_pred, gaussian_predict
+    .name = "gaussian", .n_par = gaussian_n_par, .score = gaussian_score,
+    .loglik = gaussian_loglik, .neg_hessian = gaussian_neg_hessian,
+    .n_pred = gaussian_n_pred, .predict = gaussian_predict,
+    .score_change = gaussian_score_change
 };

@@ -48,6 +48,19 @@ static void logistic_score(sgfs_engine *e, const double *theta,
         }
 }
 
+/* sum_i [g_i(theta) - g_i(centre)] = sum_i [s(u_i' centre) - s(u_i' theta)] u_i
+   (s the sigmoid), from one gather of the u_i */
+static void logistic_score_change(sgfs_engine *e, const double *theta,
+                                  const double *centre, const int *idx, int n,
+                                  double *sum)
+{
+    double *r = e->eta, *rc = e->eta_centre;
+    const double *xb = sgfs_batch_columns(e, theta, idx, n, r);
+    sgfs_xt_beta(xb, e->P, n, centre, rc);
+    for (int i = 0; i < n; i++) r[i] = sgfs_sigmoid(rc[i]) - sgfs_sigmoid(r[i]);
+    sgfs_x_r(xb, e->P, n, r, sum);
+}
+
 static double logistic_loglik(sgfs_engine *e, const double *theta,
                               const int *idx, int n)
 {
@@ -87,6 +100,8 @@ static void logistic_predict(sgfs_engine *e, const double *theta,
 }
 
 const sgfs_model sgfs_model_logistic = {
-    "logistic", logistic_n_par, logistic_score, logistic_loglik,
-    logistic_neg_hessian, NULL, logistic_n_pred, logistic_predict
+    .name = "logistic", .n_par = logistic_n_par, .score = logistic_score,
+    .loglik = logistic_loglik, .neg_hessian = logistic_neg_hessian,
+    .n_pred = logistic_n_pred, .predict = logistic_predict,
+    .score_change = logistic_score_change
 };

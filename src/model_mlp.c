@@ -245,6 +245,6 @@ static void mlp_predict(sgfs_engine *e, const double *theta, const double *x,
 }
 
 const sgfs_model sgfs_model_mlp = {
-    "mlp", mlp_n_par, mlp_score, mlp_loglik, NULL, mlp_scratch, mlp_n_pred,
-    mlp_predict
+    .name = "mlp", .n_par = mlp_n_par, .score = mlp_score, .loglik = mlp_loglik,
+    .scratch = mlp_scratch, .n_pred = mlp_n_pred, .predict = mlp_predict
 };

@@ -71,6 +71,13 @@ typedef struct sgfs_model {
     int (*n_pred)(const double *mpar);
     void (*predict)(sgfs_engine *e, const double *theta, const double *x,
                     int m, double *out);
+    /* control variates: writes the sum over the examples idx[0..n-1] of
+       score(theta) - score(centre) into sum[D], from one gather of their
+       data (e->eta_centre is the centre's scratch, of e->eta's size).
+       NULL: two calls of score */
+    void (*score_change)(sgfs_engine *e, const double *theta,
+                         const double *centre, const int *idx, int n,
+                         double *sum);
 } sgfs_model;
 
 const sgfs_model *sgfs_find_model(const char *name);
@@ -191,9 +198,10 @@ struct sgfs_engine {
                                    sum at the centre (constant), D            */
     /* control variates (SGLD-CV): centre theta_hat and the full-data score
        sum at it, or NULL; grad_centre is scratch for the centre's minibatch
-       score sum */
+       score sum, eta_centre (for a model with score_change) for its linear
+       predictors */
     const double *centre, *centre_score;
-    double *grad_centre;
+    double *grad_centre, *eta_centre;
     double *G;                  /* D x n per-example scores (or NULL)          */
     double *work;               /* sampler scratch                             */
 };

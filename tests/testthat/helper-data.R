@@ -88,9 +88,10 @@ engine_spec <- function(x, y, family = binomial(), standardize = FALSE,
                        NULL, standardize, FALSE, sigma, intercept, model)
 }
 
-model_eval <- function(spec, theta, idx) {
+model_eval <- function(spec, theta, idx, centre = NULL) {
     spec$batch_size <- length(idx)
-    .Call(sgfs:::C_sgfs_model_eval, spec, as.double(theta), as.integer(idx))
+    .Call(sgfs:::C_sgfs_model_eval, spec, as.double(theta), as.integer(idx),
+          if (!is.null(centre)) as.double(centre))
 }
 
 ## R's replay of the engine's minibatch (Floyd's algorithm): for j = N-n,

@@ -130,3 +130,32 @@ test_that("categorical (softmax) scores, log-likelihood and Hessian match R and 
     }, double(6))
     expect_equal(cur$neg_hessian, fd, tolerance = 1e-6)
 })
+
+test_that("control variates' one-pass score change equals the difference of two scores", {
+    d <- mixed_frame()
+    x <- model.matrix(~ a + b + g, d)
+    idx <- c(2L, 9L, 11L, 30L, 44L, 58L)
+    check <- function(run, theta, centre) {
+        ev <- model_eval(run$spec, theta, idx, centre)
+        expect_length(ev$change, length(theta))
+        expect_equal(ev$change, ev$grad - model_eval(run$spec, centre, idx)$grad,
+                     tolerance = 1e-12)
+    }
+    theta <- withr::with_seed(11, rnorm(ncol(x), sd = 0.7))
+    centre <- withr::with_seed(12, rnorm(ncol(x), sd = 0.7))
+    check(engine_spec(x, d$yb, intercept = FALSE, batch_size = 6L), theta, centre)
+    ## gaussian: sigma sampled (its score too) and fixed
+    check(engine_spec(x, d$yg, family = gaussian(), intercept = FALSE, batch_size = 6L),
+          c(theta, log(1.7)), c(centre, log(2.4)))
+    check(engine_spec(x, d$yg, family = gaussian(), sigma = 2, intercept = FALSE,
+                      batch_size = 6L), theta, centre)
+    ## softmax with 3 classes: theta = vec(B), P x 2
+    y3 <- withr::with_seed(13, sample(0:2, nrow(d), replace = TRUE))
+    run <- engine_spec(x, factor(y3), family = categorical(), intercept = FALSE, batch_size = 6L)
+    check(run, withr::with_seed(14, rnorm(2 * ncol(x), sd = 0.5)),
+          withr::with_seed(15, rnorm(2 * ncol(x), sd = 0.5)))
+    ## a network has none (the driver then calls its score twice)
+    run <- engine_spec(x, d$yb, intercept = FALSE, batch_size = 6L, model = mlp(3))
+    w <- withr::with_seed(16, rnorm(length(run$theta0), sd = 0.3))
+    expect_null(model_eval(run$spec, w, idx, w / 2)$change)
+})
