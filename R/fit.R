@@ -227,7 +227,7 @@ sg_fit <- function(method, setup, run, call) {
         if (tuned$step < s$pilot) {       # the rows the chosen step holds, as if given
             spec$fixed <- s$strata(tuned$step)
             if (!length(spec$fixed)) spec$fixed <- NULL
-            s$evals_per_iter <- 2 * (spec$batch_size + length(spec$fixed))
+            s$evals_per_iter <- cv_evals(spec$batch_size, spec$fixed)
             s$settings$fixed_rows <- length(spec$fixed)
         }
     }

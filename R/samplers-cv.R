@@ -110,7 +110,7 @@ sgldcv.default <- function(x, y, family = binomial(), model = NULL,
              ## the rows a step `e` holds in every minibatch (after the pilot)
              strata = function(e) minibatch_strata(run, m$laplace, e / 2, cv = TRUE)$rows,
              start = if (is.null(init)) centre,
-             evals_per_iter = 2 * (run$spec$batch_size + length(fixed)),
+             evals_per_iter = cv_evals(run$spec$batch_size, fixed),
              settings = list(stepsize = first, schedule = schedule, metric = metric_type(m),
                              fixed_rows = length(fixed),
                              inflation = sgld_inflation(first, lambda, lm = !is.null(m)),
@@ -120,6 +120,11 @@ sgldcv.default <- function(x, y, family = binomial(), model = NULL,
     }
     sg_fit("sgldcv", setup, run, match.call())
 }
+
+## SGLD-CV's gradient evaluations per iteration: each minibatch row at the
+## chain's point and at the centre; each row held in every minibatch at the
+## chain's point only (its centre part is computed once)
+cv_evals <- function(n, fixed) 2 * n + length(fixed)
 
 ## a point given on the original scale (NULL stays NULL), on the internal scale
 check_point <- function(x, design, arg) {
