@@ -79,7 +79,7 @@ psgld_preconditioner <- function(lambda, N, n, metric = NULL) {
     function(mode, spec) {
         m <- ncol(spec$xt)
         spec$batch_size <- m
-        scores <- .Call(C_sgfs_model_eval, spec, mode, seq_len(m), NULL)$scores
+        scores <- .Call(C_sgfs_model_eval, spec, mode, seq_len(m), NULL, FALSE)$scores
         if (is.matrix(metric)) scores <- t(backsolve(metric, t(scores), transpose = TRUE))
         else if (!is.null(metric)) scores <- scores / rep(metric, each = m)
         V <- colMeans(scores)^2 + apply(scores, 2L, stats::var) / n * (N - n) / max(N - 1, 1)

@@ -94,10 +94,16 @@ static int iterate(sgfs_engine *e)
     if (e->pool)
         for (int i = 0; i < e->n; i++) e->batch.idx[i] = e->pool[e->batch.idx[i]];
     if (e->centre && e->model->score_change && !e->sampler->needs_scores) {
-        /* one pass over the minibatch for both points */
-        e->model->score_change(e, e->par, e->centre, e->batch.idx, e->n, e->grad);
-        for (int j = 0; j < D; j++)
-            e->grad_lik[j] = e->grad[j] = e->centre_score[j] + scale * e->grad[j];
+        /* one pass over the minibatch for both points; second order: minus
+           the pool's Hessian at the centre times (par - centre) */
+        const int second = e->centre_hessian != NULL;
+        e->model->score_change(e, e->par, e->centre, second, e->batch.idx, e->n, e->grad);
+        for (int j = 0; j < D; j++) e->grad[j] = e->centre_score[j] + scale * e->grad[j];
+        if (second) {
+            for (int j = 0; j < D; j++) e->centre_delta[j] = e->par[j] - e->centre[j];
+            sgfs_symv(e->centre_hessian, D, e->centre_delta, -1.0, e->grad);
+        }
+        memcpy(e->grad_lik, e->grad, (size_t) D * sizeof(double));
     } else if (e->centre) {
         e->model->score(e, e->par, e->batch.idx, e->n, e->grad,
                         e->sampler->needs_scores ? e->G : NULL, NULL);

@@ -34,7 +34,8 @@
 
 enum { SLOT_ENGINE, SLOT_SPEC, SLOT_THETA, SLOT_ITER, SLOT_SSTATE, SLOT_BATCH, SLOT_SLOTS,
        SLOT_XB, SLOT_ETA, SLOT_GRAD, SLOT_GRAD_LIK, SLOT_GRAD_CENTRE, SLOT_G, SLOT_WORK,
-       SLOT_DRAWS, SLOT_PRED, SLOT_Z, SLOT_POOL, SLOT_GRAD_FIXED, SLOT_CENTRE_FIXED, SLOT_GRAD_SQ, SLOT_ETA_CENTRE, N_SLOTS };
+       SLOT_DRAWS, SLOT_PRED, SLOT_Z, SLOT_POOL, SLOT_GRAD_FIXED, SLOT_CENTRE_FIXED, SLOT_GRAD_SQ, SLOT_ETA_CENTRE,
+       SLOT_CENTRE_HESSIAN, SLOT_CENTRE_DELTA, N_SLOTS };
 
 /* the element `name` of list, or NULL if there is none */
 static SEXP optional_elt(SEXP list, const char *name)
@@ -155,6 +156,40 @@ static void setup_fixed_rows(sgfs_engine *e, SEXP prot, SEXP spec)
     e->grad_fixed = fresh_real(prot, SLOT_GRAD_FIXED, e->D);
 }
 
+/* spec$centre_hessian (second-order control variates, with a model's
+   score_change): minus the Hessian of the full-data likelihood at the
+   centre, less the fixed rows' part (which the engine computes exactly) */
+static void setup_centre_hessian(sgfs_engine *e, SEXP prot, SEXP spec)
+{
+    SEXP ch = optional_elt(spec, "centre_hessian");
+    if (ch == NULL || Rf_xlength(ch) == 0) return;
+    const int D = e->D;
+    if (e->model->score_change == NULL || e->sampler->needs_scores)
+        Rf_error("internal error: second-order control variates need a model's score_change");
+    double *H = fresh_real(prot, SLOT_CENTRE_HESSIAN, (R_xlen_t) D * D);
+    memcpy(H, REAL(typed_elt(spec, "centre_hessian", REALSXP, (R_xlen_t) D * D)),
+           (size_t) D * D * sizeof(double));
+    e->centre_delta = fresh_real(prot, SLOT_CENTRE_DELTA, D);
+    if (e->fixed) {                     /* scratch for the model: freed with the .Call */
+        double *Hf = (double *) R_alloc((size_t) D * D, sizeof(double));
+        double *G = e->G;
+        if (G == NULL) e->G = (double *) R_alloc((size_t) D * e->n, sizeof(double));
+        memset(Hf, 0, (size_t) D * D * sizeof(double));
+        for (int start = 0; start < e->n_fixed; start += e->n) {
+            const int m = e->n_fixed - start < e->n ? e->n_fixed - start : e->n;
+            sgfs_neg_hessian(e, e->centre, e->fixed + start, m, Hf);
+        }
+        e->G = G;
+        for (int j = 0; j < D; j++)           /* Hf's upper triangle, both halves */
+            for (int i = 0; i <= j; i++) {
+                const double h = Hf[i + (size_t) j * D];
+                H[i + (size_t) j * D] -= h;
+                if (i != j) H[j + (size_t) i * D] -= h;
+            }
+    }
+    e->centre_hessian = H;
+}
+
 SEXP sgfs_engine_alloc(void)
 {
     return Rf_allocVector(VECSXP, N_SLOTS);
@@ -213,7 +248,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     const R_xlen_t eta_len = e->model->scratch ? e->model->scratch(e->P, e->n, e->mpar)
                                                : (R_xlen_t) e->n * ((D + e->P - 1) / e->P);
     e->eta = fresh_real(prot, SLOT_ETA, eta_len);
-    if (e->model->score_change) e->eta_centre = fresh_real(prot, SLOT_ETA_CENTRE, eta_len);
+    if (e->model->score_change) e->eta_centre = fresh_real(prot, SLOT_ETA_CENTRE, 2 * eta_len);
     e->grad = fresh_real(prot, SLOT_GRAD, D);
     e->grad_lik = fresh_real(prot, SLOT_GRAD_LIK, D);
 
@@ -290,5 +325,6 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
         e->centre_fixed = fresh_real(prot, SLOT_CENTRE_FIXED, D);
         sgfs_fixed_rows_score(e, e->centre, e->centre_fixed);
     }
+    if (e->centre) setup_centre_hessian(e, prot, spec);
     return e;
 }

@@ -9,7 +9,7 @@
 SEXP sgfs_engine_new(SEXP spec, SEXP state, SEXP n_keep);
 SEXP sgfs_engine_run(SEXP ptr, SEXP n_iter);
 SEXP sgfs_engine_result(SEXP ptr);
-SEXP sgfs_model_eval(SEXP spec, SEXP theta, SEXP idx, SEXP centre);
+SEXP sgfs_model_eval(SEXP spec, SEXP theta, SEXP idx, SEXP centre, SEXP second_order);
 SEXP sgfs_model_loglik(SEXP spec, SEXP theta);
 SEXP sgfs_model_curvature(SEXP spec, SEXP theta, SEXP with_cov);
 SEXP sgfs_row_leverage(SEXP spec, SEXP U, SEXP P1);
@@ -23,7 +23,7 @@ static const R_CallMethodDef call_entries[] = {
     CALLDEF(sgfs_engine_new, 3),
     CALLDEF(sgfs_engine_run, 2),
     CALLDEF(sgfs_engine_result, 1),
-    CALLDEF(sgfs_model_eval, 4),
+    CALLDEF(sgfs_model_eval, 5),
     CALLDEF(sgfs_model_loglik, 2),
     CALLDEF(sgfs_model_curvature, 3),
     CALLDEF(sgfs_row_leverage, 3),

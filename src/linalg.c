@@ -15,6 +15,7 @@
  *   sgfs_upper_t_solve      x <- U'^{-1} x                          (dtrsv)
  *   sgfs_upper_t_solve_columns  B <- U'^{-1} B, B D x m            (dtrsm)
  *   sgfs_matrix_times       y = A x, A general D x D                (dgemv)
+ *   sgfs_symv               y += alpha A x, A symmetric D x D       (dsymv)
  *   sgfs_crossprod_add      V += A A', A D x n                      (dsyrk)
  *   sgfs_gemm               C = op(A) op(B) + beta C                (dgemm)
  *
@@ -201,6 +202,14 @@ void sgfs_symmetrize_upper(double *V, int D)
 {
     for (int j = 0; j < D; j++)
         for (int i = j + 1; i < D; i++) V[i + (size_t) j * D] = V[j + (size_t) i * D];
+}
+
+/* y += alpha A x, A symmetric D x D (its upper triangle referenced) */
+void sgfs_symv(const double *A, int D, const double *x, double alpha, double *y)
+{
+    const double one = 1.0;
+    const int inc = 1;
+    F77_CALL(dsymv)("U", &D, &alpha, A, &D, x, &inc, &one, y, &inc FCONE);
 }
 
 /* C = op(A) op(B) + beta C, op = transpose if ta / tb is 'T' (dgemm) */

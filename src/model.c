@@ -13,11 +13,12 @@
  *     of the design, U1 the leading P1 x P1 block of the upper triangular U
  *     (or, if U is a vector, u_ij / U_j): the rows' Mahalanobis lengths in
  *     the posterior's whitened coordinates, in blocks (dtrsm).
- *   sgfs_model_eval(spec, theta, idx, centre): for the examples idx
- *     (1-based), list(loglik = sum l_i, grad = sum g_i, scores = n x D
+ *   sgfs_model_eval(spec, theta, idx, centre, second): for the examples
+ *     idx (1-based), list(loglik = sum l_i, grad = sum g_i, scores = n x D
  *     per-example scores, logprior = log p(theta), change = the model's
- *     score_change, sum_i g_i(theta) - g_i(centre), or NULL when centre is
- *     NULL or the model has none); theta and centre on the internal scale.
+ *     score_change, sum_i g_i(theta) - g_i(centre) (+ H_i(centre) (theta -
+ *     centre) if second), or NULL when centre is NULL or the model has
+ *     none); theta and centre on the internal scale.
  */
 #include "sgfs.h"
 
@@ -87,8 +88,9 @@ sgfs_engine *sgfs_eval_engine(SEXP prot, SEXP spec, SEXP theta)
     return e;
 }
 
-SEXP sgfs_model_eval(SEXP spec, SEXP theta, SEXP idx, SEXP centre)
+SEXP sgfs_model_eval(SEXP spec, SEXP theta, SEXP idx, SEXP centre, SEXP second_order)
 {
+    const int second = Rf_asLogical(second_order) == TRUE;
     SEXP prot = PROTECT(sgfs_engine_alloc());
     sgfs_engine *e = sgfs_eval_engine(prot, spec, theta);
     const int n = Rf_length(idx), D = e->D;
@@ -116,7 +118,7 @@ SEXP sgfs_model_eval(SEXP spec, SEXP theta, SEXP idx, SEXP centre)
             Rf_error("internal error: 'centre' must be %d doubles", D);
         SEXP change = Rf_allocVector(REALSXP, D);
         SET_VECTOR_ELT(out, 4, change);
-        e->model->score_change(e, e->theta, REAL(centre), id, n, REAL(change));
+        e->model->score_change(e, e->theta, REAL(centre), second, id, n, REAL(change));
     }
     UNPROTECT(2);
     return out;

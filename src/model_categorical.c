@@ -64,20 +64,30 @@ static void categorical_score(sgfs_engine *e, const double *theta,
 }
 
 /* sum_i [g_i(B) - g_i(Bc)]: column k is sum_i (pc_ik - p_ik) u_i, p and pc
-   the class probabilities at B and at the centre Bc, from one gather */
+   the class probabilities at B and at the centre Bc, from one gather.
+   Second order: plus sum_i (W_i m_i)_k u_i, m_i = eta_i - eta_i(Bc) and
+   (W_i m)_k = pc_ik (m_k - sum_l pc_il m_l) (the header's Hessian at Bc) */
 static void categorical_score_change(sgfs_engine *e, const double *theta,
-                                     const double *centre, const int *idx, int n,
-                                     double *sum)
+                                     const double *centre, int second,
+                                     const int *idx, int n, double *sum)
 {
     const int P = e->P, K1 = n_class(e->mpar) - 1;
-    double *E = e->eta, *Ec = e->eta_centre;
+    const size_t len = (size_t) n * K1;
+    double *E = e->eta, *Ec = e->eta_centre, *M = e->eta_centre + len;
     const double *xb = predictors(e, theta, idx, n);
     sgfs_gemm('T', 'N', n, K1, P, xb, P, centre, P, 0.0, Ec, n);
+    if (second)
+        for (size_t k = 0; k < len; k++) M[k] = E[k] - Ec[k];
     for (int i = 0; i < n; i++) {
         sgfs_softmax_ref(E + i, n, K1);
         sgfs_softmax_ref(Ec + i, n, K1);
-        for (int k = 0; k < K1; k++)
-            E[i + (size_t) k * n] = Ec[i + (size_t) k * n] - E[i + (size_t) k * n];
+        double pm = 0.0;
+        if (second)
+            for (int k = 0; k < K1; k++) pm += Ec[i + (size_t) k * n] * M[i + (size_t) k * n];
+        for (int k = 0; k < K1; k++) {
+            const size_t o = i + (size_t) k * n;
+            E[o] = Ec[o] - E[o] + (second ? Ec[o] * (M[o] - pm) : 0.0);
+        }
     }
     sgfs_gemm('N', 'N', P, K1, n, xb, P, E, n, 0.0, sum, P);
 }

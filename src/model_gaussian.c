@@ -63,25 +63,39 @@ static void gaussian_score(sgfs_engine *e, const double *theta,
 
 /* sum_i [g_i(theta) - g_i(centre)] from one gather of the u_i: for beta
    sum_i (r_i s - rc_i sc) u_i, for log sigma sum_i (r_i^2 s - rc_i^2 sc),
-   r, s and rc, sc the residuals and sigma^-2 at theta and at the centre */
+   r, s and rc, sc the residuals and sigma^-2 at theta and at the centre.
+   Second order, plus H_i (theta - centre) with H_i from the header at the
+   centre (d = log sigma - its centre value, 0 for a fixed sigma): for beta
+   sc [(rc_i - r_i) + 2 rc_i d] u_i, for log sigma 2 sc rc_i [(rc_i - r_i) +
+   rc_i d].  With a fixed sigma the likelihood is quadratic in beta and the
+   change is 0. */
 static void gaussian_score_change(sgfs_engine *e, const double *theta,
-                                  const double *centre, const int *idx, int n,
-                                  double *sum)
+                                  const double *centre, int second,
+                                  const int *idx, int n, double *sum)
 {
     const int P = e->P, has_sigma = sigma_sampled(e->mpar);
-    double *r = e->eta, *rc = e->eta_centre, rss = 0.0, rss_c = 0.0;
+    double *r = e->eta, *rc = e->eta_centre, rss = 0.0, rss_c = 0.0, cross = 0.0;
     const double *xb;
-    const double prec = exp(-2.0 * residuals(e, theta, idx, n, &xb));
-    const double prec_c = exp(-2.0 * (has_sigma ? centre[P] : e->mpar[0]));
+    const double log_sigma = residuals(e, theta, idx, n, &xb);
+    const double log_sigma_c = has_sigma ? centre[P] : e->mpar[0];
+    const double prec = exp(-2.0 * log_sigma), prec_c = exp(-2.0 * log_sigma_c);
+    const double d = log_sigma - log_sigma_c;
     sgfs_xt_beta(xb, P, n, centre, rc);
     for (int i = 0; i < n; i++) {
-        const double y = e->y[idx[i]], d = y - rc[i];
+        const double c = e->y[idx[i]] - rc[i];
         rss += r[i] * r[i];
-        rss_c += d * d;
-        r[i] = r[i] * prec - d * prec_c;
+        rss_c += c * c;
+        const double first = r[i] * prec - c * prec_c;
+        if (second) {
+            const double move = c - r[i];           /* eta_i - its centre value */
+            cross += c * (move + c * d);
+            r[i] = first + prec_c * (move + 2.0 * c * d);
+        } else {
+            r[i] = first;
+        }
     }
     sgfs_x_r(xb, P, n, r, sum);
-    if (has_sigma) sum[P] = rss * prec - rss_c * prec_c;
+    if (has_sigma) sum[P] = rss * prec - rss_c * prec_c + (second ? 2.0 * prec_c * cross : 0.0);
 }
 
 static double gaussian_loglik(sgfs_engine *e, const double *theta,

@@ -48,16 +48,21 @@ static void logistic_score(sgfs_engine *e, const double *theta,
         }
 }
 
-/* sum_i [g_i(theta) - g_i(centre)] = sum_i [s(u_i' centre) - s(u_i' theta)] u_i
-   (s the sigmoid), from one gather of the u_i */
+/* sum_i [g_i(theta) - g_i(centre)] = sum_i [s(c_i) - s(eta_i)] u_i (s the
+   sigmoid, c_i = u_i' centre), from one gather of the u_i; second order:
+   plus w_i (eta_i - c_i) u_i, w_i = s(c_i)(1 - s(c_i)) */
 static void logistic_score_change(sgfs_engine *e, const double *theta,
-                                  const double *centre, const int *idx, int n,
-                                  double *sum)
+                                  const double *centre, int second,
+                                  const int *idx, int n, double *sum)
 {
     double *r = e->eta, *rc = e->eta_centre;
     const double *xb = sgfs_batch_columns(e, theta, idx, n, r);
     sgfs_xt_beta(xb, e->P, n, centre, rc);
-    for (int i = 0; i < n; i++) r[i] = sgfs_sigmoid(rc[i]) - sgfs_sigmoid(r[i]);
+    for (int i = 0; i < n; i++) {
+        const double pc = sgfs_sigmoid(rc[i]);
+        const double d = pc - sgfs_sigmoid(r[i]);
+        r[i] = second ? d + pc * (1.0 - pc) * (r[i] - rc[i]) : d;
+    }
     sgfs_x_r(xb, e->P, n, r, sum);
 }
 

@@ -73,11 +73,14 @@ typedef struct sgfs_model {
                     int m, double *out);
     /* control variates: writes the sum over the examples idx[0..n-1] of
        score(theta) - score(centre) into sum[D], from one gather of their
-       data (e->eta_centre is the centre's scratch, of e->eta's size).
-       NULL: two calls of score */
+       data (e->eta_centre is the centre's scratch, twice e->eta's size);
+       with `second`, plus H_i(centre) (theta - centre), H_i minus the
+       Hessian of example i's log-likelihood: the remainder of the score's
+       first-order Taylor expansion at the centre.  NULL: two calls of
+       score (first order only) */
     void (*score_change)(sgfs_engine *e, const double *theta,
-                         const double *centre, const int *idx, int n,
-                         double *sum);
+                         const double *centre, int second, const int *idx,
+                         int n, double *sum);
 } sgfs_model;
 
 const sgfs_model *sgfs_find_model(const char *name);
@@ -202,6 +205,10 @@ struct sgfs_engine {
        predictors */
     const double *centre, *centre_score;
     double *grad_centre, *eta_centre;
+    /* second-order control variates: minus the Hessian of the likelihood of
+       the rows outside the fixed ones at the centre (D x D), or NULL; and
+       scratch for theta - centre (D) */
+    double *centre_hessian, *centre_delta;
     double *G;                  /* D x n per-example scores (or NULL)          */
     double *work;               /* sampler scratch                             */
 };
@@ -265,6 +272,7 @@ void sgfs_upper_t_solve_columns(const double *U, int D, int m, double *B);
 void sgfs_matrix_times(const double *A, int D, const double *x, double *y);
 void sgfs_crossprod_add(const double *A, int D, int n, double *V, int ldv);
 void sgfs_symmetrize_upper(double *V, int D);
+void sgfs_symv(const double *A, int D, const double *x, double alpha, double *y);
 void sgfs_gemm(char ta, char tb, int m, int n, int k, const double *A, int lda,
                const double *B, int ldb, double beta, double *C, int ldc);
 

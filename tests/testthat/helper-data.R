@@ -88,10 +88,10 @@ engine_spec <- function(x, y, family = binomial(), standardize = FALSE,
                        NULL, standardize, FALSE, sigma, intercept, model)
 }
 
-model_eval <- function(spec, theta, idx, centre = NULL) {
+model_eval <- function(spec, theta, idx, centre = NULL, second = FALSE) {
     spec$batch_size <- length(idx)
     .Call(sgfs:::C_sgfs_model_eval, spec, as.double(theta), as.integer(idx),
-          if (!is.null(centre)) as.double(centre))
+          if (!is.null(centre)) as.double(centre), second)
 }
 
 ## R's replay of the engine's minibatch (Floyd's algorithm): for j = N-n,

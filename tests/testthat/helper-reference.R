@@ -21,6 +21,19 @@ r_scores <- function(p, theta, idx) {
     cbind(r / s2 * X, r^2 / s2 - 1)
 }
 
+## minus the Hessian of the examples' log-likelihood in R (D x D)
+r_neg_hessian <- function(p, theta, idx) {
+    X <- p$X[idx, , drop = FALSE]
+    if (p$family$family == "binomial") {
+        w <- plogis(drop(X %*% theta))
+        return(crossprod(X * (w * (1 - w)), X))
+    }
+    s <- exp(-2 * theta[length(theta)])
+    r <- p$y[idx] - drop(X %*% theta[seq_len(ncol(X))])
+    rbind(cbind(s * crossprod(X), 2 * s * crossprod(X, r)),
+          c(2 * s * crossprod(r, X), 2 * s * sum(r^2)))
+}
+
 ## The driver in R: minibatch, gradient of the log posterior (prior normal(0, 1)
 ## on the coefficients, normal(0, 5) on log_sigma), step size, then the
 ## sampler's update.

@@ -159,3 +159,32 @@ test_that("control variates' one-pass score change equals the difference of two 
     w <- withr::with_seed(16, rnorm(length(run$theta0), sd = 0.3))
     expect_null(model_eval(run$spec, w, idx, w / 2)$change)
 })
+
+test_that("the second-order score change adds the Hessian at the centre times the move", {
+    d <- mixed_frame()
+    x <- model.matrix(~ a + b + g, d)
+    idx <- c(1L, 5L, 12L, 33L, 47L, 60L)
+    check <- function(run, theta, centre) {
+        ev <- model_eval(run$spec, theta, idx, centre, second = TRUE)
+        H <- .Call(sgfs:::C_sgfs_model_curvature,
+                   modifyList(run$spec, list(xt = run$spec$xt[, idx, drop = FALSE],
+                                             y = run$spec$y[idx], batch_size = length(idx))),
+                   as.double(centre), FALSE)$neg_hessian
+        first <- model_eval(run$spec, theta, idx, centre)$change
+        expect_equal(ev$change, first + drop(H %*% (theta - centre)), tolerance = 1e-10)
+    }
+    theta <- withr::with_seed(21, rnorm(ncol(x), sd = 0.7))
+    centre <- withr::with_seed(22, rnorm(ncol(x), sd = 0.7))
+    check(engine_spec(x, d$yb, intercept = FALSE, batch_size = 6L), theta, centre)
+    check(engine_spec(x, d$yg, family = gaussian(), intercept = FALSE, batch_size = 6L),
+          c(theta, log(1.7)), c(centre, log(2.4)))
+    ## a fixed sigma: the likelihood is quadratic in beta, the change 0
+    run <- engine_spec(x, d$yg, family = gaussian(), sigma = 2, intercept = FALSE, batch_size = 6L)
+    check(run, theta, centre)
+    expect_equal(model_eval(run$spec, theta, idx, centre, second = TRUE)$change,
+                 rep(0, ncol(x)), tolerance = 1e-10)
+    y3 <- withr::with_seed(23, sample(0:2, nrow(d), replace = TRUE))
+    check(engine_spec(x, factor(y3), family = categorical(), intercept = FALSE, batch_size = 6L),
+          withr::with_seed(24, rnorm(2 * ncol(x), sd = 0.5)),
+          withr::with_seed(25, rnorm(2 * ncol(x), sd = 0.5)))
+})

@@ -425,6 +425,14 @@ r_chain_metric <- function(p, n, n_iter, eps, spec, theta0, centre = NULL, updat
     pool <- setdiff(seq_len(N), fixed)
     w <- (N - length(fixed)) / n
     lik <- function(th, idx) if (length(idx)) colSums(r_scores(p, th, idx)) else 0
+    ## second-order control variates: the minibatch's Hessian at the centre
+    ## times theta - centre added, the pool's subtracted
+    second <- !is.null(centre) && !is.null(spec$centre_hessian)
+    if (second) {
+        H_full <- r_neg_hessian(p, centre, seq_len(N))
+        expect_equal(matrix(spec$centre_hessian, D), H_full, tolerance = 1e-8)
+        H_pool <- H_full - if (length(fixed)) r_neg_hessian(p, centre, fixed) else 0
+    }
     theta <- theta0
     z <- drop(U %*% theta)
     out <- matrix(NA_real_, n_iter, D)
@@ -434,6 +442,9 @@ r_chain_metric <- function(p, n, n_iter, eps, spec, theta0, centre = NULL, updat
         g <- if (is.null(centre)) w * lik(theta, idx) + lik(theta, fixed)
              else spec$centre_score + w * (lik(theta, idx) - lik(centre, idx)) +
                   lik(theta, fixed) - lik(centre, fixed)
+        if (second)
+            g <- g + w * drop(r_neg_hessian(p, centre, idx) %*% (theta - centre)) -
+                drop(H_pool %*% (theta - centre))
         glik <- backsolve(U, g, transpose = TRUE)
         g <- g - prec * theta
         gz <- backsolve(U, g, transpose = TRUE)

@@ -144,19 +144,23 @@ test_that("SGLD-CV's pilot sets the step by the gradient noise, and the run equa
     p <- attr(fit, "sgfit")$settings$pilot
     expect_lt(p$energy, 2)
     expect_equal(attr(fit, "sgfit")$settings$stepsize, 0.2)
-    ## strong noise (batch 2 of 5,000): step 0.2 / (m - 1), m the whitened
-    ## gradient's mean square over the pilot (or the first step, if smaller:
-    ## the rows held in every minibatch may have shrunk it)
+    ## a level held by 3 rows, all of one class (separated: its coefficient's
+    ## posterior is bounded by a wall of the likelihood, where the gradient
+    ## is large): step 0.2 / (m - 1), m the whitened gradient's mean square
+    ## over the pilot (or the first step, if smaller: the rows held in every
+    ## minibatch may have shrunk it)
     set.seed(5)
-    x <- matrix(rnorm(5000 * 3), 5000)
-    y <- rbinom(5000, 1, plogis(drop(x %*% c(2, -2, 1))))
+    x <- cbind(rnorm(3000), rnorm(3000), 0)
+    x[1:3, 3] <- 1
+    y <- rbinom(3000, 1, plogis(x[, 1] - x[, 2]))
+    y[1:3] <- 1
     noisy <- function(...) {
         set.seed(22)
-        sgldcv(x, y, batch_size = 2L, n_iter = 2000, progress = FALSE, ...)
+        sgldcv(x, y, batch_size = 5L, n_iter = 2000, progress = FALSE, ...)
     }
     fit <- noisy()
     p <- attr(fit, "sgfit")$settings$pilot
-    expect_gt(p$energy, 3)
+    expect_gt(p$energy, 2)
     expect_equal(p$step, min(p$first_step, 0.2 / (p$energy - 1)))
     expect_lt(p$step, 0.2)
     expect_equal(attr(fit, "sgfit")$settings$stepsize, p$step)
@@ -168,9 +172,10 @@ test_that("SGLD-CV's pilot sets the step by the gradient noise, and the run equa
     ## where the pilot lowers the step below the first one, the rows held in
     ## every minibatch are those the chosen step holds: still the same chain
     set.seed(23)
-    five <- sgldcv(x, y, batch_size = 5L, n_iter = 2000, progress = FALSE)
+    five <- sgldcv(x, y, batch_size = 20L, n_iter = 2000, progress = FALSE)
+    expect_lt(attr(five, "sgfit")$settings$stepsize, attr(five, "sgfit")$settings$pilot$first_step)
     set.seed(23)
-    given <- sgldcv(x, y, batch_size = 5L, n_iter = 2000, progress = FALSE,
+    given <- sgldcv(x, y, batch_size = 20L, n_iter = 2000, progress = FALSE,
                     stepsize = attr(five, "sgfit")$settings$stepsize)
     expect_identical(draws_of(five), draws_of(given))
     expect_equal(attr(five, "sgfit")$settings$fixed_rows, attr(given, "sgfit")$settings$fixed_rows)
