@@ -12,8 +12,9 @@
 ## mala() (two chains of 34,000) must agree with it (E1 <= 0.02, E2 <= 0.10, Ahn et al.'s relative
 ## errors of the mean and covariance, ALGORITHMS.md 4.1).  Every stochastic
 ## gradient sampler then runs with its defaults (one chain; n_iter = NULL:
-## 10,000 iterations, doubled with the thin until every parameter has 400
-## bulk effective draws, within max_time = 300 s; batch N/100 clamped to
+## 10,000 iterations, extended by the factor the effective sample size
+## projects, thinned to at most 9,000 kept draws, until every parameter has
+## 400 bulk effective draws, within max_time = 300 s; batch N/100 clamped to
 ## [100, 500]; metric = "mode" where the sampler has one, and SGLD once more
 ## with the paper's rule, metric = "identity") and the table reports E1 and
 ## E2 against HMC, the run length and thin the chain chose, the smallest
