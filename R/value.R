@@ -116,7 +116,7 @@ divergence_error <- function(info, res, div, partial) {
     k <- which(div > 0)[1L]
     structure(class = c("sgfs_divergence", "error", "condition"), list(
         message = sprintf(
-            "chain %d diverged at iteration %.0f (non-finite parameters or a failed update): %s%s",
+            "chain %d diverged at iteration %.0f (non-finite parameters, parameters 1e12 prior scales from the prior's location, or a failed update): %s%s",
             k, div[k], paste0(divergence_hint(info, res[[k]]$eps),
                               if (!is.null(info$design$custom))
                                   ", or the custom model's score is not finite there"),

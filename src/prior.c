@@ -9,6 +9,10 @@
  * The prior precision used by SGFS's preconditioner (ALGORITHMS.md 2.8b) is
  * computed in R (1/s^2 for normal, 1/(2 s^2), the precision of a normal with
  * the Laplace variance, for laplace) and read from e->prior_prec.
+ *
+ * A chain is diverging when a coordinate is more than SGFS_FAR prior scales
+ * from the prior's location (log prior below -5e23: no data outweighs that),
+ * which catches an exploding chain long before it overflows.
  */
 #include "sgfs.h"
 
@@ -25,6 +29,13 @@ double sgfs_prior_logdens(const sgfs_engine *e, const double *theta)
             lp += -0.5 * z * z - log(s) - HALF_LOG_2PI;
     }
     return lp;
+}
+
+int sgfs_prior_far(const sgfs_engine *e, const double *theta)
+{
+    for (int j = 0; j < e->D; j++)
+        if (fabs(theta[j] - e->prior_loc[j]) > SGFS_FAR * e->prior_scale[j]) return 1;
+    return 0;
 }
 
 void sgfs_prior_grad_add(const sgfs_engine *e, const double *theta,

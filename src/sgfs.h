@@ -127,6 +127,10 @@ double sgfs_stepsize(const sgfs_schedule *s, double t);
 enum { SGFS_PRIOR_NORMAL = 0, SGFS_PRIOR_LAPLACE = 1 };
 
 double sgfs_prior_logdens(const sgfs_engine *e, const double *theta);
+/* 1 if a coordinate is more than SGFS_FAR prior scales from the prior's
+   location (a diverging chain) */
+#define SGFS_FAR 1e12
+int sgfs_prior_far(const sgfs_engine *e, const double *theta);
 void sgfs_prior_grad_add(const sgfs_engine *e, const double *theta,
                          double *grad);
 
@@ -178,7 +182,7 @@ struct sgfs_engine {
     int pred_cols, n_pred;
     double *pred, pred_count;
     double eps_last;            /* step size of the last iteration             */
-    double diverged;            /* iteration at which theta became non-finite
+    double diverged;            /* iteration at which theta became non-finite, far (sgfs_prior_far)
                                    or the update failed, else 0               */
     int check_every;            /* iterations between polls for Ctrl-C         */
     /* scratch, allocated once */

@@ -116,6 +116,19 @@ test_that("a diverging SGLD run stops with the iteration and a hint", {
                  "chain 1 diverged at iteration [0-9]+ .*try stepsize = 100")
     expect_gt(err$iteration, 0)
     expect_lt(err$iteration, 1000)
+    ## a chain that explodes without overflowing (draws of 1e191 after 100
+    ## iterations on Pima) is caught by its size, the draws so far kept
+    data(Pima.tr, package = "MASS")
+    X <- as.matrix(Pima.tr[, 1:7])
+    yp <- as.integer(Pima.tr$type == "Yes")
+    set.seed(12)
+    err <- tryCatch(sgld(X, yp, stepsize = 1e3, n_iter = 100, burnin = 0, progress = FALSE,
+                         metric = "identity"), error = function(e) e)
+    expect_s3_class(err, "sgfs_divergence")
+    expect_match(conditionMessage(err), "1e12 prior scales from the prior's location")
+    expect_lt(err$iteration, 100)
+    expect_true(all(is.finite(unclass(err$partial))))
+    expect_equal(coda::niter(err$partial), err$iteration - 1)
 })
 
 test_that("continuing needs n_iter; update with other arguments refits", {
