@@ -66,13 +66,15 @@ method_label <- function(info) {
                            if (s$excess > 0) sprintf("; minibatch noise %.2g%% above target",
                                                      100 * s$excess) else ""),
            mala = ,
-           hmc = sprintf("%s (%s; step %s, adapted to acceptance %g; %s mass; acceptance rate %.3f)",
+           hmc = sprintf("%s (%s; step %s, %s; %s mass; acceptance rate %.3f)",
                          toupper(info$method),
                          if (info$method == "mala") "full data"
                          else if (!is.null(s$n_leapfrog)) sprintf("%d leapfrog steps", s$n_leapfrog)
                          else sprintf("trajectory length %.3g, random", s$trajectory_length),
                          paste(sprintf("%.3g", unique(signif(info$eps, 3))), collapse = "/"),
-                         s$target_accept, s$mass, acceptance_rate(info)),
+                         if (isFALSE(s$adapt)) "not adapted"
+                         else sprintf("adapted to acceptance %g", s$target_accept),
+                         s$mass, acceptance_rate(info)),
            isgd = sprintf("I-SGD (automatic step %s after %d warm-up iterations)",
                           paste(sprintf("%.3g", unique(signif(isgd_steps(info), 3))), collapse = "/"),
                           s$warmup),

@@ -52,9 +52,22 @@ check_draws <- function(value) {
     t0 <- proc.time()[["elapsed"]]
     info <- sgfit_info(value)
     warn_far_draws(info, value)
+    warn_stuck_chains(info)
     info$check_seconds <- proc.time()[["elapsed"]] - t0
     attr(value, "sgfit") <- info
     value
+}
+
+## MALA and HMC: warns when no proposal after burn-in was accepted (the
+## draws are all the same point)
+warn_stuck_chains <- function(info) {
+    if (!info$method %in% c("mala", "hmc")) return(invisible())
+    if (identical(acceptance_rate(info), 0))
+        warning(sprintf(paste0("%s accepted no proposal after burn-in: every draw is the same point; ",
+                               "try a smaller stepsize%s"), toupper(info$method),
+                        if (isFALSE(info$settings$adapt)) " or adapt = TRUE" else " or a longer burnin"),
+                call. = FALSE)
+    invisible()
 }
 
 ## warns when the draws sit far below the posterior's mode

@@ -199,3 +199,17 @@ test_that("categorical() needs a factor response", {
     expect_error(sgfs(d$x, factor(rep("a", 100)), family = categorical()), "'y' must be a factor")
     expect_error(sgfs(d$x, d$y, family = poisson()), "'poisson' is not supported")
 })
+
+test_that("a MALA or HMC chain that never moves is reported, and an unadapted step is labelled so", {
+    data(Pima.tr, package = "MASS")
+    set.seed(31)
+    expect_warning(stuck <- mala(type ~ ., Pima.tr, n_iter = 200, stepsize = 1e3, adapt = FALSE,
+                                 progress = FALSE),
+                   "MALA accepted no proposal after burn-in: .*adapt = TRUE")
+    expect_equal(sgfs:::acceptance_rate(attr(stuck, "sgfit")), 0)
+    expect_output(print(stuck), "step 1e\\+03, not adapted; dense mass; acceptance rate 0\\.000")
+    set.seed(32)
+    moving <- hmc(type ~ ., Pima.tr, n_iter = 300, progress = FALSE)
+    expect_output(print(moving), "adapted to acceptance 0.8")
+    expect_gt(sgfs:::acceptance_rate(attr(moving, "sgfit")), 0)
+})
