@@ -41,6 +41,9 @@ prepare_design <- function(x, y, family, standardize, sigma, levels = NULL) {
     ys <- (y - y_center) / y_scale
 
     sample_sigma <- gaussian && is.null(sigma)
+    if (sample_sigma && "log_sigma" %in% names_x)
+        stop_arg("x", "has a predictor named 'log_sigma', the name of the gaussian model's ",
+                 "log noise sd: rename the predictor (or fix sigma)")
     if (family$family == "categorical")
         return(categorical_design(xt, ys, p, icpt, names_x, center, scale, levels))
     D <- p + sample_sigma

@@ -213,3 +213,12 @@ test_that("a MALA or HMC chain that never moves is reported, and an unadapted st
     expect_output(print(moving), "adapted to acceptance 0.8")
     expect_gt(sgfs:::acceptance_rate(attr(moving, "sgfit")), 0)
 })
+
+test_that("a predictor may not take the name of the gaussian model's noise parameter", {
+    df <- data.frame(y = rnorm(30), log_sigma = rnorm(30), b = rnorm(30))
+    expect_error(sgld(y ~ ., data = df, family = gaussian(), n_iter = 50, progress = FALSE),
+                 "'x' has a predictor named 'log_sigma'")
+    ## with sigma fixed there is no such parameter
+    fit <- sgld(y ~ ., data = df, family = gaussian(), sigma = 1, n_iter = 50, progress = FALSE)
+    expect_true("log_sigma" %in% colnames(fit))
+})
