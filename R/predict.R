@@ -5,7 +5,8 @@
 #'
 #' @param object a fit of [sgfs()] or [sgld()].
 #' @param newdata a data frame (formula fits) or a matrix of predictors
-#'   (matrix fits); the training data when missing.
+#'   (matrix fits; its columns matched to the fit's by name when both have
+#'   names, else by position); the training data when missing.
 #' @param type `"link"` (linear predictor), `"response"` (mean of the
 #'   response: a probability for `binomial()`; for `categorical()` a matrix
 #'   of class probabilities, one column per level), or `"class"`
@@ -169,5 +170,18 @@ new_design <- function(info, newdata) {
     has_intercept <- length(info$design$intercept) > 0L
     if (ncol(X) != info$design$p)
         stop_arg("newdata", sprintf("must have %d columns", info$design$p - has_intercept))
-    X
+    match_columns(X, info$design$x_names, named = !is.null(colnames(newdata)))
+}
+
+## newdata's columns in the fit's order, matched by name; by position when
+## the fit's predictors had no names (x1, x2, ...) or newdata has none
+match_columns <- function(X, want, named) {
+    have <- colnames(X)
+    if (is.null(want) || !named || identical(have, want)) return(X)
+    if (setequal(have, want)) return(X[, want, drop = FALSE])
+    given <- setdiff(want, "(Intercept)")
+    if (identical(given, paste0("x", seq_along(given)))) return(X)
+    stop_arg("newdata", "has the columns ", paste(setdiff(have, "(Intercept)"), collapse = ", "),
+             " but the fit's predictors are ", paste(given, collapse = ", "),
+             " (matched by name; unname newdata to match by position)")
 }

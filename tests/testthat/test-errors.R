@@ -222,3 +222,19 @@ test_that("a predictor may not take the name of the gaussian model's noise param
     fit <- sgld(y ~ ., data = df, family = gaussian(), sigma = 1, n_iter = 50, progress = FALSE)
     expect_true("log_sigma" %in% colnames(fit))
 })
+
+test_that("matrix fits predict with newdata's columns matched by name", {
+    set.seed(41)
+    x <- cbind(a = rnorm(200), b = rnorm(200, 3))
+    y <- rbinom(200, 1, plogis(x[, "a"] - 0.3 * x[, "b"]))
+    fit <- sgldcv(x, y, n_iter = 500, progress = FALSE)
+    p <- predict(fit, newdata = x[1:5, ])
+    expect_equal(predict(fit, newdata = x[1:5, c("b", "a")]), p)
+    expect_equal(predict(fit, newdata = unname(x[1:5, ])), p)
+    expect_error(predict(fit, newdata = cbind(a = 1:2, c = 3:4)),
+                 "'newdata' has the columns a, c but the fit's predictors are a, b")
+    ## a fit without names matches by position
+    plain <- sgldcv(unname(x), y, n_iter = 500, progress = FALSE)
+    expect_equal(predict(plain, newdata = x[1:5, c("b", "a")]),
+                 predict(plain, newdata = unname(x[1:5, c("b", "a")])))
+})
