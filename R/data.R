@@ -21,11 +21,26 @@
 read_mnist <- function(path, set = c("train", "test")) {
     set <- choose_arg(set, c("train", "test"), "set")
     stem <- if (set == "train") "train" else "t10k"
-    images <- read_idx(file.path(path, paste0(stem, "-images-idx3-ubyte.gz")))
-    labels <- read_idx(file.path(path, paste0(stem, "-labels-idx1-ubyte.gz")))
+    image_file <- paste0(stem, "-images-idx3-ubyte.gz")
+    label_file <- paste0(stem, "-labels-idx1-ubyte.gz")
+    images <- read_idx(file.path(path, image_file))
+    labels <- read_idx(file.path(path, label_file))
+    if (length(images$dim) != 3L)
+        stop_arg("path", sprintf("'%s' holds %d-dimensional data, not images (3 dimensions)",
+                                 image_file, length(images$dim)))
+    if (length(labels$dim) != 1L)
+        stop_arg("path", sprintf("'%s' holds %d-dimensional data, not labels (1 dimension)",
+                                 label_file, length(labels$dim)))
+    if (images$dim[1L] != labels$dim[1L])
+        stop_arg("path", sprintf("'%s' has %d images but '%s' has %d labels", image_file,
+                                 images$dim[1L], label_file, labels$dim[1L]))
+    y <- as.integer(labels$data)
+    if (any(y > 9L))
+        stop_arg("path", sprintf("'%s' has labels outside 0-9 (e.g. %d)", label_file,
+                                 y[y > 9L][1L]))
     x <- matrix(as.double(images$data) / 255, images$dim[1L],
                 prod(images$dim[-1L]), byrow = TRUE)
-    list(x = x, y = factor(as.integer(labels$data), levels = 0:9))
+    list(x = x, y = factor(y, levels = 0:9))
 }
 
 ## an IDX file of unsigned bytes: list(dim, data)
@@ -34,7 +49,7 @@ read_idx <- function(file) {
     con <- gzfile(file, "rb")
     on.exit(close(con))
     magic <- readBin(con, "integer", 1L, size = 4L, endian = "big")
-    if (magic %/% 256L != 8L)
+    if (length(magic) != 1L || magic %/% 256L != 8L)
         stop(sprintf("'%s' is not an IDX file of unsigned bytes", file), call. = FALSE)
     dims <- readBin(con, "integer", magic %% 256L, size = 4L, endian = "big")
     data <- readBin(con, "raw", prod(dims))
