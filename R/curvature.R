@@ -35,8 +35,15 @@ subset_log_posterior <- function(spec, N) {
     }
 }
 
-## (BFGS keeps a D x D matrix: limited memory beyond D = 1000)
+## (BFGS keeps a D x D matrix: limited memory beyond D = 1000); the log
+## posterior and its gradient must be finite at the start
 subset_mode <- function(post, start) {
+    at <- post(start)
+    if (!is.finite(at$value) || !all(is.finite(at$grad)))
+        stop(sprintf(paste("the log posterior%s is not finite at the start (on %s):",
+                           "check the data and init, or a custom_model()'s loglik and score there"),
+                     if (is.finite(at$value)) "'s gradient" else "", "the rows used to measure the curvature"),
+             call. = FALSE)
     big <- length(start) > 1000L
     stats::optim(start, function(th) -post(th)$value, function(th) -post(th)$grad,
                  method = if (big) "L-BFGS-B" else "BFGS",

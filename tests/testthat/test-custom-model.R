@@ -78,6 +78,13 @@ test_that("bad arguments and bad model output give errors naming their source", 
     expect_error(sgld(x, model = not_numeric), "score.*returned a list of length 1")
     infinite <- custom_model(score, function(theta, data) rep(-Inf, length(data)), 0)
     expect_error(sgld(x, model = infinite), "loglik.*non-finite values at init")
+    ## finite on the first rows only (those the shape check reads): the
+    ## curvature's search says so, not an optimiser's internal message
+    late <- custom_model(function(theta, data) ifelse(seq_along(data) > 20, NaN, data - theta),
+                         function(theta, data) ifelse(seq_along(data) > 20, NaN,
+                                                      dnorm(data, theta, log = TRUE)), 0)
+    expect_error(sgld(x, model = late),
+                 "log posterior is not finite at the start .*custom_model\\(\\)'s loglik and score")
     expect_warning(sgld(x, model = custom_model(function(theta, data) theta - data, loglik, 0),
                         prior = normal(0, 10), n_iter = 50, init = 0, stepsize = 1e-4),
                    "the score does not look like the gradient of loglik")
