@@ -27,7 +27,7 @@
 #' costs one \eqn{D 	imes D} product per iteration.  The
 #' default step is derived from the data, as for [sgld()] but without the
 #' minibatch-noise factor the control variates remove:
-#' \eqn{\epsilon = 0.2/\lambda_{max}}, about 5 \% variance inflation in the
+#' \eqn{\epsilon = 0.2/\lambda_{max}}, about 5 % variance inflation in the
 #' stiffest direction; with the default `metric = "mode"` the sampler runs
 #' in whitened coordinates, where \eqn{\lambda_{max} = 1} and
 #' \eqn{\epsilon = 0.2}.  There, with the LM noise (see `metric`), the
@@ -36,7 +36,7 @@
 #' \eqn{V}: a pilot of 1,000 iterations per chain (on copies; the run then
 #' equals one given that step) measures each whitened gradient
 #' coordinate's mean square \eqn{m \approx 1 + V}, and the step becomes
-#' \eqn{\min(0.2, 0.2/(\max m - 1))}, 5 \% variance inflation from the
+#' \eqn{\min(0.2, 0.2/(\max m - 1))}, 5 % variance inflation from the
 #' noise (`settings$pilot` records it).  The walls of separated levels (a
 #' level whose rows are all of one class) make \eqn{m} large without any
 #' noise, since the gradient there is steep, and the smaller step is then

@@ -14,7 +14,7 @@
 #' the second half of the warm-up (the paper's low signal-to-noise
 #' assumption), during which the chain runs SGLD at `stepsize`.  This
 #' follows the convention-free form of the method (the paper's equations
-#' are reconstructed, see ALGORITHMS.md 2.10).  The automatic step is
+#' are reconstructed from its description).  The automatic step is
 #' conservative, about \eqn{(n/N)\,4/\mathrm{tr}(H)}, so the chain mixes
 #' slowly in flat directions when there are many parameters.
 #'

@@ -9,12 +9,12 @@
 #' steps).  `friction = 1` is SGLD with step \eqn{2\eta}.  The default
 #' learning rate is derived from the data: the one at which the stationary
 #' variance of the linearised chain in the stiffest direction of the
-#' posterior (its curvature at the mode) is inflated by 5 \%, computed
+#' posterior (its curvature at the mode) is inflated by 5 %, computed
 #' exactly from that linear recursion.  Resampling the momentum every
 #' `trajectory = L` steps shrinks the variance, by a factor of about
 #' \eqn{L/(L+1)} at small steps (the first step of each trajectory takes a
 #' full kick from the fresh momentum); the report gives the variance of the
-#' linearised chain with the resampling, and warns when it is more than 10 \%
+#' linearised chain with the resampling, and warns when it is more than 10 %
 #' too small.
 #'
 #' To reuse settings of the 'sgmcmc' package (`stepsize`, `alpha`, `L`), pass

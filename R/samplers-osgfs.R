@@ -34,7 +34,7 @@
 #' `stratify = FALSE` gives the report's rule.
 #'
 #' Known behaviour: the noise of small minibatches depends on \eqn{\theta}
-#' while the drift uses a fixed \eqn{D}, and with batches below about 1 \%
+#' while the drift uses a fixed \eqn{D}, and with batches below about 1 %
 #' of the rows the chain's mean is shifted (its covariance stays right);
 #' see the package tests for a measurement.
 #'

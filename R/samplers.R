@@ -212,7 +212,7 @@ sgfs.default <- function(x, y, family = binomial(), model = NULL,
 #' where \eqn{\widehat{\nabla L} = \nabla\log p(\theta) + (N/n)\sum_{i \in S_t}
 #' \nabla \log p(y_i \mid \theta)} is the minibatch estimate of the gradient
 #' of the log posterior.  SGLD's draws are biased by the step size: the
-#' default step is derived from the data so that this bias stays near 5 \%
+#' default step is derived from the data so that this bias stays near 5 %
 #' in the stiffest direction: \eqn{\epsilon = 0.2 / (\gamma \lambda_{max})}
 #' with \eqn{\lambda_{max}} the largest eigenvalue of the negative Hessian
 #' of the log posterior at its mode (both estimated from up to 5000 evenly
