@@ -9,7 +9,7 @@ n_kept_between <- function(from, to, burnin, thin) {
 
 run_chain <- function(spec, state, n_iter, progress) {
     n_keep <- n_kept_between(state$iter, state$iter + n_iter, spec$burnin, spec$thin)
-    if (n_keep * length(state$theta) > .Machine$integer.max)
+    if (as.double(n_keep) * length(state$theta) > .Machine$integer.max)
         stop_arg("n_iter", sprintf("= %d keeps %.3g draws per chain, more than memory allows: ",
                                    n_iter, n_keep), "run in parts or thin the chain more")
     engine <- .Call(C_sgfs_engine_new, spec, state, as.integer(n_keep))

@@ -119,7 +119,7 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
     burnin <- check_count(burnin, "burnin", 0L, n_iter - 1L)
     thin <- check_count(thin, "thin", 1L, n_iter - burnin)
     n_keep <- (n_iter - burnin) %/% thin
-    if (n_keep * design$D > .Machine$integer.max)
+    if (as.double(n_keep) * design$D > .Machine$integer.max)
         stop_arg("thin", sprintf("= %d keeps %.3g draws per chain, more than memory allows: ",
                                  thin, n_keep), "thin the chain more")
     chains <- check_count(chains, "chains", 1L)

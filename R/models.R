@@ -51,8 +51,9 @@
 #' @export
 mlp <- function(hidden, activation = c("tanh", "logistic", "relu")) {
     if (!is.numeric(hidden) || !(length(hidden) %in% 1:2) || any(!is.finite(hidden)) ||
-        any(hidden != round(hidden)) || any(hidden < 1))
-        stop_arg("hidden", "must be one or two positive whole numbers (the units of each hidden layer)")
+        any(hidden != round(hidden)) || any(hidden < 1) || any(hidden > 1e6))
+        stop_arg("hidden", "must be one or two whole numbers between 1 and 1e6 (the units of each ",
+                 "hidden layer)")
     activation <- choose_arg(activation, c("tanh", "logistic", "relu"), "activation")
     structure(list(type = "mlp", hidden = as.integer(hidden), activation = activation),
               class = "sgfs_model")
@@ -85,6 +86,9 @@ mlp_design <- function(model, x, y, family, standardize, sigma, levels) {
     x <- x[, colnames(x) != "(Intercept)", drop = FALSE]
     if (ncol(x) == 0L) stop_arg("x", "has no predictors besides the intercept")
     sds <- apply(x, 2L, stats::sd)
+    if (any(!is.finite(sds)))
+        stop_arg("x", sprintf("has column(s) %s whose spread overflows: rescale them",
+                              paste0("'", colnames(x)[!is.finite(sds)], "'", collapse = ", ")))
     if (any(!(sds > 0)))
         stop_arg("x", sprintf("has constant column(s) %s: remove them",
                               paste0("'", colnames(x)[!(sds > 0)], "'", collapse = ", ")))
@@ -99,6 +103,11 @@ mlp_design <- function(model, x, y, family, standardize, sigma, levels) {
                   categorical = length(levels) - 1L)
     widths <- c(P, model$hidden, out)
     L <- length(widths) - 1L
+    n_par <- sum(as.double(widths[-1L]) * (widths[-length(widths)] + 1))
+    if (n_par > 1e8)
+        stop_arg("model", sprintf("%s has %.3g weights and biases for %d predictors, more than ",
+                                  model_label(model), n_par, P),
+                 "the 1e8 a network here may have: use fewer hidden units")
     layer_names <- lapply(seq_len(L), function(l) {
         w <- sprintf("W%d[%d,%d]", l, rep(seq_len(widths[l]), widths[l + 1L]),
                      rep(seq_len(widths[l + 1L]), each = widths[l]))

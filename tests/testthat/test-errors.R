@@ -238,3 +238,19 @@ test_that("matrix fits predict with newdata's columns matched by name", {
     expect_equal(predict(plain, newdata = x[1:5, c("b", "a")]),
                  predict(plain, newdata = unname(x[1:5, c("b", "a")])))
 })
+
+test_that("sizes that overflow are refused with the argument's name", {
+    data(Pima.tr, package = "MASS")
+    ## 1.8e9 kept draws of 8 parameters: not an integer overflow warning
+    expect_error(sgld(type ~ ., Pima.tr, n_iter = 2e9, progress = FALSE),
+                 "'thin' = 1 keeps 1.8e\\+09 draws per chain, more than memory allows")
+    expect_error(mlp(3e9), "'hidden' must be one or two whole numbers between 1 and 1e6")
+    expect_error(sgld(type ~ ., Pima.tr, model = mlp(c(1e6, 1e6)), n_iter = 10, progress = FALSE),
+                 "'model' mlp\\(hidden = 1000000-1000000.* has 1e\\+12 weights and biases")
+    x <- matrix(withr::with_seed(1, rnorm(200)), 100, dimnames = list(NULL, c("a", "b")))
+    x[1:2, "a"] <- c(1e308, -1e308)
+    expect_error(sgld(x, rbinom(100, 1, 0.5), n_iter = 10, progress = FALSE),
+                 "'x' has column\\(s\\) 'a' whose spread overflows")
+    expect_error(sgld(x, rbinom(100, 1, 0.5), model = mlp(3), n_iter = 10, progress = FALSE),
+                 "'x' has column\\(s\\) 'a' whose spread overflows")
+})

@@ -169,7 +169,7 @@ test_that("a gaussian network's predictions are on the response's scale", {
 
 test_that("bad network arguments give clear errors", {
     d <- net_data()
-    expect_error(mlp(0), "'hidden' must be one or two positive whole numbers")
+    expect_error(mlp(0), "'hidden' must be one or two whole numbers between 1 and 1e6")
     expect_error(mlp(c(2, 2, 2)), "'hidden'")
     expect_error(mlp(2.5), "'hidden'")
     expect_error(mlp(3, "softsign"), "'activation' must be one of")
