@@ -41,7 +41,7 @@
 #' which assumes a near-Gaussian posterior, is not made for networks.
 #'
 #' @param hidden the number of units of each hidden layer: one or two
-#'   positive whole numbers.
+#'   whole numbers between 1 and 1e6 (at most 1e8 weights and biases in all).
 #' @param activation `"tanh"`, `"logistic"` or `"relu"`.
 #' @return An object of class `sgfs_model`.
 #' @examples
