@@ -55,7 +55,8 @@
 #' @param beta the IMQ kernel's exponent, a number in \eqn{(-1, 0)}.
 #' @param max_draws the largest number of draws used (at least 2); more are
 #'   thinned evenly.
-#' @return The kernel Stein discrepancy, a non-negative number.
+#' @return The kernel Stein discrepancy, a non-negative number; `Inf` when
+#'   the draws' scores or distances overflow (draws far from the posterior).
 #' @references Gorham, J. and Mackey, L. (2017). Measuring sample quality
 #'   with kernels. *Proceedings of the 34th International Conference on
 #'   Machine Learning*, PMLR 70, 1292-1301.

@@ -105,6 +105,8 @@ SEXP sgfs_ksd(SEXP spec, SEXP x, SEXP c, SEXP beta)
     ksd_scores(e, REAL(x), T, b);
     double s = ksd_stein_sum(REAL(x), b, D, T, Rf_asReal(c), Rf_asReal(beta));
     UNPROTECT(2);
-    /* s >= 0 in exact arithmetic (k0 is a positive definite kernel) */
-    return Rf_ScalarReal(sqrt(fmax(s, 0.0)) / T);
+    /* s >= 0 in exact arithmetic (k0 is a positive definite kernel); a sum
+       that is not a number (scores or distances overflowed: draws far out)
+       is the worst discrepancy, never a good one */
+    return Rf_ScalarReal(ISNAN(s) ? R_PosInf : sqrt(fmax(s, 0.0)) / T);
 }

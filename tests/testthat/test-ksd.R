@@ -126,3 +126,13 @@ test_that("ksd() rejects bad input, naming the argument", {
     expect_error(ksd(fit, max_draws = 2.5), "'max_draws'")
     expect_error(ksd(fit, max_draws = NA), "'max_draws'")
 })
+
+test_that("draws so far out that the Stein sum overflows score Inf, never 0", {
+    p <- ref_problem(binomial(), N = 40)
+    fit <- quiet(sgld(p$x, p$y, batch_size = 10, n_iter = 30, burnin = 10, progress = FALSE))
+    expect_true(is.finite(ksd(fit)))
+    far <- fit
+    far[] <- 1e200 * sign(rnorm(length(far)))
+    expect_identical(attr(far, "sgfit"), attr(fit, "sgfit"))
+    expect_equal(ksd(far), Inf)
+})
