@@ -216,10 +216,13 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     e->y = REAL(typed_elt(spec, "y", REALSXP, e->N));
     e->model = sgfs_find_model(CHAR(STRING_ELT(
         typed_elt(spec, "model", STRSXP, 1), 0)));
-    e->mpar = REAL(typed_elt(spec, "mpar", REALSXP, -1));
+    SEXP mpar = typed_elt(spec, "mpar", REALSXP, -1);
+    e->mpar = REAL(mpar);
     SEXP callback = optional_elt(spec, "callback");
     e->callback = callback != NULL ? callback : R_NilValue;
-    e->D = e->model->n_par(e->P, e->mpar);
+    e->D = e->model->n_par(e->P, e->mpar, Rf_length(mpar));
+    if (e->D < 1)
+        Rf_error("internal error: the %s model's settings 'mpar' are malformed", e->model->name);
     const int D = e->D;
     e->n = int_elt(spec, "batch_size");
     if (e->n < 1 || e->n > e->N)

@@ -21,8 +21,11 @@ static int n_class(const double *mpar)
     return (int) mpar[0];
 }
 
-static int categorical_n_par(int P, const double *mpar)
+static int categorical_n_par(int P, const double *mpar, int n_mpar)
 {
+    if (n_mpar < 1 || !(mpar[0] >= 2 && mpar[0] <= 1e6) || mpar[0] != floor(mpar[0]) ||
+        (double) P * (mpar[0] - 1) > INT_MAX)
+        return -1;
     return P * (n_class(mpar) - 1);
 }
 

@@ -25,9 +25,11 @@
 
 enum { CALLBACK_SCORE = 0, CALLBACK_LOGLIK = 1 };
 
-static int custom_n_par(int P, const double *mpar)
+static int custom_n_par(int P, const double *mpar, int n_mpar)
 {
     if (P != 1) Rf_error("internal error: a custom model's xt must have one row");
+    if (n_mpar < 1 || !(mpar[0] >= 1 && mpar[0] <= INT_MAX) || mpar[0] != floor(mpar[0]))
+        return -1;
     return (int) mpar[0];
 }
 

@@ -21,8 +21,9 @@ static int sigma_sampled(const double *mpar)
     return ISNAN(mpar[0]);
 }
 
-static int gaussian_n_par(int P, const double *mpar)
+static int gaussian_n_par(int P, const double *mpar, int n_mpar)
 {
+    if (n_mpar < 1 || (!ISNAN(mpar[0]) && !R_FINITE(mpar[0]))) return -1;
     return P + sigma_sampled(mpar);
 }
 

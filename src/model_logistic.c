@@ -18,9 +18,10 @@ static double softplus(double x)
     return x > 0.0 ? x + log1p(exp(-x)) : log1p(exp(x));
 }
 
-static int logistic_n_par(int P, const double *mpar)
+static int logistic_n_par(int P, const double *mpar, int n_mpar)
 {
     (void) mpar;
+    (void) n_mpar;
     return P;
 }
 

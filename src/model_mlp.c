@@ -62,8 +62,27 @@ static mlp_shape shape_of(int P, const double *mpar)
     return s;
 }
 
-static int mlp_n_par(int P, const double *mpar)
+static int whole_in(double x, double lo, double hi)
 {
+    return x >= lo && x <= hi && x == floor(x);
+}
+
+/* the settings are read by shape_of() everywhere else: checked here, once */
+static int mlp_n_par(int P, const double *mpar, int n_mpar)
+{
+    if (n_mpar < 7 || !whole_in(mpar[0], 0, 2) || !whole_in(mpar[2], 0, 2) ||
+        !whole_in(mpar[3], 1, MAX_LAYERS - 1) || !whole_in(mpar[1], 1, 1e6))
+        return -1;
+    double widths[MAX_LAYERS + 1], D = 0.0;
+    const int L = (int) mpar[3] + 1;
+    widths[0] = P;
+    for (int l = 1; l < L; l++) {
+        if (!whole_in(mpar[3 + l], 1, 1e6)) return -1;
+        widths[l] = mpar[3 + l];
+    }
+    widths[L] = mpar[1];
+    for (int l = 1; l <= L; l++) D += widths[l] * (widths[l - 1] + 1.0);
+    if (D + 1.0 > INT_MAX) return -1;
     return shape_of(P, mpar).D;
 }
 

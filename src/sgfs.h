@@ -28,6 +28,7 @@
 #include <Rinternals.h>
 #include <R_ext/BLAS.h>
 #include <R_ext/Lapack.h>
+#include <limits.h>
 #ifndef FCONE
 # define FCONE
 #endif
@@ -45,8 +46,9 @@ typedef struct sgfs_batch {
 /* ---- models --------------------------------------------------------- */
 typedef struct sgfs_model {
     const char *name;
-    /* number of parameters for P features and the model's settings */
-    int (*n_par)(int P, const double *mpar);
+    /* number of parameters for P features and the model's n_mpar settings,
+       or -1 if the settings are malformed (checked once, at set-up) */
+    int (*n_par)(int P, const double *mpar, int n_mpar);
     /* score of the examples idx[0..n-1]: writes their sum into sum[D] and,
        if G != NULL, the per-example scores into the columns of G (D x n);
        if loglik != NULL, also their log-likelihood sum (in the same pass) */

@@ -254,3 +254,35 @@ test_that("sizes that overflow are refused with the argument's name", {
     expect_error(sgld(x, rbinom(100, 1, 0.5), model = mlp(3), n_iter = 10, progress = FALSE),
                  "'x' has column\\(s\\) 'a' whose spread overflows")
 })
+
+test_that("malformed model settings in a spec are refused by the engine, not read", {
+    d <- pima_data()
+    mpar_error <- "settings 'mpar' are malformed"
+    eval_with <- function(run, mpar) {
+        spec <- run$spec
+        spec$mpar <- as.double(mpar)
+        model_eval(spec, double(length(run$theta0)), 1:5)
+    }
+    gauss <- engine_spec(d$x, rnorm(nrow(d$x)), family = gaussian(), batch_size = 5L)
+    expect_error(eval_with(gauss, numeric(0)), mpar_error)
+    expect_error(eval_with(gauss, Inf), mpar_error)
+    cat3 <- engine_spec(d$x, factor(rep(1:3, length.out = nrow(d$x))), family = categorical(),
+                        batch_size = 5L)
+    for (bad in list(numeric(0), 1, 2.5, -3, NA, 1e9))
+        expect_error(eval_with(cat3, bad), mpar_error)
+    net <- engine_spec(d$x, d$y, model = mlp(3), batch_size = 5L)
+    good <- net$spec$mpar
+    expect_length(good, 7L)
+    for (k in c(1L, 2L, 3L, 4L, 5L)) {
+        for (v in c(-1, 0.5, 1e9, NA)) {
+            bad <- good
+            bad[k] <- v
+            if (k == 1L && v %in% 0) next             # a valid output code
+            expect_error(eval_with(net, bad), mpar_error)
+        }
+    }
+    expect_error(eval_with(net, good[1:6]), mpar_error)
+    bad <- good
+    bad[4] <- 40                                       # 41 layers: the shape reader's stack
+    expect_error(eval_with(net, bad), mpar_error)
+})
