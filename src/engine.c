@@ -261,6 +261,12 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
             typed_elt(spec, "sampler", STRSXP, 1), 0)));
         SEXP spar = typed_elt(spec, "spar", REALSXP, -1);
         e->spar = REAL(spar);
+        if ((double) Rf_xlength(spar) <
+            e->sampler->n_spar + (double) e->sampler->spar_per_dd * D * D)
+            Rf_error("internal error: the '%s' rule needs %.0f settings, 'spar' has %.0f",
+                     e->sampler->name,
+                     e->sampler->n_spar + (double) e->sampler->spar_per_dd * D * D,
+                     (double) Rf_xlength(spar));
         const double *sch = REAL(typed_elt(spec, "schedule", REALSXP, 4));
         e->sched.type = (int) sch[0];
         e->sched.a = sch[1];

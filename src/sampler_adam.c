@@ -28,5 +28,5 @@ static int adam_step(sgfs_engine *e, double eps)
 }
 
 const sgfs_sampler sgfs_sampler_adam = {
-    "adam", 0, {0, 2, 1}, {0, 0, 0}, NULL, adam_step, 0, NULL, NULL  /* state: m, v, t */
+    .name = "adam", .state = {0, 2, 1}, .step = adam_step, .n_spar = 3   /* state: m, v, t */
 };

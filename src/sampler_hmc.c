@@ -121,8 +121,9 @@ static int hmc_step(sgfs_engine *e, double eps)
 }
 
 const sgfs_sampler sgfs_sampler_hmc = {
-    "hmc", 0,
-    {0, 1, N_SCALARS},    /* state: the scalars above, grad L(theta)       */
-    {0, 5, 0},            /* scratch: z, p, theta*, grad L(theta*), grad_z */
-    NULL, hmc_step, 1, NULL, NULL  /* full data                                   */
+    .name = "hmc",
+    .state = {0, 1, N_SCALARS},    /* the scalars above, grad L(theta)       */
+    .work = {0, 5, 0},             /* z, p, theta*, grad L(theta*), grad_z   */
+    .step = hmc_step, .full_data = 1,
+    .n_spar = 4, .spar_per_dd = 1  /* target, L, adapt, T, then U (D x D)    */
 };

@@ -48,5 +48,5 @@ static int isgd_step(sgfs_engine *e, double eps)
 }
 
 const sgfs_sampler sgfs_sampler_isgd = {
-    "isgd", 0, {0, 2, 0}, {0, 0, 0}, NULL, isgd_step, 0, NULL, NULL     /* state: acc, tau */
+    .name = "isgd", .state = {0, 2, 0}, .step = isgd_step, .n_spar = 2   /* state: acc, tau */
 };

@@ -34,5 +34,5 @@ static int osgfs_step(sgfs_engine *e, double eps)
 }
 
 const sgfs_sampler sgfs_sampler_osgfs = {
-    "osgfs", 0, {0, 0, 0}, {0, 2, 0}, NULL, osgfs_step, 0, NULL, NULL   /* scratch: xi, product */
+    .name = "osgfs", .work = {0, 2, 0}, .step = osgfs_step   /* scratch: xi, product */
 };

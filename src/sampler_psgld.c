@@ -29,5 +29,5 @@ static int psgld_step(sgfs_engine *e, double eps)
 }
 
 const sgfs_sampler sgfs_sampler_psgld = {
-    "psgld", 0, {0, 1, 1}, {0, 0, 0}, NULL, psgld_step, 0, NULL, NULL  /* state: V, count */
+    .name = "psgld", .state = {0, 1, 1}, .step = psgld_step, .n_spar = 2   /* state: V, count */
 };

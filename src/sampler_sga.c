@@ -28,5 +28,6 @@ static int sga_step(sgfs_engine *e, double eps)
 }
 
 const sgfs_sampler sgfs_sampler_sga = {
-    "sga", 0, {0, 1, 0}, {0, 0, 0}, sga_init, sga_step, 0, NULL, NULL   /* state: theta_prev */
+    .name = "sga", .state = {0, 1, 0}, .init = sga_init, .step = sga_step,
+    .n_spar = 1                                                    /* state: theta_prev */
 };

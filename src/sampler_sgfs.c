@@ -34,8 +34,8 @@ static int sgfs_step(sgfs_engine *e, double eps)
 }
 
 const sgfs_sampler sgfs_sampler_sgfs_full = {
-    "sgfs_full", 1,
-    {1, 0, 1},            /* state: I (D x D), count                       */
-    {3, 3, 0},            /* scratch: V, U_A, U_I (D x D); gbar, rhs, xi   */
-    NULL, sgfs_step, 0, NULL, NULL
+    .name = "sgfs_full", .needs_scores = 1,
+    .state = {1, 0, 1},            /* I (D x D), count                       */
+    .work = {3, 3, 0},             /* V, U_A, U_I (D x D); gbar, rhs, xi     */
+    .step = sgfs_step, .n_spar = 1
 };

@@ -60,6 +60,7 @@ static int block_step(sgfs_engine *e, double eps)
 }
 
 const sgfs_sampler sgfs_sampler_sgfs_block = {
-    "sgfs_block", 1, {0, 0, 0}, {0, 0, 0}, NULL, block_step, 0,
-    block_state_len, block_work_len     /* sizes from the blocks in spar */
+    .name = "sgfs_block", .needs_scores = 1, .step = block_step,
+    .state_len = block_state_len, .work_len = block_work_len,   /* from the blocks in spar */
+    .n_spar = 3
 };

@@ -50,5 +50,6 @@ static int diag_step(sgfs_engine *e, double eps)
 
 const sgfs_sampler sgfs_sampler_sgfs_diag = {
     /* state: I, count; scratch: gbar, v */
-    "sgfs_diag", 1, {0, 1, 1}, {0, 2, 0}, NULL, diag_step, 0, NULL, NULL
+    .name = "sgfs_diag", .needs_scores = 1, .state = {0, 1, 1}, .work = {0, 2, 0},
+    .step = diag_step
 };

@@ -37,10 +37,11 @@ static int sghmc_step(sgfs_engine *e, double eta)
 
 const sgfs_sampler sgfs_sampler_sghmc = {
     /* state: v, count; scratch: moments */
-    "sghmc", 0, {0, 1, 1}, {0, 2, 0}, NULL, sghmc_step, 0, NULL, NULL
+    .name = "sghmc", .state = {0, 1, 1}, .work = {0, 2, 0}, .step = sghmc_step, .n_spar = 3
 };
 
 /* the same rule with the gradient-noise estimate (needs per-example scores) */
 const sgfs_sampler sgfs_sampler_sghmc_noise = {
-    "sghmc_noise", 1, {0, 1, 1}, {0, 2, 0}, NULL, sghmc_step, 0, NULL, NULL
+    .name = "sghmc_noise", .needs_scores = 1, .state = {0, 1, 1}, .work = {0, 2, 0},
+    .step = sghmc_step, .n_spar = 3
 };

@@ -58,6 +58,6 @@ static R_xlen_t sgld_state_len(const double *spar, R_xlen_t n_spar, int D)
 }
 
 const sgfs_sampler sgfs_sampler_sgld = {
-    "sgld", 0, {0, 0, 0}, {0, 0, 0}, NULL, sgld_step, 0,
-    sgld_state_len, NULL               /* state: the LM noise's next draw */
+    .name = "sgld", .step = sgld_step,
+    .state_len = sgld_state_len, .n_spar = 1   /* state: the LM noise's next draw */
 };

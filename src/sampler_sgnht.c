@@ -35,5 +35,5 @@ static int sgnht_step(sgfs_engine *e, double eps)
 }
 
 const sgfs_sampler sgfs_sampler_sgnht = {
-    "sgnht", 0, {0, 1, 2}, {0, 0, 0}, NULL, sgnht_step, 0, NULL, NULL  /* state: u, xi, count */
+    .name = "sgnht", .state = {0, 1, 2}, .step = sgnht_step, .n_spar = 1   /* state: u, xi, count */
 };

@@ -112,6 +112,9 @@ typedef struct sgfs_sampler {
        -1 if the settings do not fit D parameters */
     R_xlen_t (*state_len)(const double *spar, R_xlen_t n_spar, int D);
     R_xlen_t (*work_len)(const double *spar, R_xlen_t n_spar, int D);
+    /* the settings the rule reads: at least n_spar + spar_per_dd D^2 of
+       them (checked once, at set-up) */
+    int n_spar, spar_per_dd;
 } sgfs_sampler;
 
 const sgfs_sampler *sgfs_find_sampler(const char *name);

@@ -286,3 +286,15 @@ test_that("malformed model settings in a spec are refused by the engine, not rea
     bad[4] <- 40                                       # 41 layers: the shape reader's stack
     expect_error(eval_with(net, bad), mpar_error)
 })
+
+test_that("a rule's settings (spar) that are too few are refused by the engine", {
+    d <- pima_data()
+    for (f in list(sgld, sgldcv, psgld, sghmc, sgnht, isgd, hmc)) {
+        fit <- withr::with_seed(3, f(d$x, d$y, n_iter = 20, progress = FALSE, burnin = 10))
+        spec <- attr(fit, "sgfit")$spec
+        state <- attr(fit, "sgfit")$states[[1L]]
+        spec$spar <- spec$spar[seq_len(if (spec$sampler == "hmc") 5L else 0L)]
+        expect_error(.Call(sgfs:::C_sgfs_engine_new, spec, state, 1L),
+                     sprintf("the '%s' rule needs [0-9]+ settings", spec$sampler))
+    }
+})
