@@ -1,10 +1,11 @@
 # make demo : install what is needed, then fit SGFS on the Pima data and print the summary
 # make vignettes : rerun the precomputed vignettes on ../shared/datasets (minutes)
 # make test : install what is needed, R CMD build + check --as-cran, then the whole test suite
+# make test-fast : install, then the fast tier of the tests (under a minute)
 R ?= R
 RSCRIPT ?= Rscript
 
-.PHONY: deps install demo check test bench vignettes
+.PHONY: deps install demo check test test-fast bench vignettes
 
 deps:
 	$(RSCRIPT) tools/install-deps.R
@@ -20,6 +21,9 @@ check: deps
 
 test: check install
 	$(RSCRIPT) tools/run-tests.R
+
+test-fast: install
+	$(RSCRIPT) tools/run-tests.R --fast
 
 bench: install
 	$(RSCRIPT) bench/bench_speed.R
