@@ -62,6 +62,45 @@ void sgfs_minibatch(sgfs_batch *b, int N, int n)
     for (int k = 0; k < n; k++) b->table[b->slot[k]] = 0;
 }
 
+/* u' beta, four partial sums breaking the floating-point dependency chain */
+static double dot4(const double *restrict u, const double *restrict beta, int P)
+{
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    int j = 0;
+    for (; j + 4 <= P; j += 4) {
+        s0 += u[j] * beta[j];
+        s1 += u[j + 1] * beta[j + 1];
+        s2 += u[j + 2] * beta[j + 2];
+        s3 += u[j + 3] * beta[j + 3];
+    }
+    for (; j < P; j++) s0 += u[j] * beta[j];
+    return (s0 + s1) + (s2 + s3);
+}
+
+/* sum = sum_i r_i u_i over the examples idx, r_i = resid(idx[i], u_i' beta,
+   u_i' centre, ctx) (centre may be NULL: 0 is passed), reading each column
+   once, without a copy: the dot products, the residual and the axpy while
+   the column is in L1 */
+void sgfs_rows_score(const double *xt, int P, const int *idx, int n,
+                     const double *beta, const double *centre,
+                     double (*resid)(int, double, double, void *), void *ctx,
+                     double *restrict sum)
+{
+    for (int j = 0; j < P; j++) sum[j] = 0.0;
+    for (int i = 0; i < n; i++) {
+        const double *restrict u = xt + (size_t) idx[i] * P;
+#if defined(__GNUC__)
+        if (i + PREFETCH_AHEAD < n) {
+            const char *next = (const char *) (xt + (size_t) idx[i + PREFETCH_AHEAD] * P);
+            for (size_t off = 0; off < (size_t) P * sizeof(double); off += 64)
+                __builtin_prefetch(next + off, 0, 3);
+        }
+#endif
+        const double r = resid(idx[i], dot4(u, beta, P), centre ? dot4(u, centre, P) : 0.0, ctx);
+        for (int j = 0; j < P; j++) sum[j] += r * u[j];
+    }
+}
+
 /* the gather fused with eta_i = u_i' beta: each column is used while it is
    in L1; four partial sums break the floating-point dependency chain */
 void sgfs_gather_dot(const double *xt, int P, const int *idx, int n,

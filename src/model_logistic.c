@@ -25,11 +25,37 @@ static int logistic_n_par(int P, const double *mpar, int n_mpar)
     return P;
 }
 
+/* the residuals of a one-pass score (sgfs_rows_score) */
+static double logistic_residual(int row, double eta, double unused, void *ctx)
+{
+    (void) unused;
+    return ((const sgfs_engine *) ctx)->y[row] - sgfs_sigmoid(eta);
+}
+
+static double logistic_residual_change(int row, double eta, double eta_c, void *ctx)
+{
+    (void) row;
+    (void) ctx;
+    return sgfs_sigmoid(eta_c) - sgfs_sigmoid(eta);
+}
+
+static double logistic_residual_change2(int row, double eta, double eta_c, void *ctx)
+{
+    (void) row;
+    (void) ctx;
+    const double pc = sgfs_sigmoid(eta_c);
+    return pc - sgfs_sigmoid(eta) + pc * (1.0 - pc) * (eta - eta_c);
+}
+
 static void logistic_score(sgfs_engine *e, const double *theta,
                            const int *idx, int n, double *sum, double *G,
                            double *loglik)
 {
     const int P = e->P, D = e->D;
+    if (G == NULL && loglik == NULL) {        /* one pass, no copy */
+        sgfs_rows_score(e->xt, P, idx, n, theta, NULL, logistic_residual, e, sum);
+        return;
+    }
     double *r = e->eta;
     const double *xb = sgfs_batch_columns(e, theta, idx, n, r);
     if (loglik) {
@@ -56,15 +82,8 @@ static void logistic_score_change(sgfs_engine *e, const double *theta,
                                   const double *centre, int second,
                                   const int *idx, int n, double *sum)
 {
-    double *r = e->eta, *rc = e->eta_centre;
-    const double *xb = sgfs_batch_columns(e, theta, idx, n, r);
-    sgfs_xt_beta(xb, e->P, n, centre, rc);
-    for (int i = 0; i < n; i++) {
-        const double pc = sgfs_sigmoid(rc[i]);
-        const double d = pc - sgfs_sigmoid(r[i]);
-        r[i] = second ? d + pc * (1.0 - pc) * (r[i] - rc[i]) : d;
-    }
-    sgfs_x_r(xb, e->P, n, r, sum);
+    sgfs_rows_score(e->xt, e->P, idx, n, theta, centre,
+                    second ? logistic_residual_change2 : logistic_residual_change, e, sum);
 }
 
 static double logistic_loglik(sgfs_engine *e, const double *theta,

@@ -267,6 +267,10 @@ int sgfs_blockdiag_step(sgfs_engine *e, double eps, int K, const double *size);
 
 /* linalg.c: thin BLAS/LAPACK wrappers (FCONE, documented) */
 void sgfs_x_r(const double *xb, int P, int n, const double *r, double *out);
+void sgfs_rows_score(const double *xt, int P, const int *idx, int n,
+                     const double *beta, const double *centre,
+                     double (*resid)(int, double, double, void *), void *ctx,
+                     double *sum);
 void sgfs_xt_beta(const double *xb, int P, int n, const double *beta, double *eta);
 void sgfs_row_moments(const double *G, int D, int n, double *gbar, double *v);
 void sgfs_center_rows(double *restrict G, int D, int n, double *restrict gbar);
