@@ -2,11 +2,13 @@
 #'
 #' Samples the posterior with SGLD-CV (Baker, Fearnhead, Fox and Nemeth,
 #' 2019): SGLD whose gradient estimate is centred at a point
-#' \eqn{\hat\theta} near the mode,
+#' \eqn{\hat\theta}{theta_hat} near the mode,
 #' \deqn{\widetilde{\nabla L}(\theta) = \nabla\log p(\theta) + \sum_{i=1}^N g_i(\hat\theta) +
-#'   \frac{N}{n}\sum_{i \in S_t}[g_i(\theta) - g_i(\hat\theta)],}
+#'   \frac{N}{n}\sum_{i \in S_t}[g_i(\theta) - g_i(\hat\theta)],}{
+#'   grad L(theta) = grad log p(theta) + sum_{i = 1..N} g_i(theta_hat)
+#'                   + (N/n) sum_{i in S_t} [g_i(theta) - g_i(theta_hat)],}
 #' with the same minibatch \eqn{S_t} in both sums, so that its noise
-#' vanishes as \eqn{\theta \to \hat\theta}.  The centre is, unless given,
+#' vanishes as \eqn{\theta \to \hat\theta}{theta -> theta_hat}.  The centre is, unless given,
 #' a GLM's exact mode (Newton's method on all rows, with the score sum there
 #' from the same pass) or, for a network or custom model, found by [sga()]
 #' (`opt_iter` iterations); the chain starts at the centre (unless
@@ -15,28 +17,28 @@
 #' gradients).
 #'
 #' With the default `metric = "mode"` (GLMs), the control variates are of
-#' second order: the estimate adds \eqn{-H(	heta - \hat	heta)} and
-#' \eqn{rac{N}{n}\sum_{i \in S_t} H_i(	heta - \hat	heta)}, \eqn{H_i}
-#' minus the Hessian of row \eqn{i}'s log-likelihood at \eqn{\hat	heta} and
+#' second order: the estimate adds \eqn{-H(\theta - \hat\theta)}{-H (theta - theta_hat)} and
+#' \eqn{\frac{N}{n}\sum_{i \in S_t} H_i(\theta - \hat\theta)}{(N/n) sum_{i in S_t} H_i (theta - theta_hat)}, \eqn{H_i}
+#' minus the Hessian of row \eqn{i}'s log-likelihood at \eqn{\hat\theta}{theta_hat} and
 #' \eqn{H} their sum (known from the mode's search), so that the minibatch
 #' estimates only the remainder of each score's first-order Taylor
 #' expansion at the centre, whose noise vanishes as
-#' \eqn{|	heta - \hat	heta|^2} rather than \eqn{|	heta - \hat	heta|}
+#' \eqn{|\theta - \hat\theta|^2}{|theta - theta_hat|^2} rather than \eqn{|\theta - \hat\theta|}{|theta - theta_hat|}
 #' (the Taylor proxies of Quiroz, Kohn, Villani and Tran, 2019, for the
 #' gradient); for a Gaussian model with a fixed `sigma` it is exact.  It
-#' costs one \eqn{D 	imes D} product per iteration.  The
+#' costs one \eqn{D \times D}{D x D} product per iteration.  The
 #' default step is derived from the data, as for [sgld()] but without the
 #' minibatch-noise factor the control variates remove:
-#' \eqn{\epsilon = 0.2/\lambda_{max}}, about 5 % variance inflation in the
+#' \eqn{\epsilon = 0.2/\lambda_{max}}{eps = 0.2 / lambda_max}, about 5 % variance inflation in the
 #' stiffest direction; with the default `metric = "mode"` the sampler runs
-#' in whitened coordinates, where \eqn{\lambda_{max} = 1} and
-#' \eqn{\epsilon = 0.2}.  There, with the LM noise (see `metric`), the
+#' in whitened coordinates, where \eqn{\lambda_{max} = 1}{lambda_max = 1} and
+#' \eqn{\epsilon = 0.2}{eps = 0.2}.  There, with the LM noise (see `metric`), the
 #' step's own bias vanishes on a Gaussian posterior and the minibatch noise's
-#' remains, \eqn{\epsilon V/4} for a whitened gradient noise of variance
+#' remains, \eqn{\epsilon V/4}{eps V / 4} for a whitened gradient noise of variance
 #' \eqn{V}: a pilot of 1,000 iterations per chain (on copies; the run then
 #' equals one given that step) measures each whitened gradient
-#' coordinate's mean square \eqn{m \approx 1 + V}, and the step becomes
-#' \eqn{\min(0.2, 0.2/(\max m - 1))}, 5 % variance inflation from the
+#' coordinate's mean square \eqn{m \approx 1 + V}{m ~ 1 + V}, and the step becomes
+#' \eqn{\min(0.2, 0.2/(\max m - 1))}{min(0.2, 0.2 / (max m - 1))}, 5 % variance inflation from the
 #' noise (`settings$pilot` records it).  The walls of separated levels (a
 #' level whose rows are all of one class) make \eqn{m} large without any
 #' noise, since the gradient there is steep, and the smaller step is then
@@ -49,14 +51,14 @@
 #' coordinates (a level held by \eqn{k} rows gives each about \eqn{1/k}).
 #' A row with \eqn{(N/n)h_i > 1} appears in few minibatches, each time with
 #' a jump of many posterior sd, which makes the chain's noise heavy-tailed
-#' and its variance wrong.  Such rows (at most two batch sizes of them, the
+#' and its variance wrong.  Such rows (at most ten batch sizes of them, the
 #' most influential first) are put into every minibatch with weight 1, and
 #' the minibatch's other \eqn{n} rows are drawn from the rest with weight
 #' \eqn{(N - |F|)/n}: a stratified sample whose gradient stays unbiased.
 #' The report gives their number.
 #'
 #' @inheritParams sgld
-#' @param centre the centring value \eqn{\hat\theta} on the original scale,
+#' @param centre the centring value \eqn{\hat\theta}{theta_hat} on the original scale,
 #'   or `NULL` to find it with [sga()].
 #' @param opt_iter iterations of [sga()] for the centre (the last half are
 #'   averaged).
