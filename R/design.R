@@ -2,6 +2,14 @@
 ## gaussian response too) when standardize = TRUE, and the linear map between
 ## internal and original parameters, theta_orig = M theta_int + shift.
 
+## refuses predictors whose standard deviations `sds` overflow
+check_spread <- function(sds, names) {
+    huge <- which(!is.finite(sds))
+    if (length(huge))
+        stop_arg("x", sprintf("has column(s) %s whose spread overflows (values near 1e154 or more): rescale them",
+                              paste0("'", names[huge], "'", collapse = ", ")))
+}
+
 prepare_design <- function(x, y, family, standardize, sigma, levels = NULL) {
     p <- ncol(x)
     names_x <- colnames(x)
@@ -10,10 +18,7 @@ prepare_design <- function(x, y, family, standardize, sigma, levels = NULL) {
     ## without an "(Intercept)" column, a column of ones is the intercept
     if (!length(icpt)) icpt <- utils::head(which(colSums(x != 1) == 0), 1L)
     sds <- apply(x, 2L, stats::sd)
-    huge <- which(!is.finite(sds) | !is.finite(colMeans(x^2)))
-    if (length(huge))
-        stop_arg("x", sprintf("has column(s) %s whose spread overflows (values near 1e154 or more): rescale them",
-                              paste0("'", names_x[huge], "'", collapse = ", ")))
+    check_spread(sds, names_x)
     const <- setdiff(which(!(sds > 0)), icpt)
     if (length(const))
         stop_arg("x", sprintf("has constant column(s) %s: remove them%s",

@@ -201,7 +201,10 @@ chain_starts <- function(run, theta0) {
 ## rule (`engine`, `spar`), the `schedule`, the `settings` to report, and
 ## optionally further `spec` elements, a `start` replacing run$theta0 and
 ## the gradient evaluations per iteration (`evals_per_iter`), or where a
-## chain's saved state counts them (`evals_counter`: sstate[slot] times per).
+## chain's saved state counts them (`evals_counter`: sstate[slot] times per);
+## with `pilot` (the first step) a pilot tunes the step (pilot_step()), and
+## `strata(step)` gives the rows a lowered step holds in every minibatch
+## (`rows`) and the resulting `evals_per_iter`.
 sg_fit <- function(method, setup, run, call) {
     t0 <- proc.time()[["elapsed"]]
     run <- resolve_start(run)
@@ -225,10 +228,10 @@ sg_fit <- function(method, setup, run, call) {
         s$settings$step_5pct <- NULL
         s$settings$pilot <- tuned
         if (tuned$step < s$pilot) {       # the rows the chosen step holds, as if given
-            spec$fixed <- s$strata(tuned$step)
-            if (!length(spec$fixed)) spec$fixed <- NULL
-            s$evals_per_iter <- cv_evals(spec$batch_size, spec$fixed)
-            s$settings$fixed_rows <- length(spec$fixed)
+            held <- s$strata(tuned$step)
+            spec$fixed <- if (length(held$rows)) held$rows
+            s$evals_per_iter <- held$evals_per_iter
+            s$settings$fixed_rows <- length(held$rows)
         }
     }
     if (grow) {

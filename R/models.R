@@ -86,9 +86,7 @@ mlp_design <- function(model, x, y, family, standardize, sigma, levels) {
     x <- x[, colnames(x) != "(Intercept)", drop = FALSE]
     if (ncol(x) == 0L) stop_arg("x", "has no predictors besides the intercept")
     sds <- apply(x, 2L, stats::sd)
-    if (any(!is.finite(sds)))
-        stop_arg("x", sprintf("has column(s) %s whose spread overflows: rescale them",
-                              paste0("'", colnames(x)[!is.finite(sds)], "'", collapse = ", ")))
+    check_spread(sds, colnames(x))
     if (any(!(sds > 0)))
         stop_arg("x", sprintf("has constant column(s) %s: remove them",
                               paste0("'", colnames(x)[!(sds > 0)], "'", collapse = ", ")))

@@ -119,11 +119,11 @@ next_stage <- function(post, thin, kept, factor) {
 ## records the stages in info$run_length and makes the check deferred from
 ## the stages (new_sgfit(checks = FALSE)) on the final draws.
 grow_run <- function(fit, run, started, stages_max = max_stages) {
-    expected <- sgfit_info(fit)$n_iter
     first <- sgfit_info(fit)
-    kept <- max(1, (first$n_iter - first$burnin) %/% first$thin)
+    expected <- first$n_iter
+    kept <- max(1, (first$n_iter - first$burnin) %/% first$thin)   # draws per chain, at most
     say <- function(...) if (run$verbose) message(sprintf(...))
-    stages <- data.frame(n_iter = expected, thin = sgfit_info(fit)$thin, min_ess = NA_real_,
+    stages <- data.frame(n_iter = expected, thin = first$thin, min_ess = NA_real_,
                          max_rhat = NA_real_, seconds = NA_real_, needed = NA_real_)
     stop_reason <- "stages"
     repeat {

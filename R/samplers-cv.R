@@ -136,7 +136,11 @@ sgldcv.default <- function(x, y, family = binomial(), model = NULL,
                       if (length(fixed)) list(fixed = fixed)),
              pilot = if (is.null(stepsize) && !is.null(m) && sched[1L] == 0) eps,
              ## the rows a step `e` holds in every minibatch (after the pilot)
-             strata = function(e) minibatch_strata(run, m$laplace, e / 2, cv = TRUE)$rows,
+             ## and the gradient evaluations per iteration they make
+             strata = function(e) {
+                 rows <- minibatch_strata(run, m$laplace, e / 2, cv = TRUE)$rows
+                 list(rows = rows, evals_per_iter = cv_evals(run$spec$batch_size, rows))
+             },
              start = if (is.null(init)) centre,
              evals_per_iter = cv_evals(run$spec$batch_size, fixed),
              settings = list(stepsize = first, schedule = schedule, metric = metric_type(m),

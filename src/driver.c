@@ -171,7 +171,7 @@ SEXP sgfs_engine_run(SEXP ptr, SEXP n_iter)
             interrupted = 1;
             break;
         }
-        if (iterate(e) || !sgfs_all_finite(e->par, e->D) || sgfs_prior_far(e, e->par)) {
+        if (iterate(e) || sgfs_prior_far(e, e->par)) {
             e->diverged = *e->iter;
             break;
         }

@@ -77,6 +77,19 @@ static double dot4(const double *restrict u, const double *restrict beta, int P)
     return (s0 + s1) + (s2 + s3);
 }
 
+/* starts the cache misses of a column of P doubles (used PREFETCH_AHEAD
+   examples before it is read) */
+static inline void prefetch_column(const double *u, int P)
+{
+#if defined(__GNUC__)
+    const char *c = (const char *) u;
+    for (size_t off = 0; off < (size_t) P * sizeof(double); off += 64)
+        __builtin_prefetch(c + off, 0, 3);
+#else
+    (void) u; (void) P;
+#endif
+}
+
 /* sum = sum_i r_i u_i over the examples idx, r_i = resid(idx[i], u_i' beta,
    u_i' centre, ctx) (centre may be NULL: 0 is passed), reading each column
    once, without a copy: the dot products, the residual and the axpy while
@@ -89,47 +102,22 @@ void sgfs_rows_score(const double *xt, int P, const int *idx, int n,
     for (int j = 0; j < P; j++) sum[j] = 0.0;
     for (int i = 0; i < n; i++) {
         const double *restrict u = xt + (size_t) idx[i] * P;
-#if defined(__GNUC__)
-        if (i + PREFETCH_AHEAD < n) {
-            const char *next = (const char *) (xt + (size_t) idx[i + PREFETCH_AHEAD] * P);
-            for (size_t off = 0; off < (size_t) P * sizeof(double); off += 64)
-                __builtin_prefetch(next + off, 0, 3);
-        }
-#endif
+        if (i + PREFETCH_AHEAD < n) prefetch_column(xt + (size_t) idx[i + PREFETCH_AHEAD] * P, P);
         const double r = resid(idx[i], dot4(u, beta, P), centre ? dot4(u, centre, P) : 0.0, ctx);
         for (int j = 0; j < P; j++) sum[j] += r * u[j];
     }
 }
 
 /* the gather fused with eta_i = u_i' beta: each column is used while it is
-   in L1; four partial sums break the floating-point dependency chain */
+   in L1 */
 void sgfs_gather_dot(const double *xt, int P, const int *idx, int n,
                      const double *beta, double *xb, double *eta)
 {
     for (int i = 0; i < n; i++) {
         const double *u = xt + (size_t) idx[i] * P;
-        double *v = xb + (size_t) i * P;
-#if defined(__GNUC__)
-        if (i + PREFETCH_AHEAD < n) {        /* start the misses of later columns */
-            const char *next = (const char *) (xt + (size_t) idx[i + PREFETCH_AHEAD] * P);
-            for (size_t off = 0; off < (size_t) P * sizeof(double); off += 64)
-                __builtin_prefetch(next + off, 0, 3);
-        }
-#endif
-        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-        int j = 0;
-        for (; j + 4 <= P; j += 4) {
-            v[j] = u[j]; v[j + 1] = u[j + 1]; v[j + 2] = u[j + 2]; v[j + 3] = u[j + 3];
-            s0 += u[j] * beta[j];
-            s1 += u[j + 1] * beta[j + 1];
-            s2 += u[j + 2] * beta[j + 2];
-            s3 += u[j + 3] * beta[j + 3];
-        }
-        for (; j < P; j++) {
-            v[j] = u[j];
-            s0 += u[j] * beta[j];
-        }
-        eta[i] = (s0 + s1) + (s2 + s3);
+        if (i + PREFETCH_AHEAD < n) prefetch_column(xt + (size_t) idx[i + PREFETCH_AHEAD] * P, P);
+        memcpy(xb + (size_t) i * P, u, (size_t) P * sizeof(double));
+        eta[i] = dot4(u, beta, P);
     }
 }
 

@@ -32,19 +32,12 @@ static double logistic_residual(int row, double eta, double unused, void *ctx)
     return ((const sgfs_engine *) ctx)->y[row] - sgfs_sigmoid(eta);
 }
 
+/* ctx: the control variates' order (an int, 1 or 2) */
 static double logistic_residual_change(int row, double eta, double eta_c, void *ctx)
 {
     (void) row;
-    (void) ctx;
-    return sgfs_sigmoid(eta_c) - sgfs_sigmoid(eta);
-}
-
-static double logistic_residual_change2(int row, double eta, double eta_c, void *ctx)
-{
-    (void) row;
-    (void) ctx;
-    const double pc = sgfs_sigmoid(eta_c);
-    return pc - sgfs_sigmoid(eta) + pc * (1.0 - pc) * (eta - eta_c);
+    const double pc = sgfs_sigmoid(eta_c), first = pc - sgfs_sigmoid(eta);
+    return *(const int *) ctx == 2 ? first + pc * (1.0 - pc) * (eta - eta_c) : first;
 }
 
 static void logistic_score(sgfs_engine *e, const double *theta,
@@ -82,8 +75,8 @@ static void logistic_score_change(sgfs_engine *e, const double *theta,
                                   const double *centre, int second,
                                   const int *idx, int n, double *sum)
 {
-    sgfs_rows_score(e->xt, e->P, idx, n, theta, centre,
-                    second ? logistic_residual_change2 : logistic_residual_change, e, sum);
+    int order = second ? 2 : 1;
+    sgfs_rows_score(e->xt, e->P, idx, n, theta, centre, logistic_residual_change, &order, sum);
 }
 
 static double logistic_loglik(sgfs_engine *e, const double *theta,

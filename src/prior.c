@@ -10,9 +10,10 @@
  * computed in R (1/s^2 for normal, 1/(2 s^2), the precision of a normal with
  * the Laplace variance, for laplace) and read from e->prior_prec.
  *
- * A chain is diverging when a coordinate is more than SGFS_FAR prior scales
- * from the prior's location (log prior below -5e23: no data outweighs that),
- * which catches an exploding chain long before it overflows.
+ * A chain is diverging when a coordinate is not finite or more than SGFS_FAR
+ * prior scales from the prior's location (log prior below -5e23: no data
+ * outweighs that), which catches an exploding chain long before it
+ * overflows.
  */
 #include "sgfs.h"
 
@@ -34,7 +35,9 @@ double sgfs_prior_logdens(const sgfs_engine *e, const double *theta)
 int sgfs_prior_far(const sgfs_engine *e, const double *theta)
 {
     for (int j = 0; j < e->D; j++)
-        if (fabs(theta[j] - e->prior_loc[j]) > SGFS_FAR * e->prior_scale[j]) return 1;
+        if (!R_FINITE(theta[j]) ||
+            fabs(theta[j] - e->prior_loc[j]) > SGFS_FAR * e->prior_scale[j])
+            return 1;
     return 0;
 }
 

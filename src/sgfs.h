@@ -132,8 +132,8 @@ double sgfs_stepsize(const sgfs_schedule *s, double t);
 enum { SGFS_PRIOR_NORMAL = 0, SGFS_PRIOR_LAPLACE = 1 };
 
 double sgfs_prior_logdens(const sgfs_engine *e, const double *theta);
-/* 1 if a coordinate is more than SGFS_FAR prior scales from the prior's
-   location (a diverging chain) */
+/* 1 if a coordinate is not finite or more than SGFS_FAR prior scales from
+   the prior's location (a diverging chain) */
 #define SGFS_FAR 1e12
 int sgfs_prior_far(const sgfs_engine *e, const double *theta);
 void sgfs_prior_grad_add(const sgfs_engine *e, const double *theta,
