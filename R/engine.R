@@ -66,9 +66,13 @@ chain_seeds <- function(chains) {
 
 ## Runs (or continues) every chain.  states[[k]] carries theta, iter, sstate
 ## and the RNG seed the chain continues from (NULL: the current stream).
+## Chains on streams of their own (`own_streams`: several chains, or one
+## taken from a fit of several, see keep_chains()) leave the user's RNG
+## state as it was; one chain otherwise continues the user's stream.
 ## Returns one result per chain, NULL for a chain an interrupt kept from
 ## starting.
-run_chains <- function(spec, states, n_iter, progress, cores) {
+run_chains <- function(spec, states, n_iter, progress, cores,
+                       own_streams = length(states) > 1L) {
     chains <- length(states)
     one <- function(k, show) {
         if (!is.null(states[[k]]$seed)) set_seed(states[[k]]$seed)
@@ -76,9 +80,10 @@ run_chains <- function(spec, states, n_iter, progress, cores) {
         res$seed <- get_seed()
         res
     }
-    if (chains == 1L) return(list(one(1L, progress)))
+    if (!own_streams) return(list(one(1L, progress)))
     user <- if (exists(".Random.seed", envir = globalenv(), inherits = FALSE)) get_seed()
     on.exit(if (!is.null(user)) set_seed(user))
+    if (chains == 1L) return(list(one(1L, progress)))
     if (cores > 1L && .Platform$OS.type != "windows")
         return(run_parallel(one, chains, min(cores, chains)))
     res <- vector("list", chains)

@@ -141,6 +141,15 @@ data_subset <- function(x, rows) {
     x[rows]
 }
 
+## whether two custom models' callbacks (custom_callback()) evaluate the
+## same model on the same data
+same_custom_data <- function(a, b) {
+    if (is.null(a) || is.null(b)) return(is.null(a) && is.null(b))
+    ea <- environment(a$score)
+    eb <- environment(b$score)
+    identical(ea$x, eb$x) && identical(ea$model, eb$model, ignore.environment = TRUE)
+}
+
 ## The engine's callbacks: list(score, loglik) of functions of (theta,
 ## rows) returning the n x D score matrix and the log-likelihood sum, their
 ## type and size validated (src/model_custom.c relies on them).  Non-finite

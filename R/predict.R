@@ -50,8 +50,14 @@ predict.sgfit <- function(object, newdata, type = c("link", "response", "class")
     }
     if (interval == "prediction" && info$family$family != "gaussian")
         stop_arg("interval", "\"prediction\" needs a gaussian() fit")
-    B <- prediction_draws(object, draws)
     X <- if (is.null(newdata)) training_design(info) else new_design(info, newdata)
+    predict_rows(object, info, X, newdata, type, interval, level, draws)
+}
+
+## predict() for the rows of the design X (the training rows when newdata
+## is NULL, padded for na.exclude), from the fit's draws
+predict_rows <- function(object, info, X, newdata, type, interval, level, draws) {
+    B <- prediction_draws(object, draws)
     if (!is.null(info$design$network)) X <- X[, colnames(X) != "(Intercept)", drop = FALSE]
     if (info$family$family == "categorical")
         return(predict_categorical(B, info, X, newdata, type, interval))
@@ -101,13 +107,18 @@ predict_categorical <- function(B, info, X, newdata, type, interval) {
 ## gaussian(): the posterior predictive's mean and sd, from each draw's
 ## mean mu_s and noise variance sigma_s^2: sd^2 = mean(sigma_s^2) + var(mu_s)
 predict_gaussian <- function(info, X, B, newdata) {
-    s2 <- if ("log_sigma" %in% colnames(B)) exp(2 * B[, "log_sigma"])
-          else rep(exp(2 * info$spec$mpar[length(info$spec$mpar)]) * info$design$y_scale^2,
-                   nrow(B))
+    s2 <- sigma_draws(info, B)^2
     row_summaries(info, X, B, newdata, c("fit", "sd"), function(mu) {
         fit <- rowMeans(mu)
         cbind(fit, sqrt(mean(s2) + rowMeans((mu - fit)^2)))
     })
+}
+
+## gaussian(): the noise sd at each draw (rows of B): sampled (log_sigma),
+## or fixed by the user (the engine's mpar, on the standardised scale)
+sigma_draws <- function(info, B) {
+    if ("log_sigma" %in% colnames(B)) return(exp(B[, "log_sigma"]))
+    rep(exp(info$spec$mpar[length(info$spec$mpar)]) * info$design$y_scale, nrow(B))
 }
 
 ## Summaries of the draws' link values for the rows of X: rows with missing

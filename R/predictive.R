@@ -121,6 +121,10 @@ add_predictive <- function(info, res) {
 
 ## predict() from the running predictive
 predict_kept <- function(info, type, interval) {
+    if (isTRUE(info$pred_stale))
+        stop("predict() without newdata reads the predictive the chains kept (keep = predictive()), ",
+             "which averages draws this fit no longer holds (it was cut by window() or [): ",
+             "predict from the whole fit", call. = FALSE)
     if (is.null(info$pred) || info$pred$count == 0)
         stop("no draw has been kept yet: the predictive is empty", call. = FALSE)
     mean <- info$pred$sum / info$pred$count

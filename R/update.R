@@ -1,33 +1,70 @@
-#' Continue a chain, or refit with other settings
+#' Continue a chain, or refit with another formula or other settings
 #'
 #' `update(fit, n_iter = k)` runs every chain `k` further iterations from
 #' where it stopped: the same chain state (parameters, sampler state,
 #' iteration count for the step-size schedule) and the same random-number
 #' stream, so one run of `n` iterations and a run of `m` continued by
 #' `n - m` give identical draws.  The random-number state saved at the end
-#' of the fit is restored first, whatever was drawn in between.  With other
-#' arguments, the fit's call is re-evaluated with them (a new fit).
+#' of the fit is restored first, whatever was drawn in between.  A fit cut
+#' by [window()][window.sgfit] or `[` continues on its kept iterations
+#' (see [sgfit-draws]); one cut before its chains' last draw can only be
+#' continued with `append = FALSE`.
 #'
-#' @param object a fit of [sgfs()] or [sgld()].
+#' With a new formula (`update(fit, . ~ . - x)`, as for [stats::glm()] fits) or
+#' other arguments, the fit's call is re-evaluated with them: a new fit,
+#' whose chains start afresh.  `n_iter` and `progress` then go to the new
+#' call.
+#'
+#' @param object a fit of [sgfs()], [sgld()] or another sampler.
+#' @param formula. a new model formula, in which `.` stands for the fit's
+#'   (see [stats::update.formula()]); the model is refitted with it.  For a fit
+#'   made with a formula.  (A number here is taken as `n_iter`.)
 #' @param n_iter number of further iterations.
 #' @param append keep the earlier draws in the value (`TRUE`) or return only
 #'   the new ones.
 #' @param progress show a progress bar.
-#' @param ... other arguments: if any are given, the model is refitted with
-#'   them instead.
+#' @param ... other arguments of the sampler: if any are given, the model is
+#'   refitted with them instead.
 #' @return A fit of the same class.
 #' @examples
 #' data(Pima.tr, package = "MASS")
 #' fit <- sgfs(type ~ glu + bmi, data = Pima.tr, n_iter = 1000, batch_size = 50)
 #' longer <- update(fit, n_iter = 1000)
 #' coda::niter(longer)
+#' smaller <- update(fit, . ~ . - bmi)
+#' coda::varnames(smaller)
 #' @export
-update.sgfit <- function(object, n_iter, append = TRUE, progress = interactive(), ...) {
+update.sgfit <- function(object, formula., n_iter, append = TRUE, progress = interactive(),
+                         ...) {
     info <- sgfit_info(object)
+    new_formula <- if (!missing(formula.)) formula.
+    if (is.numeric(new_formula)) {             # update(fit, 1000): the iterations
+        if (!missing(n_iter))
+            stop_arg("formula.", "must be a formula such as . ~ . - x, not ",
+                     format_value(new_formula))
+        n_iter <- new_formula
+        new_formula <- NULL
+    }
     extras <- match.call(expand.dots = FALSE)$...
-    if (length(extras)) {
+    if (!is.null(new_formula) || length(extras)) {
+        if (!missing(append))
+            stop_arg("append", "is for continuing the chains; with a new formula or other ",
+                     "arguments update() refits the model")
         call <- info$call
+        if (!is.null(new_formula)) {
+            if (!inherits(new_formula, "formula"))
+                stop_arg("formula.", "must be a formula such as . ~ . - x, not ",
+                         format_value(new_formula))
+            if (is.null(info$formula))
+                stop_arg("formula.", "is for a fit made with a formula; this one was given ",
+                         "x and y: refit it with other x instead")
+            call$formula <- stats::update(info$formula, new_formula)
+        }
         if (!missing(n_iter)) call$n_iter <- n_iter
+        if (!missing(progress)) call$progress <- progress
+        if (length(extras) && (is.null(names(extras)) || any(names(extras) == "")))
+            stop("update() takes the sampler's arguments by name (as update(fit, n_iter = 500) ",
+                 "or update(fit, stepsize = 1e-4)), after a new formula", call. = FALSE)
         for (a in names(extras)) call[[a]] <- extras[[a]]
         return(eval(call, parent.frame()))
     }
@@ -35,16 +72,39 @@ update.sgfit <- function(object, n_iter, append = TRUE, progress = interactive()
     n_iter <- check_count(n_iter, "n_iter", 1L)
     check_flag(append, "append")
     iters <- vapply(info$states, `[[`, 0, "iter")
+    if (append) check_contiguous(object, info, iters)
     if (!append && length(unique(iters)) > 1L)
         stop_arg("append", "must be TRUE: the chains stopped at different iterations (after an interrupt)")
     if (!append && n_kept_between(iters[1L], iters[1L] + n_iter, info$burnin, info$thin) == 0L)
         stop_arg("n_iter", sprintf("= %d keeps no draw with thin = %d: run longer (or append)",
                                    n_iter, info$thin))
     previous <- if (append) chain_draws(object)
-    if (!append) info$pred <- NULL
+    if (!append) info$pred <- info$pred_stale <- NULL
     first <- if (append) stats::start(object) else
         info$burnin + info$thin * (n_kept_between(0, iters[1L], info$burnin, info$thin) + 1L)
     res <- run_chains(info$spec, info$states, n_iter, check_flag(progress, "progress"),
-                      info$cores)
+                      info$cores, own_streams = length(info$states) > 1L || isTRUE(info$own_stream))
     new_sgfit(info, res, previous, first)
+}
+
+## Appending needs every chain's draws to run to its last kept iteration
+## (window(end = ) can cut them: the continued draws would leave a gap),
+## and the predictive kept on given rows to cover every draw.
+check_contiguous <- function(object, info, iters) {
+    if (isTRUE(info$pred_stale))
+        stop_arg("append", "must be FALSE: this fit was cut by window() or [, and the ",
+                 "predictive its chains kept (keep = predictive()) covers the draws cut too")
+    start <- coda::mcpar(first_chain(object))[1L]
+    rows <- vapply(chain_draws(object), nrow, 0L)
+    last <- start + info$thin * (rows - 1)
+    due <- info$burnin + info$thin *
+        vapply(iters, function(t) n_kept_between(0, t, info$burnin, info$thin), 0)
+    if (any(last != due)) {
+        k <- which(last != due)[1L]
+        stop_arg("append", sprintf(paste0(
+            "must be FALSE: the draws end at iteration %.0f but the chains ran to iteration %.0f ",
+            "(the fit was cut by window(end = )), so the continued draws would leave a gap; ",
+            "continue the whole fit and cut the result, or take the new draws alone"),
+            last[k], iters[k]))
+    }
 }
