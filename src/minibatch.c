@@ -19,6 +19,12 @@
  *   against TLB misses.  Measured on this machine (D = 50, n = 500, reference
  *   BLAS): memcpy gather + dgemv 143 / 153 us per gradient at N = 1e4 / 1e6;
  *   fused without prefetch 100 / 229-249 us; fused with prefetch 84 / 144 us.
+ *
+ * sgfs_rows_score: sum_i r_i u_i in one pass, each column read once.  Its
+ *   dot products and axpy are unrolled by four and, with GCC on x86-64
+ *   Linux, compiled again for AVX2/FMA and chosen at load time
+ *   (SGFS_VECTOR_CLONES in sgfs.h): SGLD-CV on Covertype (2,691 rows in
+ *   every minibatch) 260 -> 207 us per iteration, 104 -> 99 us without them.
  */
 #include "sgfs.h"
 #include <R_ext/Random.h>
@@ -63,7 +69,7 @@ void sgfs_minibatch(sgfs_batch *b, int N, int n)
 }
 
 /* u' beta, four partial sums breaking the floating-point dependency chain */
-static double dot4(const double *restrict u, const double *restrict beta, int P)
+static inline SGFS_ALWAYS_INLINE double dot4(const double *restrict u, const double *restrict beta, int P)
 {
     double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
     int j = 0;
@@ -75,6 +81,20 @@ static double dot4(const double *restrict u, const double *restrict beta, int P)
     }
     for (; j < P; j++) s0 += u[j] * beta[j];
     return (s0 + s1) + (s2 + s3);
+}
+
+/* s += r u, unrolled by four like dot4 (at -O2 the compiler vectorises
+   neither loop as written plainly) */
+static inline SGFS_ALWAYS_INLINE void axpy4(double r, const double *restrict u, double *restrict s, int P)
+{
+    int j = 0;
+    for (; j + 4 <= P; j += 4) {
+        s[j] += r * u[j];
+        s[j + 1] += r * u[j + 1];
+        s[j + 2] += r * u[j + 2];
+        s[j + 3] += r * u[j + 3];
+    }
+    for (; j < P; j++) s[j] += r * u[j];
 }
 
 /* starts the cache misses of a column of P doubles (used PREFETCH_AHEAD
@@ -94,6 +114,7 @@ static inline void prefetch_column(const double *u, int P)
    u_i' centre, ctx) (centre may be NULL: 0 is passed), reading each column
    once, without a copy: the dot products, the residual and the axpy while
    the column is in L1 */
+SGFS_VECTOR_CLONES
 void sgfs_rows_score(const double *xt, int P, const int *idx, int n,
                      const double *beta, const double *centre,
                      double (*resid)(int, double, double, void *), void *ctx,
@@ -104,12 +125,13 @@ void sgfs_rows_score(const double *xt, int P, const int *idx, int n,
         const double *restrict u = xt + (size_t) idx[i] * P;
         if (i + PREFETCH_AHEAD < n) prefetch_column(xt + (size_t) idx[i + PREFETCH_AHEAD] * P, P);
         const double r = resid(idx[i], dot4(u, beta, P), centre ? dot4(u, centre, P) : 0.0, ctx);
-        for (int j = 0; j < P; j++) sum[j] += r * u[j];
+        axpy4(r, u, sum, P);
     }
 }
 
 /* the gather fused with eta_i = u_i' beta: each column is used while it is
    in L1 */
+SGFS_VECTOR_CLONES
 void sgfs_gather_dot(const double *xt, int P, const int *idx, int n,
                      const double *beta, double *xb, double *eta)
 {

@@ -33,6 +33,23 @@
 # define FCONE
 #endif
 
+/* The minibatch kernels are compiled twice where GCC can dispatch at load
+   time (x86-64 Linux): for the baseline (SSE2) and for AVX2 with FMA, which
+   halves their time on CPUs that have it (R's -O2 flags target the
+   baseline).  Elsewhere, once for the baseline. */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8 && \
+    defined(__x86_64__) && defined(__linux__)
+# define SGFS_VECTOR_CLONES __attribute__((target_clones("arch=haswell", "default")))
+#else
+# define SGFS_VECTOR_CLONES
+#endif
+/* the kernels' helpers, inlined into each clone to be compiled for it */
+#if defined(__GNUC__)
+# define SGFS_ALWAYS_INLINE __attribute__((always_inline))
+#else
+# define SGFS_ALWAYS_INLINE
+#endif
+
 typedef struct sgfs_engine sgfs_engine;
 
 /* a minibatch: indices idx[0..n-1] and the scratch that draws them */
