@@ -33,13 +33,15 @@
 # define FCONE
 #endif
 
-/* The minibatch kernels are compiled twice where GCC can dispatch at load
-   time (x86-64 Linux): for the baseline (SSE2) and for AVX2 with FMA, which
-   halves their time on CPUs that have it (R's -O2 flags target the
-   baseline).  Elsewhere, once for the baseline. */
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8 && \
+/* The minibatch kernels are compiled twice where GCC (12 or later) can
+   dispatch at load time on the instruction set (x86-64 Linux): for the
+   baseline (SSE2) and for x86-64-v3 (AVX2 with FMA), chosen on CPUs that
+   have it (R's -O2 flags target the baseline).  ("arch=haswell" would
+   dispatch on the CPU model, not on its instructions.)  Elsewhere, once
+   for the baseline. */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12 && \
     defined(__x86_64__) && defined(__linux__)
-# define SGFS_VECTOR_CLONES __attribute__((target_clones("arch=haswell", "default")))
+# define SGFS_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 # define SGFS_VECTOR_CLONES
 #endif

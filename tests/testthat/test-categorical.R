@@ -9,7 +9,9 @@ test_that("with two levels categorical() is logistic regression, draw for draw",
     set.seed(141)
     b <- sgfs(x, ir$Species, family = binomial(), n_iter = 600, batch_size = 20,
               progress = FALSE)
-    expect_identical(unname(sgfs:::all_draws(a)), unname(sgfs:::all_draws(b)))
+    ## the same draws up to rounding: the logistic kernel's dot products may
+    ## use fused multiply-adds (its AVX2 clone), the categorical ones BLAS
+    expect_equal(unname(sgfs:::all_draws(a)), unname(sgfs:::all_draws(b)), tolerance = 1e-12)
     expect_identical(colnames(a), paste0("virginica:", c("(Intercept)", "Sepal.Length", "Sepal.Width")))
 })
 
