@@ -208,20 +208,21 @@ confint.sgfit <- function(object, parm, level = 0.95, ...) {
     out
 }
 
-## `parm` of confint(): parameter names, or column indices, as names
-chosen_parameters <- function(parm, names) {
+## `parm` of confint() (`pars` of posterior_interval()): parameter names, or
+## column indices, as names
+chosen_parameters <- function(parm, names, arg = "parm") {
     if (is.numeric(parm)) {
         if (!length(parm) || anyNA(parm) || any(parm != round(parm)) ||
             any(parm < 1 | parm > length(names)))
-            stop_arg("parm", sprintf("must be parameter names or indices between 1 and %d, not %s",
-                                     length(names), paste(format(parm), collapse = ", ")))
+            stop_arg(arg, sprintf("must be parameter names or indices between 1 and %d, not %s",
+                                  length(names), paste(format(parm), collapse = ", ")))
         return(names[parm])
     }
     if (!is.character(parm) || !length(parm))
-        stop_arg("parm", "must be parameter names or indices, not ", format_value(parm))
+        stop_arg(arg, "must be parameter names or indices, not ", format_value(parm))
     unknown <- setdiff(parm, names)
     if (length(unknown))
-        stop_arg("parm", "names no parameter of the fit: ", paste(unknown, collapse = ", "),
+        stop_arg(arg, "names no parameter of the fit: ", paste(unknown, collapse = ", "),
                  " (the parameters are ", paste(names, collapse = ", "), ")")
     parm
 }

@@ -46,9 +46,12 @@
 #' central differences of `score`.
 #'
 #' **Methods.** `print`, `summary`, `coef`, `vcov`, `update` and the coda
-#' functions work as for the built-in models; `predict()` does not (a
-#' custom model defines no predictive distribution): compute predictions
-#' from the draws, `as.matrix(fit)`.  The check that the draws sit near the
+#' functions work as for the built-in models, and so do `log_lik()` (the
+#' model's `loglik` at each draw, on its data or on `newdata` in the same
+#' form), hence `loo()` and `waic()` (see [sgfit-posterior], [sgfit-loo]);
+#' `predict()`, `posterior_predict()` and the other predictive methods do
+#' not (a custom model defines no predictive distribution): compute
+#' predictions from the draws, `as.matrix(fit)`.  The check that the draws sit near the
 #' posterior mode (see [sgfs()]) is made as for the GLMs, and skipped when
 #' the user's functions fail at a point the mode search visits.
 #'
@@ -232,4 +235,34 @@ check_at_init <- function(callback, theta, rows, par_names) {
             length(rows), paste(signif(g, 4), collapse = ", "),
             paste(signif(fd, 4), collapse = ", ")), call. = FALSE)
     invisible(NULL)
+}
+
+## log_lik() of a custom_model() fit: the model's loglik at each draw, on
+## its data (or newdata in the same form)
+custom_log_lik <- function(object, info, newdata, draws, y) {
+    if (!is.null(y))
+        stop_arg("y", "does not apply to a custom_model() fit: its data (x, or newdata) hold ",
+                 "the responses")
+    model <- info$design$custom
+    if (!identical(coda::varnames(object), info$design$par_names))
+        stop("log_lik() needs every parameter's draws", call. = FALSE)
+    data <- if (!is.null(newdata)) newdata else {
+        env <- environment(info$spec$callback$score)
+        data_subset(env$x, as.integer(info$spec$xt[1L, ]))
+    }
+    n <- tryCatch(data_rows(data), error = function(e)
+        stop_arg("newdata", "must be data in the custom model's form: a vector, a matrix, a ",
+                 "data frame or a list of them"))
+    B <- chosen_draws(object, draws)
+    ## the user's function takes one parameter vector: one R call per draw
+    out <- vapply(seq_len(nrow(B)), function(s) {
+        theta <- stats::setNames(B[s, ], model$names)
+        l <- tryCatch(model$loglik(theta, data), error = function(e)
+            custom_error("loglik", theta, paste("failed:", conditionMessage(e))))
+        if (!is.numeric(l) || length(l) != n)
+            custom_error("loglik", theta, sprintf("returned %s for %d rows; it must return %d numbers",
+                                                  describe_value(l), n, n))
+        as.double(l)
+    }, double(n))
+    matrix(out, nrow(B), n, byrow = TRUE)
 }

@@ -25,6 +25,8 @@
 #'   `upr`), one row per row of `newdata`; `NA` for rows with missing
 #'   predictors (and, without `newdata`, for rows the fit's `na.action =
 #'   na.exclude` left out).
+#' @seealso [sgfit-posterior] for the values at every draw
+#'   (`posterior_predict()`, `posterior_epred()`, `log_lik()`, ...).
 #' @examples
 #' data(Pima.tr, Pima.te, package = "MASS")
 #' fit <- sgfs(type ~ ., data = Pima.tr, n_iter = 2000, batch_size = 50)

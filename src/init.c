@@ -16,6 +16,8 @@ SEXP sgfs_row_leverage(SEXP spec, SEXP U, SEXP P1);
 SEXP sgfs_bench_gradients(SEXP spec, SEXP n_iter);
 SEXP sgfs_design_copy(SEXP x, SEXP center, SEXP scale);
 SEXP sgfs_ksd(SEXP spec, SEXP x, SEXP c, SEXP beta);
+SEXP sgfs_draws_eval(SEXP spec, SEXP theta, SEXP x, SEXP y, SEXP what,
+                     SEXP log_sigma, SEXP affine);
 
 #define CALLDEF(name, n) { #name, (DL_FUNC) &name, n }
 
@@ -30,6 +32,7 @@ static const R_CallMethodDef call_entries[] = {
     CALLDEF(sgfs_bench_gradients, 2),
     CALLDEF(sgfs_design_copy, 3),
     CALLDEF(sgfs_ksd, 4),
+    CALLDEF(sgfs_draws_eval, 7),
     { NULL, NULL, 0 }
 };
 

@@ -18,6 +18,7 @@
  *   sgfs_symv               y += alpha A x, A symmetric D x D       (dsymv)
  *   sgfs_crossprod_add      V += A A', A D x n                      (dsyrk)
  *   sgfs_gemm               C = op(A) op(B) + beta C                (dgemm)
+ *   sgfs_linear_outputs     Z_k = Theta_k' x, k < K1, at S draws    (dgemm)
  *
  * Matrices are column-major; xb is P x n, G is D x n, U and V are D x D with
  * only the upper triangle referenced.
@@ -219,4 +220,16 @@ void sgfs_gemm(char ta, char tb, int m, int n, int k, const double *A, int lda,
     const double one = 1.0;
     F77_CALL(dgemm)(&ta, &tb, &m, &n, &k, &one, A, &lda, B, &ldb, &beta, C, &ldc
                     FCONE FCONE);
+}
+
+/* The linear predictors of the GLMs at S draws: for class k < K1 (K1 = 1
+   but for categorical()), Z_k = Theta_k' x (S x m), Theta_k the P x S
+   coefficients of class k, rows kP..kP+P-1 of theta (D x S); Z_k into
+   z + k ldk with leading dimension ldz (>= S). */
+void sgfs_linear_outputs(const double *theta, int D, int P, int K1, int S,
+                         const double *x, int m, double *z, size_t ldz, size_t ldk)
+{
+    for (int k = 0; k < K1; k++)          /* Z_k = Theta_k' x */
+        sgfs_gemm('T', 'N', S, m, P, theta + (size_t) k * P, D, x, P, 0.0,
+                  z + k * ldk, (int) ldz);
 }

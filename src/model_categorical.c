@@ -144,9 +144,22 @@ static void categorical_predict(sgfs_engine *e, const double *theta,
     sgfs_add_class_pred(e->eta, m, 1, m, K1, out);
 }
 
+static int categorical_n_out(const double *mpar, int *kind)
+{
+    *kind = SGFS_OUT_CATEGORICAL;
+    return n_class(mpar) - 1;
+}
+
+static void categorical_outputs(sgfs_engine *e, const double *theta, int S,
+                                const double *x, int m, double *z, size_t ldz, size_t ldk)
+{
+    sgfs_linear_outputs(theta, e->D, e->P, n_class(e->mpar) - 1, S, x, m, z, ldz, ldk);
+}
+
 const sgfs_model sgfs_model_categorical = {
     .name = "categorical", .n_par = categorical_n_par, .score = categorical_score,
     .loglik = categorical_loglik, .neg_hessian = categorical_neg_hessian,
     .n_pred = categorical_n_pred, .predict = categorical_predict,
-    .score_change = categorical_score_change
+    .score_change = categorical_score_change,
+    .n_out = categorical_n_out, .outputs = categorical_outputs
 };

@@ -147,9 +147,25 @@ static void gaussian_predict(sgfs_engine *e, const double *theta,
                            sigma_sampled(e->mpar) ? theta[e->P] : e->mpar[0], out);
 }
 
+static int gaussian_n_out(const double *mpar, int *kind)
+{
+    (void) mpar;
+    *kind = SGFS_OUT_GAUSSIAN;
+    return 1;
+}
+
+/* the means u_i' beta (log sigma, the last row of theta if sampled, is
+   not read) */
+static void gaussian_outputs(sgfs_engine *e, const double *theta, int S,
+                             const double *x, int m, double *z, size_t ldz, size_t ldk)
+{
+    sgfs_linear_outputs(theta, e->D, e->P, 1, S, x, m, z, ldz, ldk);
+}
+
 const sgfs_model sgfs_model_gaussian = {
     .name = "gaussian", .n_par = gaussian_n_par, .score = gaussian_score,
     .loglik = gaussian_loglik, .neg_hessian = gaussian_neg_hessian,
     .n_pred = gaussian_n_pred, .predict = gaussian_predict,
-    .score_change = gaussian_score_change
+    .score_change = gaussian_score_change,
+    .n_out = gaussian_n_out, .outputs = gaussian_outputs
 };

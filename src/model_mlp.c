@@ -263,7 +263,33 @@ static void mlp_predict(sgfs_engine *e, const double *theta, const double *x,
     else sgfs_add_class_pred(z, 1, (size_t) s.w[s.L], m, s.w[s.L], out);
 }
 
+static int mlp_n_out(const double *mpar, int *kind)
+{
+    const int out = (int) mpar[0];
+    *kind = out == OUT_CATEGORICAL ? SGFS_OUT_CATEGORICAL
+          : out == OUT_GAUSSIAN ? SGFS_OUT_GAUSSIAN : SGFS_OUT_BINOMIAL;
+    return (int) mpar[1];
+}
+
+/* one forward pass per draw (each draw has its own weights), its output
+   layer z (w_L x m) copied to the draw's slots */
+static void mlp_outputs(sgfs_engine *e, const double *theta, int S,
+                        const double *x, int m, double *z, size_t ldz, size_t ldk)
+{
+    const mlp_shape s = shape_of(e->P, e->mpar);
+    const int K = s.w[s.L];
+    double *h[MAX_LAYERS + 1], *delta[MAX_LAYERS + 1];
+    for (int d = 0; d < S; d++) {
+        forward(e, &s, theta + (size_t) d * e->D, x, m, h, delta);
+        const double *out = delta[s.L];
+        for (int i = 0; i < m; i++)
+            for (int k = 0; k < K; k++)
+                z[d + i * ldz + k * ldk] = out[k + (size_t) i * K];
+    }
+}
+
 const sgfs_model sgfs_model_mlp = {
     .name = "mlp", .n_par = mlp_n_par, .score = mlp_score, .loglik = mlp_loglik,
-    .scratch = mlp_scratch, .n_pred = mlp_n_pred, .predict = mlp_predict
+    .scratch = mlp_scratch, .n_pred = mlp_n_pred, .predict = mlp_predict,
+    .n_out = mlp_n_out, .outputs = mlp_outputs
 };

@@ -102,7 +102,20 @@ typedef struct sgfs_model {
     void (*score_change)(sgfs_engine *e, const double *theta,
                          const double *centre, int second, const int *idx,
                          int n, double *sum);
+    /* draw-level outputs (draws.c): the number of outputs per example and
+       (into *kind) the output layer, SGFS_OUT_*; and the outputs on the
+       link scale (a GLM's linear predictor or K - 1 non-reference logits,
+       a network's output layer) at the S parameter vectors in the columns
+       of theta (D x S), for the m <= n examples in the columns of x
+       (P x m): output k of example i at draw s into z[s + i ldz + k ldk]
+       (ldz >= S).  NULL: not available */
+    int (*n_out)(const double *mpar, int *kind);
+    void (*outputs)(sgfs_engine *e, const double *theta, int S,
+                    const double *x, int m, double *z, size_t ldz, size_t ldk);
 } sgfs_model;
+
+/* the output layers of draws.c */
+enum { SGFS_OUT_BINOMIAL = 0, SGFS_OUT_GAUSSIAN = 1, SGFS_OUT_CATEGORICAL = 2 };
 
 const sgfs_model *sgfs_find_model(const char *name);
 
@@ -307,6 +320,8 @@ void sgfs_symmetrize_upper(double *V, int D);
 void sgfs_symv(const double *A, int D, const double *x, double alpha, double *y);
 void sgfs_gemm(char ta, char tb, int m, int n, int k, const double *A, int lda,
                const double *B, int ldb, double beta, double *C, int ldc);
+void sgfs_linear_outputs(const double *theta, int D, int P, int K1, int S,
+                         const double *x, int m, double *z, size_t ldz, size_t ldk);
 
 /* metric.c: the sampler's whitened coordinates z = U theta */
 void sgfs_metric_to_z(const sgfs_engine *e, const double *theta, double *z);

@@ -1,0 +1,113 @@
+## prior_summary(): every prior a fit used, per parameter, on the engine's
+## internal scale and on the scale of the reported draws.
+
+#' Summary of the priors a fit used
+#'
+#' The method for the 'rstantools' generic `prior_summary()` (registered when
+#' 'rstantools' loads; call `rstantools::prior_summary(fit)`): the prior of
+#' every parameter, as the sampler used it.  The samplers apply the priors
+#' on their internal scale: with `standardize = TRUE` (the default) the
+#' predictors are centred and scaled to unit standard deviation, and for
+#' `gaussian()` the response too (see [normal()]).  The draws are reported on
+#' the original scale, where the same prior is, for a coefficient
+#' \eqn{\beta_j = a_j \beta^*_j}{beta_j = a_j beta*_j} (\eqn{a_j}{a_j} the
+#' response's sd over the predictor's, or 1 over the predictor's sd), the
+#' same distribution with location and scale multiplied by \eqn{a_j}{a_j}.
+#' An intercept's prior on that scale is that of the intercept at the
+#' predictors' means (the internal intercept, shifted and scaled to the
+#' response's units), which the sampler's prior constrains; the reported
+#' intercept, at predictors 0, also moves with the slopes.
+#'
+#' Rows: the intercept(s), the coefficients, a network's weights and biases
+#' layer by layer (for which the scale of the draws differs from the
+#' internal one only in the output layer of a `gaussian()` network, on the
+#' response's scale), `log_sigma` (the `gaussian()` noise sd's log, prior
+#' `normal(0, 5)` on the internal scale, i.e. centred at the log of the
+#' response's sd), or a [custom_model()]'s parameters (not standardised).
+#' Whether a parameter's prior is the package's default (`prior = NULL`:
+#' `normal(0, 2.5)`, or `normal(0, 1/sqrt(fan-in))` per layer of a network;
+#' `log_sigma`'s) is recorded in the column `default`.
+#'
+#' @param object a fit of [sgfs()], [sgld()] or another sampler.
+#' @param x a `sgfs_prior_summary`.
+#' @param digits significant digits to print.
+#' @param ... unused.
+#' @return An object of class `sgfs_prior_summary`: a list with `table`, a
+#'   data frame with one row per parameter and the columns `parameter`,
+#'   `group`, `prior` (`"normal"` or `"laplace"`), `location`, `scale` (the
+#'   internal scale), `location_original`, `scale_original` (the scale of
+#'   the draws) and `default`; `standardized` (whether the fit standardised
+#'   its data); and `sigma` (a fixed `gaussian()` noise sd, or `NULL`).
+#' @examples
+#' data(Pima.tr, package = "MASS")
+#' fit <- sgfs(type ~ glu + bmi, data = Pima.tr, n_iter = 1000, batch_size = 50,
+#'             prior_intercept = normal(0, 10))
+#' if (requireNamespace("rstantools", quietly = TRUE))
+#'     rstantools::prior_summary(fit)
+#' @exportS3Method rstantools::prior_summary
+prior_summary.sgfit <- function(object, ...) {
+    info <- sgfit_info(object)
+    d <- info$design
+    spec <- info$spec
+    a <- if (is.matrix(d$M)) diag(d$M) else d$M
+    group <- prior_groups(d)
+    given <- info$prior
+    coef_default <- identical(unclass(given$coef), unclass(default_prior(d)))
+    default <- ifelse(group == "log_sigma", TRUE,
+                      coef_default & (group != "(Intercept)" | is.null(given$intercept)))
+    table <- data.frame(parameter = d$par_names, group = group,
+                        prior = c("normal", "laplace")[spec$prior_type + 1L],
+                        location = spec$prior_loc, scale = spec$prior_scale,
+                        location_original = a * spec$prior_loc + d$shift,
+                        scale_original = abs(a) * spec$prior_scale,
+                        default = default, stringsAsFactors = FALSE)
+    standardized <- is.null(d$custom) &&
+        (any(d$center != 0) || any(d$scale != 1) || d$y_center != 0 || d$y_scale != 1)
+    fixed <- identical(info$family$family, "gaussian") && !("log_sigma" %in% d$par_names)
+    structure(list(table = table, standardized = standardized,
+                   sigma = if (fixed) exp(spec$mpar[length(spec$mpar)]) * d$y_scale),
+              class = "sgfs_prior_summary")
+}
+
+## each parameter's prior group: (Intercept), coefficients, layer l,
+## log_sigma, or a custom model's parameters
+prior_groups <- function(d) {
+    if (!is.null(d$custom)) return(rep("parameters", d$D))
+    group <- if (!is.null(d$network)) paste("layer", d$layer) else
+        replace(rep("coefficients", d$n_coef), d$intercept, "(Intercept)")
+    c(group, rep("log_sigma", d$D - d$n_coef))
+}
+
+#' @rdname prior_summary.sgfit
+#' @export
+print.sgfs_prior_summary <- function(x, digits = 3, ...) {
+    tab <- x$table
+    fmt <- function(v) trimws(formatC(v, digits = digits, format = "g"))
+    law <- function(dist, loc, sc) sprintf("%s(%s, %s)", dist, fmt(loc), fmt(sc))
+    cat("Priors used by the sampler, as prior(location, scale)",
+        if (x$standardized) ": on the internal scale (predictors centred and scaled to unit sd, a gaussian response too) and on the scale of the draws\n"
+        else " (the data were not standardised: one scale)\n", sep = "")
+    if (nrow(tab) <= 40L) {
+        show <- data.frame(internal = law(tab$prior, tab$location, tab$scale),
+                           row.names = make.unique(tab$parameter))
+        if (x$standardized)
+            show$draws <- law(tab$prior, tab$location_original, tab$scale_original)
+        show$default <- ifelse(tab$default, "default", "")
+        print(show, right = FALSE)
+    } else {
+        groups <- unique(tab$group)
+        show <- do.call(rbind, lapply(groups, function(g) {
+            t <- tab[tab$group == g, ]
+            range_of <- function(v) if (length(unique(v)) == 1L) fmt(v[1L])
+                                    else paste(fmt(min(v)), "to", fmt(max(v)))
+            data.frame(parameters = nrow(t), prior = paste(unique(t$prior), collapse = "/"),
+                       location = range_of(t$location), scale = range_of(t$scale),
+                       default = if (all(t$default)) "default" else "", row.names = g)
+        }))
+        print(show, right = FALSE)
+    }
+    if (any(tab$group == "(Intercept)") && x$standardized)
+        cat("The intercept's prior on the draws' scale is that of the intercept at the predictors' means.\n")
+    if (!is.null(x$sigma)) cat(sprintf("sigma fixed at %s (no prior)\n", fmt(x$sigma)))
+    invisible(x)
+}
