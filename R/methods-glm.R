@@ -181,7 +181,7 @@ family.sgfit <- function(object, ...) fit_family(sgfit_info(object), "family()")
 sigma.sgfit <- function(object, ...) {
     info <- sgfit_info(object)
     if (fit_family(info, "sigma()")$family != "gaussian") return(1)
-    mean(sigma_draws(info, all_draws(object)))
+    mean(draw_sigmas(info, internal_draws(all_draws(object), info$design)))
 }
 
 ## the fit's family; `what` is not defined for a custom model

@@ -145,23 +145,6 @@ mlp_design <- function(model, x, y, family, standardize, sigma, levels) {
          })
 }
 
-## the network's outputs (rows x outputs, internal scale) at internal theta
-## for standardised inputs U (rows x P)
-mlp_forward <- function(design, theta, U) {
-    w <- design$widths
-    L <- length(w) - 1L
-    phi <- switch(design$network$activation, tanh = tanh, logistic = stats::plogis,
-                  relu = function(a) pmax(a, 0))
-    h <- U
-    for (l in seq_len(L)) {
-        par <- theta[which(design$layer == l)]
-        W <- matrix(par[seq_len(w[l] * w[l + 1L])], w[l], w[l + 1L])
-        a <- h %*% W + rep(par[-seq_len(w[l] * w[l + 1L])], each = nrow(h))
-        h <- if (l < L) phi(a) else a
-    }
-    h
-}
-
 ## the default prior: normal(0, 2.5) for a GLM; normal(0, 1/sqrt(fan-in))
 ## per layer for a network
 default_prior <- function(design) {

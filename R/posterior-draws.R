@@ -153,19 +153,36 @@ draw_level <- function(object, newdata, draws, what, y, caller) {
     d <- info$design
     rows <- draw_rows(info, newdata, y, what == 2L)
     theta <- internal_draws(B, d)
-    gaussian <- info$family$family == "gaussian"
-    log_sigma <- if (!gaussian) double(0)
-                 else if ("log_sigma" %in% d$par_names) theta[d$D, ]
-                 else rep(info$spec$mpar[length(info$spec$mpar)], ncol(theta))
-    out <- .Call(C_sgfs_draws_eval, info$spec, theta, rows$x,
-                 if (what == 2L) as.double(rows$y), as.integer(what), as.double(log_sigma),
-                 as.double(c(d$y_center, d$y_scale)))
+    out <- draws_eval(info, theta, rows$x, what, if (what == 2L) rows$y)
     names <- list(NULL, rows$names)
     if (length(dim(out)) == 3L) names <- c(names, list(info$levels))
     if (!all(vapply(names, is.null, NA))) dimnames(out) <- names
-    if (gaussian) attr(out, "sigma") <- exp(log_sigma) * d$y_scale
+    if (info$family$family == "gaussian") attr(out, "sigma") <- draw_sigmas(info, theta)
     out
 }
+
+## The outputs `what` (0 link, 1 mean, 2 log-likelihood of the responses y,
+## engine scale) of the draws theta (D x S, internal scale) for the
+## standardised rows x (P x m, as sgfs_design_copy makes them): S x m, or
+## S x m x K for categorical() and what < 2 (src/draws.c)
+draws_eval <- function(info, theta, x, what, y = NULL) {
+    d <- info$design
+    .Call(C_sgfs_draws_eval, info$spec, theta, x, if (what == 2L) as.double(y),
+          as.integer(what), as.double(draw_log_sigmas(info, theta)),
+          as.double(c(d$y_center, d$y_scale)))
+}
+
+## gaussian(): each draw's internal log noise sd, sampled or fixed (mpar);
+## empty for the other families
+draw_log_sigmas <- function(info, theta) {
+    d <- info$design
+    if (info$family$family != "gaussian") return(double(0))
+    if ("log_sigma" %in% d$par_names) theta[d$D, ]
+    else rep(info$spec$mpar[length(info$spec$mpar)], ncol(theta))
+}
+
+## gaussian(): each draw's noise sd on the response's scale
+draw_sigmas <- function(info, theta) exp(draw_log_sigmas(info, theta)) * info$design$y_scale
 
 ## stops unless the fit has a model with outputs and every parameter's draws
 check_draw_model <- function(object, info, caller) {
@@ -184,7 +201,7 @@ check_draw_model <- function(object, info, caller) {
 chosen_draws <- function(object, draws) {
     B <- all_draws(object)
     if (is.null(draws)) return(B)
-    k <- check_count(draws, "draws", 1L, nrow(B))
+    k <- min(check_count(draws, "draws", 1L), nrow(B))
     B[unique(round(seq(1, nrow(B), length.out = k))), , drop = FALSE]
 }
 

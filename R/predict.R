@@ -59,24 +59,23 @@ predict.sgfit <- function(object, newdata, type = c("link", "response", "class")
 ## predict() for the rows of the design X (the training rows when newdata
 ## is NULL, padded for na.exclude), from the fit's draws
 predict_rows <- function(object, info, X, newdata, type, interval, level, draws) {
-    B <- prediction_draws(object, draws)
+    theta <- internal_draws(chosen_draws(object, draws), info$design)
     if (!is.null(info$design$network)) X <- X[, colnames(X) != "(Intercept)", drop = FALSE]
     if (info$family$family == "categorical")
-        return(predict_categorical(B, info, X, newdata, type, interval))
+        return(predict_categorical(info, X, theta, newdata, type, interval))
     if (type == "class" && info$family$family != "binomial")
         stop_arg("type", "\"class\" needs a binomial() or categorical() fit")
-    inv <- if (type == "link") identity else info$family$linkinv
-    if (interval == "prediction") return(predict_gaussian(info, X, B, newdata))
+    what <- if (type == "link") 0L else 1L
+    if (interval == "prediction") return(predict_gaussian(info, X, theta, newdata))
     probs <- if (interval == "credible") {
         level <- check_positive(level, "level")
         if (level >= 1) stop_arg("level", "must be below 1")
         c((1 - level) / 2, (1 + level) / 2)
     }
-    out <- row_summaries(info, X, B, newdata, c("fit", if (length(probs)) c("lwr", "upr")),
-                         function(eta) {
-                             m <- inv(eta)
-                             cbind(rowMeans(m), if (length(probs))
-                                 t(apply(m, 1L, stats::quantile, probs, names = FALSE)))
+    out <- row_summaries(info, X, theta, newdata, c("fit", if (length(probs)) c("lwr", "upr")),
+                         what, function(m) {
+                             cbind(colMeans(m), if (length(probs))
+                                 t(apply(m, 2L, stats::quantile, probs, names = FALSE)))
                          })
     if (type == "class") {
         cls <- as.integer(out[, 1L] > 0.5)
@@ -88,19 +87,13 @@ predict_rows <- function(object, info, X, newdata, type, interval, level, draws)
 
 ## categorical(): the posterior predictive class probabilities (rows x K,
 ## averaged over the draws), or the most probable class
-predict_categorical <- function(B, info, X, newdata, type, interval) {
+predict_categorical <- function(info, X, theta, newdata, type, interval) {
     if (type == "link")
         stop_arg("type", "must be \"response\" or \"class\" for a categorical() fit")
     if (interval != "none")
         stop_arg("interval", "must be \"none\" for a categorical() fit")
-    K <- length(info$levels)
-    out <- matrix(NA_real_, nrow(X), K, dimnames = list(rownames(X), info$levels))
-    ok <- which(stats::complete.cases(X))
-    acc <- matrix(0, length(ok), K)
-    for (s in seq_len(nrow(B)))
-        acc <- acc + info$family$linkinv(draw_link(info, X[ok, , drop = FALSE], B[s, ]))
-    out[ok, ] <- acc / nrow(B)
-    if (is.null(newdata)) out <- stats::napredict(info$na.action, out)
+    out <- row_summaries(info, X, theta, newdata, info$levels, 1L,
+                         function(p) colMeans(p, dims = 1L))
     if (type == "response") return(out)
     cls <- max.col(out, ties.method = "first")
     factor(info$levels[cls], info$levels)
@@ -108,59 +101,32 @@ predict_categorical <- function(B, info, X, newdata, type, interval) {
 
 ## gaussian(): the posterior predictive's mean and sd, from each draw's
 ## mean mu_s and noise variance sigma_s^2: sd^2 = mean(sigma_s^2) + var(mu_s)
-predict_gaussian <- function(info, X, B, newdata) {
-    s2 <- sigma_draws(info, B)^2
-    row_summaries(info, X, B, newdata, c("fit", "sd"), function(mu) {
-        fit <- rowMeans(mu)
-        cbind(fit, sqrt(mean(s2) + rowMeans((mu - fit)^2)))
+predict_gaussian <- function(info, X, theta, newdata) {
+    s2 <- mean(draw_sigmas(info, theta)^2)
+    row_summaries(info, X, theta, newdata, c("fit", "sd"), 1L, function(mu) {
+        fit <- colMeans(mu)
+        cbind(fit, sqrt(s2 + colMeans((mu - rep(fit, each = nrow(mu)))^2)))
     })
 }
 
-## gaussian(): the noise sd at each draw (rows of B): sampled (log_sigma),
-## or fixed by the user (the engine's mpar, on the standardised scale)
-sigma_draws <- function(info, B) {
-    if ("log_sigma" %in% colnames(B)) return(exp(B[, "log_sigma"]))
-    rep(exp(info$spec$mpar[length(info$spec$mpar)]) * info$design$y_scale, nrow(B))
-}
-
-## Summaries of the draws' link values for the rows of X: rows with missing
-## predictors get NA, the others are done in blocks, so that no rows x draws
-## matrix larger than ~1e6 is formed; summarise() maps a block's rows x draws
-## link values to its rows x length(columns) summaries
-row_summaries <- function(info, X, B, newdata, columns, summarise) {
+## Summaries of the draws' outputs `what` (0 link, 1 mean: draws_eval()) for
+## the rows of X: rows with missing predictors get NA, the others are done
+## in blocks, so that no draws x rows block larger than ~1e6 values is
+## formed; summarise() maps a block's draws x rows (x K) values to its rows x
+## length(columns) summaries
+row_summaries <- function(info, X, theta, newdata, columns, what, summarise) {
     out <- matrix(NA_real_, nrow(X), length(columns), dimnames = list(rownames(X), columns))
     ok <- which(stats::complete.cases(X))
-    block <- max(1L, floor(1e6 / nrow(B)))
-    for (r in split(ok, ceiling(seq_along(ok) / block)))
-        out[r, ] <- summarise(link_draws(info, X[r, , drop = FALSE], B))
+    d <- info$design
+    block <- max(1L, floor(1e6 / (ncol(theta) * max(1L, length(info$levels)))))
+    for (r in split(ok, ceiling(seq_along(ok) / block))) {
+        Xr <- X[r, , drop = FALSE]
+        storage.mode(Xr) <- "double"
+        x <- .Call(C_sgfs_design_copy, Xr, as.double(d$center), as.double(d$scale))
+        out[r, ] <- summarise(draws_eval(info, theta, x, what))
+    }
     if (is.null(newdata)) out <- stats::napredict(info$na.action, out)
     out
-}
-
-## the kept draws (original scale), or `draws` of them evenly spaced
-prediction_draws <- function(object, draws) {
-    B <- all_draws(object)
-    if (is.null(draws)) return(B)
-    draws <- check_count(draws, "draws", 1L)
-    B[unique(round(seq(1, nrow(B), length.out = min(draws, nrow(B))))), , drop = FALSE]
-}
-
-## the model's link-scale output at one draw theta (original scale) for the
-## rows of X: rows x outputs
-draw_link <- function(info, X, theta) {
-    d <- info$design
-    if (is.null(d$network))
-        return(X %*% matrix(theta[seq_len(d$n_coef)], d$p))
-    U <- (X - rep(d$center, each = nrow(X))) / rep(d$scale, each = nrow(X))
-    d$y_center + d$y_scale * mlp_forward(d, to_internal(theta, d), U)
-}
-
-## one-output models: the link at every draw, rows x draws
-link_draws <- function(info, X, B) {
-    if (is.null(info$design$network))
-        return(X %*% t(B[, seq_len(info$design$p), drop = FALSE]))
-    matrix(vapply(seq_len(nrow(B)), function(s) drop(draw_link(info, X, B[s, ])),
-                  double(nrow(X))), nrow(X))
 }
 
 training_design <- function(info) {

@@ -83,6 +83,7 @@ sga.default <- function(x, y, family = binomial(), model = NULL,
         levels = run$levels,
         design = run$design, N = ncol(run$spec$xt), batch_size = run$spec$batch_size,
         n_iter = run$n_iter, burnin = run$spec$burnin, thin = run$spec$thin,
+        spec = run$spec[c("model", "mpar")],     # for predict(): the model, not the data
         elapsed = res$elapsed,
         settings = list(stepsize = res$stepsize, schedule = schedule, momentum = momentum,
                         optimizer = optimizer))

@@ -18,7 +18,7 @@ net_families <- list(binomial = list(family = binomial(), y = "yb"),
 
 ## R's log-likelihood of the examples from its own forward pass
 r_loglik <- function(design, theta, x, y, family) {
-    z <- sgfs:::mlp_forward(design, theta, x)
+    z <- r_mlp_forward(design, theta, x)
     switch(family$family,
            binomial = sum(dbinom(y, 1, plogis(z), log = TRUE)),
            gaussian = sum(dnorm(y, z, exp(theta[length(theta)]), log = TRUE)),
@@ -148,7 +148,7 @@ test_that("predict() averages a network's predictive over the draws", {
     U <- scale(as.matrix(iris[1:4]), info$design$center, info$design$scale)
     draws <- as.matrix(fit)
     by_hand <- Reduce(`+`, lapply(seq_len(nrow(draws)), function(s)
-        categorical()$linkinv(sgfs:::mlp_forward(info$design, draws[s, ], U)))) / nrow(draws)
+        categorical()$linkinv(r_mlp_forward(info$design, draws[s, ], U)))) / nrow(draws)
     expect_equal(unname(p), by_hand, tolerance = 1e-12)
     ## newdata, and a thinned set of draws
     q <- predict(fit, newdata = iris[c(1, 51, 101), ], type = "response", draws = 100)
