@@ -16,7 +16,8 @@
 #' generics).
 #'
 #' * `posterior_linpred()`: the linear predictor, on the link scale: the
-#'   log-odds for `binomial()`, the mean for `gaussian()`; for a network
+#'   log-odds for `binomial()`, the mean for `gaussian()`, the log mean
+#'   for `poisson()`; for a network
 #'   ([mlp()]) its output layer before the family's inverse link.  For
 #'   `categorical()` an array draws x observations x K of the K logits, the
 #'   first level's (the reference class) 0.  `transform = TRUE` returns
@@ -29,7 +30,8 @@
 #' * `posterior_predict()`: a draw of the response from the model at each
 #'   posterior draw: 0/1 integers for `binomial()` (1 the second level of a
 #'   factor response); normal draws with the draw's mean and noise sd
-#'   \eqn{\sigma}{sigma} (sampled or fixed) for `gaussian()`; for
+#'   \eqn{\sigma}{sigma} (sampled or fixed) for `gaussian()`; Poisson
+#'   counts for `poisson()` (integers); for
 #'   `categorical()` integer class codes 1 to K, indexing the response's
 #'   levels (attribute `levels`), as 'brms' returns.  Random numbers come
 #'   from R's generator.
@@ -82,7 +84,7 @@
 #' @return `posterior_linpred()`, `posterior_epred()`, `log_lik()`: a
 #'   numeric matrix draws x observations (for `categorical()` an array draws
 #'   x observations x K, but `log_lik()`'s); `posterior_predict()`: an
-#'   integer (`binomial()`, `categorical()`) or numeric (`gaussian()`)
+#'   integer (`binomial()`, `poisson()`, `categorical()`) or numeric (`gaussian()`)
 #'   matrix draws x observations; `posterior_interval()`: a matrix with a
 #'   row per parameter and the columns `"5%"` and `"95%"` (for `prob =
 #'   0.9`); `predictive_interval()`: the same with a row per observation.
@@ -163,13 +165,15 @@ draw_level <- function(object, newdata, draws, what, y, caller) {
 
 ## The outputs `what` (0 link, 1 mean, 2 log-likelihood of the responses y,
 ## engine scale) of the draws theta (D x S, internal scale) for the
-## standardised rows x (P x m, as sgfs_design_copy makes them): S x m, or
-## S x m x K for categorical() and what < 2 (src/draws.c)
-draws_eval <- function(info, theta, x, what, y = NULL) {
+## standardised rows x (P x m, as sgfs_design_copy makes them), the rows'
+## offsets on the original scale (or NULL): S x m, or S x m x K for
+## categorical() and what < 2 (src/draws.c)
+draws_eval <- function(info, theta, x, what, y = NULL, offset = NULL) {
     d <- info$design
     .Call(C_sgfs_draws_eval, info$spec, theta, x, if (what == 2L) as.double(y),
           as.integer(what), as.double(draw_log_sigmas(info, theta)),
-          as.double(c(d$y_center, d$y_scale)))
+          as.double(c(d$y_center, d$y_scale)),
+          if (!is.null(offset)) as.double(offset / d$y_scale))
 }
 
 ## gaussian(): each draw's internal log noise sd, sampled or fixed (mpar);
@@ -280,6 +284,7 @@ simulate_response <- function(info, mu, sigma) {
     names <- dimnames(mu)[1:2]
     out <- switch(info$family$family,
                   binomial = stats::rbinom(length(mu), 1L, mu),
+                  poisson = stats::rpois(length(mu), mu),
                   gaussian = stats::rnorm(length(mu), mu, sigma),    # sigma recycled by draw
                   categorical = {
                       ## the class whose cumulative probability first exceeds u

@@ -8,7 +8,8 @@
 #'   (matrix fits; its columns matched to the fit's by name when both have
 #'   names, else by position); the training data when missing.
 #' @param type `"link"` (linear predictor), `"response"` (mean of the
-#'   response: a probability for `binomial()`; for `categorical()` a matrix
+#'   response: a probability for `binomial()`, the expected count
+#'   \eqn{\exp(\eta)}{exp(eta)} for `poisson()`; for `categorical()` a matrix
 #'   of class probabilities, one column per level), or `"class"`
 #'   (`binomial()`: the class whose posterior predictive probability exceeds
 #'   0.5; `categorical()`: the most probable class).

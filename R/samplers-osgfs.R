@@ -125,6 +125,7 @@ pool_score_cov <- function(spec, theta, fixed) {
     part <- spec
     part$xt <- spec$xt[, rows, drop = FALSE]
     part$y <- spec$y[rows]
+    if (!is.null(spec$offset)) part$offset <- spec$offset[rows]
     part$batch_size <- min(length(rows), spec$batch_size)
     fx <- .Call(C_sgfs_model_curvature, part, theta, TRUE)
     n_fixed <- length(rows)

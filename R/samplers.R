@@ -1,7 +1,7 @@
 #' Stochastic gradient Fisher scoring
 #'
-#' Samples the posterior of a logistic (`binomial()`) or Gaussian linear
-#' (`gaussian()`) regression with SGFS (Ahn, Korattikara and Welling, 2012):
+#' Samples the posterior of a logistic (`binomial()`), Gaussian linear
+#' (`gaussian()`) or Poisson (`poisson()`) regression with SGFS (Ahn, Korattikara and Welling, 2012):
 #' a Langevin sampler preconditioned by a running estimate of the Fisher
 #' information built from per-example gradients of minibatches.  At a large
 #' step (`alpha = 0`) it is stochastic Fisher scoring whose minibatch noise
@@ -35,10 +35,15 @@
 #'   frame or list of them, one example per element or row).
 #' @param y the response, for the matrix method: 0/1, logical or a two-level
 #'   factor for `binomial()` (as in [stats::glm()], the second level is the
-#'   event whose probability is modelled), numbers for `gaussian()`; left
-#'   out for a [custom_model()].
+#'   event whose probability is modelled), numbers for `gaussian()`, counts
+#'   (non-negative whole numbers) for `poisson()`; left out for a
+#'   [custom_model()].
 #' @param formula,data,subset,na.action as in [stats::glm()].
-#' @param family `binomial()` (logit link) or `gaussian()` (identity link).
+#' @param family `binomial()` (logit link), `gaussian()` (identity link),
+#'   `poisson()` (log link; for GLMs, not yet for networks) or
+#'   [categorical()].  Other links are refused.  A Poisson chain is not
+#'   protected against \eqn{\exp(\eta)}{exp(eta)} overflowing: a chain
+#'   whose linear predictor runs past about 709 stops as diverged.
 #' @param model `NULL` for the linear predictor of a GLM, a network such
 #'   as [mlp()]`(30)`, whose output layer is the family's, or a model given
 #'   by R functions, [custom_model()] (which takes no `family`).
