@@ -75,6 +75,9 @@
 #'   left as it was.
 #' @param y for `log_lik()` of a fit given a matrix `x`: the responses of
 #'   `newdata`'s rows, coded as the fit's `y` was.
+#' @param offset for a fit with an offset given a matrix `x`: the offsets
+#'   of `newdata`'s rows (a formula fit evaluates its offsets in `newdata`),
+#'   as for [predict.sgfit()].
 #' @param prob the probability mass of the central interval, between 0 and
 #'   1.
 #' @param type the type of interval: `"central"` (the only one).
@@ -109,35 +112,36 @@ NULL
 #' @rdname sgfit-posterior
 #' @exportS3Method rstantools::posterior_linpred
 posterior_linpred.sgfit <- function(object, transform = FALSE, newdata = NULL, draws = NULL,
-                                    ...) {
+                                    offset = NULL, ...) {
     if (check_flag(transform, "transform"))
-        return(posterior_epred.sgfit(object, newdata = newdata, draws = draws))
-    without_sigma(draw_level(object, newdata, draws, 0L, NULL, "posterior_linpred()"))
+        return(posterior_epred.sgfit(object, newdata = newdata, draws = draws, offset = offset))
+    without_sigma(draw_level(object, newdata, draws, 0L, NULL, "posterior_linpred()", offset))
 }
 
 #' @rdname sgfit-posterior
 #' @exportS3Method rstantools::posterior_epred
-posterior_epred.sgfit <- function(object, newdata = NULL, draws = NULL, ...) {
-    without_sigma(draw_level(object, newdata, draws, 1L, NULL, "posterior_epred()"))
+posterior_epred.sgfit <- function(object, newdata = NULL, draws = NULL, offset = NULL, ...) {
+    without_sigma(draw_level(object, newdata, draws, 1L, NULL, "posterior_epred()", offset))
 }
 
 #' @rdname sgfit-posterior
 #' @exportS3Method rstantools::posterior_predict
-posterior_predict.sgfit <- function(object, newdata = NULL, draws = NULL, seed = NULL, ...) {
+posterior_predict.sgfit <- function(object, newdata = NULL, draws = NULL, seed = NULL,
+                                    offset = NULL, ...) {
     if (!is.null(seed) && (!is.numeric(seed) || length(seed) != 1L || !is.finite(seed) ||
                            seed != round(seed)))
         stop_arg("seed", "must be NULL or a whole number for set.seed(), not ", format_value(seed))
-    mu <- draw_level(object, newdata, draws, 1L, NULL, "posterior_predict()")
+    mu <- draw_level(object, newdata, draws, 1L, NULL, "posterior_predict()", offset)
     info <- sgfit_info(object)
     with_seed_of(seed, simulate_response(info, without_sigma(mu), attr(mu, "sigma")))
 }
 
 #' @rdname sgfit-posterior
 #' @exportS3Method rstantools::log_lik
-log_lik.sgfit <- function(object, newdata = NULL, draws = NULL, y = NULL, ...) {
+log_lik.sgfit <- function(object, newdata = NULL, draws = NULL, y = NULL, offset = NULL, ...) {
     info <- sgfit_info(object)
     if (!is.null(info$design$custom)) return(custom_log_lik(object, info, newdata, draws, y))
-    without_sigma(draw_level(object, newdata, draws, 2L, y, "log_lik()"))
+    without_sigma(draw_level(object, newdata, draws, 2L, y, "log_lik()", offset))
 }
 
 without_sigma <- function(x) {
@@ -148,14 +152,14 @@ without_sigma <- function(x) {
 ## The draw-level outputs `what` (0 link, 1 mean, 2 log-likelihood) of the
 ## chosen draws for the rows of newdata (NULL: the training rows); for
 ## gaussian() the draws' noise sds in attr "sigma" (original scale)
-draw_level <- function(object, newdata, draws, what, y, caller) {
+draw_level <- function(object, newdata, draws, what, y, caller, offset = NULL) {
     info <- sgfit_info(object)
     check_draw_model(object, info, caller)
     B <- chosen_draws(object, draws)
     d <- info$design
-    rows <- draw_rows(info, newdata, y, what == 2L)
+    rows <- draw_rows(info, newdata, y, what == 2L, offset)
     theta <- internal_draws(B, d)
-    out <- draws_eval(info, theta, rows$x, what, if (what == 2L) rows$y)
+    out <- draws_eval(info, theta, rows$x, what, if (what == 2L) rows$y, rows$offset)
     names <- list(NULL, rows$names)
     if (length(dim(out)) == 3L) names <- c(names, list(info$levels))
     if (!all(vapply(names, is.null, NA))) dimnames(out) <- names
@@ -219,14 +223,16 @@ internal_draws <- function(B, design) {
 }
 
 ## The rows to evaluate: the engine's copy x (P x m, standardised), the
-## responses y on the engine's scale (need_y) and the rows' names
-draw_rows <- function(info, newdata, y, need_y) {
+## responses y on the engine's scale (need_y), the rows' offsets (original
+## scale, or NULL) and the rows' names
+draw_rows <- function(info, newdata, y, need_y, offset = NULL) {
     d <- info$design
     if (is.null(newdata)) {
         if (!is.null(y))
             stop_arg("y", "is the response of new rows: give it with newdata (without newdata ",
                      "the fit's own response is used)")
-        return(list(x = info$spec$xt, y = info$spec$y, names = NULL))
+        return(list(x = info$spec$xt, y = info$spec$y, names = NULL,
+                    offset = row_offsets(info, NULL, offset, ncol(info$spec$xt))))
     }
     if (!is.data.frame(newdata) && !is.matrix(newdata))
         stop_arg("newdata", "must be a data frame (or, for a fit given a matrix x, a matrix), not ",
@@ -243,8 +249,13 @@ draw_rows <- function(info, newdata, y, need_y) {
                  paste(utils::head(missing_rows, 5L), collapse = ", "),
                  if (length(missing_rows) > 5L) ", ...", ": remove or impute them")
     storage.mode(X) <- "double"
+    off <- row_offsets(info, newdata, offset, nrow(X))
+    if (!is.null(off) && !all(is.finite(off)))
+        stop_arg("newdata", "has missing or non-finite offsets in row(s) ",
+                 paste(utils::head(which(!is.finite(off)), 5L), collapse = ", "))
     list(x = .Call(C_sgfs_design_copy, X, as.double(d$center), as.double(d$scale)),
-         y = if (need_y) new_response(info, newdata, y, nrow(X)), names = rownames(X))
+         y = if (need_y) new_response(info, newdata, y, nrow(X)), names = rownames(X),
+         offset = off)
 }
 
 ## the response of newdata's rows on the engine's scale: from newdata for a

@@ -117,6 +117,16 @@
 #'   and the time the next stage will take).
 #' @param intercept matrix method: add an intercept column (with `FALSE`, a
 #'   column of ones in `x`, if any, is taken as the intercept).
+#' @param offset `NULL`, or a known part of the linear predictor: one
+#'   number per row, \eqn{\eta_i = x_i'\beta + o_i}{eta_i = x_i' beta +
+#'   o_i}, for `binomial()`, `gaussian()` and `poisson()` GLMs (e.g. the log
+#'   exposure of a Poisson rate model).  The formula method also takes
+#'   `offset()` terms in the formula, evaluated in `data` as by
+#'   [stats::glm()]; an `offset` argument there is evaluated in `data` too,
+#'   and the two are added.  [predict.sgfit()] and the draw-level methods
+#'   evaluate a formula fit's offsets in `newdata`; a matrix fit's new rows
+#'   need their `offset` given.  Not for networks, [categorical()] or
+#'   `keep = predictive()`.
 #' @param robust `TRUE` for SGFS's robust rule: the prior's precision
 #'   \eqn{\Lambda} is scaled with the data's Fisher information,
 #'   \eqn{B = \gamma N I_t + \Lambda}, \eqn{A = (1 + \alpha^2)B},
@@ -168,7 +178,7 @@ sgfs.default <- function(x, y, family = binomial(), model = NULL,
                          progress = interactive(),
                          preconditioner = c("full", "diagonal", "block"), alpha = 1,
                          schedule = "constant", prior_intercept = NULL,
-                         sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE, blocks = NULL,
+                         sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE, offset = NULL, blocks = NULL,
                          robust = TRUE, ...) {
     no_dots(...)
     robust <- check_flag(robust, "robust")
@@ -275,7 +285,7 @@ sgld.default <- function(x, y, family = binomial(), model = NULL,
                          init = "map", standardize = TRUE,
                          progress = interactive(), stepsize = NULL,
                          schedule = "constant", prior_intercept = NULL,
-                         sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE, metric = NULL, ...) {
+                         sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE, offset = NULL, metric = NULL, ...) {
     no_dots(...)
     metric <- check_metric(metric)
     run <- prepare_run_here(environment())

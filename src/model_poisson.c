@@ -9,6 +9,8 @@
  *   the canonical link the observed and expected information agree).
  *
  * theta = beta (D = P; the intercept, if any, is a column of ones in xt).
+ * The gathered batch's eta includes the offsets (sgfs_batch_columns); the
+ * one-pass residuals add them themselves.
  * y_i are non-negative whole numbers (checked in R, code_response()).
  *
  * Control variates (score_change): g_i(theta) - g_i(centre) =
@@ -58,13 +60,6 @@ static double poisson_residual_change(int row, double eta, double eta_c, void *c
     return c->order == 2 ? first + mc * (eta - eta_c) : first;
 }
 
-/* eta_i += o_i for the examples idx[0..n-1] */
-static void add_offset(const sgfs_engine *e, const int *idx, int n, double *eta)
-{
-    if (e->offset)
-        for (int i = 0; i < n; i++) eta[i] += e->offset[idx[i]];
-}
-
 static void poisson_score(sgfs_engine *e, const double *theta,
                           const int *idx, int n, double *sum, double *G,
                           double *loglik)
@@ -76,7 +71,6 @@ static void poisson_score(sgfs_engine *e, const double *theta,
     }
     double *r = e->eta;
     const double *xb = sgfs_batch_columns(e, theta, idx, n, r);
-    add_offset(e, idx, n, r);
     if (loglik) {
         double ll = 0.0;
         for (int i = 0; i < n; i++) {
@@ -111,7 +105,6 @@ static double poisson_loglik(sgfs_engine *e, const double *theta,
 {
     double *eta = e->eta, ll = 0.0;
     sgfs_batch_columns(e, theta, idx, n, eta);
-    add_offset(e, idx, n, eta);
     for (int i = 0; i < n; i++) {
         const double y = e->y[idx[i]];
         ll += y * eta[i] - exp(eta[i]) - lgamma(y + 1.0);
@@ -125,7 +118,6 @@ static void poisson_neg_hessian(sgfs_engine *e, const double *theta,
     const int P = e->P;
     double *eta = e->eta;
     const double *xb = sgfs_batch_columns(e, theta, idx, n, eta);
-    add_offset(e, idx, n, eta);
     for (int i = 0; i < n; i++) {
         const double w = exp(0.5 * eta[i]);            /* sqrt(mu_i) */
         const double *restrict u = xb + (size_t) i * P;

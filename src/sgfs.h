@@ -269,6 +269,7 @@ R_xlen_t sgfs_minibatch_table_size(int n);
 void sgfs_minibatch(sgfs_batch *b, int N, int n);
 void sgfs_gather_dot(const double *xt, int P, const int *idx, int n,
                      const double *beta, double *xb, double *eta);
+void sgfs_add_offset(const sgfs_engine *e, const int *idx, int n, double *eta);
 const double *sgfs_batch_columns(sgfs_engine *e, const double *beta,
                                  const int *idx, int n, double *eta);
 double sgfs_full_score(sgfs_engine *e, const double *theta, double *sum);

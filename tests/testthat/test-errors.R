@@ -31,7 +31,7 @@ test_that("argument errors name the argument", {
                  "'blocks' is only used with preconditioner = \"block\"")
     expect_error(sgfs(d$x, d$y, alpha = 0, batch_size = 100), "'alpha' = 0 with batch_size = N")
     expect_error(sgfs(y ~ ., data = d$df, weights = X1), "'weights' is not supported")
-    expect_error(sgfs(y ~ X1 + offset(X2), data = d$df), "'formula' has an offset")
+    expect_error(sgfs(y ~ X1 + offset(X2), data = d$df, model = mlp(2)), "'offset' is for GLMs")
     expect_error(sgfs(y ~ ., data = d$df, intercept = FALSE), "'intercept' is for the matrix method")
     expect_error(sgfs(d$x, d$y, sigma = 1), "'sigma'.*gaussian")
     expect_error(sgfs(d$x, d$y, stepsize = 1), "unknown argument.*stepsize")

@@ -151,3 +151,125 @@ test_that("a diverging poisson chain stops with the divergence message, not a cr
                                           batch_size = 10, progress = FALSE)),
                  class = "sgfs_divergence")
 })
+
+## ---- offsets -----------------------------------------------------------
+
+test_that("binomial and gaussian scores with an offset match finite differences", {
+    d <- count_frame()
+    x <- model.matrix(~ a + b + g, d)
+    off <- log(d$expo)
+    theta <- withr::with_seed(8, rnorm(ncol(x), sd = 0.5))
+    yb <- as.double(d$y > 1)
+    run <- engine_spec(x, yb, intercept = FALSE, batch_size = 6L)
+    run$spec$offset <- off
+    expect_scores_match_fd(run$spec, theta, c(3L, 17L, 40L, 41L, 59L))
+    eta <- drop(x %*% theta) + off
+    expect_equal(.Call(sgfs:::C_sgfs_model_loglik, run$spec, theta)$loglik,
+                 sum(dbinom(yb, 1, plogis(eta), log = TRUE)), tolerance = 1e-12)
+    idx <- c(2L, 9L, 11L, 30L, 44L, 58L)
+    centre <- theta / 2
+    ev <- model_eval(run$spec, theta, idx, centre)
+    expect_equal(ev$change, ev$grad - model_eval(run$spec, centre, idx)$grad, tolerance = 1e-12)
+    ## the one-pass score (no G, no log-likelihood) equals the gathered one
+    one <- .Call(sgfs:::C_sgfs_model_loglik, run$spec, theta)$grad
+    expect_equal(one, drop(crossprod(x, yb - plogis(eta))), tolerance = 1e-10, ignore_attr = TRUE)
+
+    yg <- d$a + rnorm(60)
+    run <- engine_spec(x, yg, family = gaussian(), intercept = FALSE, batch_size = 6L)
+    run$spec$offset <- off
+    th <- c(theta, log(1.3))
+    expect_scores_match_fd(run$spec, th, c(1L, 2L, 30L, 60L))
+    expect_equal(.Call(sgfs:::C_sgfs_model_loglik, run$spec, th)$loglik,
+                 sum(dnorm(yg, eta, 1.3, log = TRUE)), tolerance = 1e-12)
+    ev <- model_eval(run$spec, th, idx, c(centre, 0.1), second = TRUE)
+    sub <- modifyList(run$spec, list(xt = run$spec$xt[, idx, drop = FALSE], y = run$spec$y[idx],
+                                     offset = off[idx], batch_size = length(idx)))
+    H <- .Call(sgfs:::C_sgfs_model_curvature, sub, c(centre, 0.1), FALSE)$neg_hessian
+    first <- model_eval(run$spec, th, idx, c(centre, 0.1))$change
+    expect_equal(first, ev$grad - model_eval(run$spec, c(centre, 0.1), idx)$grad, tolerance = 1e-12)
+    expect_equal(ev$change, first + drop(H %*% (th - c(centre, 0.1))), tolerance = 1e-10)
+})
+
+test_that("the modes with an offset equal glm()'s, for the three GLM families", {
+    d <- count_frame(N = 300)
+    d$yb <- as.integer(d$y > 1)
+    d$yg <- 1 + d$a - d$b + log(d$expo) + withr::with_seed(9, rnorm(300))
+    weak <- normal(0, 1000)
+    cases <- list(list(f = y ~ a + b + g + offset(log(expo)), fam = poisson()),
+                  list(f = yb ~ a + b + g + offset(log(expo)), fam = binomial()),
+                  list(f = yg ~ a + b + g + offset(log(expo)), fam = gaussian()))
+    for (cs in cases) {
+        ref <- glm(cs$f, family = cs$fam, data = d)
+        fit <- sga(cs$f, data = d, family = cs$fam, prior = weak, prior_intercept = weak,
+                   init = "map", n_iter = 2, burnin = 1, stepsize = 1e-12)
+        est <- coef(fit)[names(coef(ref))]
+        expect_equal(est, coef(ref), tolerance = 1e-4)
+    }
+})
+
+test_that("Poisson with an offset (MASS::Insurance): posterior near glm's MLE, predict scales with it", {
+    skip_if_not_installed("MASS")
+    data(Insurance, package = "MASS")
+    f <- Claims ~ District + Group + Age + offset(log(Holders))
+    ref <- glm(f, family = poisson(), data = Insurance)
+    se <- sqrt(diag(vcov(ref)))
+    fit <- withr::with_seed(1, sgld(f, data = Insurance, family = poisson(), n_iter = 20000,
+                                    progress = FALSE))
+    ## the weak default prior: the posterior mean within a few posterior sd
+    ## of the MLE (Monte Carlo error sd / sqrt(ESS), ESS in the hundreds)
+    z <- (coef(fit) - coef(ref)) / se
+    expect_lt(max(abs(z)), 0.5)
+    expect_equal(unname(apply(as.matrix(fit), 2, sd) / se), rep(1, 10), tolerance = 0.25)
+    ## the offset argument gives the same chain as the offset() term
+    fit2 <- withr::with_seed(1, sgld(Claims ~ District + Group + Age, offset = log(Holders),
+                                     data = Insurance, family = poisson(), n_iter = 20000,
+                                     progress = FALSE))
+    expect_equal(as.matrix(fit2), as.matrix(fit))
+    ## predict: the training rows' offsets; newdata's own, evaluated there
+    mu <- predict(fit, type = "response")
+    expect_equal(unname(mu), unname(fitted(ref)), tolerance = 0.03)
+    expect_equal(fitted(fit), mu)
+    nd <- Insurance[1:5, ]
+    nd2 <- transform(nd, Holders = 3 * Holders)
+    expect_equal(predict(fit, nd, type = "response"), mu[1:5], ignore_attr = TRUE)
+    expect_equal(predict(fit, nd2, type = "response"), 3 * mu[1:5], ignore_attr = TRUE,
+                 tolerance = 1e-10)
+    expect_equal(predict(fit2, nd2, type = "link"), predict(fit, nd, type = "link") + log(3),
+                 ignore_attr = TRUE, tolerance = 1e-10)
+    expect_error(predict(fit, nd, offset = 1:5), "'offset' is for fits given a matrix x")
+    if (requireNamespace("rstantools", quietly = TRUE)) {
+        ep <- rstantools::posterior_epred(fit, newdata = nd2, draws = 10)
+        ep1 <- rstantools::posterior_epred(fit, newdata = nd, draws = 10)
+        expect_equal(ep, 3 * ep1, tolerance = 1e-10)
+        ll <- rstantools::log_lik(fit, draws = 10)
+        lp <- rstantools::posterior_linpred(fit, draws = 10)
+        expect_equal(ll, matrix(dpois(rep(Insurance$Claims, each = 10), exp(lp), log = TRUE), 10),
+                     ignore_attr = TRUE, tolerance = 1e-10)
+    }
+
+    ## the matrix method: offset = ; new rows need theirs
+    X <- model.matrix(ref)[, -1]
+    fm <- withr::with_seed(1, sgld(X, Insurance$Claims, family = poisson(),
+                                   offset = log(Insurance$Holders), n_iter = 2000,
+                                   progress = FALSE))
+    expect_error(predict(fm, X[1:3, ]), "'offset' is needed with newdata")
+    expect_equal(predict(fm, X[1:3, ], offset = log(Insurance$Holders[1:3])),
+                 predict(fm)[1:3], ignore_attr = TRUE)
+    expect_error(predict(fm, X[1:3, ], offset = 1), "'offset' must be 3 numbers")
+})
+
+test_that("offsets are refused where they do not apply", {
+    d <- count_frame()
+    expect_error(sgld(y ~ a, data = d, family = poisson(), offset = 1:3, n_iter = 10),
+                 "'offset' must have one number per row")
+    expect_error(sgld(d[c("a", "b")], d$y, family = poisson(), offset = 1:3, n_iter = 10),
+                 "'offset' must be 60 finite numbers")
+    expect_error(sgld(g ~ a, data = d, family = categorical(), offset = d$a, n_iter = 10),
+                 "'offset' is for GLMs")
+    expect_error(sgld(y ~ a, data = d, family = poisson(), model = mlp(2), offset = d$a,
+                      n_iter = 10), "'family'|'offset'")
+    expect_error(sgld(y ~ a + offset(expo), data = d, family = poisson(),
+                      keep = predictive(d[1:3, ]), n_iter = 10), "'offset' cannot be combined")
+    fit <- sgld(y ~ a, data = d, family = poisson(), n_iter = 200, progress = FALSE)
+    expect_error(predict(fit, d[1:2, ], offset = 1:2), "'offset' is given, but the fit")
+})
