@@ -35,15 +35,18 @@ resolve_family <- function(family) {
     if (is.na(ok))
         stop_arg("family", sprintf("'%s' is not supported: use binomial(), gaussian(), poisson() or categorical()",
                                    family$family))
+    if (family$family == "binomial" && family$link == "probit") return(family)
     if (family$link != ok)
-        stop_arg("family", sprintf("link '%s' is not supported for %s(): use %s(link = \"%s\")",
-                                   family$link, family$family, family$family, ok))
+        stop_arg("family", sprintf("link '%s' is not supported for %s(): use %s(link = \"%s\")%s",
+                                   family$link, family$family, family$family, ok,
+                                   if (family$family == "binomial") " or binomial(link = \"probit\")" else ""))
     family
 }
 
 engine_model <- function(family) {
-    switch(family$family, binomial = "logistic", gaussian = "gaussian",
-           poisson = "poisson", categorical = "categorical")
+    switch(family$family,
+           binomial = if (family$link == "probit") "probit" else "logistic",
+           gaussian = "gaussian", poisson = "poisson", categorical = "categorical")
 }
 
 ## The response as doubles the engine reads, with its coding kept for predict.

@@ -77,13 +77,14 @@ metric_stiffness <- function(lap, n_power = 50L) {
 ## every minibatch exactly (a stratified sample: the gradient stays
 ## unbiased); if some remain, `shrink` < 1 scales the step down until their
 ## jump is half a sd.  GLMs with a linear predictor (binomial, gaussian,
-## poisson).
+## poisson; logit or probit link).
 minibatch_strata <- function(run, lap, reach, cv, max_rows = 10L * run$spec$batch_size) {
     none <- list(rows = integer(0), shrink = 1)
     spec <- run$spec
     N <- ncol(spec$xt)
     n <- spec$batch_size
-    if (!(spec$model %in% c("logistic", "gaussian", "poisson")) || N - n < 2L) return(none)
+    if (!(spec$model %in% c("logistic", "probit", "gaussian", "poisson")) || N - n < 2L)
+        return(none)
     P <- nrow(spec$xt)
     q <- .Call(C_sgfs_row_leverage, spec, metric_factor(lap), P)
     k <- (N / n) * sqrt(q) * residual_reach(spec, lap$mode, 2 * sqrt(q), cv)
@@ -97,7 +98,7 @@ minibatch_strata <- function(run, lap, reach, cv, max_rows = 10L * run$spec$batc
 
 ## the largest residual |r_i| (cv = FALSE) or change of residual from the
 ## mode (cv = TRUE) when row i's linear predictor moves by `move` from the
-## mode's: binomial r = y - p; gaussian r = (y - eta) / sigma^2; poisson
+## mode's: binomial r = y - p (logit), s lambda(s eta) (probit); gaussian r = (y - eta) / sigma^2; poisson
 ## r = y - mu, mu = exp(eta) (eta with the rows' offsets), whose change
 ## from the mode's, mu (exp(move) - 1), grows without bound (the move is
 ## capped at 700, where exp() would overflow: such a row's reach is huge
@@ -106,6 +107,13 @@ residual_reach <- function(spec, theta, move, cv) {
     P <- nrow(spec$xt)
     eta <- drop(crossprod(spec$xt, theta[seq_len(P)]))
     if (!is.null(spec$offset)) eta <- eta + spec$offset
+    if (spec$model == "probit") {
+        r <- function(e) probit_residual(spec$y, e)
+        r0 <- r(eta)
+        up <- r(eta + move)
+        down <- r(eta - move)
+        return(if (cv) pmax(abs(up - r0), abs(down - r0)) else pmax(abs(up), abs(down)))
+    }
     if (spec$model == "poisson") {
         mu <- exp(eta)
         up <- mu * exp(pmin(move, 700))
@@ -121,6 +129,14 @@ residual_reach <- function(spec, theta, move, cv) {
     up <- stats::plogis(eta + move)
     down <- stats::plogis(eta - move)
     if (cv) pmax(up - p, p - down) else pmax(abs(spec$y - up), abs(spec$y - down))
+}
+
+## the probit model's residual dl/deta = s lambda(s eta), s = 2y - 1 and
+## lambda the inverse Mills ratio (src/model_probit.c)
+probit_residual <- function(y, eta) {
+    s <- 2 * y - 1
+    z <- s * eta
+    s * exp(stats::dnorm(z, log = TRUE) - stats::pnorm(z, log.p = TRUE))
 }
 
 ## `chains` starting points: the mode plus draws from the Laplace

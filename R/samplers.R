@@ -39,7 +39,8 @@
 #'   (non-negative whole numbers) for `poisson()`; left out for a
 #'   [custom_model()].
 #' @param formula,data,subset,na.action as in [stats::glm()].
-#' @param family `binomial()` (logit link), `gaussian()` (identity link),
+#' @param family `binomial()` (logit link, or `binomial(link = "probit")`;
+#'   GLMs only), `gaussian()` (identity link),
 #'   `poisson()` (log link; for GLMs, not yet for networks) or
 #'   [categorical()].  Other links are refused.  A Poisson chain is not
 #'   protected against \eqn{\exp(\eta)}{exp(eta)} overflowing: a chain

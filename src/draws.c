@@ -15,6 +15,7 @@
  *                log-lik -log(a sigma_s) - log(2 pi)/2 - r^2 / (2 sigma_s^2),
  *                r = y - z on the internal scale, sigma_s = exp(log_sigma[s])
  *                the internal noise sd: the density of the original y;
+ *   probit:      link z,  mean Phi(z),  log-lik log Phi(s z), s = 2y - 1;
  *   poisson:     link z,  mean exp(z),  log-lik y z - exp(z) - lgamma(y + 1);
  *   categorical: K classes, class 0 the reference with logit 0:
  *                link (0, z_1, ..., z_{K-1}),
@@ -45,6 +46,7 @@
  * allocated inside the loops; Ctrl-C is polled between blocks.
  */
 #include "sgfs.h"
+#include <Rmath.h>
 
 #define HALF_LOG_2PI 0.918938533204672741780329736406
 #define CHUNK 1024
@@ -94,6 +96,11 @@ static void finish_block(const out_map *o, double *z, int Sb, int mc, size_t s0,
                     const double ls = o->log_sigma[s0 + s], r = (y - zs) * exp(-ls);
                     dest[s] = -ls - log_a - HALF_LOG_2PI - 0.5 * r * r;
                 }
+                break;
+            case SGFS_OUT_PROBIT:
+                if (o->what == WHAT_LINK) dest[s] = zs;
+                else if (o->what == WHAT_MEAN) dest[s] = pnorm(zs, 0.0, 1.0, 1, 0);
+                else dest[s] = pnorm(y > 0.5 ? zs : -zs, 0.0, 1.0, 1, 1);
                 break;
             case SGFS_OUT_POISSON:
                 if (o->what == WHAT_LINK) dest[s] = zs;

@@ -116,7 +116,7 @@ typedef struct sgfs_model {
 
 /* the output layers of draws.c */
 enum { SGFS_OUT_BINOMIAL = 0, SGFS_OUT_GAUSSIAN = 1, SGFS_OUT_CATEGORICAL = 2,
-       SGFS_OUT_POISSON = 3 };
+       SGFS_OUT_POISSON = 3, SGFS_OUT_PROBIT = 4 };
 
 const sgfs_model *sgfs_find_model(const char *name);
 

@@ -67,8 +67,8 @@ test_that("SGHMC's and SGNHT's own arguments are checked", {
 })
 
 test_that("families: unsupported links and responses are refused", {
-    expect_error(sgfs(y ~ ., data = d$df, family = binomial("probit")),
-                 "'family'.*link 'probit'.*binomial\\(link = \"logit\"\\)")
+    expect_error(sgfs(y ~ ., data = d$df, family = binomial("cloglog")),
+                 "'family'.*link 'cloglog'.*binomial\\(link = \"logit\"\\) or binomial\\(link = \"probit\"\\)")
     expect_error(sgfs(y ~ ., data = d$df, family = quasipoisson()), "'family'.*'quasipoisson'")
     expect_error(sgfs(y ~ ., data = d$df, family = poisson("sqrt")),
                  "'family'.*link 'sqrt'.*poisson\\(link = \"log\"\\)")
