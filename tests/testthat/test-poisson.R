@@ -273,3 +273,24 @@ test_that("offsets are refused where they do not apply", {
     fit <- sgld(y ~ a, data = d, family = poisson(), n_iter = 200, progress = FALSE)
     expect_error(predict(fit, d[1:2, ], offset = 1:2), "'offset' is given, but the fit")
 })
+
+test_that("SGLD and SGLD-CV chains of poisson and probit models, with offsets, equal the R replays", {
+    off <- withr::with_seed(9, runif(50, -0.5, 0.5))
+    for (fam in list(poisson(), binomial("probit"))) {
+        for (o in list(NULL, off)) {
+            p <- ref_problem(fam, offset = o)
+            set.seed(42)
+            c1 <- c_chain(sgld, p, 10L, 40L, stepsize = 0.01)
+            set.seed(42)
+            r1 <- r_chain(p, 3, 10L, 40L, function(t) 0.01, sgld_update)
+            expect_equal(unname(c1), r1, tolerance = 1e-12)
+            centre <- c(0.3, -0.2, 0.1)
+            set.seed(63)
+            cc <- c_chain(sgldcv, p, 10L, 40L, stepsize = 0.01, centre = centre)
+            set.seed(63)
+            rc <- r_chain(p, 3, 10L, 40L, function(t) 0.01, sgld_update, theta0 = centre,
+                          centre = centre)
+            expect_equal(unname(cc), rc, tolerance = 1e-12)
+        }
+    }
+})
