@@ -13,6 +13,7 @@ subset_spec <- function(spec, m = 5000L) {
     idx <- as.integer(round(seq(1, N, length.out = min(N, m))))
     spec$xt <- spec$xt[, idx, drop = FALSE]
     spec$y <- spec$y[idx]
+    if (!is.null(spec$offset)) spec$offset <- spec$offset[idx]
     spec
 }
 

@@ -29,21 +29,24 @@ resolve_family <- function(family) {
         family <- get(family, mode = "function", envir = parent.frame(2))
     if (is.function(family)) family <- family()
     if (!inherits(family, "family"))
-        stop_arg("family", "must be binomial(), gaussian() or categorical()")
+        stop_arg("family", "must be binomial(), gaussian(), poisson() or categorical()")
     ok <- switch(family$family, binomial = "logit", gaussian = "identity",
-                 categorical = "softmax", NA)
+                 poisson = "log", categorical = "softmax", NA)
     if (is.na(ok))
-        stop_arg("family", sprintf("'%s' is not supported: use binomial(), gaussian() or categorical()",
+        stop_arg("family", sprintf("'%s' is not supported: use binomial(), gaussian(), poisson() or categorical()",
                                    family$family))
+    if (family$family == "binomial" && family$link == "probit") return(family)
     if (family$link != ok)
-        stop_arg("family", sprintf("link '%s' is not supported for %s(): use %s(link = \"%s\")",
-                                   family$link, family$family, family$family, ok))
+        stop_arg("family", sprintf("link '%s' is not supported for %s(): use %s(link = \"%s\")%s",
+                                   family$link, family$family, family$family, ok,
+                                   if (family$family == "binomial") " or binomial(link = \"probit\")" else ""))
     family
 }
 
 engine_model <- function(family) {
-    switch(family$family, binomial = "logistic", gaussian = "gaussian",
-           categorical = "categorical")
+    switch(family$family,
+           binomial = if (family$link == "probit") "probit" else "logistic",
+           gaussian = "gaussian", poisson = "poisson", categorical = "categorical")
 }
 
 ## The response as doubles the engine reads, with its coding kept for predict.
@@ -74,6 +77,12 @@ code_response <- function(y, family) {
         if (!is.factor(y) || nlevels(y) < 2L || anyNA(y))
             stop_arg("y", "must be a factor (with at least two levels, no NA) for categorical()")
         return(list(y = as.double(as.integer(y) - 1L), levels = levels(y)))
+    }
+    if (family$family == "poisson") {
+        if (is.logical(y)) y <- as.integer(y)
+        if (!is.numeric(y) || anyNA(y) || any(!is.finite(y)) || any(y < 0) || any(y != round(y)))
+            stop_arg("y", "must be counts (non-negative whole numbers, no NA) for poisson()")
+        return(list(y = as.double(y), levels = NULL))
     }
     if (!is.numeric(y) || any(!is.finite(y)))
         stop_arg("y", "must be finite numbers for gaussian()")

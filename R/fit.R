@@ -1,18 +1,28 @@
 ## The front end shared by every sampler: formula -> design matrix, matrix ->
 ## engine spec, engine -> sgfit (a coda object with one bookkeeping attribute).
 
-formula_frame <- function(call, env) {
+## The model frame of a formula fit; `offset` (the sampler's argument, an
+## unevaluated expression, or NULL) is evaluated in `data` by model.frame
+## and added to the formula's offset() terms, as glm() does
+formula_frame <- function(call, env, offset = NULL) {
     m <- match(c("formula", "data", "subset", "na.action"), names(call), 0L)
     mf <- call[c(1L, m)]
     names(mf)[2L] <- "formula"
     mf$drop.unused.levels <- TRUE
+    if (!is.null(offset)) mf$offset <- offset
     mf[[1L]] <- quote(stats::model.frame)
-    mf <- eval(mf, env)
+    mf <- tryCatch(eval(mf, env), error = function(e) {
+        if (grepl("(offset)", conditionMessage(e), fixed = TRUE))
+            stop_arg("offset", "must have one number per row of data: ", conditionMessage(e))
+        stop(e)
+    })
     mt <- attr(mf, "terms")
-    if (!is.null(stats::model.offset(mf)))
-        stop_arg("formula", "has an offset() term, which is not supported")
+    offset <- stats::model.offset(mf)
+    if (!is.null(offset) && (!is.numeric(offset) || NCOL(offset) != 1L))
+        stop_arg("offset", "must be numeric, one number per row")
     x <- stats::model.matrix(mt, mf)
     list(x = x, y = stats::model.response(mf, "any"), terms = mt,
+         offset = if (!is.null(offset)) as.vector(offset),
          xlevels = stats::.getXlevels(mt, mf),
          contrasts = attr(x, "contrasts"), na.action = attr(mf, "na.action"))
 }
@@ -20,23 +30,26 @@ formula_frame <- function(call, env) {
 ## A sampler's formula method: the model frame, then its default method
 ## (`default`, called lazily so that the method is defined after it) on the
 ## model matrix, then the formula bookkeeping predict() and update() need.
+## `offset` is a formal argument so that it stays unevaluated until the
+## model frame evaluates it in `data`.
 formula_method <- function(default) {
-    function(formula, data, ..., subset, na.action)
+    function(formula, data, ..., offset, subset, na.action)
         fit_formula(default, match.call(expand.dots = FALSE), parent.frame(),
                     list(...), match.call())
 }
 
 fit_formula <- function(default, call, env, dots, full_call) {
     given <- names(call$...)
-    for (arg in intersect(c("weights", "offset"), given))
-        stop_arg(arg, "is not supported: every row has weight 1 and no offset")
+    if ("weights" %in% given)
+        stop_arg("weights", "is not supported: every row has weight 1")
     if ("intercept" %in% given)
         stop_arg("intercept", "is for the matrix method; in a formula write y ~ x - 1 ",
                  "for a model without intercept")
     if (is_custom_model(dots$model))
         stop_arg("model", "is a custom_model(), whose data are given as x (a vector, matrix, ",
                  "data frame or list), not through a formula")
-    frame <- formula_frame(call, env)
+    frame <- formula_frame(call, env, call$offset)
+    dots$offset <- frame$offset
     if (!is.null(dots$keep)) dots$keep <- keep_model_matrix(dots$keep, frame)
     fit <- do.call(default, c(list(frame$x, frame$y), dots, list(intercept = FALSE)))
     info <- attr(fit, "sgfit")
@@ -80,6 +93,10 @@ predictor_design <- function(x, y, family, model, standardize, sigma, intercept)
             stop_arg("sigma", "can only be fixed for gaussian()")
         sigma <- check_positive(sigma, "sigma")
     }
+    if (!is.null(model) && (family$family == "poisson" || family$link == "probit"))
+        stop_arg("family", sprintf("%s(link = \"%s\") is available for GLMs (model = NULL), not ",
+                                   family$family, family$link),
+                 "yet for networks: give mlp() a binomial() (logit), gaussian() or categorical() family")
     standardize <- check_flag(standardize, "standardize")
     design <- if (is.null(model))
         prepare_design(x, response$y, family, standardize, sigma, response$levels)
@@ -93,7 +110,8 @@ predictor_design <- function(x, y, family, model, standardize, sigma, intercept)
 prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
                         n_iter, burnin, thin, chains, cores, init,
                         standardize, progress, sigma, intercept, model = NULL,
-                        keep = "draws", family_given = TRUE, max_time = Inf, verbose = FALSE) {
+                        keep = "draws", family_given = TRUE, max_time = Inf, verbose = FALSE,
+                        offset = NULL) {
     model <- resolve_model(model)
     custom <- is_custom_model(model)
     network <- !is.null(model) && !custom
@@ -110,6 +128,8 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
         x <- built$x
     }
     N <- ncol(design$xt)
+    offset <- check_offset(offset, N, family, model, keep)
+    design$has_offset <- !is.null(offset)
     if (is.null(batch_size)) batch_size <- default_batch_size(N)
     batch_size <- check_count(batch_size, "batch_size", 2L, N)
     grow <- is.null(n_iter) && identical(keep, "draws")
@@ -162,6 +182,8 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
     spec <- c(list(xt = design$xt, y = design$y,
                    model = if (custom) "custom" else if (network) "mlp" else engine_model(family),
                    mpar = design$mpar),
+              ## on the internal scale: a gaussian response's is divided by its scale
+              if (!is.null(offset)) list(offset = offset / design$y_scale),
               prior_arrays(D, parts),
               list(batch_size = batch_size, burnin = burnin, thin = thin),
               if (custom) list(callback = design$callback) else keep_spec(keep, x, design))
@@ -174,6 +196,23 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
                 find_map = find_map, user_init = !is.null(init) && !find_map,
                 cache = new.env(parent = emptyenv()))
     run
+}
+
+## the `offset` argument: NULL or N finite numbers, for a GLM with a
+## linear predictor (binomial, gaussian, poisson)
+check_offset <- function(offset, N, family, model, keep) {
+    if (is.null(offset)) return(NULL)
+    if (!is.null(model) || !(family$family %in% c("binomial", "gaussian", "poisson")))
+        stop_arg("offset", "is for GLMs (model = NULL) with binomial(), gaussian() or poisson(): ",
+                 "it is added to the linear predictor")
+    if (!identical(keep, "draws"))
+        stop_arg("offset", "cannot be combined with keep = predictive(): keep the draws ",
+                 "and use predict(fit, newdata)")
+    if (!is.numeric(offset) || !is.null(dim(offset)) && NCOL(offset) != 1L ||
+        length(offset) != N || any(!is.finite(offset)))
+        stop_arg("offset", sprintf("must be %d finite numbers, one per row of the data, not %s",
+                                   N, format_value(offset)))
+    as.double(offset)
 }
 
 ## init = "map": the start, once every argument is checked: a GLM's exact

@@ -76,13 +76,15 @@ metric_stiffness <- function(lap, n_power = 50L) {
 ## a posterior sd, the largest first and at most `max_rows`, are taken into
 ## every minibatch exactly (a stratified sample: the gradient stays
 ## unbiased); if some remain, `shrink` < 1 scales the step down until their
-## jump is half a sd.  GLMs with a linear predictor (binomial, gaussian).
+## jump is half a sd.  GLMs with a linear predictor (binomial, gaussian,
+## poisson; logit or probit link).
 minibatch_strata <- function(run, lap, reach, cv, max_rows = 10L * run$spec$batch_size) {
     none <- list(rows = integer(0), shrink = 1)
     spec <- run$spec
     N <- ncol(spec$xt)
     n <- spec$batch_size
-    if (!(spec$model %in% c("logistic", "gaussian")) || N - n < 2L) return(none)
+    if (!(spec$model %in% c("logistic", "probit", "gaussian", "poisson")) || N - n < 2L)
+        return(none)
     P <- nrow(spec$xt)
     q <- .Call(C_sgfs_row_leverage, spec, metric_factor(lap), P)
     k <- (N / n) * sqrt(q) * residual_reach(spec, lap$mode, 2 * sqrt(q), cv)
@@ -96,10 +98,28 @@ minibatch_strata <- function(run, lap, reach, cv, max_rows = 10L * run$spec$batc
 
 ## the largest residual |r_i| (cv = FALSE) or change of residual from the
 ## mode (cv = TRUE) when row i's linear predictor moves by `move` from the
-## mode's: binomial r = y - p; gaussian r = (y - eta) / sigma^2
+## mode's: binomial r = y - p (logit), s lambda(s eta) (probit); gaussian r = (y - eta) / sigma^2; poisson
+## r = y - mu, mu = exp(eta) (eta with the rows' offsets), whose change
+## from the mode's, mu (exp(move) - 1), grows without bound (the move is
+## capped at 700, where exp() would overflow: such a row's reach is huge
+## anyway, and it is held)
 residual_reach <- function(spec, theta, move, cv) {
     P <- nrow(spec$xt)
     eta <- drop(crossprod(spec$xt, theta[seq_len(P)]))
+    if (!is.null(spec$offset)) eta <- eta + spec$offset
+    if (spec$model == "probit") {
+        r <- function(e) probit_residual(spec$y, e)
+        r0 <- r(eta)
+        up <- r(eta + move)
+        down <- r(eta - move)
+        return(if (cv) pmax(abs(up - r0), abs(down - r0)) else pmax(abs(up), abs(down)))
+    }
+    if (spec$model == "poisson") {
+        mu <- exp(eta)
+        up <- mu * exp(pmin(move, 700))
+        down <- mu * exp(-move)
+        return(if (cv) pmax(up - mu, mu - down) else pmax(abs(spec$y - up), abs(spec$y - down)))
+    }
     if (spec$model == "gaussian") {
         log_sigma <- if (length(theta) > P) theta[P + 1L] else spec$mpar[1L]
         s2 <- exp(2 * log_sigma)
@@ -109,6 +129,14 @@ residual_reach <- function(spec, theta, move, cv) {
     up <- stats::plogis(eta + move)
     down <- stats::plogis(eta - move)
     if (cv) pmax(up - p, p - down) else pmax(abs(spec$y - up), abs(spec$y - down))
+}
+
+## the probit model's residual dl/deta = s lambda(s eta), s = 2y - 1 and
+## lambda the inverse Mills ratio (src/model_probit.c)
+probit_residual <- function(y, eta) {
+    s <- 2 * y - 1
+    z <- s * eta
+    s * exp(stats::dnorm(z, log = TRUE) - stats::pnorm(z, log.p = TRUE))
 }
 
 ## `chains` starting points: the mode plus draws from the Laplace

@@ -18,6 +18,7 @@
 #'   that divided by the square root of the family's variance function at
 #'   the fitted value, as [stats::residuals.glm()] does: \eqn{(y - \mu) /
 #'   \sqrt{\mu (1 - \mu)}}{(y - mu) / sqrt(mu (1 - mu))} for `binomial()`,
+#'   \eqn{(y - \mu) / \sqrt{\mu}}{(y - mu) / sqrt(mu)} for `poisson()`,
 #'   and \eqn{y - \mu}{y - mu} for `gaussian()` (not divided by sigma).
 #' * `terms()`, `model.frame()`, `model.matrix()`: those of the model
 #'   formula, as for [stats::glm()].  The fit keeps only the engine's standardised

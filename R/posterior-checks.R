@@ -54,7 +54,7 @@ percent_labels <- function(probs) paste0(format(100 * probs, trim = TRUE, digits
 #' against responses drawn from the posterior predictive
 #' ([posterior_predict.sgfit()]) at `ndraws` draws: by default densities
 #' for `gaussian()` (`bayesplot::ppc_dens_overlay()`) and bars of the counts
-#' of each value for `binomial()` and `categorical()`
+#' of each value for `binomial()`, `poisson()` and `categorical()`
 #' (`bayesplot::ppc_bars()`, the classes as codes 1 to K).
 #'
 #' These methods are registered when their packages load: call them as

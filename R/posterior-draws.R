@@ -16,7 +16,8 @@
 #' generics).
 #'
 #' * `posterior_linpred()`: the linear predictor, on the link scale: the
-#'   log-odds for `binomial()`, the mean for `gaussian()`; for a network
+#'   log-odds for `binomial()`, the mean for `gaussian()`, the log mean
+#'   for `poisson()`; for a network
 #'   ([mlp()]) its output layer before the family's inverse link.  For
 #'   `categorical()` an array draws x observations x K of the K logits, the
 #'   first level's (the reference class) 0.  `transform = TRUE` returns
@@ -29,7 +30,8 @@
 #' * `posterior_predict()`: a draw of the response from the model at each
 #'   posterior draw: 0/1 integers for `binomial()` (1 the second level of a
 #'   factor response); normal draws with the draw's mean and noise sd
-#'   \eqn{\sigma}{sigma} (sampled or fixed) for `gaussian()`; for
+#'   \eqn{\sigma}{sigma} (sampled or fixed) for `gaussian()`; Poisson
+#'   counts for `poisson()` (integers); for
 #'   `categorical()` integer class codes 1 to K, indexing the response's
 #'   levels (attribute `levels`), as 'brms' returns.  Random numbers come
 #'   from R's generator.
@@ -73,6 +75,9 @@
 #'   left as it was.
 #' @param y for `log_lik()` of a fit given a matrix `x`: the responses of
 #'   `newdata`'s rows, coded as the fit's `y` was.
+#' @param offset for a fit with an offset given a matrix `x`: the offsets
+#'   of `newdata`'s rows (a formula fit evaluates its offsets in `newdata`),
+#'   as for [predict.sgfit()].
 #' @param prob the probability mass of the central interval, between 0 and
 #'   1.
 #' @param type the type of interval: `"central"` (the only one).
@@ -82,7 +87,7 @@
 #' @return `posterior_linpred()`, `posterior_epred()`, `log_lik()`: a
 #'   numeric matrix draws x observations (for `categorical()` an array draws
 #'   x observations x K, but `log_lik()`'s); `posterior_predict()`: an
-#'   integer (`binomial()`, `categorical()`) or numeric (`gaussian()`)
+#'   integer (`binomial()`, `poisson()`, `categorical()`) or numeric (`gaussian()`)
 #'   matrix draws x observations; `posterior_interval()`: a matrix with a
 #'   row per parameter and the columns `"5%"` and `"95%"` (for `prob =
 #'   0.9`); `predictive_interval()`: the same with a row per observation.
@@ -107,35 +112,36 @@ NULL
 #' @rdname sgfit-posterior
 #' @exportS3Method rstantools::posterior_linpred
 posterior_linpred.sgfit <- function(object, transform = FALSE, newdata = NULL, draws = NULL,
-                                    ...) {
+                                    offset = NULL, ...) {
     if (check_flag(transform, "transform"))
-        return(posterior_epred.sgfit(object, newdata = newdata, draws = draws))
-    without_sigma(draw_level(object, newdata, draws, 0L, NULL, "posterior_linpred()"))
+        return(posterior_epred.sgfit(object, newdata = newdata, draws = draws, offset = offset))
+    without_sigma(draw_level(object, newdata, draws, 0L, NULL, "posterior_linpred()", offset))
 }
 
 #' @rdname sgfit-posterior
 #' @exportS3Method rstantools::posterior_epred
-posterior_epred.sgfit <- function(object, newdata = NULL, draws = NULL, ...) {
-    without_sigma(draw_level(object, newdata, draws, 1L, NULL, "posterior_epred()"))
+posterior_epred.sgfit <- function(object, newdata = NULL, draws = NULL, offset = NULL, ...) {
+    without_sigma(draw_level(object, newdata, draws, 1L, NULL, "posterior_epred()", offset))
 }
 
 #' @rdname sgfit-posterior
 #' @exportS3Method rstantools::posterior_predict
-posterior_predict.sgfit <- function(object, newdata = NULL, draws = NULL, seed = NULL, ...) {
+posterior_predict.sgfit <- function(object, newdata = NULL, draws = NULL, seed = NULL,
+                                    offset = NULL, ...) {
     if (!is.null(seed) && (!is.numeric(seed) || length(seed) != 1L || !is.finite(seed) ||
                            seed != round(seed)))
         stop_arg("seed", "must be NULL or a whole number for set.seed(), not ", format_value(seed))
-    mu <- draw_level(object, newdata, draws, 1L, NULL, "posterior_predict()")
+    mu <- draw_level(object, newdata, draws, 1L, NULL, "posterior_predict()", offset)
     info <- sgfit_info(object)
     with_seed_of(seed, simulate_response(info, without_sigma(mu), attr(mu, "sigma")))
 }
 
 #' @rdname sgfit-posterior
 #' @exportS3Method rstantools::log_lik
-log_lik.sgfit <- function(object, newdata = NULL, draws = NULL, y = NULL, ...) {
+log_lik.sgfit <- function(object, newdata = NULL, draws = NULL, y = NULL, offset = NULL, ...) {
     info <- sgfit_info(object)
     if (!is.null(info$design$custom)) return(custom_log_lik(object, info, newdata, draws, y))
-    without_sigma(draw_level(object, newdata, draws, 2L, y, "log_lik()"))
+    without_sigma(draw_level(object, newdata, draws, 2L, y, "log_lik()", offset))
 }
 
 without_sigma <- function(x) {
@@ -146,14 +152,14 @@ without_sigma <- function(x) {
 ## The draw-level outputs `what` (0 link, 1 mean, 2 log-likelihood) of the
 ## chosen draws for the rows of newdata (NULL: the training rows); for
 ## gaussian() the draws' noise sds in attr "sigma" (original scale)
-draw_level <- function(object, newdata, draws, what, y, caller) {
+draw_level <- function(object, newdata, draws, what, y, caller, offset = NULL) {
     info <- sgfit_info(object)
     check_draw_model(object, info, caller)
     B <- chosen_draws(object, draws)
     d <- info$design
-    rows <- draw_rows(info, newdata, y, what == 2L)
+    rows <- draw_rows(info, newdata, y, what == 2L, offset)
     theta <- internal_draws(B, d)
-    out <- draws_eval(info, theta, rows$x, what, if (what == 2L) rows$y)
+    out <- draws_eval(info, theta, rows$x, what, if (what == 2L) rows$y, rows$offset)
     names <- list(NULL, rows$names)
     if (length(dim(out)) == 3L) names <- c(names, list(info$levels))
     if (!all(vapply(names, is.null, NA))) dimnames(out) <- names
@@ -163,13 +169,15 @@ draw_level <- function(object, newdata, draws, what, y, caller) {
 
 ## The outputs `what` (0 link, 1 mean, 2 log-likelihood of the responses y,
 ## engine scale) of the draws theta (D x S, internal scale) for the
-## standardised rows x (P x m, as sgfs_design_copy makes them): S x m, or
-## S x m x K for categorical() and what < 2 (src/draws.c)
-draws_eval <- function(info, theta, x, what, y = NULL) {
+## standardised rows x (P x m, as sgfs_design_copy makes them), the rows'
+## offsets on the original scale (or NULL): S x m, or S x m x K for
+## categorical() and what < 2 (src/draws.c)
+draws_eval <- function(info, theta, x, what, y = NULL, offset = NULL) {
     d <- info$design
     .Call(C_sgfs_draws_eval, info$spec, theta, x, if (what == 2L) as.double(y),
           as.integer(what), as.double(draw_log_sigmas(info, theta)),
-          as.double(c(d$y_center, d$y_scale)))
+          as.double(c(d$y_center, d$y_scale)),
+          if (!is.null(offset)) as.double(offset / d$y_scale))
 }
 
 ## gaussian(): each draw's internal log noise sd, sampled or fixed (mpar);
@@ -215,14 +223,16 @@ internal_draws <- function(B, design) {
 }
 
 ## The rows to evaluate: the engine's copy x (P x m, standardised), the
-## responses y on the engine's scale (need_y) and the rows' names
-draw_rows <- function(info, newdata, y, need_y) {
+## responses y on the engine's scale (need_y), the rows' offsets (original
+## scale, or NULL) and the rows' names
+draw_rows <- function(info, newdata, y, need_y, offset = NULL) {
     d <- info$design
     if (is.null(newdata)) {
         if (!is.null(y))
             stop_arg("y", "is the response of new rows: give it with newdata (without newdata ",
                      "the fit's own response is used)")
-        return(list(x = info$spec$xt, y = info$spec$y, names = NULL))
+        return(list(x = info$spec$xt, y = info$spec$y, names = NULL,
+                    offset = row_offsets(info, NULL, offset, ncol(info$spec$xt))))
     }
     if (!is.data.frame(newdata) && !is.matrix(newdata))
         stop_arg("newdata", "must be a data frame (or, for a fit given a matrix x, a matrix), not ",
@@ -239,8 +249,13 @@ draw_rows <- function(info, newdata, y, need_y) {
                  paste(utils::head(missing_rows, 5L), collapse = ", "),
                  if (length(missing_rows) > 5L) ", ...", ": remove or impute them")
     storage.mode(X) <- "double"
+    off <- row_offsets(info, newdata, offset, nrow(X))
+    if (!is.null(off) && !all(is.finite(off)))
+        stop_arg("newdata", "has missing or non-finite offsets in row(s) ",
+                 paste(utils::head(which(!is.finite(off)), 5L), collapse = ", "))
     list(x = .Call(C_sgfs_design_copy, X, as.double(d$center), as.double(d$scale)),
-         y = if (need_y) new_response(info, newdata, y, nrow(X)), names = rownames(X))
+         y = if (need_y) new_response(info, newdata, y, nrow(X)), names = rownames(X),
+         offset = off)
 }
 
 ## the response of newdata's rows on the engine's scale: from newdata for a
@@ -280,6 +295,7 @@ simulate_response <- function(info, mu, sigma) {
     names <- dimnames(mu)[1:2]
     out <- switch(info$family$family,
                   binomial = stats::rbinom(length(mu), 1L, mu),
+                  poisson = stats::rpois(length(mu), mu),
                   gaussian = stats::rnorm(length(mu), mu, sigma),    # sigma recycled by draw
                   categorical = {
                       ## the class whose cumulative probability first exceeds u

@@ -8,7 +8,8 @@
 #'   (matrix fits; its columns matched to the fit's by name when both have
 #'   names, else by position); the training data when missing.
 #' @param type `"link"` (linear predictor), `"response"` (mean of the
-#'   response: a probability for `binomial()`; for `categorical()` a matrix
+#'   response: a probability for `binomial()`, the expected count
+#'   \eqn{\exp(\eta)}{exp(eta)} for `poisson()`; for `categorical()` a matrix
 #'   of class probabilities, one column per level), or `"class"`
 #'   (`binomial()`: the class whose posterior predictive probability exceeds
 #'   0.5; `categorical()`: the most probable class).
@@ -18,6 +19,11 @@
 #'   (columns `fit` and `sd`), which adds the noise variance to the spread
 #'   of the mean.
 #' @param level credible level.
+#' @param offset for a fit with an offset given a matrix `x` (the `offset`
+#'   argument of the sampler): the offsets of `newdata`'s rows, one number
+#'   per row.  A formula fit evaluates its offsets (`offset()` terms and its
+#'   `offset` argument) in `newdata`; without `newdata` the training rows'
+#'   offsets are used.
 #' @param draws `NULL` to average over every kept draw, or a number: that
 #'   many draws, evenly spaced over the chain(s), for a faster prediction.
 #' @param ... unused.
@@ -35,7 +41,7 @@
 #' @export
 predict.sgfit <- function(object, newdata, type = c("link", "response", "class"),
                           interval = c("none", "credible", "prediction"), level = 0.95,
-                          draws = NULL, ...) {
+                          draws = NULL, offset = NULL, ...) {
     type <- choose_arg(type, c("link", "response", "class"), "type")
     interval <- choose_arg(interval, c("none", "credible", "prediction"), "interval")
     info <- sgfit_info(object)
@@ -53,12 +59,54 @@ predict.sgfit <- function(object, newdata, type = c("link", "response", "class")
     if (interval == "prediction" && info$family$family != "gaussian")
         stop_arg("interval", "\"prediction\" needs a gaussian() fit")
     X <- if (is.null(newdata)) training_design(info) else new_design(info, newdata)
-    predict_rows(object, info, X, newdata, type, interval, level, draws)
+    predict_rows(object, info, X, newdata, type, interval, level, draws,
+                 row_offsets(info, newdata, offset, nrow(X)))
+}
+
+## The offsets (original scale) of the rows predicted, or NULL for a fit
+## without offset: the training rows' (newdata NULL); for a formula fit,
+## its offset() terms and its `offset` argument evaluated in newdata (as
+## predict.lm does); for a matrix fit, the `offset` given
+row_offsets <- function(info, newdata, offset, n) {
+    if (!isTRUE(info$design$has_offset)) {
+        if (!is.null(offset))
+            stop_arg("offset", "is given, but the fit was made without an offset")
+        return(NULL)
+    }
+    if (is.null(newdata)) {
+        if (!is.null(offset))
+            stop_arg("offset", "is for newdata's rows: without newdata the training rows' ",
+                     "offsets are used")
+        return(info$spec$offset * info$design$y_scale)
+    }
+    if (!is.null(info$terms)) {
+        if (!is.null(offset))
+            stop_arg("offset", "is for fits given a matrix x: a formula fit evaluates its ",
+                     "offset in newdata")
+        tt <- stats::delete.response(info$terms)
+        m <- stats::model.frame(tt, newdata, na.action = stats::na.pass, xlev = info$xlevels)
+        off <- stats::model.offset(m)
+        if (is.null(off)) off <- 0
+        if (!is.null(info$call$offset))
+            off <- off + eval(info$call$offset, as.data.frame(newdata), environment(info$terms))
+        off <- as.double(off)
+        if (length(off) == 1L) off <- rep(off, n)
+    } else {
+        if (is.null(offset))
+            stop_arg("offset", "is needed with newdata: the fit has an offset, so its new rows ",
+                     "need theirs (one number per row of newdata)")
+        off <- offset
+    }
+    if (!is.numeric(off) || length(off) != n)
+        stop_arg("offset", sprintf("must be %d numbers, one per row of newdata, not %s",
+                                   n, format_value(off)))
+    as.double(off)
 }
 
 ## predict() for the rows of the design X (the training rows when newdata
 ## is NULL, padded for na.exclude), from the fit's draws
-predict_rows <- function(object, info, X, newdata, type, interval, level, draws) {
+predict_rows <- function(object, info, X, newdata, type, interval, level, draws,
+                         offset = row_offsets(info, newdata, NULL, nrow(X))) {
     theta <- internal_draws(chosen_draws(object, draws), info$design)
     if (!is.null(info$design$network)) X <- X[, colnames(X) != "(Intercept)", drop = FALSE]
     if (info$family$family == "categorical")
@@ -66,7 +114,7 @@ predict_rows <- function(object, info, X, newdata, type, interval, level, draws)
     if (type == "class" && info$family$family != "binomial")
         stop_arg("type", "\"class\" needs a binomial() or categorical() fit")
     what <- if (type == "link") 0L else 1L
-    if (interval == "prediction") return(predict_gaussian(info, X, theta, newdata))
+    if (interval == "prediction") return(predict_gaussian(info, X, theta, newdata, offset))
     probs <- if (interval == "credible") {
         level <- check_positive(level, "level")
         if (level >= 1) stop_arg("level", "must be below 1")
@@ -76,7 +124,7 @@ predict_rows <- function(object, info, X, newdata, type, interval, level, draws)
                          what, function(m) {
                              cbind(colMeans(m), if (length(probs))
                                  t(apply(m, 2L, stats::quantile, probs, names = FALSE)))
-                         })
+                         }, offset)
     if (type == "class") {
         cls <- as.integer(out[, 1L] > 0.5)
         return(if (is.null(info$levels)) cls else factor(info$levels[cls + 1L], info$levels))
@@ -101,29 +149,32 @@ predict_categorical <- function(info, X, theta, newdata, type, interval) {
 
 ## gaussian(): the posterior predictive's mean and sd, from each draw's
 ## mean mu_s and noise variance sigma_s^2: sd^2 = mean(sigma_s^2) + var(mu_s)
-predict_gaussian <- function(info, X, theta, newdata) {
+predict_gaussian <- function(info, X, theta, newdata, offset = NULL) {
     s2 <- mean(draw_sigmas(info, theta)^2)
     row_summaries(info, X, theta, newdata, c("fit", "sd"), 1L, function(mu) {
         fit <- colMeans(mu)
         cbind(fit, sqrt(s2 + colMeans((mu - rep(fit, each = nrow(mu)))^2)))
-    })
+    }, offset)
 }
 
 ## Summaries of the draws' outputs `what` (0 link, 1 mean: draws_eval()) for
 ## the rows of X: rows with missing predictors get NA, the others are done
 ## in blocks, so that no draws x rows block larger than ~1e6 values is
 ## formed; summarise() maps a block's draws x rows (x K) values to its rows x
-## length(columns) summaries
-row_summaries <- function(info, X, theta, newdata, columns, what, summarise) {
+## length(columns) summaries; `offset`: the rows' offsets (rows with a
+## missing one get NA), or NULL
+row_summaries <- function(info, X, theta, newdata, columns, what, summarise, offset = NULL) {
     out <- matrix(NA_real_, nrow(X), length(columns), dimnames = list(rownames(X), columns))
-    ok <- which(stats::complete.cases(X))
+    ok <- stats::complete.cases(X)
+    if (!is.null(offset)) ok <- ok & is.finite(offset)
+    ok <- which(ok)
     d <- info$design
     block <- max(1L, floor(1e6 / (ncol(theta) * max(1L, length(info$levels)))))
     for (r in split(ok, ceiling(seq_along(ok) / block))) {
         Xr <- X[r, , drop = FALSE]
         storage.mode(Xr) <- "double"
         x <- .Call(C_sgfs_design_copy, Xr, as.double(d$center), as.double(d$scale))
-        out[r, ] <- summarise(draws_eval(info, theta, x, what))
+        out[r, ] <- summarise(draws_eval(info, theta, x, what, offset = offset[r]))
     }
     if (is.null(newdata)) out <- stats::napredict(info$na.action, out)
     out

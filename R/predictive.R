@@ -11,7 +11,8 @@
 #' memory a run needs then does not grow with `n_iter`.  `predict(fit)`
 #' without `newdata` returns the posterior predictive on these rows:
 #' class probabilities (`binomial()`: of the second class; `categorical()`:
-#' one column per level), or for `gaussian()` the predictive mean and
+#' one column per level), the expected counts for `poisson()`, or for
+#' `gaussian()` the predictive mean and
 #' (`type = "response"`, `interval = "prediction"`) its standard deviation.
 #' Each kept draw costs one pass of the model over `newdata`; thin
 #' accordingly.
@@ -140,6 +141,10 @@ predict_kept <- function(info, type, interval) {
     }
     if (type == "link" || interval != "none")
         stop_arg("type", "must be \"response\" or \"class\" for a fit that kept its predictive")
+    if (fam == "poisson") {
+        if (type == "class") stop_arg("type", "\"class\" needs a binomial() or categorical() fit")
+        return(mean[1L, ])
+    }
     if (fam == "binomial") {
         p <- mean[1L, ]
         if (type == "response") return(p)

@@ -68,7 +68,7 @@ osgfs.default <- function(x, y, family = binomial(), model = NULL,
                           init = NULL, standardize = TRUE,
                           progress = interactive(), stepsize = 1, mode = NULL,
                           opt_iter = 10000L, prior_intercept = NULL,
-                          sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE,
+                          sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE, offset = NULL,
                           stratify = TRUE, ...) {
     no_dots(...)
     stratify <- check_flag(stratify, "stratify")
@@ -125,6 +125,7 @@ pool_score_cov <- function(spec, theta, fixed) {
     part <- spec
     part$xt <- spec$xt[, rows, drop = FALSE]
     part$y <- spec$y[rows]
+    if (!is.null(spec$offset)) part$offset <- spec$offset[rows]
     part$batch_size <- min(length(rows), spec$batch_size)
     fx <- .Call(C_sgfs_model_curvature, part, theta, TRUE)
     n_fixed <- length(rows)

@@ -1,7 +1,7 @@
 #' Stochastic gradient Fisher scoring
 #'
-#' Samples the posterior of a logistic (`binomial()`) or Gaussian linear
-#' (`gaussian()`) regression with SGFS (Ahn, Korattikara and Welling, 2012):
+#' Samples the posterior of a logistic (`binomial()`), Gaussian linear
+#' (`gaussian()`) or Poisson (`poisson()`) regression with SGFS (Ahn, Korattikara and Welling, 2012):
 #' a Langevin sampler preconditioned by a running estimate of the Fisher
 #' information built from per-example gradients of minibatches.  At a large
 #' step (`alpha = 0`) it is stochastic Fisher scoring whose minibatch noise
@@ -35,10 +35,16 @@
 #'   frame or list of them, one example per element or row).
 #' @param y the response, for the matrix method: 0/1, logical or a two-level
 #'   factor for `binomial()` (as in [stats::glm()], the second level is the
-#'   event whose probability is modelled), numbers for `gaussian()`; left
-#'   out for a [custom_model()].
+#'   event whose probability is modelled), numbers for `gaussian()`, counts
+#'   (non-negative whole numbers) for `poisson()`; left out for a
+#'   [custom_model()].
 #' @param formula,data,subset,na.action as in [stats::glm()].
-#' @param family `binomial()` (logit link) or `gaussian()` (identity link).
+#' @param family `binomial()` (logit link, or `binomial(link = "probit")`;
+#'   GLMs only), `gaussian()` (identity link),
+#'   `poisson()` (log link; for GLMs, not yet for networks) or
+#'   [categorical()].  Other links are refused.  A Poisson chain is not
+#'   protected against \eqn{\exp(\eta)}{exp(eta)} overflowing: a chain
+#'   whose linear predictor runs past about 709 stops as diverged.
 #' @param model `NULL` for the linear predictor of a GLM, a network such
 #'   as [mlp()]`(30)`, whose output layer is the family's, or a model given
 #'   by R functions, [custom_model()] (which takes no `family`).
@@ -112,6 +118,16 @@
 #'   and the time the next stage will take).
 #' @param intercept matrix method: add an intercept column (with `FALSE`, a
 #'   column of ones in `x`, if any, is taken as the intercept).
+#' @param offset `NULL`, or a known part of the linear predictor: one
+#'   number per row, \eqn{\eta_i = x_i'\beta + o_i}{eta_i = x_i' beta +
+#'   o_i}, for `binomial()`, `gaussian()` and `poisson()` GLMs (e.g. the log
+#'   exposure of a Poisson rate model).  The formula method also takes
+#'   `offset()` terms in the formula, evaluated in `data` as by
+#'   [stats::glm()]; an `offset` argument there is evaluated in `data` too,
+#'   and the two are added.  [predict.sgfit()] and the draw-level methods
+#'   evaluate a formula fit's offsets in `newdata`; a matrix fit's new rows
+#'   need their `offset` given.  Not for networks, [categorical()] or
+#'   `keep = predictive()`.
 #' @param robust `TRUE` for SGFS's robust rule: the prior's precision
 #'   \eqn{\Lambda} is scaled with the data's Fisher information,
 #'   \eqn{B = \gamma N I_t + \Lambda}, \eqn{A = (1 + \alpha^2)B},
@@ -163,7 +179,7 @@ sgfs.default <- function(x, y, family = binomial(), model = NULL,
                          progress = interactive(),
                          preconditioner = c("full", "diagonal", "block"), alpha = 1,
                          schedule = "constant", prior_intercept = NULL,
-                         sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE, blocks = NULL,
+                         sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE, offset = NULL, blocks = NULL,
                          robust = TRUE, ...) {
     no_dots(...)
     robust <- check_flag(robust, "robust")
@@ -270,7 +286,7 @@ sgld.default <- function(x, y, family = binomial(), model = NULL,
                          init = "map", standardize = TRUE,
                          progress = interactive(), stepsize = NULL,
                          schedule = "constant", prior_intercept = NULL,
-                         sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE, metric = NULL, ...) {
+                         sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE, offset = NULL, metric = NULL, ...) {
     no_dots(...)
     metric <- check_metric(metric)
     run <- prepare_run_here(environment())

@@ -15,12 +15,17 @@
  *                log-lik -log(a sigma_s) - log(2 pi)/2 - r^2 / (2 sigma_s^2),
  *                r = y - z on the internal scale, sigma_s = exp(log_sigma[s])
  *                the internal noise sd: the density of the original y;
+ *   probit:      link z,  mean Phi(z),  log-lik log Phi(s z), s = 2y - 1;
+ *   poisson:     link z,  mean exp(z),  log-lik y z - exp(z) - lgamma(y + 1);
  *   categorical: K classes, class 0 the reference with logit 0:
  *                link (0, z_1, ..., z_{K-1}),
  *                mean p_k = exp(z_k) / (1 + sum_l exp(z_l)),
  *                log-lik z_y - log(1 + sum_l exp(z_l))          (y in 0..K-1).
  *
- * sgfs_draws_eval(spec, theta, x, y, what, log_sigma, affine):
+ * The GLMs' z include the rows' offsets o_i when given (z = u_i' beta_s + o_i,
+ * o_i on the internal scale: divided by a for gaussian).
+ *
+ * sgfs_draws_eval(spec, theta, x, y, what, log_sigma, affine, offset):
  *   spec       the fit's engine spec (model, mpar; its data are not read)
  *   theta      D x S, column s the draw theta_s on the internal scale
  *   x          P x m, column i the example u_i, standardised as the
@@ -29,6 +34,7 @@
  *   what       0 link, 1 mean, 2 log-likelihood
  *   log_sigma  S internal log noise sds (gaussian), else empty
  *   affine     c(c, a) (gaussian), else c(0, 1)
+ *   offset     m doubles, the rows' offsets (internal scale), or NULL
  * returns an S x m matrix (one row per draw, as rstantools' methods), or
  * for categorical() and what < 2 an S x m x K array.
  *
@@ -40,6 +46,7 @@
  * allocated inside the loops; Ctrl-C is polled between blocks.
  */
 #include "sgfs.h"
+#include <Rmath.h>
 
 #define HALF_LOG_2PI 0.918938533204672741780329736406
 #define CHUNK 1024
@@ -53,6 +60,7 @@ typedef struct out_map {
     double *out;                /* S x m (x K)                                 */
     size_t S, m;                /* the whole output's draws and examples       */
     const double *y, *log_sigma;
+    const double *offset;       /* m offsets added to z (GLMs), or NULL        */
     double centre, scale;       /* gaussian: the response's affine map         */
 } out_map;
 
@@ -65,10 +73,13 @@ static void finish_block(const out_map *o, double *z, int Sb, int mc, size_t s0,
     const double log_a = log(o->scale);
     for (int i = 0; i < mc; i++) {
         const double y = o->what == WHAT_LOGLIK ? o->y[i0 + i] : 0.0;
+        const double off = o->offset ? o->offset[i0 + i] : 0.0;
+        const double lfact = o->kind == SGFS_OUT_POISSON && o->what == WHAT_LOGLIK ?
+            lgamma(y + 1.0) : 0.0;
         double *dest = o->out + s0 + (i0 + i) * o->S;
         double *zi = z + (size_t) i * Sb;
         for (int s = 0; s < Sb; s++) {
-            const double zs = zi[s];
+            const double zs = zi[s] + off;
             switch (o->kind) {
             case SGFS_OUT_BINOMIAL:
                 if (o->what == WHAT_LINK) dest[s] = zs;
@@ -85,6 +96,16 @@ static void finish_block(const out_map *o, double *z, int Sb, int mc, size_t s0,
                     const double ls = o->log_sigma[s0 + s], r = (y - zs) * exp(-ls);
                     dest[s] = -ls - log_a - HALF_LOG_2PI - 0.5 * r * r;
                 }
+                break;
+            case SGFS_OUT_PROBIT:
+                if (o->what == WHAT_LINK) dest[s] = zs;
+                else if (o->what == WHAT_MEAN) dest[s] = pnorm(zs, 0.0, 1.0, 1, 0);
+                else dest[s] = pnorm(y > 0.5 ? zs : -zs, 0.0, 1.0, 1, 1);
+                break;
+            case SGFS_OUT_POISSON:
+                if (o->what == WHAT_LINK) dest[s] = zs;
+                else if (o->what == WHAT_MEAN) dest[s] = exp(zs);
+                else dest[s] = y * zs - exp(zs) - lfact;
                 break;
             default: {              /* categorical: classes k + 1 at zi + s + k ldk */
                 double *zk = zi + s;
@@ -109,7 +130,7 @@ static void finish_block(const out_map *o, double *z, int Sb, int mc, size_t s0,
 }
 
 SEXP sgfs_draws_eval(SEXP spec, SEXP theta, SEXP x, SEXP y, SEXP what,
-                     SEXP log_sigma, SEXP affine)
+                     SEXP log_sigma, SEXP affine, SEXP offset)
 {
     const sgfs_model *model = sgfs_find_model(CHAR(STRING_ELT(sgfs_list_elt(spec, "model"), 0)));
     SEXP mpar = sgfs_list_elt(spec, "mpar");
@@ -134,6 +155,16 @@ SEXP sgfs_draws_eval(SEXP spec, SEXP theta, SEXP x, SEXP y, SEXP what,
     if (w == WHAT_LOGLIK && (TYPEOF(y) != REALSXP || Rf_xlength(y) != m))
         Rf_error("internal error: 'y' must be %d doubles", m);
     o.y = w == WHAT_LOGLIK ? REAL(y) : NULL;
+    if (offset != R_NilValue) {
+        if (TYPEOF(offset) != REALSXP || Rf_xlength(offset) != m ||
+            o.kind == SGFS_OUT_CATEGORICAL)
+            Rf_error("internal error: 'offset' must be %d doubles, for a GLM", m);
+        o.offset = REAL(offset);
+    }
+    if (o.kind == SGFS_OUT_POISSON && w == WHAT_LOGLIK)
+        for (int i = 0; i < m; i++)
+            if (!(o.y[i] >= 0) || o.y[i] != floor(o.y[i]))
+                Rf_error("internal error: counts must be non-negative whole numbers");
     if (o.kind == SGFS_OUT_GAUSSIAN) {
         if (TYPEOF(log_sigma) != REALSXP || Rf_xlength(log_sigma) != S ||
             TYPEOF(affine) != REALSXP || Rf_xlength(affine) != 2 || !(REAL(affine)[1] > 0.0))

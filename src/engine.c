@@ -23,6 +23,8 @@
  *   pred_x      (optional) P x M double: examples whose predictive each kept
  *               draw adds to (keep = predictive())
  *   callback    (optional) R functions the model calls (model_custom.c)
+ *   offset      (optional) N doubles added to the linear predictor (the
+ *               GLM models); absent or NULL: no offset
  * state (list): theta (D), iter (1), sstate (the sampler's, or empty for a
  *   fresh one), and optionally z (D; with a metric, the sampler's
  *   coordinates, else computed from theta).  They are copied: a fit's state is never modified in place.
@@ -214,6 +216,12 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     e->N = Rf_ncols(xt);
     e->xt = REAL(xt);
     e->y = REAL(typed_elt(spec, "y", REALSXP, e->N));
+    SEXP offset = optional_elt(spec, "offset");
+    if (offset != NULL && offset != R_NilValue) {
+        if (TYPEOF(offset) != REALSXP || Rf_xlength(offset) != e->N)
+            Rf_error("internal error: 'offset' must be %d doubles", e->N);
+        e->offset = REAL(offset);
+    }
     e->model = sgfs_find_model(CHAR(STRING_ELT(
         typed_elt(spec, "model", STRSXP, 1), 0)));
     SEXP mpar = typed_elt(spec, "mpar", REALSXP, -1);

@@ -17,7 +17,7 @@ SEXP sgfs_bench_gradients(SEXP spec, SEXP n_iter);
 SEXP sgfs_design_copy(SEXP x, SEXP center, SEXP scale);
 SEXP sgfs_ksd(SEXP spec, SEXP x, SEXP c, SEXP beta);
 SEXP sgfs_draws_eval(SEXP spec, SEXP theta, SEXP x, SEXP y, SEXP what,
-                     SEXP log_sigma, SEXP affine);
+                     SEXP log_sigma, SEXP affine, SEXP offset);
 
 #define CALLDEF(name, n) { #name, (DL_FUNC) &name, n }
 
@@ -32,7 +32,7 @@ static const R_CallMethodDef call_entries[] = {
     CALLDEF(sgfs_bench_gradients, 2),
     CALLDEF(sgfs_design_copy, 3),
     CALLDEF(sgfs_ksd, 4),
-    CALLDEF(sgfs_draws_eval, 7),
+    CALLDEF(sgfs_draws_eval, 8),
     { NULL, NULL, 0 }
 };
 

@@ -144,26 +144,39 @@ void sgfs_gather_dot(const double *xt, int P, const int *idx, int n,
     }
 }
 
-/* The columns of the examples idx[0..n-1] and, unless beta is NULL,
-   eta_i = u_i' beta: a pointer into xt itself when idx is one contiguous
-   block (the chunks of a full-data pass: no copy), else the columns
-   gathered into e->xb. */
+/* eta_i += o_i, the rows' offsets, for the examples idx[0..n-1] (nothing
+   without offsets) */
+void sgfs_add_offset(const sgfs_engine *e, const int *idx, int n, double *eta)
+{
+    if (e->offset)
+        for (int i = 0; i < n; i++) eta[i] += e->offset[idx[i]];
+}
+
+/* The columns of the examples idx[0..n-1] and, unless beta is NULL, the
+   GLM's linear predictor eta_i = u_i' beta + o_i (o_i the row's offset, 0
+   without): a pointer into xt itself when idx is one contiguous block (the
+   chunks of a full-data pass: no copy), else the columns gathered into
+   e->xb. */
 const double *sgfs_batch_columns(sgfs_engine *e, const double *beta,
                                  const int *idx, int n, double *eta)
 {
     int block = 1;
     for (int i = 1; i < n && block; i++) block = idx[i] == idx[0] + i;
     if (!block) {
-        if (beta)
+        if (beta) {
             sgfs_gather_dot(e->xt, e->P, idx, n, beta, e->xb, eta);
-        else
+            sgfs_add_offset(e, idx, n, eta);
+        } else
             for (int i = 0; i < n; i++)
                 memcpy(e->xb + (size_t) i * e->P, e->xt + (size_t) idx[i] * e->P,
                        (size_t) e->P * sizeof(double));
         return e->xb;
     }
     const double *x = e->xt + (size_t) idx[0] * e->P;
-    if (beta) sgfs_xt_beta(x, e->P, n, beta, eta);
+    if (beta) {
+        sgfs_xt_beta(x, e->P, n, beta, eta);
+        sgfs_add_offset(e, idx, n, eta);
+    }
     return x;
 }
 

@@ -1,7 +1,7 @@
 /*
  * model_gaussian.c - Gaussian linear regression (ALGORITHMS.md 3.3).
  *
- *   l_i = -log sigma - log(2 pi)/2 - r_i^2 / (2 sigma^2),  r_i = y_i - u_i' beta,
+ *   l_i = -log sigma - log(2 pi)/2 - r_i^2 / (2 sigma^2),  r_i = y_i - u_i' beta - o_i,
  *   dl_i/dbeta      = r_i u_i / sigma^2,
  *   dl_i/dlog sigma = r_i^2 / sigma^2 - 1.
  *
@@ -10,7 +10,9 @@
  *
  * theta = (beta[P], log_sigma) when sigma is sampled (D = P + 1), or beta
  * alone when the user fixed sigma (D = P).  mpar[0] is the fixed log sigma,
- * or NA when log sigma is a parameter.
+ * or NA when log sigma is a parameter.  o_i is the row's offset (e->offset,
+ * on the internal scale of y; 0 without), added to eta by
+ * sgfs_batch_columns.
  */
 #include "sgfs.h"
 
@@ -82,6 +84,7 @@ static void gaussian_score_change(sgfs_engine *e, const double *theta,
     const double prec = exp(-2.0 * log_sigma), prec_c = exp(-2.0 * log_sigma_c);
     const double d = log_sigma - log_sigma_c;
     sgfs_xt_beta(xb, P, n, centre, rc);
+    sgfs_add_offset(e, idx, n, rc);
     for (int i = 0; i < n; i++) {
         const double c = e->y[idx[i]] - rc[i];
         rss += r[i] * r[i];

@@ -1,10 +1,12 @@
 /*
  * model_logistic.c - Bayesian logistic regression (ALGORITHMS.md 3.1).
  *
- *   l_i(beta) = y_i eta_i - log(1 + exp(eta_i)),  eta_i = u_i' beta,
+ *   l_i(beta) = y_i eta_i - log(1 + exp(eta_i)),  eta_i = u_i' beta + o_i,
  *   g_i(beta) = (y_i - sgfs_sigmoid(eta_i)) u_i,       y_i in {0, 1}.
  *
- * theta = beta (D = P; the intercept, if any, is a column of ones in xt).
+ * theta = beta (D = P; the intercept, if any, is a column of ones in xt);
+ * o_i the row's offset (e->offset; 0 without), added to the gathered
+ * batch's eta by sgfs_batch_columns and by the one-pass residuals.
  * The minibatch's columns xb (P x n; gathered, or read in place for the
  * contiguous chunks of a full-data pass) give eta = xb' beta and the score
  * sum xb r; the per-example score of example i is r_i times its column, so
@@ -25,19 +27,36 @@ static int logistic_n_par(int P, const double *mpar, int n_mpar)
     return P;
 }
 
-/* the residuals of a one-pass score (sgfs_rows_score) */
+/* the residuals of a one-pass score (sgfs_rows_score), without and with
+   offsets (two functions: the common case pays no test) */
 static double logistic_residual(int row, double eta, double unused, void *ctx)
 {
     (void) unused;
     return ((const sgfs_engine *) ctx)->y[row] - sgfs_sigmoid(eta);
 }
 
-/* ctx: the control variates' order (an int, 1 or 2) */
+static double logistic_residual_offset(int row, double eta, double unused, void *ctx)
+{
+    (void) unused;
+    const sgfs_engine *e = (const sgfs_engine *) ctx;
+    return e->y[row] - sgfs_sigmoid(eta + e->offset[row]);
+}
+
+/* control variates: the engine and the order (1 or 2) */
+typedef struct change_ctx {
+    const sgfs_engine *e;
+    int order;
+} change_ctx;
+
 static double logistic_residual_change(int row, double eta, double eta_c, void *ctx)
 {
-    (void) row;
+    const change_ctx *c = (const change_ctx *) ctx;
+    if (c->e->offset) {
+        eta += c->e->offset[row];
+        eta_c += c->e->offset[row];
+    }
     const double pc = sgfs_sigmoid(eta_c), first = pc - sgfs_sigmoid(eta);
-    return *(const int *) ctx == 2 ? first + pc * (1.0 - pc) * (eta - eta_c) : first;
+    return c->order == 2 ? first + pc * (1.0 - pc) * (eta - eta_c) : first;
 }
 
 static void logistic_score(sgfs_engine *e, const double *theta,
@@ -46,7 +65,8 @@ static void logistic_score(sgfs_engine *e, const double *theta,
 {
     const int P = e->P, D = e->D;
     if (G == NULL && loglik == NULL) {        /* one pass, no copy */
-        sgfs_rows_score(e->xt, P, idx, n, theta, NULL, logistic_residual, e, sum);
+        sgfs_rows_score(e->xt, P, idx, n, theta, NULL,
+                        e->offset ? logistic_residual_offset : logistic_residual, e, sum);
         return;
     }
     double *r = e->eta;
@@ -75,8 +95,8 @@ static void logistic_score_change(sgfs_engine *e, const double *theta,
                                   const double *centre, int second,
                                   const int *idx, int n, double *sum)
 {
-    int order = second ? 2 : 1;
-    sgfs_rows_score(e->xt, e->P, idx, n, theta, centre, logistic_residual_change, &order, sum);
+    change_ctx c = { e, second ? 2 : 1 };
+    sgfs_rows_score(e->xt, e->P, idx, n, theta, centre, logistic_residual_change, &c, sum);
 }
 
 static double logistic_loglik(sgfs_engine *e, const double *theta,

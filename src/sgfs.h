@@ -115,7 +115,8 @@ typedef struct sgfs_model {
 } sgfs_model;
 
 /* the output layers of draws.c */
-enum { SGFS_OUT_BINOMIAL = 0, SGFS_OUT_GAUSSIAN = 1, SGFS_OUT_CATEGORICAL = 2 };
+enum { SGFS_OUT_BINOMIAL = 0, SGFS_OUT_GAUSSIAN = 1, SGFS_OUT_CATEGORICAL = 2,
+       SGFS_OUT_POISSON = 3, SGFS_OUT_PROBIT = 4 };
 
 const sgfs_model *sgfs_find_model(const char *name);
 
@@ -176,6 +177,9 @@ struct sgfs_engine {
     /* data and model */
     int N, P, D, n;             /* examples, features, parameters, batch size */
     const double *xt, *y;       /* P x N design (transposed), N responses      */
+    const double *offset;       /* N offsets added to the linear predictor
+                                   (GLMs: binomial, gaussian, poisson), or
+                                   NULL for none                              */
     const sgfs_model *model;
     const double *mpar;         /* model settings (e.g. fixed log sigma)       */
     SEXP callback;              /* R functions the model calls (custom models:
@@ -265,6 +269,7 @@ R_xlen_t sgfs_minibatch_table_size(int n);
 void sgfs_minibatch(sgfs_batch *b, int N, int n);
 void sgfs_gather_dot(const double *xt, int P, const int *idx, int n,
                      const double *beta, double *xb, double *eta);
+void sgfs_add_offset(const sgfs_engine *e, const int *idx, int n, double *eta);
 const double *sgfs_batch_columns(sgfs_engine *e, const double *beta,
                                  const int *idx, int n, double *eta);
 double sgfs_full_score(sgfs_engine *e, const double *theta, double *sum);

@@ -1,20 +1,32 @@
 ## Pure-R replays of the engine's driver, shared by the reference-chain tests:
 ## the same random numbers (minibatch draws, then the sampler's normals).
 
-ref_problem <- function(family = binomial(), N = 50, seed = 8) {
+## (offset: NULL, or the rows' offsets, p$offset, added to the linear
+## predictor)
+ref_problem <- function(family = binomial(), N = 50, seed = 8, offset = NULL) {
     withr::with_seed(seed, {
         x <- matrix(rnorm(N * 2), N, 2)
-        y <- if (family$family == "binomial") rbinom(N, 1, plogis(x[, 1] - x[, 2]))
-             else 1 + x[, 1] + rnorm(N)
+        y <- switch(family$family,
+                    binomial = rbinom(N, 1, plogis(x[, 1] - x[, 2])),
+                    poisson = rpois(N, exp(0.3 + 0.5 * x[, 1] - 0.5 * x[, 2])),
+                    1 + x[, 1] + rnorm(N))
     })
-    list(x = x, y = y, X = cbind(1, x), family = family)
+    list(x = x, y = y, X = cbind(1, x), family = family, offset = offset)
 }
 
 ## per-example scores in R (n x D), for theta on the internal scale
 r_scores <- function(p, theta, idx) {
     X <- p$X[idx, , drop = FALSE]
+    off <- if (is.null(p$offset)) 0 else p$offset[idx]
+    if (p$family$family == "binomial" && p$family$link == "probit") {
+        s <- 2 * p$y[idx] - 1
+        eta <- drop(X %*% theta) + off
+        return(s * dnorm(eta) / pnorm(s * eta) * X)
+    }
     if (p$family$family == "binomial")
-        return((p$y[idx] - plogis(drop(X %*% theta))) * X)
+        return((p$y[idx] - plogis(drop(X %*% theta) + off)) * X)
+    if (p$family$family == "poisson")
+        return((p$y[idx] - exp(drop(X %*% theta) + off)) * X)
     beta <- theta[seq_len(ncol(X))]
     s2 <- exp(2 * theta[length(theta)])
     r <- p$y[idx] - drop(X %*% beta)
@@ -80,6 +92,7 @@ c_chain <- function(fun, p, n, n_iter, init = NULL, ...) {
         args$stratify <- FALSE
     if (!is.null(method) && "robust" %in% names(formals(method)) && is.null(args$robust))
         args$robust <- FALSE
+    if (!is.null(p$offset)) args$offset <- p$offset
     fit <- quiet(do.call(fun, c(list(p$x, p$y, family = p$family, prior = normal(0, 1),
                                       batch_size = n, n_iter = n_iter, burnin = 0L,
                                       standardize = FALSE, progress = FALSE, init = init),

@@ -31,7 +31,7 @@ test_that("argument errors name the argument", {
                  "'blocks' is only used with preconditioner = \"block\"")
     expect_error(sgfs(d$x, d$y, alpha = 0, batch_size = 100), "'alpha' = 0 with batch_size = N")
     expect_error(sgfs(y ~ ., data = d$df, weights = X1), "'weights' is not supported")
-    expect_error(sgfs(y ~ X1 + offset(X2), data = d$df), "'formula' has an offset")
+    expect_error(sgfs(y ~ X1 + offset(X2), data = d$df, model = mlp(2)), "'offset' is for GLMs")
     expect_error(sgfs(y ~ ., data = d$df, intercept = FALSE), "'intercept' is for the matrix method")
     expect_error(sgfs(d$x, d$y, sigma = 1), "'sigma'.*gaussian")
     expect_error(sgfs(d$x, d$y, stepsize = 1), "unknown argument.*stepsize")
@@ -67,9 +67,11 @@ test_that("SGHMC's and SGNHT's own arguments are checked", {
 })
 
 test_that("families: unsupported links and responses are refused", {
-    expect_error(sgfs(y ~ ., data = d$df, family = binomial("probit")),
-                 "'family'.*link 'probit'.*binomial\\(link = \"logit\"\\)")
-    expect_error(sgfs(y ~ ., data = d$df, family = poisson()), "'family'.*'poisson'")
+    expect_error(sgfs(y ~ ., data = d$df, family = binomial("cloglog")),
+                 "'family'.*link 'cloglog'.*binomial\\(link = \"logit\"\\) or binomial\\(link = \"probit\"\\)")
+    expect_error(sgfs(y ~ ., data = d$df, family = quasipoisson()), "'family'.*'quasipoisson'")
+    expect_error(sgfs(y ~ ., data = d$df, family = poisson("sqrt")),
+                 "'family'.*link 'sqrt'.*poisson\\(link = \"log\"\\)")
     expect_error(sgfs(y ~ ., data = d$df, family = gaussian("log")), "link 'log'")
     df <- d$df; df$y <- df$y + 1
     expect_error(sgfs(y ~ ., data = df), "'y' must be 0/1, logical or a two-level factor")
@@ -197,7 +199,7 @@ test_that("the own arguments of sga(), sgldcv(), osgfs(), mala(), hmc() and isgd
 test_that("categorical() needs a factor response", {
     expect_error(sgfs(d$x, d$y, family = categorical()), "'y' must be a factor")
     expect_error(sgfs(d$x, factor(rep("a", 100)), family = categorical()), "'y' must be a factor")
-    expect_error(sgfs(d$x, d$y, family = poisson()), "'poisson' is not supported")
+    expect_error(sgfs(d$x, d$y, family = Gamma()), "'Gamma' is not supported")
 })
 
 test_that("a MALA or HMC chain that never moves is reported, and an unadapted step is labelled so", {

@@ -1,0 +1,164 @@
+/*
+ * model_poisson.c - Poisson regression with the log link (the canonical
+ * link; McCullagh and Nelder 1989, sec. 6.2), the GLM of counts.
+ *
+ *   l_i(beta) = y_i eta_i - exp(eta_i) - lgamma(y_i + 1),
+ *   eta_i = u_i' beta + o_i,    o_i the row's offset (e->offset, or 0),
+ *   g_i(beta) = (y_i - mu_i) u_i,            mu_i = exp(eta_i),
+ *   minus the Hessian: sum_i mu_i u_i u_i'   (the Fisher information: for
+ *   the canonical link the observed and expected information agree).
+ *
+ * theta = beta (D = P; the intercept, if any, is a column of ones in xt).
+ * The gathered batch's eta includes the offsets (sgfs_batch_columns); the
+ * one-pass residuals add them themselves.
+ * y_i are non-negative whole numbers (checked in R, code_response()).
+ *
+ * Control variates (score_change): g_i(theta) - g_i(centre) =
+ * (mu_c,i - mu_i) u_i; the second-order remainder adds H_i(centre)(theta -
+ * centre) = mu_c,i (eta_i - eta_c,i) u_i (the offset cancels in the
+ * difference).
+ *
+ * Overflow: eta is not clipped.  A chain that moves far enough for
+ * exp(eta_i) to overflow (eta_i > 709) gets an infinite or NaN gradient,
+ * hence a non-finite state, and the driver stops it as diverged with its
+ * usual message (driver.c); the log-likelihood is then -Inf, which the
+ * mode finder's step halving (R/mode.R) rejects.  Clipping eta would bend
+ * the likelihood silently, which the divergence record would then hide.
+ */
+#include "sgfs.h"
+
+static int poisson_n_par(int P, const double *mpar, int n_mpar)
+{
+    (void) mpar;
+    (void) n_mpar;
+    return P;
+}
+
+static inline double row_offset(const sgfs_engine *e, int row)
+{
+    return e->offset ? e->offset[row] : 0.0;
+}
+
+/* the residuals of a one-pass score (sgfs_rows_score): y - exp(eta + o) */
+static double poisson_residual(int row, double eta, double unused, void *ctx)
+{
+    (void) unused;
+    const sgfs_engine *e = (const sgfs_engine *) ctx;
+    return e->y[row] - exp(eta + row_offset(e, row));
+}
+
+/* control variates: ctx the engine and the order */
+typedef struct change_ctx {
+    const sgfs_engine *e;
+    int order;
+} change_ctx;
+
+static double poisson_residual_change(int row, double eta, double eta_c, void *ctx)
+{
+    const change_ctx *c = (const change_ctx *) ctx;
+    const double o = row_offset(c->e, row), mc = exp(eta_c + o), first = mc - exp(eta + o);
+    return c->order == 2 ? first + mc * (eta - eta_c) : first;
+}
+
+static void poisson_score(sgfs_engine *e, const double *theta,
+                          const int *idx, int n, double *sum, double *G,
+                          double *loglik)
+{
+    const int P = e->P, D = e->D;
+    if (G == NULL && loglik == NULL) {        /* one pass, no copy */
+        sgfs_rows_score(e->xt, P, idx, n, theta, NULL, poisson_residual, e, sum);
+        return;
+    }
+    double *r = e->eta;
+    const double *xb = sgfs_batch_columns(e, theta, idx, n, r);
+    if (loglik) {
+        double ll = 0.0;
+        for (int i = 0; i < n; i++) {
+            const double y = e->y[idx[i]], mu = exp(r[i]);
+            ll += y * r[i] - mu - lgamma(y + 1.0);
+            r[i] = y - mu;
+        }
+        *loglik = ll;
+    } else {
+        for (int i = 0; i < n; i++) r[i] = e->y[idx[i]] - exp(r[i]);
+    }
+    sgfs_x_r(xb, P, n, r, sum);
+    if (G)
+        for (int i = 0; i < n; i++) {
+            const double *restrict u = xb + (size_t) i * P;
+            double *restrict g = G + (size_t) i * D;
+            const double ri = r[i];
+            for (int j = 0; j < P; j++) g[j] = ri * u[j];
+        }
+}
+
+static void poisson_score_change(sgfs_engine *e, const double *theta,
+                                 const double *centre, int second,
+                                 const int *idx, int n, double *sum)
+{
+    change_ctx c = { e, second ? 2 : 1 };
+    sgfs_rows_score(e->xt, e->P, idx, n, theta, centre, poisson_residual_change, &c, sum);
+}
+
+static double poisson_loglik(sgfs_engine *e, const double *theta,
+                             const int *idx, int n)
+{
+    double *eta = e->eta, ll = 0.0;
+    sgfs_batch_columns(e, theta, idx, n, eta);
+    for (int i = 0; i < n; i++) {
+        const double y = e->y[idx[i]];
+        ll += y * eta[i] - exp(eta[i]) - lgamma(y + 1.0);
+    }
+    return ll;
+}
+
+static void poisson_neg_hessian(sgfs_engine *e, const double *theta,
+                                const int *idx, int n, double *H)
+{
+    const int P = e->P;
+    double *eta = e->eta;
+    const double *xb = sgfs_batch_columns(e, theta, idx, n, eta);
+    for (int i = 0; i < n; i++) {
+        const double w = exp(0.5 * eta[i]);            /* sqrt(mu_i) */
+        const double *restrict u = xb + (size_t) i * P;
+        double *restrict a = e->G + (size_t) i * P;
+        for (int j = 0; j < P; j++) a[j] = w * u[j];
+    }
+    sgfs_crossprod_add(e->G, P, n, H, P);
+}
+
+static int poisson_n_pred(const double *mpar)
+{
+    (void) mpar;
+    return 1;
+}
+
+/* keep = predictive(): the means exp(u_i' beta) (the R front end refuses
+   an offset with keep = predictive()) */
+static void poisson_predict(sgfs_engine *e, const double *theta,
+                            const double *x, int m, double *out)
+{
+    sgfs_xt_beta(x, e->P, m, theta, e->eta);
+    for (int i = 0; i < m; i++) out[i] += exp(e->eta[i]);
+}
+
+static int poisson_n_out(const double *mpar, int *kind)
+{
+    (void) mpar;
+    *kind = SGFS_OUT_POISSON;
+    return 1;
+}
+
+static void poisson_outputs(sgfs_engine *e, const double *theta, int S,
+                            const double *x, int m, double *z, size_t ldz, size_t ldk)
+{
+    sgfs_linear_outputs(theta, e->D, e->P, 1, S, x, m, z, ldz, ldk);
+}
+
+const sgfs_model sgfs_model_poisson = {
+    .name = "poisson", .n_par = poisson_n_par, .score = poisson_score,
+    .loglik = poisson_loglik, .neg_hessian = poisson_neg_hessian,
+    .n_pred = poisson_n_pred, .predict = poisson_predict,
+    .score_change = poisson_score_change,
+    .n_out = poisson_n_out, .outputs = poisson_outputs
+};

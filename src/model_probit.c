@@ -1,0 +1,200 @@
+/*
+ * model_probit.c - binary regression with the probit link (binomial(link =
+ * "probit"); McCullagh and Nelder 1989, sec. 4.3).
+ *
+ * With s_i = 2 y_i - 1 (y_i in {0, 1}), eta_i = u_i' beta + o_i (o_i the
+ * row's offset, 0 without) and z_i = s_i eta_i:
+ *
+ *   l_i(beta) = y_i log Phi(eta_i) + (1 - y_i) log Phi(-eta_i) = log Phi(z_i),
+ *   g_i(beta) = s_i lambda(z_i) u_i,    lambda(z) = phi(z) / Phi(z),
+ *   minus the Hessian: sum_i w_i u_i u_i',  w_i = lambda(z_i) (z_i + lambda(z_i)),
+ *
+ * lambda the inverse Mills ratio; 0 < w < 1 (the log-likelihood is concave).
+ * (This is the observed information; the expected one, phi^2 / (Phi (1 -
+ * Phi)), differs away from the mode.)  Phi and phi come from R's
+ * pnorm5/dnorm4 on the log scale, lambda(z) = exp(log phi(z) - log Phi(z)),
+ * so that the far tail (z -> -inf, where Phi underflows and lambda(z) ~ -z)
+ * stays finite: log Phi(z) is finite down to z ~ -1e154; below z = -100
+ * lambda comes from the asymptotic series of Mills' ratio (mills()).
+ *
+ * Control variates (score_change): r(eta) - r(eta_c), r(eta) = s lambda(s
+ * eta); second order, plus w(eta_c)(eta - eta_c) (the offset cancels in the
+ * difference).
+ *
+ * theta = beta (D = P; the intercept, if any, is a column of ones in xt).
+ */
+#include "sgfs.h"
+#include <Rmath.h>
+
+static int probit_n_par(int P, const double *mpar, int n_mpar)
+{
+    (void) mpar;
+    (void) n_mpar;
+    return P;
+}
+
+/* log Phi(z) */
+static inline double log_cdf(double z)
+{
+    return pnorm(z, 0.0, 1.0, 1, 1);
+}
+
+/* lambda(z) = phi(z) / Phi(z); below z = -100, where the difference of
+   the two logs (each about -z^2/2) loses digits, from the asymptotic
+   series of Mills' ratio, Phi(z) / phi(z) = (1/x)(1 - 1/x^2 + 3/x^4 -
+   15/x^6 + ...), x = -z (truncation error below 1e-14 there) */
+static inline double mills(double z)
+{
+    if (z < -100.0) {
+        const double i2 = 1.0 / (z * z);
+        return -z / (1.0 - i2 * (1.0 - i2 * (3.0 - 15.0 * i2)));
+    }
+    return exp(dnorm(z, 0.0, 1.0, 1) - log_cdf(z));
+}
+
+/* the residual dl/deta at eta for the response y */
+static inline double residual(double y, double eta)
+{
+    const double s = y > 0.5 ? 1.0 : -1.0;
+    return s * mills(s * eta);
+}
+
+/* minus d2l/deta2 at eta: lambda(z) (z + lambda(z)), z = s eta; far in
+   the lower tail z + lambda(z) cancels, and its asymptotic series -1/z +
+   2/z^3 - 10/z^5 (from lambda(z) ~ -z - 1/z + 2/z^3 - 10/z^5) is used
+   instead; clamped to [0, 1], the range of the exact value */
+static inline double weight(double y, double eta)
+{
+    const double z = (y > 0.5 ? 1.0 : -1.0) * eta, m = mills(z);
+    double d = z + m;
+    if (z < -100.0) {
+        const double iz = 1.0 / z, iz2 = iz * iz;
+        d = -iz * (1.0 - 2.0 * iz2 + 10.0 * iz2 * iz2);
+    }
+    const double w = m * d;
+    return w < 0.0 ? 0.0 : (w > 1.0 ? 1.0 : w);
+}
+
+static inline double row_offset(const sgfs_engine *e, int row)
+{
+    return e->offset ? e->offset[row] : 0.0;
+}
+
+/* the residuals of a one-pass score (sgfs_rows_score) */
+static double probit_residual(int row, double eta, double unused, void *ctx)
+{
+    (void) unused;
+    const sgfs_engine *e = (const sgfs_engine *) ctx;
+    return residual(e->y[row], eta + row_offset(e, row));
+}
+
+typedef struct change_ctx {
+    const sgfs_engine *e;
+    int order;
+} change_ctx;
+
+static double probit_residual_change(int row, double eta, double eta_c, void *ctx)
+{
+    const change_ctx *c = (const change_ctx *) ctx;
+    const double o = row_offset(c->e, row), y = c->e->y[row];
+    const double first = residual(y, eta + o) - residual(y, eta_c + o);
+    return c->order == 2 ? first + weight(y, eta_c + o) * (eta - eta_c) : first;
+}
+
+static void probit_score(sgfs_engine *e, const double *theta,
+                         const int *idx, int n, double *sum, double *G,
+                         double *loglik)
+{
+    const int P = e->P, D = e->D;
+    if (G == NULL && loglik == NULL) {        /* one pass, no copy */
+        sgfs_rows_score(e->xt, P, idx, n, theta, NULL, probit_residual, e, sum);
+        return;
+    }
+    double *r = e->eta;                      /* eta, with offsets */
+    const double *xb = sgfs_batch_columns(e, theta, idx, n, r);
+    double ll = 0.0;
+    for (int i = 0; i < n; i++) {
+        const double y = e->y[idx[i]];
+        const double z = (y > 0.5 ? 1.0 : -1.0) * r[i], lc = log_cdf(z);
+        ll += lc;
+        r[i] = (y > 0.5 ? 1.0 : -1.0) *
+            (z < -100.0 ? mills(z) : exp(dnorm(z, 0.0, 1.0, 1) - lc));
+    }
+    if (loglik) *loglik = ll;
+    sgfs_x_r(xb, P, n, r, sum);
+    if (G)
+        for (int i = 0; i < n; i++) {
+            const double *restrict u = xb + (size_t) i * P;
+            double *restrict g = G + (size_t) i * D;
+            const double ri = r[i];
+            for (int j = 0; j < P; j++) g[j] = ri * u[j];
+        }
+}
+
+static void probit_score_change(sgfs_engine *e, const double *theta,
+                                const double *centre, int second,
+                                const int *idx, int n, double *sum)
+{
+    change_ctx c = { e, second ? 2 : 1 };
+    sgfs_rows_score(e->xt, e->P, idx, n, theta, centre, probit_residual_change, &c, sum);
+}
+
+static double probit_loglik(sgfs_engine *e, const double *theta,
+                            const int *idx, int n)
+{
+    double *eta = e->eta, ll = 0.0;
+    sgfs_batch_columns(e, theta, idx, n, eta);
+    for (int i = 0; i < n; i++)
+        ll += log_cdf((e->y[idx[i]] > 0.5 ? 1.0 : -1.0) * eta[i]);
+    return ll;
+}
+
+static void probit_neg_hessian(sgfs_engine *e, const double *theta,
+                               const int *idx, int n, double *H)
+{
+    const int P = e->P;
+    double *eta = e->eta;
+    const double *xb = sgfs_batch_columns(e, theta, idx, n, eta);
+    for (int i = 0; i < n; i++) {
+        const double w = sqrt(weight(e->y[idx[i]], eta[i]));
+        const double *restrict u = xb + (size_t) i * P;
+        double *restrict a = e->G + (size_t) i * P;
+        for (int j = 0; j < P; j++) a[j] = w * u[j];
+    }
+    sgfs_crossprod_add(e->G, P, n, H, P);
+}
+
+static int probit_n_pred(const double *mpar)
+{
+    (void) mpar;
+    return 1;
+}
+
+/* keep = predictive(): Phi(u_i' beta) (no offsets: refused in R) */
+static void probit_predict(sgfs_engine *e, const double *theta,
+                           const double *x, int m, double *out)
+{
+    sgfs_xt_beta(x, e->P, m, theta, e->eta);
+    for (int i = 0; i < m; i++) out[i] += pnorm(e->eta[i], 0.0, 1.0, 1, 0);
+}
+
+static int probit_n_out(const double *mpar, int *kind)
+{
+    (void) mpar;
+    *kind = SGFS_OUT_PROBIT;
+    return 1;
+}
+
+static void probit_outputs(sgfs_engine *e, const double *theta, int S,
+                           const double *x, int m, double *z, size_t ldz, size_t ldk)
+{
+    sgfs_linear_outputs(theta, e->D, e->P, 1, S, x, m, z, ldz, ldk);
+}
+
+const sgfs_model sgfs_model_probit = {
+    .name = "probit", .n_par = probit_n_par, .score = probit_score,
+    .loglik = probit_loglik, .neg_hessian = probit_neg_hessian,
+    .n_pred = probit_n_pred, .predict = probit_predict,
+    .score_change = probit_score_change,
+    .n_out = probit_n_out, .outputs = probit_outputs
+};
