@@ -15,9 +15,12 @@ prepare_design <- function(x, y, family, standardize, sigma, levels = NULL) {
     names_x <- colnames(x)
     icpt <- which(names_x == "(Intercept)")
     if (length(icpt) > 1L) stop_arg("x", "has more than one intercept column")
+    ## column summaries one column at a time: no N x P temporaries (apply()
+    ## copies x whole)
+    column <- function(f, type = 0) vapply(seq_len(p), function(j) f(x[, j]), type)
     ## without an "(Intercept)" column, a column of ones is the intercept
-    if (!length(icpt)) icpt <- utils::head(which(colSums(x != 1) == 0), 1L)
-    sds <- apply(x, 2L, stats::sd)
+    if (!length(icpt)) icpt <- utils::head(which(column(function(v) all(v == 1), FALSE)), 1L)
+    sds <- column(stats::sd)
     check_spread(sds, names_x)
     const <- setdiff(which(!(sds > 0)), icpt)
     if (length(const))
@@ -35,7 +38,7 @@ prepare_design <- function(x, y, family, standardize, sigma, levels = NULL) {
             center <- colMeans(x)
             scale <- sds
         } else {
-            scale <- sqrt(colMeans(x^2))
+            scale <- sqrt(column(function(v) mean(v^2)))
         }
         center[icpt] <- 0
         scale[icpt] <- 1
