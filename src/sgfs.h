@@ -334,6 +334,10 @@ void sgfs_metric_to_theta(const sgfs_engine *e, const double *z, double *theta);
 void sgfs_metric_gradients(const sgfs_engine *e, double *g, int m);
 void sgfs_metric_clip(sgfs_engine *e, double *g);
 
+/* blas_threads.c: a threaded BLAS on one thread around the engine's loop */
+int sgfs_blas_single_begin(void);
+void sgfs_blas_single_end(int previous);
+
 /* SEXP helpers */
 SEXP sgfs_list_elt(SEXP list, const char *name);
 
