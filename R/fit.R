@@ -184,10 +184,11 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
                    mpar = design$mpar),
               ## on the internal scale: a gaussian response's is divided by its scale
               if (!is.null(offset)) list(offset = offset / design$y_scale),
+              if (!is.null(design$rows)) list(rows = design$rows),
               prior_arrays(D, parts),
               list(batch_size = batch_size, burnin = burnin, thin = thin),
               if (custom) list(callback = design$callback) else keep_spec(keep, x, design))
-    design$xt <- design$callback <- NULL
+    design$xt <- design$rows <- design$callback <- NULL
     run <- list(spec = spec, design = design, family = family, levels = levels,
                 theta0 = theta0, n_iter = n_iter, chains = chains, cores = cores,
                 progress = progress, grow = grow, max_time = as.double(max_time),

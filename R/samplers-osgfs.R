@@ -122,10 +122,7 @@ pool_score_cov <- function(spec, theta, fixed) {
     all <- .Call(C_sgfs_model_curvature, spec, theta, TRUE)
     if (!length(fixed)) return(list(C = all$score_cov, N = N))
     rows <- fixed + 1L
-    part <- spec
-    part$xt <- spec$xt[, rows, drop = FALSE]
-    part$y <- spec$y[rows]
-    if (!is.null(spec$offset)) part$offset <- spec$offset[rows]
+    part <- slice_rows(spec, rows)
     part$batch_size <- min(length(rows), spec$batch_size)
     fx <- .Call(C_sgfs_model_curvature, part, theta, TRUE)
     n_fixed <- length(rows)

@@ -25,6 +25,9 @@
  *   callback    (optional) R functions the model calls (model_custom.c)
  *   offset      (optional) N doubles added to the linear predictor (the
  *               GLM models); absent or NULL: no offset
+ *   rows        (optional) the compressed-row copy of a mostly-zero design
+ *               (sparse_rows.c) for the one-pass minibatch score; absent
+ *               or NULL: xt alone
  * state (list): theta (D), iter (1), sstate (the sampler's, or empty for a
  *   fresh one), and optionally z (D; with a metric, the sampler's
  *   coordinates, else computed from theta).  They are copied: a fit's state is never modified in place.
@@ -192,6 +195,27 @@ static void setup_centre_hessian(sgfs_engine *e, SEXP prot, SEXP spec)
     e->centre_hessian = H;
 }
 
+/* the optional compressed-row copy (sparse_rows.c), checked against xt */
+static void read_sparse_rows(sgfs_engine *e, SEXP rows)
+{
+    if (rows == NULL || rows == R_NilValue) return;
+    SEXP ptr = sgfs_list_elt(rows, "ptr"), col = sgfs_list_elt(rows, "col"),
+        val = sgfs_list_elt(rows, "val"), shift = sgfs_list_elt(rows, "shift");
+    if (TYPEOF(ptr) != REALSXP || Rf_xlength(ptr) != (R_xlen_t) e->N + 1 ||
+        TYPEOF(col) != INTSXP || TYPEOF(val) != REALSXP ||
+        Rf_xlength(col) != Rf_xlength(val) || TYPEOF(shift) != REALSXP ||
+        Rf_xlength(shift) != e->P || REAL(ptr)[e->N] != (double) Rf_xlength(val))
+        Rf_error("internal error: 'rows' does not match the %d x %d design", e->P, e->N);
+    const int *k = INTEGER(col);
+    for (R_xlen_t a = 0; a < Rf_xlength(col); a++)
+        if (k[a] < 0 || k[a] >= e->P)
+            Rf_error("internal error: 'rows' has a column index out of range");
+    e->rows_ptr = REAL(ptr);
+    e->rows_col = k;
+    e->rows_val = REAL(val);
+    e->rows_shift = REAL(shift);
+}
+
 SEXP sgfs_engine_alloc(void)
 {
     return Rf_allocVector(VECSXP, N_SLOTS);
@@ -222,6 +246,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
             Rf_error("internal error: 'offset' must be %d doubles", e->N);
         e->offset = REAL(offset);
     }
+    read_sparse_rows(e, optional_elt(spec, "rows"));
     e->model = sgfs_find_model(CHAR(STRING_ELT(
         typed_elt(spec, "model", STRSXP, 1), 0)));
     SEXP mpar = typed_elt(spec, "mpar", REALSXP, -1);

@@ -111,17 +111,72 @@ static inline void prefetch_column(const double *u, int P)
 #endif
 }
 
+/* sum_k v_k beta[col_k] over a stored row, four partial sums */
+static inline SGFS_ALWAYS_INLINE double sparse_dot(const double *restrict v, const int *restrict col,
+                                                   R_xlen_t len, const double *restrict beta)
+{
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    R_xlen_t k = 0;
+    for (; k + 4 <= len; k += 4) {
+        s0 += v[k] * beta[col[k]];
+        s1 += v[k + 1] * beta[col[k + 1]];
+        s2 += v[k + 2] * beta[col[k + 2]];
+        s3 += v[k + 3] * beta[col[k + 3]];
+    }
+    for (; k < len; k++) s0 += v[k] * beta[col[k]];
+    return (s0 + s1) + (s2 + s3);
+}
+
+/* sgfs_rows_score on the compressed rows: each row costs its stored
+   entries; the centring enters once, as m' beta and - (sum_i r_i) m */
+static inline SGFS_ALWAYS_INLINE void rows_score_sparse(
+    const sgfs_engine *e, const int *idx, int n, const double *beta, const double *centre,
+    double (*resid)(int, double, double, void *), void *ctx, double *restrict sum)
+{
+    const int P = e->P;
+    const double *restrict m = e->rows_shift, *restrict ptr = e->rows_ptr,
+        *restrict val = e->rows_val;
+    const int *restrict col = e->rows_col;
+    const double mb = dot4(m, beta, P), mc = centre ? dot4(m, centre, P) : 0.0;
+    double r_sum = 0.0;
+    for (int i = 0; i < n; i++) {
+#if defined(__GNUC__)
+        if (i + 2 * PREFETCH_AHEAD < n) __builtin_prefetch(ptr + idx[i + 2 * PREFETCH_AHEAD], 0, 3);
+        if (i + PREFETCH_AHEAD < n) {
+            const size_t a = (size_t) ptr[idx[i + PREFETCH_AHEAD]];
+            __builtin_prefetch(val + a, 0, 3);
+            __builtin_prefetch(col + a, 0, 3);
+        }
+#endif
+        const size_t a = (size_t) ptr[idx[i]];
+        const R_xlen_t len = (R_xlen_t) ((size_t) ptr[idx[i] + 1] - a);
+        const double *restrict v = val + a;
+        const int *restrict c = col + a;
+        const double r = resid(idx[i], sparse_dot(v, c, len, beta) - mb,
+                               centre ? sparse_dot(v, c, len, centre) - mc : 0.0, ctx);
+        for (R_xlen_t k = 0; k < len; k++) sum[c[k]] += r * v[k];
+        r_sum += r;
+    }
+    for (int j = 0; j < P; j++) sum[j] -= r_sum * m[j];
+}
+
 /* sum = sum_i r_i u_i over the examples idx, r_i = resid(idx[i], u_i' beta,
    u_i' centre, ctx) (centre may be NULL: 0 is passed), reading each column
    once, without a copy: the dot products, the residual and the axpy while
-   the column is in L1 */
+   the column is in L1; from the compressed rows where the engine has them */
 SGFS_VECTOR_CLONES
-void sgfs_rows_score(const double *xt, int P, const int *idx, int n,
+void sgfs_rows_score(const sgfs_engine *e, const int *idx, int n,
                      const double *beta, const double *centre,
                      double (*resid)(int, double, double, void *), void *ctx,
                      double *restrict sum)
 {
+    const int P = e->P;
+    const double *xt = e->xt;
     for (int j = 0; j < P; j++) sum[j] = 0.0;
+    if (e->rows_ptr != NULL) {
+        rows_score_sparse(e, idx, n, beta, centre, resid, ctx, sum);
+        return;
+    }
     for (int i = 0; i < n; i++) {
         const double *restrict u = xt + (size_t) idx[i] * P;
         if (i + PREFETCH_AHEAD < n) prefetch_column(xt + (size_t) idx[i + PREFETCH_AHEAD] * P, P);

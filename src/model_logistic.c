@@ -65,7 +65,7 @@ static void logistic_score(sgfs_engine *e, const double *theta,
 {
     const int P = e->P, D = e->D;
     if (G == NULL && loglik == NULL) {        /* one pass, no copy */
-        sgfs_rows_score(e->xt, P, idx, n, theta, NULL,
+        sgfs_rows_score(e, idx, n, theta, NULL,
                         e->offset ? logistic_residual_offset : logistic_residual, e, sum);
         return;
     }
@@ -96,7 +96,7 @@ static void logistic_score_change(sgfs_engine *e, const double *theta,
                                   const int *idx, int n, double *sum)
 {
     change_ctx c = { e, second ? 2 : 1 };
-    sgfs_rows_score(e->xt, e->P, idx, n, theta, centre, logistic_residual_change, &c, sum);
+    sgfs_rows_score(e, idx, n, theta, centre, logistic_residual_change, &c, sum);
 }
 
 static double logistic_loglik(sgfs_engine *e, const double *theta,

@@ -66,7 +66,7 @@ static void poisson_score(sgfs_engine *e, const double *theta,
 {
     const int P = e->P, D = e->D;
     if (G == NULL && loglik == NULL) {        /* one pass, no copy */
-        sgfs_rows_score(e->xt, P, idx, n, theta, NULL, poisson_residual, e, sum);
+        sgfs_rows_score(e, idx, n, theta, NULL, poisson_residual, e, sum);
         return;
     }
     double *r = e->eta;
@@ -97,7 +97,7 @@ static void poisson_score_change(sgfs_engine *e, const double *theta,
                                  const int *idx, int n, double *sum)
 {
     change_ctx c = { e, second ? 2 : 1 };
-    sgfs_rows_score(e->xt, e->P, idx, n, theta, centre, poisson_residual_change, &c, sum);
+    sgfs_rows_score(e, idx, n, theta, centre, poisson_residual_change, &c, sum);
 }
 
 static double poisson_loglik(sgfs_engine *e, const double *theta,

@@ -107,7 +107,7 @@ static void probit_score(sgfs_engine *e, const double *theta,
 {
     const int P = e->P, D = e->D;
     if (G == NULL && loglik == NULL) {        /* one pass, no copy */
-        sgfs_rows_score(e->xt, P, idx, n, theta, NULL, probit_residual, e, sum);
+        sgfs_rows_score(e, idx, n, theta, NULL, probit_residual, e, sum);
         return;
     }
     double *r = e->eta;                      /* eta, with offsets */
@@ -136,7 +136,7 @@ static void probit_score_change(sgfs_engine *e, const double *theta,
                                 const int *idx, int n, double *sum)
 {
     change_ctx c = { e, second ? 2 : 1 };
-    sgfs_rows_score(e->xt, e->P, idx, n, theta, centre, probit_residual_change, &c, sum);
+    sgfs_rows_score(e, idx, n, theta, centre, probit_residual_change, &c, sum);
 }
 
 static double probit_loglik(sgfs_engine *e, const double *theta,

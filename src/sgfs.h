@@ -180,6 +180,12 @@ struct sgfs_engine {
     const double *offset;       /* N offsets added to the linear predictor
                                    (GLMs: binomial, gaussian, poisson), or
                                    NULL for none                              */
+    /* a compressed-row copy of a mostly-zero design (sparse_rows.c), used
+       by the one-pass minibatch score, or NULL: row i's entries are
+       rows_col/rows_val[rows_ptr[i] .. rows_ptr[i + 1] - 1], and
+       u_i = those - rows_shift (the implicit centring)                     */
+    const double *rows_ptr, *rows_val, *rows_shift;
+    const int *rows_col;
     const sgfs_model *model;
     const double *mpar;         /* model settings (e.g. fixed log sigma)       */
     SEXP callback;              /* R functions the model calls (custom models:
@@ -304,10 +310,10 @@ int sgfs_blockdiag_step(sgfs_engine *e, double eps, int K, const double *size);
 
 /* linalg.c: thin BLAS/LAPACK wrappers (FCONE, documented) */
 void sgfs_x_r(const double *xb, int P, int n, const double *r, double *out);
-void sgfs_rows_score(const double *xt, int P, const int *idx, int n,
+void sgfs_rows_score(const sgfs_engine *e, const int *idx, int n,
                      const double *beta, const double *centre,
                      double (*resid)(int, double, double, void *), void *ctx,
-                     double *sum);
+                     double *restrict sum);
 void sgfs_xt_beta(const double *xb, int P, int n, const double *beta, double *eta);
 void sgfs_row_moments(const double *G, int D, int n, double *gbar, double *v);
 void sgfs_center_rows(double *restrict G, int D, int n, double *restrict gbar);
@@ -333,6 +339,9 @@ void sgfs_metric_to_z(const sgfs_engine *e, const double *theta, double *z);
 void sgfs_metric_to_theta(const sgfs_engine *e, const double *z, double *theta);
 void sgfs_metric_gradients(const sgfs_engine *e, double *g, int m);
 void sgfs_metric_clip(sgfs_engine *e, double *g);
+
+/* design_copy.c: back a large array about to be written with huge pages */
+void sgfs_advise_huge_pages(void *p, size_t bytes);
 
 /* blas_threads.c: a threaded BLAS on one thread around the engine's loop */
 int sgfs_blas_single_begin(void);
