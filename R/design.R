@@ -11,8 +11,9 @@ check_spread <- function(sds, names) {
 }
 
 ## the compressed-row copy is made when it stores at most this fraction of
-## the N x P entries
-sparse_fill <- 0.5
+## the N x P entries (the option sgfs.sparse_fill, for the tests: 0 turns
+## it off)
+sparse_fill <- function() getOption("sgfs.sparse_fill", 0.5)
 
 prepare_design <- function(x, y, family, standardize, sigma, levels = NULL) {
     p <- ncol(x)
@@ -78,7 +79,7 @@ prepare_design <- function(x, y, family, standardize, sigma, levels = NULL) {
     ## the one-pass minibatch score's compressed rows (src/sparse_rows.c),
     ## where they keep at most half the entries (binomial and poisson GLMs)
     rows <- if (family$family %in% c("binomial", "poisson"))
-        .Call(C_sgfs_sparse_rows, x, as.double(center), as.double(scale), sparse_fill)
+        .Call(C_sgfs_sparse_rows, x, as.double(center), as.double(scale), sparse_fill())
     list(xt = xt, rows = rows, y = as.double(ys), D = D, p = p, n_coef = p, intercept = icpt,
          x_names = names_x, par_names = par_names, M = M, shift = shift,
          mpar = as.double(mpar), center = center, scale = scale,

@@ -199,20 +199,25 @@ static void setup_centre_hessian(sgfs_engine *e, SEXP prot, SEXP spec)
 static void read_sparse_rows(sgfs_engine *e, SEXP rows)
 {
     if (rows == NULL || rows == R_NilValue) return;
-    SEXP ptr = sgfs_list_elt(rows, "ptr"), col = sgfs_list_elt(rows, "col"),
-        val = sgfs_list_elt(rows, "val"), shift = sgfs_list_elt(rows, "shift");
+    SEXP ptr = sgfs_list_elt(rows, "ptr"), ent = sgfs_list_elt(rows, "ent"),
+        width = sgfs_list_elt(rows, "width"), shift = sgfs_list_elt(rows, "shift");
+    const R_xlen_t stored = Rf_xlength(ent) / 2;
     if (TYPEOF(ptr) != REALSXP || Rf_xlength(ptr) != (R_xlen_t) e->N + 1 ||
-        TYPEOF(col) != INTSXP || TYPEOF(val) != REALSXP ||
-        Rf_xlength(col) != Rf_xlength(val) || TYPEOF(shift) != REALSXP ||
-        Rf_xlength(shift) != e->P || REAL(ptr)[e->N] != (double) Rf_xlength(val))
+        TYPEOF(ent) != REALSXP || Rf_xlength(ent) % 2 != 0 ||
+        TYPEOF(width) != INTSXP || Rf_xlength(width) != 1 || TYPEOF(shift) != REALSXP ||
+        Rf_xlength(shift) != e->P || REAL(ptr)[0] != 0.0 || REAL(ptr)[e->N] != (double) stored)
         Rf_error("internal error: 'rows' does not match the %d x %d design", e->P, e->N);
-    const int *k = INTEGER(col);
-    for (R_xlen_t a = 0; a < Rf_xlength(col); a++)
-        if (k[a] < 0 || k[a] >= e->P)
+    const double *p = REAL(ptr), *x = REAL(ent);
+    const int w = INTEGER(width)[0];
+    for (int i = 0; i < e->N; i++)
+        if (p[i + 1] < p[i] || (w > 0 && p[i + 1] - p[i] != w))
+            Rf_error("internal error: 'rows' has inconsistent row starts");
+    for (R_xlen_t k = 0; k < stored; k++)
+        if (!(x[2 * k + 1] >= 0 && x[2 * k + 1] < e->P))
             Rf_error("internal error: 'rows' has a column index out of range");
-    e->rows_ptr = REAL(ptr);
-    e->rows_col = k;
-    e->rows_val = REAL(val);
+    e->rows_ptr = p;
+    e->rows_ent = x;
+    e->rows_width = w;
     e->rows_shift = REAL(shift);
 }
 

@@ -111,20 +111,34 @@ static inline void prefetch_column(const double *u, int P)
 #endif
 }
 
-/* sum_k v_k beta[col_k] over a stored row, four partial sums */
-static inline SGFS_ALWAYS_INLINE double sparse_dot(const double *restrict v, const int *restrict col,
-                                                   R_xlen_t len, const double *restrict beta)
+/* sum_k v_k beta[col_k] over a stored row of (value, column) pairs, four
+   partial sums */
+static inline SGFS_ALWAYS_INLINE double sparse_dot(const double *restrict ent, R_xlen_t len,
+                                                   const double *restrict beta)
 {
     double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
     R_xlen_t k = 0;
     for (; k + 4 <= len; k += 4) {
-        s0 += v[k] * beta[col[k]];
-        s1 += v[k + 1] * beta[col[k + 1]];
-        s2 += v[k + 2] * beta[col[k + 2]];
-        s3 += v[k + 3] * beta[col[k + 3]];
+        const double *q = ent + 2 * k;
+        s0 += q[0] * beta[(int) q[1]];
+        s1 += q[2] * beta[(int) q[3]];
+        s2 += q[4] * beta[(int) q[5]];
+        s3 += q[6] * beta[(int) q[7]];
     }
-    for (; k < len; k++) s0 += v[k] * beta[col[k]];
+    for (; k < len; k++) s0 += ent[2 * k] * beta[(int) ent[2 * k + 1]];
     return (s0 + s1) + (s2 + s3);
+}
+
+/* the first entry of row i and the number of its entries */
+static inline SGFS_ALWAYS_INLINE const double *sparse_row(const sgfs_engine *e, int i, R_xlen_t *len)
+{
+    if (e->rows_width > 0) {
+        *len = e->rows_width;
+        return e->rows_ent + 2 * (size_t) i * (size_t) e->rows_width;
+    }
+    const size_t a = (size_t) e->rows_ptr[i];
+    *len = (R_xlen_t) ((size_t) e->rows_ptr[i + 1] - a);
+    return e->rows_ent + 2 * a;
 }
 
 /* sgfs_rows_score on the compressed rows: each row costs its stored
@@ -134,27 +148,25 @@ static inline SGFS_ALWAYS_INLINE void rows_score_sparse(
     double (*resid)(int, double, double, void *), void *ctx, double *restrict sum)
 {
     const int P = e->P;
-    const double *restrict m = e->rows_shift, *restrict ptr = e->rows_ptr,
-        *restrict val = e->rows_val;
-    const int *restrict col = e->rows_col;
+    const double *restrict m = e->rows_shift;
     const double mb = dot4(m, beta, P), mc = centre ? dot4(m, centre, P) : 0.0;
     double r_sum = 0.0;
     for (int i = 0; i < n; i++) {
 #if defined(__GNUC__)
-        if (i + 2 * PREFETCH_AHEAD < n) __builtin_prefetch(ptr + idx[i + 2 * PREFETCH_AHEAD], 0, 3);
+        if (e->rows_width == 0 && i + 2 * PREFETCH_AHEAD < n)
+            __builtin_prefetch(e->rows_ptr + idx[i + 2 * PREFETCH_AHEAD], 0, 3);
         if (i + PREFETCH_AHEAD < n) {
-            const size_t a = (size_t) ptr[idx[i + PREFETCH_AHEAD]];
-            __builtin_prefetch(val + a, 0, 3);
-            __builtin_prefetch(col + a, 0, 3);
+            R_xlen_t ahead;
+            const char *c = (const char *) sparse_row(e, idx[i + PREFETCH_AHEAD], &ahead);
+            for (size_t off = 0; off < 2 * (size_t) ahead * sizeof(double); off += 64)
+                __builtin_prefetch(c + off, 0, 3);
         }
 #endif
-        const size_t a = (size_t) ptr[idx[i]];
-        const R_xlen_t len = (R_xlen_t) ((size_t) ptr[idx[i] + 1] - a);
-        const double *restrict v = val + a;
-        const int *restrict c = col + a;
-        const double r = resid(idx[i], sparse_dot(v, c, len, beta) - mb,
-                               centre ? sparse_dot(v, c, len, centre) - mc : 0.0, ctx);
-        for (R_xlen_t k = 0; k < len; k++) sum[c[k]] += r * v[k];
+        R_xlen_t len;
+        const double *restrict q = sparse_row(e, idx[i], &len);
+        const double r = resid(idx[i], sparse_dot(q, len, beta) - mb,
+                               centre ? sparse_dot(q, len, centre) - mc : 0.0, ctx);
+        for (R_xlen_t k = 0; k < len; k++) sum[(int) q[2 * k + 1]] += r * q[2 * k];
         r_sum += r;
     }
     for (int j = 0; j < P; j++) sum[j] -= r_sum * m[j];

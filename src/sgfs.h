@@ -181,11 +181,12 @@ struct sgfs_engine {
                                    (GLMs: binomial, gaussian, poisson), or
                                    NULL for none                              */
     /* a compressed-row copy of a mostly-zero design (sparse_rows.c), used
-       by the one-pass minibatch score, or NULL: row i's entries are
-       rows_col/rows_val[rows_ptr[i] .. rows_ptr[i + 1] - 1], and
-       u_i = those - rows_shift (the implicit centring)                     */
-    const double *rows_ptr, *rows_val, *rows_shift;
-    const int *rows_col;
+       by the one-pass minibatch score, or NULL: row i's entries are the
+       (value, column) pairs rows_ent[2 k], rows_ent[2 k + 1] for k from
+       rows_ptr[i] (= i rows_width when every row has rows_width entries)
+       to rows_ptr[i + 1] - 1, and u_i = those - rows_shift              */
+    const double *rows_ptr, *rows_ent, *rows_shift;
+    int rows_width;
     const sgfs_model *model;
     const double *mpar;         /* model settings (e.g. fixed log sigma)       */
     SEXP callback;              /* R functions the model calls (custom models:

@@ -19,8 +19,11 @@
  * 13 entries; on a9a about 15 of 124.
  *
  *   sgfs_sparse_rows(x, center, scale, max_fill) -> list(ptr = N + 1 row
- *       starts (doubles: more than 2^31 entries are possible), col = the
- *       0-based columns, val = the values, shift = m), or NULL when more
+ *       starts (doubles: more than 2^31 entries are possible), ent = the
+ *       entries as pairs (value, 0-based column as a double), a row's pairs
+ *       contiguous, so that a random row is one stream of cache lines,
+ *       width = the common number of entries of every row or 0 (then a
+ *       row's start needs no look-up in ptr), shift = m), or NULL when more
  *       than max_fill N P entries would be stored (the dense copy is then
  *       as fast).
  */
@@ -49,22 +52,18 @@ SEXP sgfs_sparse_rows(SEXP x, SEXP center, SEXP scale, SEXP max_fill)
     }
     if (stored > fill * (double) N * (double) P) return R_NilValue;
 
-    const char *names[] = {"ptr", "col", "val", "shift", ""};
+    const char *names[] = {"ptr", "ent", "width", "shift", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SEXP ptr = Rf_allocVector(REALSXP, (R_xlen_t) N + 1);
     SET_VECTOR_ELT(out, 0, ptr);
-    SEXP cols = Rf_allocVector(INTSXP, (R_xlen_t) stored);
-    SET_VECTOR_ELT(out, 1, cols);
-    SEXP vals = Rf_allocVector(REALSXP, (R_xlen_t) stored);
-    SET_VECTOR_ELT(out, 2, vals);
+    SEXP ents = Rf_allocVector(REALSXP, 2 * (R_xlen_t) stored);
+    SET_VECTOR_ELT(out, 1, ents);
     SEXP shift = Rf_allocVector(REALSXP, P);
     SET_VECTOR_ELT(out, 3, shift);
-    double *p = REAL(ptr), *v = REAL(vals), *m = REAL(shift);
-    int *k = INTEGER(cols);
+    double *p = REAL(ptr), *ent = REAL(ents), *m = REAL(shift);
     /* random rows are read from them: huge pages against TLB misses */
     sgfs_advise_huge_pages(p, ((size_t) N + 1) * sizeof(double));
-    sgfs_advise_huge_pages(v, (size_t) stored * sizeof(double));
-    sgfs_advise_huge_pages(k, (size_t) stored * sizeof(int));
+    sgfs_advise_huge_pages(ent, 2 * (size_t) stored * sizeof(double));
 
     /* row starts from the rows' counts, then the entries column by column
        (each row's in increasing column order) */
@@ -75,21 +74,24 @@ SEXP sgfs_sparse_rows(SEXP x, SEXP center, SEXP scale, SEXP max_fill)
         for (int i = 0; i < N; i++) next[i] += !sparse[j] || col[i] != 0.0;
     }
     R_xlen_t start = 0;
+    int width = N > 0 ? (int) next[0] : 0;
     for (int i = 0; i < N; i++) {
+        if (next[i] != width) width = 0;
         p[i] = (double) start;
         const R_xlen_t count = next[i];
         next[i] = start;
         start += count;
     }
     p[N] = (double) start;
+    SET_VECTOR_ELT(out, 2, Rf_ScalarInteger(width));
     for (int j = 0; j < P; j++) {
         const double *col = in + (size_t) j * N;
         m[j] = sparse[j] ? c[j] / s[j] : 0.0;
         for (int i = 0; i < N; i++) {
             if (sparse[j] && col[i] == 0.0) continue;
             const R_xlen_t at = next[i]++;
-            k[at] = j;
-            v[at] = sparse[j] ? col[i] / s[j] : (col[i] - c[j]) / s[j];
+            ent[2 * at] = sparse[j] ? col[i] / s[j] : (col[i] - c[j]) / s[j];
+            ent[2 * at + 1] = (double) j;
         }
     }
     UNPROTECT(1);
