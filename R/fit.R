@@ -63,6 +63,7 @@ fit_formula <- function(default, call, env, dots, full_call) {
 
 design_matrix <- function(x, intercept, arg = "x", allow_na = FALSE) {
     if (is.data.frame(x)) x <- as.matrix(x)
+    if (inherits(x, "Matrix")) x <- dense_copy(x, arg)
     if (!is.matrix(x) || !is.numeric(x))
         stop_arg(arg, "must be a numeric matrix (or use the formula interface)")
     if (any(!is.finite(x) & !(allow_na & is.na(x))))
@@ -72,6 +73,16 @@ design_matrix <- function(x, intercept, arg = "x", allow_na = FALSE) {
     if (intercept) x <- cbind(`(Intercept)` = 1, x)
     if (ncol(x) == 0L) stop_arg("x", "has no columns")
     x
+}
+
+## a Matrix package matrix (e.g. sparse, from read_libsvm()) as a dense one:
+## the engine does not sample from sparse data without its dense copy yet
+dense_copy <- function(x, arg) {
+    gb <- 8 * as.double(nrow(x)) * ncol(x) / 2^30
+    tryCatch(as.matrix(x), error = function(e)
+        stop_arg(arg, sprintf("is a %s x %s Matrix whose dense copy (%.3g GB) could not be made: %s",
+                              format(nrow(x), big.mark = ","), format(ncol(x), big.mark = ","),
+                              gb, conditionMessage(e))))
 }
 
 default_batch_size <- function(N) {
