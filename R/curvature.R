@@ -14,6 +14,7 @@ subset_spec <- function(spec, m = 5000L) {
     spec$xt <- spec$xt[, idx, drop = FALSE]
     spec$y <- spec$y[idx]
     if (!is.null(spec$offset)) spec$offset <- spec$offset[idx]
+    if (!is.null(spec$weights)) spec$weights <- spec$weights[idx]
     spec
 }
 

@@ -68,7 +68,7 @@ osgfs.default <- function(x, y, family = binomial(), model = NULL,
                           init = NULL, standardize = TRUE,
                           progress = interactive(), stepsize = 1, mode = NULL,
                           opt_iter = 10000L, prior_intercept = NULL,
-                          sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE, offset = NULL,
+                          sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE, offset = NULL, weights = NULL,
                           stratify = TRUE, ...) {
     no_dots(...)
     stratify <- check_flag(stratify, "stratify")
@@ -126,6 +126,7 @@ pool_score_cov <- function(spec, theta, fixed) {
     part$xt <- spec$xt[, rows, drop = FALSE]
     part$y <- spec$y[rows]
     if (!is.null(spec$offset)) part$offset <- spec$offset[rows]
+    if (!is.null(spec$weights)) part$weights <- spec$weights[rows]
     part$batch_size <- min(length(rows), spec$batch_size)
     fx <- .Call(C_sgfs_model_curvature, part, theta, TRUE)
     n_fixed <- length(rows)
