@@ -14,11 +14,12 @@ subset_spec <- function(spec, m = 5000L) {
 }
 
 ## the spec of the rows idx (1-based) of spec's data: their columns of xt,
-## responses and offsets; without the compressed-row copy
+## responses, offsets and weights; without the compressed-row copy
 slice_rows <- function(spec, idx) {
     spec$xt <- spec$xt[, idx, drop = FALSE]
     spec$y <- spec$y[idx]
     if (!is.null(spec$offset)) spec$offset <- spec$offset[idx]
+    if (!is.null(spec$weights)) spec$weights <- spec$weights[idx]
     spec$rows <- NULL
     spec
 }

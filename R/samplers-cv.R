@@ -94,7 +94,7 @@ sgldcv.default <- function(x, y, family = binomial(), model = NULL,
                            schedule = "constant", centre = NULL,
                            opt_iter = 10000L, opt_stepsize = NULL,
                            prior_intercept = NULL, sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE,
-                           intercept = TRUE, offset = NULL, metric = NULL, ...) {
+                           intercept = TRUE, offset = NULL, weights = NULL, metric = NULL, ...) {
     no_dots(...)
     metric <- check_metric(metric)
     run <- prepare_run_here(environment())

@@ -53,7 +53,7 @@ isgd.default <- function(x, y, family = binomial(), model = NULL,
                          progress = interactive(), stepsize = NULL,
                          warmup = NULL, groups = NULL,
                          prior_intercept = NULL, sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE,
-                         intercept = TRUE, offset = NULL, ...) {
+                         intercept = TRUE, offset = NULL, weights = NULL, ...) {
     no_dots(...)
     run <- prepare_run_here(environment())
     if (!is.null(stepsize)) stepsize <- check_positive(stepsize, "stepsize")

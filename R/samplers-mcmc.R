@@ -65,7 +65,7 @@ mala.default <- function(x, y, family = binomial(), model = NULL,
                          mass = c("dense", "diagonal", "identity"),
                          target_accept = 0.574, adapt = TRUE,
                          prior_intercept = NULL, sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE,
-                         intercept = TRUE, offset = NULL, ...) {
+                         intercept = TRUE, offset = NULL, weights = NULL, ...) {
     no_dots(...)
     run <- prepare_run_here(environment())
     setup <- metropolis_setup(run, "mala", stepsize, mass, target_accept, adapt,
@@ -94,7 +94,7 @@ hmc.default <- function(x, y, family = binomial(), model = NULL,
                         mass = c("dense", "diagonal", "identity"),
                         target_accept = 0.8, adapt = TRUE,
                         prior_intercept = NULL, sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE,
-                        intercept = TRUE, offset = NULL, ...) {
+                        intercept = TRUE, offset = NULL, weights = NULL, ...) {
     no_dots(...)
     run <- prepare_run_here(environment())
     if (!is.null(n_leapfrog)) n_leapfrog <- check_count(n_leapfrog, "n_leapfrog", 1L, 1e6)

@@ -59,7 +59,7 @@ sghmc.default <- function(x, y, family = binomial(), model = NULL,
                           schedule = "constant", friction = 0.01,
                           trajectory = NULL, noise_estimate = FALSE,
                           prior_intercept = NULL, sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE,
-                          intercept = TRUE, offset = NULL, metric = NULL, ...) {
+                          intercept = TRUE, offset = NULL, weights = NULL, metric = NULL, ...) {
     no_dots(...)
     metric <- check_metric(metric)
     run <- prepare_run_here(environment())
@@ -120,7 +120,7 @@ sgnht.default <- function(x, y, family = binomial(), model = NULL,
                           progress = interactive(), stepsize = NULL,
                           schedule = "constant", diffusion = 0.01,
                           prior_intercept = NULL, sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE,
-                          intercept = TRUE, offset = NULL, metric = NULL, ...) {
+                          intercept = TRUE, offset = NULL, weights = NULL, metric = NULL, ...) {
     no_dots(...)
     metric <- check_metric(metric)
     run <- prepare_run_here(environment())

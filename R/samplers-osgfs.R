@@ -68,7 +68,7 @@ osgfs.default <- function(x, y, family = binomial(), model = NULL,
                           init = NULL, standardize = TRUE,
                           progress = interactive(), stepsize = 1, mode = NULL,
                           opt_iter = 10000L, prior_intercept = NULL,
-                          sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE, offset = NULL,
+                          sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE, offset = NULL, weights = NULL,
                           stratify = TRUE, ...) {
     no_dots(...)
     stratify <- check_flag(stratify, "stratify")

@@ -56,7 +56,7 @@ sga.default <- function(x, y, family = binomial(), model = NULL,
                         standardize = TRUE, progress = interactive(),
                         stepsize = NULL, schedule = NULL, momentum = 0,
                         optimizer = NULL, prior_intercept = NULL, sigma = NULL,
-                        intercept = TRUE, offset = NULL, ...) {
+                        intercept = TRUE, offset = NULL, weights = NULL, ...) {
     no_dots(...)
     chains <- cores <- 1L
     run <- prepare_run_here(environment())

@@ -37,8 +37,18 @@
 #'   factor for `binomial()` (as in [stats::glm()], the second level is the
 #'   event whose probability is modelled), numbers for `gaussian()`, counts
 #'   (non-negative whole numbers) for `poisson()`; left out for a
-#'   [custom_model()].
+#'   [custom_model()].  For `binomial()` also, as in [stats::glm()], a
+#'   two-column matrix `cbind(successes, failures)` of non-negative whole
+#'   numbers (the model is that of the proportion \eqn{s/(s+f)} with
+#'   weight \eqn{s + f}, times any `weights`; rows of no trial are kept with
+#'   weight 0, as [stats::glm()] keeps them: they count for nothing), or
+#'   proportions between 0 and 1 with `weights` giving the trials.
 #' @param formula,data,subset,na.action as in [stats::glm()].
+#' @param contrasts for the formula method: a list of contrasts for
+#'   factors of the formula, as [stats::glm()] and [stats::model.matrix()]
+#'   take them (e.g. `list(f = "contr.sum")` or `list(f = contr.helmert)`);
+#'   the fit keeps them for [predict.sgfit()], `update()` and
+#'   `model.matrix()`.
 #' @param family `binomial()` (logit link, or `binomial(link = "probit")`;
 #'   GLMs only), `gaussian()` (identity link),
 #'   `poisson()` (log link; for GLMs, not yet for networks) or
@@ -128,6 +138,20 @@
 #'   evaluate a formula fit's offsets in `newdata`; a matrix fit's new rows
 #'   need their `offset` given.  Not for networks, [categorical()] or
 #'   `keep = predictive()`.
+#' @param weights `NULL`, or prior weights, one non-negative finite number
+#'   per row (some may be zero, not all), for `binomial()`, `gaussian()`
+#'   and `poisson()` GLMs, as in [stats::glm()]: the log-likelihood is
+#'   \eqn{\sum_i w_i \ell_i(\theta)}{sum_i w_i l_i(theta)} for `binomial()`
+#'   (logit and probit) and `poisson()`; for `gaussian()` they are
+#'   precisions, \eqn{y_i \sim N(\eta_i, \sigma^2 / w_i)}{y_i ~ N(eta_i,
+#'   sigma^2 / w_i)} (which enters the likelihood of \eqn{\sigma}{sigma} too);
+#'   a row of weight 0 counts for nothing.  The formula method evaluates them
+#'   in `data`, as [stats::glm()] does; they apply to every minibatch score,
+#'   the mode, the curvature, the rows every minibatch holds and the
+#'   draw-level methods (see [sgfit-posterior]).  Integer weights \eqn{k}
+#'   give the posterior of the data with each row repeated \eqn{k} times
+#'   (`binomial()`, `poisson()`).  Not for networks, [categorical()] or a
+#'   [custom_model()].
 #' @param robust `TRUE` for SGFS's robust rule: the prior's precision
 #'   \eqn{\Lambda} is scaled with the data's Fisher information,
 #'   \eqn{B = \gamma N I_t + \Lambda}, \eqn{A = (1 + \alpha^2)B},
@@ -179,7 +203,7 @@ sgfs.default <- function(x, y, family = binomial(), model = NULL,
                          progress = interactive(),
                          preconditioner = c("full", "diagonal", "block"), alpha = 1,
                          schedule = "constant", prior_intercept = NULL,
-                         sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE, offset = NULL, blocks = NULL,
+                         sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE, offset = NULL, weights = NULL, blocks = NULL,
                          robust = TRUE, ...) {
     no_dots(...)
     robust <- check_flag(robust, "robust")
@@ -286,7 +310,7 @@ sgld.default <- function(x, y, family = binomial(), model = NULL,
                          init = "map", standardize = TRUE,
                          progress = interactive(), stepsize = NULL,
                          schedule = "constant", prior_intercept = NULL,
-                         sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE, offset = NULL, metric = NULL, ...) {
+                         sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE, offset = NULL, weights = NULL, metric = NULL, ...) {
     no_dots(...)
     metric <- check_metric(metric)
     run <- prepare_run_here(environment())
@@ -325,6 +349,8 @@ prepare_run_here <- function(frame) {
 
 no_dots <- function(...) {
     extra <- names(list(...))
+    if ("contrasts" %in% extra)
+        stop_arg("contrasts", "is for the formula method: a matrix x is already coded")
     if (length(extra))
         stop(sprintf("unknown argument(s): %s",
                      paste(ifelse(nzchar(extra), extra, "<unnamed>"), collapse = ", ")),

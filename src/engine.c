@@ -28,6 +28,9 @@
  *   rows        (optional) the compressed-row copy of a mostly-zero design
  *               (sparse_rows.c) for the one-pass minibatch score; absent
  *               or NULL: xt alone
+ *   weights     (optional) N non-negative doubles, the rows' prior weights
+ *               (the GLM models: logistic, probit, poisson, gaussian);
+ *               absent or NULL: every row weight 1
  * state (list): theta (D), iter (1), sstate (the sampler's, or empty for a
  *   fresh one), and optionally z (D; with a metric, the sampler's
  *   coordinates, else computed from theta).  They are copied: a fit's state is never modified in place.
@@ -251,9 +254,18 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
             Rf_error("internal error: 'offset' must be %d doubles", e->N);
         e->offset = REAL(offset);
     }
+    SEXP weights = optional_elt(spec, "weights");
+    if (weights != NULL && weights != R_NilValue) {
+        if (TYPEOF(weights) != REALSXP || Rf_xlength(weights) != e->N)
+            Rf_error("internal error: 'weights' must be %d doubles", e->N);
+        e->weights = REAL(weights);
+    }
     read_sparse_rows(e, optional_elt(spec, "rows"));
     e->model = sgfs_find_model(CHAR(STRING_ELT(
         typed_elt(spec, "model", STRSXP, 1), 0)));
+    if (e->weights && strcmp(e->model->name, "logistic") && strcmp(e->model->name, "probit") &&
+        strcmp(e->model->name, "poisson") && strcmp(e->model->name, "gaussian"))
+        Rf_error("internal error: the %s model takes no weights", e->model->name);
     SEXP mpar = typed_elt(spec, "mpar", REALSXP, -1);
     e->mpar = REAL(mpar);
     SEXP callback = optional_elt(spec, "callback");

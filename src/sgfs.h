@@ -180,6 +180,10 @@ struct sgfs_engine {
     const double *offset;       /* N offsets added to the linear predictor
                                    (GLMs: binomial, gaussian, poisson), or
                                    NULL for none                              */
+    const double *weights;      /* N prior weights w_i >= 0 (the GLMs:
+                                   l(theta) = sum_i w_i l_i(theta); gaussian:
+                                   precisions, y_i ~ N(eta_i, sigma^2 / w_i)),
+                                   or NULL: every row weight 1               */
     /* a compressed-row copy of a mostly-zero design (sparse_rows.c), used
        by the one-pass minibatch score, or NULL: row i's entries are the
        (value, column) pairs rows_ent[2 k], rows_ent[2 k + 1] for k from
@@ -277,6 +281,15 @@ void sgfs_minibatch(sgfs_batch *b, int N, int n);
 void sgfs_gather_dot(const double *xt, int P, const int *idx, int n,
                      const double *beta, double *xb, double *eta);
 void sgfs_add_offset(const sgfs_engine *e, const int *idx, int n, double *eta);
+/* row's prior weight (1 without weights) and offset (0 without) */
+static inline double sgfs_row_weight(const sgfs_engine *e, int row)
+{
+    return e->weights ? e->weights[row] : 1.0;
+}
+static inline double sgfs_row_offset(const sgfs_engine *e, int row)
+{
+    return e->offset ? e->offset[row] : 0.0;
+}
 const double *sgfs_batch_columns(sgfs_engine *e, const double *beta,
                                  const int *idx, int n, double *eta);
 double sgfs_full_score(sgfs_engine *e, const double *theta, double *sum);
