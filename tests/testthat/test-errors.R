@@ -300,3 +300,18 @@ test_that("a rule's settings (spar) that are too few are refused by the engine",
                      sprintf("the '%s' rule needs [0-9]+ settings", spec$sampler))
     }
 })
+
+test_that("SGFS's failure hint names a Fisher information far below the curvature", {
+    ## a gaussian model with sigma fixed at 10 x the noise: the residuals'
+    ## spread, hence the empirical Fisher, is 1/100 of the curvature
+    x <- withr::with_seed(7, matrix(stats::rnorm(3000), 1500, 2))
+    y <- drop(x %*% c(1, -1)) + withr::with_seed(8, stats::rnorm(1500))
+    wrong <- suppressWarnings(sgfs(x, y, family = gaussian(), sigma = 10, n_iter = 300,
+                                   progress = FALSE))
+    hint <- sgfs:::fisher_hint(attr(wrong, "sgfit"), "none")
+    expect_match(hint, "empirical Fisher information, which here is 0.0[0-9]+ times")
+    expect_match(hint, "use sgldcv()", fixed = TRUE)
+    ## with sigma sampled the two agree and the usual advice stands
+    right <- sgfs(x, y, family = gaussian(), n_iter = 300, progress = FALSE)
+    expect_identical(sgfs:::fisher_hint(attr(right, "sgfit"), "none"), "none")
+})
