@@ -3,8 +3,8 @@
 #' The categorical family: softmax regression for K classes
 #'
 #' For a factor response with K levels: multinomial logistic (softmax)
-#' regression, \eqn{P(y = k) \propto \exp(x'\beta_k)}, with the first level
-#' as the reference class (\eqn{\beta_1 = 0}), so that every parameter is
+#' regression, \eqn{P(y = k) \propto \exp(x'\beta_k)}{P(y = k) propto exp(x'beta_k)}, with the first level
+#' as the reference class (\eqn{\beta_1 = 0}{beta_1 = 0}), so that every parameter is
 #' identified by the likelihood (a full softmax would leave one direction to
 #' the prior alone, and the Fisher information used by SGFS singular).  The
 #' parameters are named `level:predictor`, for levels 2 to K.

@@ -20,9 +20,9 @@
 #'   \sqrt{\mu (1 - \mu)}}{(y - mu) / sqrt(mu (1 - mu))} for `binomial()`,
 #'   \eqn{(y - \mu) / \sqrt{\mu}}{(y - mu) / sqrt(mu)} for `poisson()`,
 #'   and \eqn{y - \mu}{y - mu} for `gaussian()` (not divided by sigma);
-#'   with prior weights \eqn{w_i}, multiplied by \eqn{\sqrt{w_i}}{sqrt(w_i)}, as
+#'   with prior weights \eqn{w_i}{w_i}, multiplied by \eqn{\sqrt{w_i}}{sqrt(w_i)}, as
 #'   glm's weighted Pearson residuals (for a `cbind(successes, failures)`
-#'   response, \eqn{y} is the proportion of successes and \eqn{w_i} the
+#'   response, \eqn{y}{y} is the proportion of successes and \eqn{w_i}{w_i} the
 #'   trials times the prior weight).
 #' * `weights()`: the prior weights as [stats::glm()] keeps them
 #'   (`prior.weights`): the `weights` given (1 without), times the trials
@@ -41,7 +41,7 @@
 #'   (`sigma()` of a binomial [stats::glm()] fit estimates it instead, as
 #'   \eqn{\sqrt{D / (n - p)}}{sqrt(deviance / (n - p))}.)
 #' * `confint()`: equal-tailed posterior credible intervals, the
-#'   \eqn{(1 - level)/2} and \eqn{(1 + level)/2} quantiles of the draws (all
+#'   \eqn{(1 - level)/2}{(1 - level)/2} and \eqn{(1 + level)/2}{(1 + level)/2} quantiles of the draws (all
 #'   chains pooled; [stats::quantile()], type 7).  These are posterior
 #'   quantiles, not the normal approximation mean \eqn{\pm}{+-} 1.96 sd that
 #'   [stats::confint.default()] would give.

@@ -40,13 +40,13 @@
 #'   levels (attribute `levels`), as 'brms' returns.  Random numbers come
 #'   from R's generator.
 #' * `log_lik()`: the pointwise log-likelihood, \eqn{\log p(y_i \mid
-#'   \theta_s)}{log p(y_i | theta_s)} for draw \eqn{s} and observation
-#'   \eqn{i}: the log density of the response on its original scale for
+#'   \theta_s)}{log p(y_i | theta_s)} for draw \eqn{s}{s} and observation
+#'   \eqn{i}{i}: the log density of the response on its original scale for
 #'   `gaussian()`.  With `weights` (or a `cbind(successes, failures)`
 #'   response) each row's value is its term of the fit's weighted
 #'   log-likelihood: \eqn{w_i \log p(y_i \mid \theta_s)}{w_i log p(y_i |
 #'   theta_s)} for `binomial()` and `poisson()`, as 'rstanarm' weighs rows
-#'   (a row of \eqn{m_i} trials has the binomial density of its successes,
+#'   (a row of \eqn{m_i}{m_i} trials has the binomial density of its successes,
 #'   coefficient included); for `gaussian()`, whose weights are precisions,
 #'   the log density of \eqn{N(\mu, \sigma^2 / w_i)}{N(mu, sigma^2 / w_i)}
 #'   (0 for a row of weight 0; 'rstanarm', whose gaussian weights are
@@ -55,7 +55,7 @@
 #'   [loo.sgfit()]).  For a [custom_model()] fit it is the model's own
 #'   `loglik` function at each draw (one R call per draw, at R's speed).
 #' * `posterior_interval()`: central posterior intervals of the parameters
-#'   (the \eqn{(1 - prob)/2} and \eqn{(1 + prob)/2} quantiles of the draws,
+#'   (the \eqn{(1 - prob)/2}{(1 - prob)/2} and \eqn{(1 + prob)/2}{(1 + prob)/2} quantiles of the draws,
 #'   all chains pooled), a matrix with one row per parameter, as
 #'   'rstanarm' returns.
 #' * `predictive_interval()`: central intervals of `posterior_predict()`,
