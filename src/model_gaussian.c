@@ -106,16 +106,10 @@ static void gaussian_score(sgfs_engine *e, const double *theta,
     double log_sigma = residuals(e, theta, idx, n, &xb);
     double prec = exp(-2.0 * log_sigma);
     for (int i = 0; i < n; i++) rss += r[i] * r[i];
-    if (G)
-        for (int i = 0; i < n; i++) {
-            const double *restrict u = xb + (size_t) i * P;
-            double *restrict g = G + (size_t) i * D;
-            const double ri = r[i] * prec;
-            for (int j = 0; j < P; j++) g[j] = ri * u[j];
-            if (has_sigma) g[P] = r[i] * r[i] * prec - 1.0;
-        }
+    if (G && has_sigma)
+        for (int i = 0; i < n; i++) G[P + (size_t) i * D] = r[i] * r[i] * prec - 1.0;
     for (int i = 0; i < n; i++) r[i] *= prec;
-    sgfs_x_r(xb, P, n, r, sum);
+    sgfs_glm_scores(xb, P, n, r, sum, G, D);
     if (has_sigma) sum[P] = rss * prec - n;
     if (loglik) *loglik = -n * (log_sigma + HALF_LOG_2PI) - 0.5 * rss * prec;
 }

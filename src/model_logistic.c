@@ -95,14 +95,7 @@ static void logistic_score(sgfs_engine *e, const double *theta,
     } else {
         for (int i = 0; i < n; i++) r[i] = e->y[idx[i]] - sgfs_sigmoid(r[i]);
     }
-    sgfs_x_r(xb, P, n, r, sum);
-    if (G)
-        for (int i = 0; i < n; i++) {
-            const double *restrict u = xb + (size_t) i * P;
-            double *restrict g = G + (size_t) i * D;
-            const double ri = r[i];
-            for (int j = 0; j < P; j++) g[j] = ri * u[j];
-        }
+    sgfs_glm_scores(xb, P, n, r, sum, G, D);
 }
 
 /* sum_i [g_i(theta) - g_i(centre)] = sum_i [s(c_i) - s(eta_i)] u_i (s the

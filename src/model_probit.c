@@ -157,14 +157,7 @@ static void probit_score(sgfs_engine *e, const double *theta,
             (z < -100.0 ? mills(z) : exp(dnorm(z, 0.0, 1.0, 1) - lc));
     }
     if (loglik) *loglik = ll;
-    sgfs_x_r(xb, P, n, r, sum);
-    if (G)
-        for (int i = 0; i < n; i++) {
-            const double *restrict u = xb + (size_t) i * P;
-            double *restrict g = G + (size_t) i * D;
-            const double ri = r[i];
-            for (int j = 0; j < P; j++) g[j] = ri * u[j];
-        }
+    sgfs_glm_scores(xb, P, n, r, sum, G, D);
 }
 
 static void probit_score_change(sgfs_engine *e, const double *theta,

@@ -324,6 +324,8 @@ int sgfs_blockdiag_step(sgfs_engine *e, double eps, int K, const double *size);
 
 /* linalg.c: thin BLAS/LAPACK wrappers (FCONE, documented) */
 void sgfs_x_r(const double *xb, int P, int n, const double *r, double *out);
+void sgfs_glm_scores(const double *xb, int P, int n, const double *r, double *sum,
+                     double *G, int ldg);
 void sgfs_rows_score(const sgfs_engine *e, const int *idx, int n,
                      const double *beta, const double *centre,
                      double (*resid)(int, double, double, void *), void *ctx,
