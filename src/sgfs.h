@@ -356,8 +356,10 @@ void sgfs_metric_to_theta(const sgfs_engine *e, const double *z, double *theta);
 void sgfs_metric_gradients(const sgfs_engine *e, double *g, int m);
 void sgfs_metric_clip(sgfs_engine *e, double *g);
 
-/* design_copy.c: back a large array about to be written with huge pages */
+/* design_copy.c: back a large array about to be written with huge pages;
+   check a design and its centres and scales */
 void sgfs_advise_huge_pages(void *p, size_t bytes);
+void sgfs_check_design(SEXP x, SEXP center, SEXP scale);
 
 /* blas_threads.c: a threaded BLAS on one thread around the engine's loop */
 int sgfs_blas_single_begin(void);

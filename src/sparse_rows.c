@@ -31,12 +31,8 @@
 
 SEXP sgfs_sparse_rows(SEXP x, SEXP center, SEXP scale, SEXP max_fill)
 {
-    if (TYPEOF(x) != REALSXP || !Rf_isMatrix(x))
-        Rf_error("internal error: 'x' must be a double matrix");
+    sgfs_check_design(x, center, scale);
     const int N = Rf_nrows(x), P = Rf_ncols(x);
-    if (TYPEOF(center) != REALSXP || TYPEOF(scale) != REALSXP ||
-        Rf_length(center) != P || Rf_length(scale) != P)
-        Rf_error("internal error: 'center' and 'scale' must have %d values", P);
     const double *in = REAL(x), *c = REAL(center), *s = REAL(scale);
     const double fill = Rf_asReal(max_fill);
 
