@@ -120,10 +120,11 @@ predictor_design <- function(x, y, family, model, standardize, sigma, intercept,
             stop_arg("sigma", "can only be fixed for gaussian()")
         sigma <- check_positive(sigma, "sigma")
     }
-    if (!is.null(model) && (family$family == "poisson" || family$link == "probit"))
+    if (!is.null(model) && family$link == "probit")
         stop_arg("family", sprintf("%s(link = \"%s\") is available for GLMs (model = NULL), not ",
                                    family$family, family$link),
-                 "yet for networks: give mlp() a binomial() (logit), gaussian() or categorical() family")
+                 "yet for networks: give mlp() a binomial() (logit), gaussian(), poisson() or ",
+                 "categorical() family")
     standardize <- check_flag(standardize, "standardize")
     design <- if (is.null(model))
         prepare_design(x, response$y, family, standardize, sigma, response$levels)

@@ -7,7 +7,9 @@
 #' `binomial()`, a softmax over the K levels for `categorical()` (the first
 #' level the reference, with logit 0, as for the GLM), one identity unit
 #' with noise sd \eqn{\sigma}{sigma} (parameter `log_sigma`, unless `sigma` is
-#' fixed) for `gaussian()`.  Layer \eqn{l}{l} computes
+#' fixed) for `gaussian()`, one unit giving the log mean for `poisson()`
+#' (counts; its output is not clipped, so a chain whose mean overflows stops
+#' as diverged).  Layer \eqn{l}{l} computes
 #' \eqn{h_l = \phi(W_l' h_{l-1} + b_l)}{h_l = phi(W_l' h_(l-1) + b_l)} from \eqn{h_0}{h_0} the standardised
 #' predictors (without intercept column: every layer has biases).
 #'
@@ -97,7 +99,7 @@ mlp_design <- function(model, x, y, family, standardize, sigma, levels) {
     y_center <- if (gaussian && standardize) mean(y) else 0
     y_scale <- if (gaussian && standardize) stats::sd(y) else 1
     if (!(y_scale > 0)) stop_arg("y", "is constant")
-    out <- switch(family$family, binomial = 1L, gaussian = 1L,
+    out <- switch(family$family, binomial = 1L, gaussian = 1L, poisson = 1L,
                   categorical = length(levels) - 1L)
     widths <- c(P, model$hidden, out)
     L <- length(widths) - 1L
@@ -128,7 +130,8 @@ mlp_design <- function(model, x, y, family, standardize, sigma, levels) {
          n_coef = length(layer), intercept = integer(0), x_names = colnames(x),
          par_names = c(unlist(layer_names), if (sample_sigma) "log_sigma"),
          M = M, shift = shift,
-         mpar = as.double(c(switch(family$family, binomial = 0, gaussian = 1, categorical = 2),
+         mpar = as.double(c(switch(family$family, binomial = 0, gaussian = 1, categorical = 2,
+                                   poisson = 3),
                             out, match(model$activation, c("tanh", "logistic", "relu")) - 1,
                             L - 1L, model$hidden, if (L == 2L) 0,
                             if (!gaussian) 0 else if (sample_sigma) NA else log(sigma / y_scale))),

@@ -90,7 +90,11 @@ osgfs.default <- function(x, y, family = binomial(), model = NULL,
             H <- lap$H
         } else {
             if (is.null(mode)) mode <- run_sga(run, opt_iter, opt_iter %/% 2L)$estimate
-            fit <- newton_mode(run$spec, mode, max_steps = 10L)
+            fit <- tryCatch(newton_mode(run$spec, mode, max_steps = 10L), error = function(e)
+                stop("osgfs() needs a local mode where the curvature is positive definite, and ",
+                     "Newton's method from the starting estimate did not reach one (a network ",
+                     "has saddle points): give mode = a better estimate, or use sgld() or sghmc()",
+                     call. = FALSE))
             mode <- fit$mode
             H <- fit$curvature$H
         }

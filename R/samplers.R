@@ -51,7 +51,7 @@
 #'   `model.matrix()`.
 #' @param family `binomial()` (logit link, or `binomial(link = "probit")`;
 #'   GLMs only), `gaussian()` (identity link),
-#'   `poisson()` (log link; for GLMs, not yet for networks) or
+#'   `poisson()` (log link; GLMs and [mlp()] networks) or
 #'   [categorical()].  Other links are refused.  A Poisson chain is not
 #'   protected against \eqn{\exp(\eta)}{exp(eta)} overflowing: a chain
 #'   whose linear predictor runs past about 709 stops as diverged.

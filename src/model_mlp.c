@@ -11,7 +11,9 @@
  *   gaussian:    l = -log s - log(2 pi)/2 - r^2 / (2 s^2), r = y - z,
  *                delta_L = r / s^2,  dl/dlog s = r^2 / s^2 - 1;
  *   categorical: softmax with class 0 the reference (logit 0),
- *                delta_L = e_y - p.
+ *                delta_L = e_y - p;
+ *   poisson:     l = y z - exp(z) - log y!  (z the log mean),
+ *                delta_L = y - exp(z).
  * Back-propagation: delta_{l-1} = (W_l delta_l) .* phi'(a_{l-1}), with
  * phi' from h: 1 - h^2 (tanh), h (1 - h) (logistic), 1{h > 0} (relu), and
  *   dl/dW_l = h_{l-1} delta_l',   dl/db_l = delta_l.
@@ -19,7 +21,7 @@
  * per-example scores are the outer products h_{l-1,i} delta_{l,i}'.
  *
  * theta = (vec W_1, b_1, ..., vec W_L, b_L, [log_sigma]).
- * mpar = (output: 0 binomial, 1 gaussian, 2 categorical; w_L; activation:
+ * mpar = (output: 0 binomial, 1 gaussian, 2 categorical, 3 poisson; w_L; activation:
  *         0 tanh, 1 logistic, 2 relu; hidden layers L - 1; w_1; w_2;
  *         fixed log sigma or NA when it is sampled).
  * Scratch (e->eta): h_l and delta_l of the hidden layers and z, w_L x n.
@@ -30,7 +32,7 @@
 #define HALF_LOG_2PI 0.918938533204672741780329736406
 #define MAX_LAYERS 3
 
-enum { OUT_BINOMIAL = 0, OUT_GAUSSIAN = 1, OUT_CATEGORICAL = 2 };
+enum { OUT_BINOMIAL = 0, OUT_GAUSSIAN = 1, OUT_CATEGORICAL = 2, OUT_POISSON = 3 };
 enum { ACT_TANH = 0, ACT_LOGISTIC = 1, ACT_RELU = 2 };
 
 typedef struct mlp_shape {
@@ -70,7 +72,7 @@ static int whole_in(double x, double lo, double hi)
 /* the settings are read by shape_of() everywhere else: checked here, once */
 static int mlp_n_par(int P, const double *mpar, int n_mpar)
 {
-    if (n_mpar < 7 || !whole_in(mpar[0], 0, 2) || !whole_in(mpar[2], 0, 2) ||
+    if (n_mpar < 7 || !whole_in(mpar[0], 0, OUT_POISSON) || !whole_in(mpar[2], 0, 2) ||
         !whole_in(mpar[3], 1, MAX_LAYERS - 1) || !whole_in(mpar[1], 1, 1e6))
         return -1;
     double widths[MAX_LAYERS + 1], D = 0.0;
@@ -175,6 +177,12 @@ static double output_delta(const sgfs_engine *e, const mlp_shape *s,
     double ll = 0.0;
     if (s->out == OUT_BINOMIAL) {
         for (int i = 0; i < n; i++) z[i] = sgfs_binomial_residual(e->y[idx[i]], z[i], &ll);
+    } else if (s->out == OUT_POISSON) {
+        for (int i = 0; i < n; i++) {
+            const double y = e->y[idx[i]], mu = exp(z[i]);
+            ll += y * z[i] - mu - lgamma(y + 1.0);
+            z[i] = y - mu;
+        }
     } else if (s->out == OUT_CATEGORICAL) {
         for (int i = 0; i < n; i++) {
             double *zi = z + (size_t) i * K;
@@ -258,6 +266,8 @@ static void mlp_predict(sgfs_engine *e, const double *theta, const double *x,
     forward(e, &s, theta, x, m, h, delta);
     double *z = delta[s.L];
     if (s.out == OUT_BINOMIAL) sgfs_add_binomial_pred(z, 1, m, out);
+    else if (s.out == OUT_POISSON)
+        for (int i = 0; i < m; i++) out[i] += exp(z[i]);
     else if (s.out == OUT_GAUSSIAN)
         sgfs_add_gaussian_pred(z, 1, m, log_sigma_of(&s, theta, e->mpar), out);
     else sgfs_add_class_pred(z, 1, (size_t) s.w[s.L], m, s.w[s.L], out);
@@ -267,7 +277,8 @@ static int mlp_n_out(const double *mpar, int *kind)
 {
     const int out = (int) mpar[0];
     *kind = out == OUT_CATEGORICAL ? SGFS_OUT_CATEGORICAL
-          : out == OUT_GAUSSIAN ? SGFS_OUT_GAUSSIAN : SGFS_OUT_BINOMIAL;
+          : out == OUT_GAUSSIAN ? SGFS_OUT_GAUSSIAN
+          : out == OUT_POISSON ? SGFS_OUT_POISSON : SGFS_OUT_BINOMIAL;
     return (int) mpar[1];
 }
 
