@@ -248,3 +248,11 @@ void sgfs_linear_outputs(const double *theta, int D, int P, int K1, int S,
         sgfs_gemm('T', 'N', S, m, P, theta + (size_t) k * P, D, x, P, 0.0,
                   z + k * ldk, (int) ldz);
 }
+
+/* the model hook `outputs` of a GLM with one linear predictor (logistic,
+   probit, poisson, gaussian: its first P parameters) */
+void sgfs_glm_outputs(sgfs_engine *e, const double *theta, int S, const double *x,
+                      int m, double *z, size_t ldz, size_t ldk)
+{
+    sgfs_linear_outputs(theta, e->D, e->P, 1, S, x, m, z, ldz, ldk);
+}

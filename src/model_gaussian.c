@@ -219,16 +219,10 @@ static int gaussian_n_out(const double *mpar, int *kind)
 
 /* the means u_i' beta (log sigma, the last row of theta if sampled, is
    not read) */
-static void gaussian_outputs(sgfs_engine *e, const double *theta, int S,
-                             const double *x, int m, double *z, size_t ldz, size_t ldk)
-{
-    sgfs_linear_outputs(theta, e->D, e->P, 1, S, x, m, z, ldz, ldk);
-}
-
 const sgfs_model sgfs_model_gaussian = {
     .name = "gaussian", .n_par = gaussian_n_par, .score = gaussian_score,
     .loglik = gaussian_loglik, .neg_hessian = gaussian_neg_hessian,
     .n_pred = gaussian_n_pred, .predict = gaussian_predict,
     .score_change = gaussian_score_change,
-    .n_out = gaussian_n_out, .outputs = gaussian_outputs
+    .n_out = gaussian_n_out, .outputs = sgfs_glm_outputs
 };

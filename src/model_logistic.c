@@ -159,16 +159,10 @@ static int logistic_n_out(const double *mpar, int *kind)
     return 1;
 }
 
-static void logistic_outputs(sgfs_engine *e, const double *theta, int S,
-                             const double *x, int m, double *z, size_t ldz, size_t ldk)
-{
-    sgfs_linear_outputs(theta, e->D, e->P, 1, S, x, m, z, ldz, ldk);
-}
-
 const sgfs_model sgfs_model_logistic = {
     .name = "logistic", .n_par = logistic_n_par, .score = logistic_score,
     .loglik = logistic_loglik, .neg_hessian = logistic_neg_hessian,
     .n_pred = logistic_n_pred, .predict = logistic_predict,
     .score_change = logistic_score_change,
-    .n_out = logistic_n_out, .outputs = logistic_outputs
+    .n_out = logistic_n_out, .outputs = sgfs_glm_outputs
 };

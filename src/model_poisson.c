@@ -155,16 +155,10 @@ static int poisson_n_out(const double *mpar, int *kind)
     return 1;
 }
 
-static void poisson_outputs(sgfs_engine *e, const double *theta, int S,
-                            const double *x, int m, double *z, size_t ldz, size_t ldk)
-{
-    sgfs_linear_outputs(theta, e->D, e->P, 1, S, x, m, z, ldz, ldk);
-}
-
 const sgfs_model sgfs_model_poisson = {
     .name = "poisson", .n_par = poisson_n_par, .score = poisson_score,
     .loglik = poisson_loglik, .neg_hessian = poisson_neg_hessian,
     .n_pred = poisson_n_pred, .predict = poisson_predict,
     .score_change = poisson_score_change,
-    .n_out = poisson_n_out, .outputs = poisson_outputs
+    .n_out = poisson_n_out, .outputs = sgfs_glm_outputs
 };

@@ -214,16 +214,10 @@ static int probit_n_out(const double *mpar, int *kind)
     return 1;
 }
 
-static void probit_outputs(sgfs_engine *e, const double *theta, int S,
-                           const double *x, int m, double *z, size_t ldz, size_t ldk)
-{
-    sgfs_linear_outputs(theta, e->D, e->P, 1, S, x, m, z, ldz, ldk);
-}
-
 const sgfs_model sgfs_model_probit = {
     .name = "probit", .n_par = probit_n_par, .score = probit_score,
     .loglik = probit_loglik, .neg_hessian = probit_neg_hessian,
     .n_pred = probit_n_pred, .predict = probit_predict,
     .score_change = probit_score_change,
-    .n_out = probit_n_out, .outputs = probit_outputs
+    .n_out = probit_n_out, .outputs = sgfs_glm_outputs
 };

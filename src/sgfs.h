@@ -349,6 +349,8 @@ void sgfs_gemm(char ta, char tb, int m, int n, int k, const double *A, int lda,
                const double *B, int ldb, double beta, double *C, int ldc);
 void sgfs_linear_outputs(const double *theta, int D, int P, int K1, int S,
                          const double *x, int m, double *z, size_t ldz, size_t ldk);
+void sgfs_glm_outputs(sgfs_engine *e, const double *theta, int S, const double *x,
+                      int m, double *z, size_t ldz, size_t ldk);
 
 /* metric.c: the sampler's whitened coordinates z = U theta */
 void sgfs_metric_to_z(const sgfs_engine *e, const double *theta, double *z);
