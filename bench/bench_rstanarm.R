@@ -422,7 +422,7 @@ if ("states-wls" %in% names(cases)) {
         sprintf("- weights = 2: %s (the weights ignored: its Stan model takes the unweighted least-squares shortcut whenever there is no offset)", chk[["weights2"]]),
         sprintf("- weights = 2, offset = 1e-10: %s (the weighted likelihood: sigma too large)", chk[["weights2_offset"]]),
         sprintf("- lm() of the rows twice: %s", chk[["lm_twice"]]), "",
-        "So the reference for states-wls is rstanarm's unweighted fit of the rows multiplied by sqrt(w): sqrt(w_i) y_i ~ N(sqrt(w_i) x_i' beta, sigma^2), formula y ~ 0 + X (the intercept column, times sqrt(w), one more predictor), the likelihood of sgfs's precision weights; priors given on the original scale to both (sgfs with standardize = FALSE), and both elpds in the precision-weight convention (rstanarm's log_lik() of the transformed rows plus log(w_i) / 2).")
+        "So the reference for states-wls is rstanarm's unweighted fit of the rows multiplied by sqrt(w): sqrt(w_i) y_i ~ N(sqrt(w_i) x_i' beta, sigma^2), formula y ~ 0 + x1 + ... + x6 (x1 the intercept column times sqrt(w), whose prior is the first of rstanarm's coefficient priors above), the likelihood of sgfs's precision weights; priors given on the original scale to both (sgfs with standardize = FALSE), and both elpds in the precision-weight convention (rstanarm's log_lik() of the transformed rows plus log(w_i) / 2).")
 }
 tab <- do.call(rbind, rows)
 rownames(tab) <- NULL
@@ -457,11 +457,11 @@ md <- c("# sgfs's sgldcv() against rstanarm's stan_glm()", "",
         sprintf("%s; %s; %d cores (shared machine).", format(Sys.time(), "%Y-%m-%d %H:%M"), versions,
                 parallel::detectCores()), "",
         "Command (from the package root):", "", paste0("    ", command), "",
-        "Both with 4 chains on 2 cores; rstanarm at its defaults (2,000 iterations per chain, half warm-up, autoscaled priors), seed 1; sgfs's `sgldcv()` at its defaults (the run grows until 400 bulk ESS and R-hat <= 1.01) with `set.seed(1)` and rstanarm's priors translated to its internal (standardised) scale (see the script's header for the translation and the one mismatch, gaussian sigma's prior). Criteria: every posterior mean within 0.1 rstanarm sd, every sd within 10 %, loo elpd within one SE (the larger of the two). z: the largest mean difference in units of its Monte Carlo standard error, sqrt(mcse_sgfs^2 + mcse_stan^2).",
+        "Both with 4 chains on 2 cores; rstanarm at its defaults (2,000 iterations per chain, half warm-up, autoscaled priors), seed 1 (for birthwt-probit `init_r = 0.5`: with Stan's default random starts all four chains failed to initialise); sgfs's `sgldcv()` at its defaults (the run grows until 400 bulk ESS and R-hat <= 1.01) with `set.seed(1)` and rstanarm's priors translated to its internal (standardised) scale (see the script's header for the translation); states-wls: explicit priors on the original scale for both (below), and the one mismatch, sigma's prior (rstanarm exponential, sgfs normal(0, 5) on log sigma), which moves sigma's mean by about 0.004, 0.06 of its sd. Criteria: every posterior mean within 0.1 rstanarm sd, every sd within 10 %, loo elpd within one SE (the larger of the two). z: the largest mean difference in units of its Monte Carlo standard error, sqrt(mcse_sgfs^2 + mcse_stan^2).",
         "", md_tab, "",
         "Models:", "", sprintf("- %s: %s", tab$case[!grepl(" \\(sgfs x", tab$case)],
                                  tab$model[!grepl(" \\(sgfs x", tab$case)]), "",
-        "Priors (rstanarm's prior_summary(); sgfs's translation, internal scale):", "", priors_txt, "",
+        "Priors (rstanarm's prior_summary(); what sgfs was given):", "", priors_txt, "",
         weights_note, "",
         "Per-parameter means, sds, ESS and MCSEs: results-rstanarm-params.csv.  What the rows show and why: bench/README.md (\"Against rstanarm\").")
 writeLines(md, file.path(out_dir, "results-rstanarm.md"))
