@@ -257,3 +257,26 @@ test_that("contrasts: glm's coefficients, kept for predict(), model.matrix() and
                      ignore_attr = TRUE)
     }
 })
+
+test_that("a weighted gaussian mode is found on unstandardised predictors with weak priors (state.x77)", {
+    ## Newton's method started at 0 (log sigma 0, intercept 0 for a mean of
+    ## 71) is in the region where minus the Hessian in (beta, log sigma) is
+    ## not positive definite; Levenberg's steps alone stopped after 100
+    ## steps with the intercept at 1.7 ("no well-defined mode")
+    st <- as.data.frame(state.x77)
+    names(st) <- make.names(names(st))
+    st$w <- st$Population / mean(st$Population)
+    f <- Life.Exp ~ Income + Illiteracy + Murder + HS.Grad + Frost
+    ref <- lm(f, st, weights = w)
+    fit <- sgldcv(f, data = st, family = gaussian(), weights = w, standardize = FALSE,
+                  prior = normal(0, 1000), prior_intercept = normal(0, 1000),
+                  n_iter = 20, verbose = FALSE)
+    info <- attr(fit, "sgfit")
+    expect_lt(info$laplace$steps, 30)
+    mode <- stats::setNames(sgfs:::to_original(info$laplace$mode, info$design),
+                            info$design$par_names)
+    expect_equal(mode[names(coef(ref))], coef(ref), tolerance = 1e-5)
+    ## log sigma's mode: sqrt(sum w r^2 / N) up to its normal(0, 5) prior
+    expect_equal(exp(mode[["log_sigma"]]), sqrt(sum(st$w * ref$residuals^2) / nrow(st)),
+                 tolerance = 1e-3)
+})
