@@ -31,7 +31,9 @@
 ## torch.set_num_threads(1)) and time their loop only (time.perf_counter,
 ## after 50 warm-up iterations).  Each measurement is repeated `reps` times,
 ## the methods interleaved (their order rotated each repetition), and the
-## median kept; `spread` is (max - min) / median.
+## median kept; `spread` is (max - min) / median.  Ratios are the medians of
+## the ratios within each repetition (on a shared machine the load drifts
+## between repetitions more than within one).
 ## Results: bench/results-<label>.csv and .md (--quick: tempdir()).
 ## Needs python3-numpy and python3-torch (Debian: apt-get install), about
 ## 2.5 GB of memory (the 1e6 x 50 shape) and 10-15 minutes.
@@ -171,8 +173,10 @@ run_shape <- function(shape, opt) {
                us_per_iter = round(med, 1),
                spread = round((apply(us, 2, max) - apply(us, 2, min)) / med, 2),
                setup_s = round(apply(setup, 2, median), 2),
-               vs_bare = round(med / med[["bare"]], 2),
-               vs_sgld_id = round(med / med[["sgld_id"]], 2),
+               ## ratios: medians of the per-repetition ratios (methods
+               ## measured minutes apart in one repetition see the same load)
+               vs_bare = round(apply(us / us[, "bare"], 2, median), 2),
+               vs_sgld_id = round(apply(us / us[, "sgld_id"], 2, median), 2),
                row.names = NULL)
 }
 
@@ -196,15 +200,17 @@ versions <- function(python) {
 wide_table <- function(res) {
     rows <- lapply(split(res, factor(res$shape, unique(res$shape))), function(d) {
         u <- setNames(d$us_per_iter, d$method)
+        b <- setNames(d$vs_bare, d$method)
+        g <- setNames(d$vs_sgld_id, d$method)
         sprintf("| %s, %s, %d | %.0f | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx sgld_id) | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx) |",
                 format(d$N[1], big.mark = ",", scientific = FALSE), d$D[1], d$batch[1],
-                u[["bare"]], u[["sgld_id"]], u[["sgld_id"]] / u[["bare"]],
-                u[["sgld"]], u[["sgld"]] / u[["bare"]],
-                u[["sgfs_full"]], u[["sgfs_full"]] / u[["sgld_id"]],
-                u[["numpy_choice"]], u[["numpy_choice"]] / u[["sgld_id"]],
-                u[["numpy_epoch"]], u[["numpy_epoch"]] / u[["sgld_id"]],
-                u[["torch_epoch"]], u[["torch_epoch"]] / u[["sgld_id"]],
-                u[["torch_randperm"]], u[["torch_randperm"]] / u[["sgld_id"]])
+                u[["bare"]], u[["sgld_id"]], b[["sgld_id"]],
+                u[["sgld"]], b[["sgld"]],
+                u[["sgfs_full"]], g[["sgfs_full"]],
+                u[["numpy_choice"]], g[["numpy_choice"]],
+                u[["numpy_epoch"]], g[["numpy_epoch"]],
+                u[["torch_epoch"]], g[["torch_epoch"]],
+                u[["torch_randperm"]], g[["torch_randperm"]])
     })
     c("| shape (N, D, batch) | bare loop | sgld(metric = \"identity\") (x bare) | sgld() default (x bare) | sgfs() full | NumPy, choice (x sgld_id) | NumPy, epoch perm. (x sgld_id) | PyTorch, epoch perm. (x sgld_id) | PyTorch, randperm (x sgld_id) |",
       "|---|---|---|---|---|---|---|---|---|", unlist(rows))
@@ -229,7 +235,7 @@ main <- function() {
             sprintf("- %s; Python loops single-threaded (OMP_NUM_THREADS=1, OPENBLAS_NUM_THREADS=1, torch.set_num_threads(1))", v$python),
             sprintf("- command: `%s`", cmd),
             sprintf("- medians of %d interleaved repetitions; microseconds per iteration; ratios from this one run", opt$reps),
-            "", "Ratios: sgld() columns against the bare loop; sgfs() and the Python loops against sgld(metric = \"identity\") (above 1: slower than the package).", "",
+            "", "Ratios (medians of the per-repetition ratios): sgld() columns against the bare loop; sgfs() and the Python loops against sgld(metric = \"identity\") (above 1: slower than the package).", "",
             tab, "", "All measurements (`spread` = (max - min) / median over the repetitions; `setup_s` = the sampler call's wall time minus its C loop):", "",
             "| shape | method | n_iter | us/iter | spread | setup s | x bare | x sgld_id |",
             "|---|---|---|---|---|---|---|---|",
