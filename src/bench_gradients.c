@@ -18,6 +18,7 @@ SEXP sgfs_bench_gradients(SEXP spec, SEXP n_iter)
     const int k = Rf_asInteger(n_iter);
     const int scores = Rf_asLogical(sgfs_list_elt(spec, "bench_scores"));
     double total = 0.0;
+    sgfs_minibatch_begin(&e->batch);
     GetRNGstate();
     for (int s = 0; s < k; s++) {
         sgfs_minibatch(&e->batch, e->N, e->n);

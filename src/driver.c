@@ -165,6 +165,7 @@ SEXP sgfs_engine_run(SEXP ptr, SEXP n_iter)
     const int k = Rf_asInteger(n_iter);
     int interrupted = 0;
     SEXP status = PROTECT(Rf_allocVector(REALSXP, 2));
+    sgfs_minibatch_begin(&e->batch);                     /* R's sample kind, now */
     const int blas_threads = sgfs_blas_single_begin();  /* small matrices: one thread */
     GetRNGstate();
     for (int s = 0; s < k && !e->diverged; s++) {

@@ -60,6 +60,8 @@ typedef struct sgfs_batch {
     int *table;                 /* table_size, all 0 between draws             */
     R_xlen_t *slot;             /* n                                           */
     R_xlen_t table_size;        /* a power of two >= 2n                        */
+    int rounding;               /* R's sample.kind is "Rounding" (set by
+                                   sgfs_minibatch_begin before each run)       */
 } sgfs_batch;
 
 /* ---- models --------------------------------------------------------- */
@@ -277,6 +279,7 @@ sgfs_engine *sgfs_eval_engine(SEXP prot, SEXP spec, SEXP theta);
 
 /* ---- helpers -------------------------------------------------------- */
 R_xlen_t sgfs_minibatch_table_size(int n);
+void sgfs_minibatch_begin(sgfs_batch *b);
 void sgfs_minibatch(sgfs_batch *b, int N, int n);
 void sgfs_gather_dot(const double *xt, int P, const int *idx, int n,
                      const double *beta, double *xb, double *eta);

@@ -325,6 +325,24 @@ test_that("SGFS-d: C chain equals the R reference", {
     expect_equal(unname(sgfs:::all_draws(fit)), r[21:40, ], tolerance = 1e-10)
 })
 
+test_that("the engine's minibatch draw is R's sample.int under both sample kinds, across a power of two", {
+    ## minibatch.c forms R_unif_index itself; N = 70, n = 10: j + 1 runs
+    ## over 61..70, across 64, where the index takes a seventh bit
+    p <- ref_problem(N = 70)
+    old <- RNGkind()[3]
+    on.exit(suppressWarnings(RNGkind(sample.kind = old)))
+    chains <- list()
+    for (kind in c("Rounding", "Rejection")) {
+        suppressWarnings(RNGkind(sample.kind = kind))
+        suppressWarnings(set.seed(44))
+        chains[[kind]] <- c_chain(sgld, p, 10L, 30L, stepsize = 0.01)
+        suppressWarnings(set.seed(44))
+        r <- suppressWarnings(r_chain(p, 3, 10L, 30L, function(t) 0.01, sgld_update))
+        expect_equal(unname(chains[[kind]]), r, tolerance = 1e-12)
+    }
+    expect_false(isTRUE(all.equal(chains$Rounding, chains$Rejection)))
+})
+
 test_that("the minibatch draw (replayed by the R reference, which the C chains equal exactly) is uniform without replacement", {
     ## every pair of examples appears together equally often
     counts <- matrix(0, 6, 6)
