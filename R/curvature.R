@@ -17,15 +17,6 @@ subset_spec <- function(spec, m = 5000L) {
     spec
 }
 
-## log prior density and its gradient, as the engine computes them
-log_prior <- function(theta, spec) {
-    s <- spec$prior_scale
-    z <- (theta - spec$prior_loc) / s
-    lap <- spec$prior_type == 1L
-    list(value = sum(ifelse(lap, -abs(z) - log(2 * s), -z^2 / 2 - log(s) - 0.5 * log(2 * pi))),
-         grad = ifelse(lap, -sign(z) / s, -z / s))
-}
-
 ## log posterior (likelihood of the subset scaled by N/m) and its gradient
 subset_log_posterior <- function(spec, N) {
     w <- N / ncol(spec$xt)

@@ -162,10 +162,10 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
         if (!length(design$intercept))
             stop_arg("prior_intercept", "is given but the model has no intercept")
         parts$intercept <- expand_prior(prior_intercept, design$intercept,
-                                        "prior_intercept")
+                                        "prior_intercept", design, family)
         coef_idx <- setdiff(coef_idx, design$intercept)
     }
-    if (!network) parts$coef <- expand_prior(prior, coef_idx, "prior")
+    if (!network) parts$coef <- expand_prior(prior, coef_idx, "prior", design, family)
     if (D > design$n_coef) parts$sigma <- expand_prior(normal(0, 5), D, "prior")
 
     find_map <- identical(init, "map")

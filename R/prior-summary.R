@@ -9,7 +9,9 @@
 #' on their internal scale: with `standardize = TRUE` (the default) the
 #' predictors are centred and scaled to unit standard deviation, and for
 #' `gaussian()` the response too (see [normal()]).  The draws are reported on
-#' the original scale, where the same prior is, for a coefficient
+#' the original scale, where the same prior is (an rstanarm prior object,
+#' whose numbers are on this scale, is converted to the internal one: see
+#' [normal()]), for a coefficient
 #' \eqn{\beta_j = a_j \beta^*_j}{beta_j = a_j beta*_j} (\eqn{a_j}{a_j} the
 #' response's sd over the predictor's, or 1 over the predictor's sd), the
 #' same distribution with location and scale multiplied by \eqn{a_j}{a_j}.
@@ -34,9 +36,10 @@
 #' @param ... unused.
 #' @return An object of class `sgfs_prior_summary`: a list with `table`, a
 #'   data frame with one row per parameter and the columns `parameter`,
-#'   `group`, `prior` (`"normal"` or `"laplace"`), `location`, `scale` (the
-#'   internal scale), `location_original`, `scale_original` (the scale of
-#'   the draws) and `default`; `standardized` (whether the fit standardised
+#'   `group`, `prior` (`"normal"`, `"laplace"`, `"student_t"` or
+#'   `"cauchy"`), `df` (a Student t's degrees of freedom, else `NA`),
+#'   `location`, `scale` (the internal scale), `location_original`,
+#'   `scale_original` (the scale of the draws) and `default`; `standardized` (whether the fit standardised
 #'   its data); and `sigma` (a fixed `gaussian()` noise sd, or `NULL`).
 #' @examples
 #' data(Pima.tr, package = "MASS")
@@ -55,8 +58,10 @@ prior_summary.sgfit <- function(object, ...) {
     coef_default <- identical(unclass(given$coef), unclass(default_prior(d)))
     default <- ifelse(group == "log_sigma", TRUE,
                       coef_default & (group != "(Intercept)" | is.null(given$intercept)))
+    dist <- prior_dists(spec)
     table <- data.frame(parameter = d$par_names, group = group,
-                        prior = c("normal", "laplace")[spec$prior_type + 1L],
+                        prior = dist,
+                        df = if (is.null(spec$prior_df)) NA_real_ else spec$prior_df,
                         location = spec$prior_loc, scale = spec$prior_scale,
                         location_original = a * spec$prior_loc + d$shift,
                         scale_original = abs(a) * spec$prior_scale,
@@ -83,8 +88,10 @@ prior_groups <- function(d) {
 print.sgfs_prior_summary <- function(x, digits = 3, ...) {
     tab <- x$table
     fmt <- function(v) trimws(formatC(v, digits = digits, format = "g"))
-    law <- function(dist, loc, sc) sprintf("%s(%s, %s)", dist, fmt(loc), fmt(sc))
-    cat("Priors used by the sampler, as prior(location, scale)",
+    law <- function(dist, loc, sc)
+        sprintf("%s(%s%s, %s)", dist,
+                ifelse(dist == "student_t", paste0(fmt(tab$df), ", "), ""), fmt(loc), fmt(sc))
+    cat("Priors used by the sampler, as prior(location, scale) (student_t(df, location, scale))",
         if (x$standardized) ": on the internal scale (predictors centred and scaled to unit sd, a gaussian response too) and on the scale of the draws\n"
         else " (the data were not standardised: one scale)\n", sep = "")
     if (nrow(tab) <= 40L) {
@@ -101,6 +108,7 @@ print.sgfs_prior_summary <- function(x, digits = 3, ...) {
             range_of <- function(v) if (length(unique(v)) == 1L) fmt(v[1L])
                                     else paste(fmt(min(v)), "to", fmt(max(v)))
             data.frame(parameters = nrow(t), prior = paste(unique(t$prior), collapse = "/"),
+                       df = if (all(is.na(t$df))) "" else range_of(t$df[!is.na(t$df)]),
                        location = range_of(t$location), scale = range_of(t$scale),
                        default = if (all(t$default)) "default" else "", row.names = g)
         }))

@@ -127,9 +127,10 @@ sgldcv.default <- function(x, y, family = binomial(), model = NULL,
         ## in the metric of the mode, second-order control variates: the
         ## minibatch estimates only the remainder of the score's first-order
         ## Taylor expansion at the centre (minus the likelihood's Hessian
-        ## there, H less the prior's precision)
+        ## there, H less the prior's curvature there)
         second <- if (!is.null(m) && !is.null(lap))
-            list(centre_hessian = lap$H - diag(run$spec$prior_prec, length(centre)))
+            list(centre_hessian = lap$H - diag(log_prior(centre, run$spec)$curvature,
+                                               length(centre)))
         list(engine = "sgld", spar = if (is.null(m)) 0 else 1, schedule = sched,
              spec = c(list(centre = centre, centre_score = centre_score), second,
                       m$spec, if (!is.null(m)) list(drift_limit = 2 / eps),

@@ -6,8 +6,9 @@
  *   xt          P x N double, one example per column
  *   y           N doubles
  *   model       an engine model name (registry.c);  mpar: model settings (doubles)
- *   prior_type  D ints (0 normal, 1 laplace); prior_loc, prior_scale,
- *               prior_prec: D doubles
+ *   prior_type  D ints (0 normal, 1 laplace, 2 student_t); prior_loc,
+ *               prior_scale, prior_prec: D doubles; prior_df (optional, D
+ *               doubles): the student_t priors' degrees of freedom (prior.c)
  *   sampler     update-rule name;  spar: its settings (doubles)
  *   schedule    c(type, a, b, delta)
  *   batch_size, burnin, thin: ints
@@ -192,6 +193,21 @@ static void setup_centre_hessian(sgfs_engine *e, SEXP prot, SEXP spec)
     e->centre_hessian = H;
 }
 
+/* the prior's arrays (spec$prior_*, D each; prior_df only where a
+   student_t prior needs it: absent in specs of fits made before it), checked */
+void sgfs_prior_setup(sgfs_engine *e, SEXP spec, int D)
+{
+    e->D = D;
+    e->prior_type = INTEGER(typed_elt(spec, "prior_type", INTSXP, D));
+    e->prior_loc = REAL(typed_elt(spec, "prior_loc", REALSXP, D));
+    e->prior_scale = REAL(typed_elt(spec, "prior_scale", REALSXP, D));
+    e->prior_prec = REAL(typed_elt(spec, "prior_prec", REALSXP, D));
+    SEXP df = optional_elt(spec, "prior_df");
+    e->prior_df = df != NULL && df != R_NilValue ? REAL(typed_elt(spec, "prior_df", REALSXP, D))
+                                                 : NULL;
+    sgfs_prior_check(e);
+}
+
 SEXP sgfs_engine_alloc(void)
 {
     return Rf_allocVector(VECSXP, N_SLOTS);
@@ -235,10 +251,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     e->n = int_elt(spec, "batch_size");
     if (e->n < 1 || e->n > e->N)
         Rf_error("internal error: batch size out of range");
-    e->prior_type = INTEGER(typed_elt(spec, "prior_type", INTSXP, D));
-    e->prior_loc = REAL(typed_elt(spec, "prior_loc", REALSXP, D));
-    e->prior_scale = REAL(typed_elt(spec, "prior_scale", REALSXP, D));
-    e->prior_prec = REAL(typed_elt(spec, "prior_prec", REALSXP, D));
+    sgfs_prior_setup(e, spec, D);
     e->burnin = int_elt(spec, "burnin");
     e->thin = int_elt(spec, "thin");
 

@@ -162,8 +162,11 @@ typedef struct sgfs_schedule {
 double sgfs_stepsize(const sgfs_schedule *s, double t);
 
 /* ---- priors (per coordinate; on the internal, standardised scale) ---- */
-enum { SGFS_PRIOR_NORMAL = 0, SGFS_PRIOR_LAPLACE = 1 };
+enum { SGFS_PRIOR_NORMAL = 0, SGFS_PRIOR_LAPLACE = 1, SGFS_PRIOR_STUDENT = 2 };
 
+/* reads and checks spec$prior_* for D parameters (engine.c) */
+void sgfs_prior_setup(sgfs_engine *e, SEXP spec, int D);
+void sgfs_prior_check(const sgfs_engine *e);
 double sgfs_prior_logdens(const sgfs_engine *e, const double *theta);
 /* 1 if a coordinate is not finite or more than SGFS_FAR prior scales from
    the prior's location (a diverging chain) */
@@ -171,6 +174,8 @@ double sgfs_prior_logdens(const sgfs_engine *e, const double *theta);
 int sgfs_prior_far(const sgfs_engine *e, const double *theta);
 void sgfs_prior_grad_add(const sgfs_engine *e, const double *theta,
                          double *grad);
+/* the prior's part of minus the Hessian, positive (prior.c) */
+void sgfs_prior_curvature(const sgfs_engine *e, const double *theta, double *h);
 
 /* ---- the engine: everything one chain needs ------------------------- */
 struct sgfs_engine {
@@ -188,6 +193,7 @@ struct sgfs_engine {
     /* prior, per coordinate */
     const int *prior_type;
     const double *prior_loc, *prior_scale, *prior_prec;
+    const double *prior_df;     /* student_t degrees of freedom, or NULL       */
     /* sampler */
     const sgfs_sampler *sampler;
     const double *spar;         /* sampler settings, in the sampler's order    */
