@@ -47,6 +47,11 @@ subset_mode <- function(post, start) {
 ## Hessian and P = diag(precond(mode, spec)) a diagonal preconditioner (the
 ## identity by default).
 posterior_stiffness <- function(run, precond = NULL, n_power = 30L) {
+    if (!is.null(run$design$hs)) {            # in the horseshoe's coordinates, at the joint mode
+        lap <- posterior_laplace(run)
+        return(list(mode = lap$mode, lambda_max = max(eigen(lap$H, symmetric = TRUE,
+                                                            only.values = TRUE)$values)))
+    }
     N <- ncol(run$spec$xt)
     spec <- subset_spec(run$spec)
     post <- subset_log_posterior(spec, N)

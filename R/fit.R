@@ -195,7 +195,7 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
                 prior = list(coef = prior, intercept = prior_intercept),
                 find_map = find_map, user_init = !is.null(init) && !find_map,
                 cache = new.env(parent = emptyenv()))
-    run
+    if (!is.null(parts$coef$hs)) with_horseshoe(run, parts$coef$hs) else run
 }
 
 ## the `offset` argument: NULL or N finite numbers, for a GLM with a
@@ -245,6 +245,7 @@ chain_starts <- function(run, theta0) {
 ## `strata(step)` gives the rows a lowered step holds in every minibatch
 ## (`rows`) and the resulting `evals_per_iter`.
 sg_fit <- function(method, setup, run, call) {
+    check_hs_sampler(method, run)
     t0 <- proc.time()[["elapsed"]]
     run <- resolve_start(run)
     s <- setup(run)

@@ -175,6 +175,7 @@ from_rstanarm <- function(prior, arg) {
 ## map (design$M, design$shift) and rstanarm's scale rules (family: for
 ## the probit link and a gaussian response's scale).
 expand_prior <- function(prior, which, arg, design = NULL, family = NULL) {
+    if (is_hs(prior)) return(expand_hs(prior, which, arg, design, family))
     prior <- as_sgfs_prior(prior, arg)
     k <- length(which)
     fit_len <- function(v, what) {

@@ -30,7 +30,8 @@
  * before it overflows.
  */
 #include "sgfs.h"
-#include <Rmath.h>
+/* Rmath.h would remap the names df and beta */
+double Rf_lgammafn(double);
 
 #define HALF_LOG_2PI 0.918938533204672741780329736406
 #define LOG_PI 1.144729885849400174143427351353
@@ -38,7 +39,7 @@
 static double student_logdens(double d, double s, double nu)
 {
     const double z = d / s;
-    return lgammafn(0.5 * (nu + 1.0)) - lgammafn(0.5 * nu) - 0.5 * (log(nu) + LOG_PI)
+    return Rf_lgammafn(0.5 * (nu + 1.0)) - Rf_lgammafn(0.5 * nu) - 0.5 * (log(nu) + LOG_PI)
         - log(s) - 0.5 * (nu + 1.0) * log1p(z * z / nu);
 }
 
