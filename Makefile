@@ -8,6 +8,7 @@ RSCRIPT ?= Rscript
 .PHONY: deps install demo check test test-fast bench vignettes
 
 deps:
+	RSCRIPT=$(RSCRIPT) bash tools/install-system-deps.sh
 	$(RSCRIPT) tools/install-deps.R
 
 install: deps

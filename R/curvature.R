@@ -10,10 +10,17 @@ subset_spec <- function(spec, m = 5000L) {
     N <- ncol(spec$xt)
     spec$batch_size <- min(N, m, 500L)
     if (m >= N) return(spec)
-    idx <- as.integer(round(seq(1, N, length.out = min(N, m))))
+    slice_rows(spec, as.integer(round(seq(1, N, length.out = min(N, m)))))
+}
+
+## the spec of the rows idx (1-based) of spec's data: their columns of xt,
+## responses, offsets and weights; without the compressed-row copy
+slice_rows <- function(spec, idx) {
     spec$xt <- spec$xt[, idx, drop = FALSE]
     spec$y <- spec$y[idx]
     if (!is.null(spec$offset)) spec$offset <- spec$offset[idx]
+    if (!is.null(spec$weights)) spec$weights <- spec$weights[idx]
+    spec$rows <- NULL
     spec
 }
 

@@ -91,3 +91,60 @@ read_uci <- function(name, path) {
          y = data[, ints("index_target.txt") + 1L], splits = splits,
          hidden = ints("n_hidden.txt"))
 }
+
+#' Read a LIBSVM / SVMlight data file
+#'
+#' Reads the sparse text format of LIBSVM and SVMlight (one example per
+#' line: `label index:value index:value ...`, 1-based increasing feature
+#' indices, `#` comments; SVMlight's `qid:` tokens are skipped), as
+#' distributed for a9a, covtype.binary, rcv1, news20 and many others; plain
+#' or compressed with gzip, bzip2 or xz (R's [file()] recognises them).  The
+#' lines are parsed in C.
+#'
+#' @param file the file's path.
+#' @param n_features the number of feature columns; `NULL` (the default):
+#'   the largest index in the file.  Give it for a test set that may lack
+#'   the training set's last features.
+#' @param sparse `TRUE` (the default) for a sparse [Matrix::dgCMatrix-class],
+#'   `FALSE` for a dense numeric matrix.
+#' @return A list with `x`, the N x `n_features` design (columns named
+#'   `f1`, `f2`, ...; absent features are 0), and `y`, the labels as numbers.
+#'   For a binary problem labelled -1/+1, `y == 1` is the 0/1 response the
+#'   package's `binomial()` models take.  The samplers still make a dense
+#'   copy of a sparse design (see [sgfs()]).
+#' @examples
+#' path <- file.path("..", "shared", "datasets", "a9a.xz")
+#' if (file.exists(path)) {
+#'     a9a <- read_libsvm(path)
+#'     dim(a9a$x)
+#'     table(a9a$y)
+#' }
+#' @export
+read_libsvm <- function(file, n_features = NULL, sparse = TRUE) {
+    if (!is.character(file) || length(file) != 1L || is.na(file))
+        stop_arg("file", "must be the path of one file")
+    if (!file.exists(file)) stop_arg("file", sprintf("'%s' does not exist", file))
+    sparse <- check_flag(sparse, "sparse")
+    con <- file(file, "r")
+    on.exit(close(con))
+    parsed <- .Call(C_sgfs_parse_libsvm, readLines(con, warn = FALSE))
+    N <- length(parsed$label)
+    if (N == 0L) stop_arg("file", sprintf("'%s' holds no examples", file))
+    largest <- if (length(parsed$j)) max(parsed$j) else 0L
+    if (is.null(n_features)) n_features <- largest
+    else {
+        n_features <- check_count(n_features, "n_features", 1L, .Machine$integer.max)
+        if (largest > n_features)
+            stop_arg("n_features", sprintf("is %d but the file has feature %d", n_features, largest))
+    }
+    names <- list(NULL, paste0("f", seq_len(n_features)))
+    x <- if (sparse)
+        Matrix::sparseMatrix(i = parsed$i, j = parsed$j, x = parsed$x,
+                             dims = c(N, n_features), dimnames = names)
+    else {
+        m <- matrix(0, N, n_features, dimnames = names)
+        m[cbind(parsed$i, parsed$j)] <- parsed$x
+        m
+    }
+    list(x = x, y = parsed$label)
+}

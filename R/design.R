@@ -10,6 +10,11 @@ check_spread <- function(sds, names) {
                               paste0("'", names[huge], "'", collapse = ", ")))
 }
 
+## the compressed-row copy is made when it stores at most this fraction of
+## the N x P entries (the option sgfs.sparse_fill, for the tests: 0 turns
+## it off)
+sparse_fill <- function() getOption("sgfs.sparse_fill", 0.5)
+
 prepare_design <- function(x, y, family, standardize, sigma, levels = NULL) {
     p <- ncol(x)
     names_x <- colnames(x)
@@ -71,7 +76,11 @@ prepare_design <- function(x, y, family, standardize, sigma, levels = NULL) {
         par_names <- c(par_names, "log_sigma")
     }
     mpar <- if (!gaussian) 0 else if (sample_sigma) NA_real_ else log(sigma / y_scale)
-    list(xt = xt, y = as.double(ys), D = D, p = p, n_coef = p, intercept = icpt,
+    ## the one-pass minibatch score's compressed rows (src/sparse_rows.c),
+    ## where they keep at most half the entries (binomial and poisson GLMs)
+    rows <- if (family$family %in% c("binomial", "poisson"))
+        .Call(C_sgfs_sparse_rows, x, as.double(center), as.double(scale), sparse_fill())
+    list(xt = xt, rows = rows, y = as.double(ys), D = D, p = p, n_coef = p, intercept = icpt,
          x_names = names_x, par_names = par_names, M = M, shift = shift,
          mpar = as.double(mpar), center = center, scale = scale,
          y_center = y_center, y_scale = y_scale)

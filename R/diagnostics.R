@@ -2,9 +2,9 @@
 #'
 #' The accuracy measures of Ahn, Korattikara and Welling (2012, eq. 14):
 #' \deqn{E_1 = \frac{\sum_i |\bar\theta_i - \mu_i|}{\sum_i |\mu_i|}, \qquad
-#'       E_2 = \frac{\sum_{ij} |C_{ij} - \Sigma_{ij}|}{\sum_{ij} |\Sigma_{ij}|},}
-#' where \eqn{\bar\theta} and \eqn{C} are the mean and covariance (with
-#' divisor \eqn{T}) of the draws and \eqn{\mu}, \eqn{\Sigma} a reference.
+#'       E_2 = \frac{\sum_{ij} |C_{ij} - \Sigma_{ij}|}{\sum_{ij} |\Sigma_{ij}|},}{E_1 = ((sum_i |thetabar_i - mu_i|)/(sum_i |mu_i|)), E_2 = ((sum_ij |C_ij - Sigma_ij|)/(sum_ij |Sigma_ij|)),}
+#' where \eqn{\bar\theta}{thetabar} and \eqn{C}{C} are the mean and covariance (with
+#' divisor \eqn{T}{T}) of the draws and \eqn{\mu}{mu}, \eqn{\Sigma}{Sigma} a reference.
 #'
 #' @param draws a matrix of draws (rows) or a fit / coda object (chains are
 #'   pooled).

@@ -3,8 +3,8 @@
 #' The categorical family: softmax regression for K classes
 #'
 #' For a factor response with K levels: multinomial logistic (softmax)
-#' regression, \eqn{P(y = k) \propto \exp(x'\beta_k)}, with the first level
-#' as the reference class (\eqn{\beta_1 = 0}), so that every parameter is
+#' regression, \eqn{P(y = k) \propto \exp(x'\beta_k)}{P(y = k) propto exp(x'beta_k)}, with the first level
+#' as the reference class (\eqn{\beta_1 = 0}{beta_1 = 0}), so that every parameter is
 #' identified by the likelihood (a full softmax would leave one direction to
 #' the prior alone, and the Fisher information used by SGFS singular).  The
 #' parameters are named `level:predictor`, for levels 2 to K.
@@ -49,12 +49,19 @@ engine_model <- function(family) {
            gaussian = "gaussian", poisson = "poisson", categorical = "categorical")
 }
 
-## The response as doubles the engine reads, with its coding kept for predict.
-code_response <- function(y, family) {
+## The response as doubles the engine reads, with its coding kept for
+## predict.  A binomial response may also be a two-column matrix
+## cbind(successes, failures) (kind "cbind": y the proportion s / (s + f),
+## `trials` s + f, rows of no trial y = 0 with weight 0, as glm()) or, with
+## `weighted` (the fit's weights are the trials, as glm()), proportions
+## (kind "proportion"); else kind NULL, y 0/1 (or the other families').
+code_response <- function(y, family, weighted = FALSE) {
     if (!is.null(dim(y))) {
+        if (family$family == "binomial" && length(dim(y)) == 2L && ncol(y) == 2L)
+            return(code_two_column(y))
         if (length(dim(y)) != 2L || ncol(y) != 1L)
-            stop_arg("y", "must be a vector (a two-column cbind(successes, failures) ",
-                     "response is not supported)")
+            stop_arg("y", "must be a vector",
+                     if (family$family == "binomial") " or, for binomial(), a two-column matrix cbind(successes, failures)")
         y <- drop(y)
     }
     if (family$family == "binomial") {
@@ -68,8 +75,13 @@ code_response <- function(y, family) {
         } else if (is.logical(y)) {
             y <- as.integer(y)
         }
+        if (weighted && is.numeric(y) && !anyNA(y) && all(y >= 0 & y <= 1) &&
+            any(y != 0 & y != 1))
+            return(list(y = as.double(y), levels = NULL, kind = "proportion"))
         if (!is.numeric(y) || anyNA(y) || any(y != 0 & y != 1))
-            stop_arg("y", "must be 0/1, logical or a two-level factor for binomial()")
+            stop_arg("y", "must be 0/1, logical, a two-level factor, a two-column matrix ",
+                     "cbind(successes, failures) or, with weights (the trials), proportions ",
+                     "between 0 and 1 for binomial()")
         return(list(y = as.double(y), levels = levels))
     }
     if (family$family == "categorical") {
@@ -87,4 +99,13 @@ code_response <- function(y, family) {
     if (!is.numeric(y) || any(!is.finite(y)))
         stop_arg("y", "must be finite numbers for gaussian()")
     list(y = as.double(y), levels = NULL)
+}
+
+## cbind(successes, failures): the proportions and the trials
+code_two_column <- function(y) {
+    if (!is.numeric(y) || anyNA(y) || any(!is.finite(y)) || any(y < 0) || any(y != round(y)))
+        stop_arg("y", "cbind(successes, failures) must be non-negative whole numbers (no NA)")
+    trials <- as.double(y[, 1L] + y[, 2L])
+    p <- ifelse(trials > 0, y[, 1L] / pmax(trials, 1), 0)
+    list(y = as.double(p), levels = NULL, trials = trials, kind = "cbind")
 }

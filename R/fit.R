@@ -1,28 +1,43 @@
 ## The front end shared by every sampler: formula -> design matrix, matrix ->
 ## engine spec, engine -> sgfit (a coda object with one bookkeeping attribute).
 
-## The model frame of a formula fit; `offset` (the sampler's argument, an
-## unevaluated expression, or NULL) is evaluated in `data` by model.frame
-## and added to the formula's offset() terms, as glm() does
-formula_frame <- function(call, env, offset = NULL) {
+## The model frame of a formula fit; `offset` and `weights` (the sampler's
+## arguments, unevaluated expressions, or NULL) are evaluated in `data` by
+## model.frame (the offset added to the formula's offset() terms), as glm()
+## does; `contrasts` goes to model.matrix
+formula_frame <- function(call, env, offset = NULL, weights = NULL, contrasts = NULL) {
     m <- match(c("formula", "data", "subset", "na.action"), names(call), 0L)
     mf <- call[c(1L, m)]
     names(mf)[2L] <- "formula"
     mf$drop.unused.levels <- TRUE
     if (!is.null(offset)) mf$offset <- offset
+    if (!is.null(weights)) mf$weights <- weights
     mf[[1L]] <- quote(stats::model.frame)
     mf <- tryCatch(eval(mf, env), error = function(e) {
-        if (grepl("(offset)", conditionMessage(e), fixed = TRUE))
-            stop_arg("offset", "must have one number per row of data: ", conditionMessage(e))
+        for (arg in c("offset", "weights"))
+            if (grepl(sprintf("(%s)", arg), conditionMessage(e), fixed = TRUE))
+                stop_arg(arg, "must have one number per row of data: ", conditionMessage(e))
         stop(e)
     })
     mt <- attr(mf, "terms")
     offset <- stats::model.offset(mf)
     if (!is.null(offset) && (!is.numeric(offset) || NCOL(offset) != 1L))
         stop_arg("offset", "must be numeric, one number per row")
-    x <- stats::model.matrix(mt, mf)
+    weights <- stats::model.weights(mf)
+    if (!is.null(weights) && (!is.numeric(weights) || NCOL(weights) != 1L))
+        stop_arg("weights", "must be numeric, one number per row")
+    if (!is.null(contrasts) && !is.list(contrasts))
+        stop_arg("contrasts", "must be a list naming, for factors of the formula, a contrast ",
+                 "function, its name or a matrix, as for model.matrix(); not ",
+                 format_value(contrasts))
+    x <- if (is.null(contrasts)) stats::model.matrix(mt, mf)
+         else tryCatch(stats::model.matrix(mt, mf, contrasts.arg = contrasts),
+                       error = function(e) stop_arg("contrasts", "was refused by model.matrix(): ",
+                                                    conditionMessage(e)),
+                       warning = function(w) stop_arg("contrasts", conditionMessage(w)))
     list(x = x, y = stats::model.response(mf, "any"), terms = mt,
          offset = if (!is.null(offset)) as.vector(offset),
+         weights = if (!is.null(weights)) as.vector(weights),
          xlevels = stats::.getXlevels(mt, mf),
          contrasts = attr(x, "contrasts"), na.action = attr(mf, "na.action"))
 }
@@ -30,26 +45,25 @@ formula_frame <- function(call, env, offset = NULL) {
 ## A sampler's formula method: the model frame, then its default method
 ## (`default`, called lazily so that the method is defined after it) on the
 ## model matrix, then the formula bookkeeping predict() and update() need.
-## `offset` is a formal argument so that it stays unevaluated until the
-## model frame evaluates it in `data`.
+## `offset` and `weights` are formal arguments so that they stay
+## unevaluated until the model frame evaluates them in `data`.
 formula_method <- function(default) {
-    function(formula, data, ..., offset, subset, na.action)
+    function(formula, data, ..., weights, offset, subset, na.action, contrasts = NULL)
         fit_formula(default, match.call(expand.dots = FALSE), parent.frame(),
-                    list(...), match.call())
+                    list(...), match.call(), contrasts)
 }
 
-fit_formula <- function(default, call, env, dots, full_call) {
+fit_formula <- function(default, call, env, dots, full_call, contrasts = NULL) {
     given <- names(call$...)
-    if ("weights" %in% given)
-        stop_arg("weights", "is not supported: every row has weight 1")
     if ("intercept" %in% given)
         stop_arg("intercept", "is for the matrix method; in a formula write y ~ x - 1 ",
                  "for a model without intercept")
     if (is_custom_model(dots$model))
         stop_arg("model", "is a custom_model(), whose data are given as x (a vector, matrix, ",
                  "data frame or list), not through a formula")
-    frame <- formula_frame(call, env, call$offset)
+    frame <- formula_frame(call, env, call$offset, call$weights, contrasts)
     dots$offset <- frame$offset
+    dots$weights <- frame$weights
     if (!is.null(dots$keep)) dots$keep <- keep_model_matrix(dots$keep, frame)
     fit <- do.call(default, c(list(frame$x, frame$y), dots, list(intercept = FALSE)))
     info <- attr(fit, "sgfit")
@@ -63,6 +77,7 @@ fit_formula <- function(default, call, env, dots, full_call) {
 
 design_matrix <- function(x, intercept, arg = "x", allow_na = FALSE) {
     if (is.data.frame(x)) x <- as.matrix(x)
+    if (inherits(x, "Matrix")) x <- dense_copy(x, arg)
     if (!is.matrix(x) || !is.numeric(x))
         stop_arg(arg, "must be a numeric matrix (or use the formula interface)")
     if (any(!is.finite(x) & !(allow_na & is.na(x))))
@@ -74,20 +89,32 @@ design_matrix <- function(x, intercept, arg = "x", allow_na = FALSE) {
     x
 }
 
+## a Matrix package matrix (e.g. sparse, from read_libsvm()) as a dense one:
+## the engine does not sample from sparse data without its dense copy yet
+dense_copy <- function(x, arg) {
+    gb <- 8 * as.double(nrow(x)) * ncol(x) / 2^30
+    tryCatch(as.matrix(x), error = function(e)
+        stop_arg(arg, sprintf("is a %s x %s Matrix whose dense copy (%.3g GB) could not be made: %s",
+                              format(nrow(x), big.mark = ","), format(ncol(x), big.mark = ","),
+                              gb, conditionMessage(e))))
+}
+
 default_batch_size <- function(N) {
     as.integer(min(N, max(100, min(500, ceiling(N / 100)))))
 }
 
 ## The design of a GLM or a network: the model matrix, the coded response,
 ## the predictors (and a gaussian response) standardised.
-predictor_design <- function(x, y, family, model, standardize, sigma, intercept) {
+predictor_design <- function(x, y, family, model, standardize, sigma, intercept,
+                             weights = NULL) {
     x <- design_matrix(x, check_flag(intercept, "intercept"))
     N <- nrow(x)
     if (N < 2L) stop_arg("x", "needs at least two rows")
     if (is.null(y)) stop_arg("y", "is missing: give the response")
     if (NROW(y) != N)
         stop_arg("y", sprintf("has %d values but x has %d rows", NROW(y), N))
-    response <- code_response(y, family)
+    weights <- check_weights(weights, N, family, model)
+    response <- code_response(y, family, weighted = !is.null(weights))
     if (!is.null(sigma)) {
         if (family$family != "gaussian")
             stop_arg("sigma", "can only be fixed for gaussian()")
@@ -101,7 +128,40 @@ predictor_design <- function(x, y, family, model, standardize, sigma, intercept)
     design <- if (is.null(model))
         prepare_design(x, response$y, family, standardize, sigma, response$levels)
     else mlp_design(model, x, response$y, family, standardize, sigma, response$levels)
-    list(design = design, levels = response$levels, x = x)
+    ## the rows' prior weights (NULL: all 1), a binomial response's trials
+    ## (NULL: one each) and its kind, for the draw-level methods; the engine
+    ## weighs row i by their product
+    design$weights <- weights
+    design$trials <- response$trials
+    design$response_kind <- response$kind
+    list(design = design, levels = response$levels, x = x,
+         weights = engine_weights(weights, response$trials))
+}
+
+## The engine's per-row weights (spec$weights): the prior weights times a
+## binomial response's trials, or NULL when every row weighs 1 (the engine
+## then runs its unweighted code, draw for draw)
+engine_weights <- function(weights, trials) {
+    w <- if (is.null(weights)) trials else if (is.null(trials)) weights else weights * trials
+    if (is.null(w) || all(w == 1)) NULL else as.double(w)
+}
+
+## the `weights` argument: NULL or N non-negative finite numbers, not all
+## zero (rows of weight 0 are kept and contribute nothing, as in glm()), for
+## a GLM (binomial, gaussian, poisson)
+check_weights <- function(weights, N, family, model) {
+    if (is.null(weights)) return(NULL)
+    if (!is.null(model) || !(family$family %in% c("binomial", "gaussian", "poisson")))
+        stop_arg("weights", "are for GLMs (model = NULL) with binomial(), gaussian() or ",
+                 "poisson(); not for ", if (is.null(model)) "categorical()"
+                 else if (is_custom_model(model)) "a custom_model()" else "networks")
+    if (!is.numeric(weights) || !is.null(dim(weights)) && NCOL(weights) != 1L ||
+        length(weights) != N || anyNA(weights) || any(!is.finite(weights)) ||
+        any(weights < 0))
+        stop_arg("weights", sprintf(paste("must be %d non-negative finite numbers, one per row",
+                                          "of the data, not %s"), N, format_value(weights)))
+    if (!any(weights > 0)) stop_arg("weights", "are all zero: no row would count")
+    as.double(weights)
 }
 
 ## The common arguments, validated; returns the spec the engine reads and
@@ -111,21 +171,26 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
                         n_iter, burnin, thin, chains, cores, init,
                         standardize, progress, sigma, intercept, model = NULL,
                         keep = "draws", family_given = TRUE, max_time = Inf, verbose = FALSE,
-                        offset = NULL) {
+                        offset = NULL, weights = NULL) {
     model <- resolve_model(model)
     custom <- is_custom_model(model)
     network <- !is.null(model) && !custom
+    engine_w <- NULL
     if (custom) {
+        if (!is.null(weights))
+            stop_arg("weights", "are for GLMs (model = NULL) with binomial(), gaussian() or ",
+                     "poisson(); not for a custom_model(), whose loglik can weigh its rows itself")
         design <- custom_design(model, x, y, family_given, sigma)
         family <- levels <- NULL
         if (!identical(keep, "draws"))
             stop_arg("keep", "must be \"draws\" for a custom_model(), which has no predictive")
     } else {
         family <- resolve_family(family)
-        built <- predictor_design(x, y, family, model, standardize, sigma, intercept)
+        built <- predictor_design(x, y, family, model, standardize, sigma, intercept, weights)
         design <- built$design
         levels <- built$levels
         x <- built$x
+        engine_w <- built$weights
     }
     N <- ncol(design$xt)
     offset <- check_offset(offset, N, family, model, keep)
@@ -184,10 +249,12 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
                    mpar = design$mpar),
               ## on the internal scale: a gaussian response's is divided by its scale
               if (!is.null(offset)) list(offset = offset / design$y_scale),
+              if (!is.null(design$rows)) list(rows = design$rows),
+              if (!is.null(engine_w)) list(weights = engine_w),
               prior_arrays(D, parts),
               list(batch_size = batch_size, burnin = burnin, thin = thin),
               if (custom) list(callback = design$callback) else keep_spec(keep, x, design))
-    design$xt <- design$callback <- NULL
+    design$xt <- design$rows <- design$callback <- NULL
     run <- list(spec = spec, design = design, family = family, levels = levels,
                 theta0 = theta0, n_iter = n_iter, chains = chains, cores = cores,
                 progress = progress, grow = grow, max_time = as.double(max_time),
@@ -304,7 +371,7 @@ sg_fit <- function(method, setup, run, call) {
                  burnin = spec$burnin, thin = spec$thin, chains = run$chains,
                  cores = run$cores, n_iter = 0, elapsed = 0, setup_seconds = setup_seconds,
                  laplace = if (!is.null(lap)) lap[c("mode", "log_post", "steps", "seconds")],
-                 starts = states)
+                 starts = states, blas = blas_label())
     fit <- new_sgfit(info, res, checks = !grow)
     if (grow) grow_run(fit, run, started = t0) else fit
 }

@@ -8,15 +8,15 @@
 #' it penalises both bias (e.g. a step size that is too large) and poor
 #' mixing, so it can compare samplers and step sizes on the same model.
 #'
-#' With the scores \eqn{b(x) = \nabla \log p(x \mid \mathrm{data})}, the base
-#' kernel \eqn{k(x, y) = (c^2 + \|x - y\|^2)^\beta} and \eqn{r = x - y},
-#' \eqn{u = c^2 + \|r\|^2}, the Langevin-Stein kernel is
+#' With the scores \eqn{b(x) = \nabla \log p(x \mid \mathrm{data})}{b(x) = grad log p(x | data)}, the base
+#' kernel \eqn{k(x, y) = (c^2 + \|x - y\|^2)^\beta}{k(x, y) = (c^2 + ||x - y||^2)^beta} and \eqn{r = x - y}{r = x - y},
+#' \eqn{u = c^2 + \|r\|^2}{u = c^2 + ||r||^2}, the Langevin-Stein kernel is
 #' \deqn{k_0(x, y) = b(x)^\top b(y)\, u^\beta + 2\beta u^{\beta - 1}
 #'   (b(y) - b(x))^\top r - 2\beta D u^{\beta - 1}
-#'   - 4\beta(\beta - 1)\|r\|^2 u^{\beta - 2}}
-#' and, for the draws \eqn{x_1, \dots, x_T},
+#'   - 4\beta(\beta - 1)\|r\|^2 u^{\beta - 2}}{k_0(x, y) = b(x)' b(y) u^beta + 2 beta u^(beta - 1) (b(y) - b(x))' r - 2 beta D u^(beta - 1) - 4 beta(beta - 1)||r||^2 u^(beta - 2)}
+#' and, for the draws \eqn{x_1, \dots, x_T}{x_1, ..., x_T},
 #' \deqn{\mathrm{KSD} = \Big(\frac{1}{T^2} \sum_{i=1}^T \sum_{j=1}^T
-#'   k_0(x_i, x_j)\Big)^{1/2}.}
+#'   k_0(x_i, x_j)\Big)^{1/2}.}{KSD = ((1/(T^2)) sum_(i=1)^T sum_(j=1)^T k_0(x_i, x_j))^(1/2).}
 #'
 #' **Coordinates.** The KSD is not invariant to linear maps of the
 #' parameters, so the scale matters.  It is computed on the sampler's
@@ -38,21 +38,21 @@
 #' most `max_draws` evenly spaced ones: rows `round(seq(1, T, length.out =
 #' max_draws))` of the draws stacked chain after chain (so each chain gives
 #' about the same share).  Thinning keeps the cost bounded: the scores cost
-#' one full-data gradient per draw, \eqn{O(T N D)}, and the kernel sum
-#' \eqn{O(T^2 D)}; for large data sets the scores dominate (a full-data
+#' one full-data gradient per draw, \eqn{O(T N D)}{O(T N D)}, and the kernel sum
+#' \eqn{O(T^2 D)}{O(T^2 D)}; for large data sets the scores dominate (a full-data
 #' gradient per draw), so a smaller `max_draws` is the way to cut the time.
 #'
 #' **Scale of the values.** Even exact independent draws have a positive
 #' KSD: at the defaults its square has expectation
-#' \eqn{(E\|b(x)\|^2 + D) / T}, about \eqn{(\mathrm{tr}(A) + D) / T} for a
-#' posterior with precision matrix \eqn{A}.  Compare fits through their KSDs
+#' \eqn{(E\|b(x)\|^2 + D) / T}{(E||b(x)||^2 + D) / T}, about \eqn{(\mathrm{tr}(A) + D) / T}{(tr(A) + D) / T} for a
+#' posterior with precision matrix \eqn{A}{A}.  Compare fits through their KSDs
 #' at the same `max_draws`, `c` and `beta`, not against zero.
 #'
 #' @param fit a fit returned by one of the samplers ([sgld()], [sgfs()],
 #'   ...), of class `sgfit`.
 #' @param c the IMQ kernel's scale, a positive number (on the internal
 #'   scale; see Details).
-#' @param beta the IMQ kernel's exponent, a number in \eqn{(-1, 0)}.
+#' @param beta the IMQ kernel's exponent, a number in \eqn{(-1, 0)}{(-1, 0)}.
 #' @param max_draws the largest number of draws used (at least 2); more are
 #'   thinned evenly.
 #' @return The kernel Stein discrepancy, a non-negative number; `Inf` when

@@ -104,8 +104,14 @@ minibatch_strata <- function(run, lap, reach, cv, max_rows = 10L * run$spec$batc
 ## r = y - mu, mu = exp(eta) (eta with the rows' offsets), whose change
 ## from the mode's, mu (exp(move) - 1), grows without bound (the move is
 ## capped at 700, where exp() would overflow: such a row's reach is huge
-## anyway, and it is held)
+## anyway, and it is held).  A row's prior weight w_i (spec$weights)
+## multiplies its residual, hence its jump (a gaussian row's precision).
 residual_reach <- function(spec, theta, move, cv) {
+    r <- residual_reach_unweighted(spec, theta, move, cv)
+    if (is.null(spec$weights)) r else spec$weights * r
+}
+
+residual_reach_unweighted <- function(spec, theta, move, cv) {
     P <- nrow(spec$xt)
     eta <- drop(crossprod(spec$xt, theta[seq_len(P)]))
     if (!is.null(spec$offset)) eta <- eta + spec$offset
@@ -133,12 +139,13 @@ residual_reach <- function(spec, theta, move, cv) {
     if (cv) pmax(up - p, p - down) else pmax(abs(spec$y - up), abs(spec$y - down))
 }
 
-## the probit model's residual dl/deta = s lambda(s eta), s = 2y - 1 and
-## lambda the inverse Mills ratio (src/model_probit.c)
+## the probit model's residual dl/deta = y lambda(eta) - (1 - y) lambda(-eta)
+## (s lambda(s eta), s = 2y - 1, for y in {0, 1}), lambda the inverse Mills
+## ratio (src/model_probit.c)
 probit_residual <- function(y, eta) {
-    s <- 2 * y - 1
-    z <- s * eta
-    s * exp(stats::dnorm(z, log = TRUE) - stats::pnorm(z, log.p = TRUE))
+    mills <- function(z) exp(stats::dnorm(z, log = TRUE) - stats::pnorm(z, log.p = TRUE))
+    ifelse(y == 0 | y == 1, (2 * y - 1) * mills((2 * y - 1) * eta),
+           y * mills(eta) - (1 - y) * mills(-eta))
 }
 
 ## `chains` starting points: the mode plus draws from the Laplace

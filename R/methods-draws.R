@@ -110,6 +110,7 @@ c.sgfit <- function(...) {
     sq <- lapply(infos, `[[`, "grad_sq")
     info$grad_sq <- if (!any(vapply(sq, is.null, NA))) Reduce(`+`, sq)
     info$run_length <- NULL                   # each run's growth is its own
+    info$waiting <- NULL
     if (!is.null(info$spec$pred_x)) {          # the predictives kept add up
         stale <- any(vapply(infos, function(i) isTRUE(i$pred_stale), NA))
         info$pred <- if (!stale)
@@ -221,6 +222,7 @@ keep_chains <- function(x, i) {
     info$clipped <- sum(info$clipped) * length(k) / K
     info$eps <- info$eps[k]
     info$starts <- info$starts[k]
+    info$waiting <- NULL                       # chains an interrupt kept from starting
     ## a chain among several continues on its own stream, as among them,
     ## leaving the user's random numbers untouched
     if (length(k) == 1L) info$own_stream <- TRUE

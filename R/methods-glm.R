@@ -19,7 +19,14 @@
 #'   the fitted value, as [stats::residuals.glm()] does: \eqn{(y - \mu) /
 #'   \sqrt{\mu (1 - \mu)}}{(y - mu) / sqrt(mu (1 - mu))} for `binomial()`,
 #'   \eqn{(y - \mu) / \sqrt{\mu}}{(y - mu) / sqrt(mu)} for `poisson()`,
-#'   and \eqn{y - \mu}{y - mu} for `gaussian()` (not divided by sigma).
+#'   and \eqn{y - \mu}{y - mu} for `gaussian()` (not divided by sigma);
+#'   with prior weights \eqn{w_i}{w_i}, multiplied by \eqn{\sqrt{w_i}}{sqrt(w_i)}, as
+#'   glm's weighted Pearson residuals (for a `cbind(successes, failures)`
+#'   response, \eqn{y}{y} is the proportion of successes and \eqn{w_i}{w_i} the
+#'   trials times the prior weight).
+#' * `weights()`: the prior weights as [stats::glm()] keeps them
+#'   (`prior.weights`): the `weights` given (1 without), times the trials
+#'   of a `cbind(successes, failures)` response.
 #' * `terms()`, `model.frame()`, `model.matrix()`: those of the model
 #'   formula, as for [stats::glm()].  The fit keeps only the engine's standardised
 #'   copy of the data, so `model.frame()` (and with it `model.matrix()`)
@@ -34,7 +41,7 @@
 #'   (`sigma()` of a binomial [stats::glm()] fit estimates it instead, as
 #'   \eqn{\sqrt{D / (n - p)}}{sqrt(deviance / (n - p))}.)
 #' * `confint()`: equal-tailed posterior credible intervals, the
-#'   \eqn{(1 - level)/2} and \eqn{(1 + level)/2} quantiles of the draws (all
+#'   \eqn{(1 - level)/2}{(1 - level)/2} and \eqn{(1 + level)/2}{(1 + level)/2} quantiles of the draws (all
 #'   chains pooled; [stats::quantile()], type 7).  These are posterior
 #'   quantiles, not the normal approximation mean \eqn{\pm}{+-} 1.96 sd that
 #'   [stats::confint.default()] would give.
@@ -123,8 +130,22 @@ residuals.sgfit <- function(object, type = c("response", "pearson"), ...) {
                  "(type = \"response\")")
     mu <- fitted(object)
     r <- stats::naresid(info$na.action, training_response(info)) - mu
-    if (type == "pearson") r <- r / sqrt(info$family$variance(mu))
+    if (type == "pearson") {
+        r <- r / sqrt(info$family$variance(mu))
+        w <- info$spec$weights
+        if (!is.null(w)) r <- r * sqrt(stats::naresid(info$na.action, w))
+    }
     r
+}
+
+#' @rdname sgfit-glm-methods
+#' @export
+weights.sgfit <- function(object, ...) {
+    info <- sgfit_info(object)
+    check_has_mean(object, info, "weights()")
+    w <- info$spec$weights
+    if (is.null(w)) w <- rep(1, info$N)
+    stats::naresid(info$na.action, w)
 }
 
 #' @rdname sgfit-glm-methods

@@ -106,11 +106,49 @@ divergence_hint <- function(info, eps) {
            "the step is too large")
 }
 
+## SGFS's preconditioner is the empirical Fisher information N C (C the
+## per-row score covariance; with the prior's precision P), which equals the
+## curvature H of the log posterior only where the model fits and the data
+## identify every direction (Bernstein-von Mises).  Rows of rare or
+## separated factor levels break that: their residuals y - p are tiny,
+## so N C is far smaller than H there, and SGFS's steps along those
+## directions are far too long.  When, at the mode, some direction has
+## N C + P below a tenth of H (the smallest eigenvalue of H^-1/2 (N C + P)
+## H^-1/2), the hint says so and names the coefficient that direction moves
+## most (in posterior sd); else `otherwise`.  One full-data pass (and the
+## mode's search if the fit has none cached), made only when a fit has
+## failed a check.
+fisher_hint <- function(info, otherwise) {
+    if (!laplace_available(info$design)) return(otherwise)
+    mode <- info$laplace$mode
+    if (is.null(mode))              # (not cached: from the first chain's last state)
+        mode <- tryCatch(newton_mode(info$spec, info$states[[1L]]$theta)$mode,
+                         error = function(e) NULL)
+    if (is.null(mode)) return(otherwise)
+    cur <- tryCatch(full_curvature(info$spec, mode, cov = TRUE), error = function(e) NULL)
+    R <- if (!is.null(cur)) tryCatch(chol(cur$H), error = function(e) NULL)
+    if (is.null(R)) return(otherwise)
+    A <- ncol(info$spec$xt) * cur$C + diag(info$spec$prior_prec, length(mode))
+    Ri <- backsolve(R, diag(nrow(R)))
+    ev <- eigen(crossprod(Ri, A %*% Ri), symmetric = TRUE)
+    k <- length(ev$values)
+    if (!(ev$values[k] < 0.1)) return(otherwise)
+    w <- drop(Ri %*% ev$vectors[, k])             # the direction, in theta
+    sd <- sqrt(diag(chol2inv(R)))
+    par <- info$design$par_names[which.max(abs(w) / sd)]
+    sprintf(paste0("SGFS preconditions with the empirical Fisher information, which here is %.2g times ",
+                   "the posterior's curvature along a direction that moves '%s' most (residuals far ",
+                   "smaller than the model expects do this: rare or separated factor levels, or a ",
+                   "fixed sigma set too large): SGFS cannot sample this posterior well; use sgldcv(), ",
+                   "which takes its metric from the curvature at the mode"),
+            ev$values[k], par)
+}
+
 ## what to try when the draws look wrong
 remedy_hint <- function(info) {
     switch(info$method,
-           sgfs = sprintf("try a longer burnin, a larger alpha (now %g) or a larger batch_size",
-                          info$settings$alpha),
+           sgfs = fisher_hint(info, sprintf("try a longer burnin, a larger alpha (now %g) or a larger batch_size",
+                                            info$settings$alpha)),
            sgld = ,
            sgldcv = ,
            psgld = ,
@@ -207,10 +245,11 @@ run_length_line <- function(rl, min_ess, max_rhat) {
 ## the time of each phase: set-up (start, step, rows), mode, sampling, checks
 phase_line <- function(info) {
     mode <- if (!is.null(info$laplace)) info$laplace$seconds else 0
-    sprintf("Time: set-up %.3g s (of which the mode %.3g s, %s Newton steps), sampling %.3g s, checks %.3g s\n",
+    sprintf("Time: set-up %.3g s (of which the mode %.3g s, %s Newton steps), sampling %.3g s, checks %.3g s%s\n",
             info$setup_seconds, mode,
             if (is.null(info$laplace)) "no" else format(info$laplace$steps),
-            info$elapsed, if (is.null(info$check_seconds)) 0 else info$check_seconds)
+            info$elapsed, if (is.null(info$check_seconds)) 0 else info$check_seconds,
+            if (is.null(info$blas)) "" else paste0("; BLAS: ", info$blas))
 }
 
 ## each chain's draws as shown by the value (the common length)

@@ -4,20 +4,20 @@
 #' Error at time T: a run's relative errors as it goes
 #'
 #' The curves of Ahn, Korattikara and Welling (2012, Fig. 2): [rel_error()]'s
-#' \eqn{E_1} and \eqn{E_2} of the first \eqn{t} kept draws (running mean
-#' and covariance with divisor \eqn{t}) against a reference, at evenly
-#' spaced \eqn{t}, with the sampler's time to reach them.
+#' \eqn{E_1}{E_1} and \eqn{E_2}{E_2} of the first \eqn{t}{t} kept draws (running mean
+#' and covariance with divisor \eqn{t}{t}) against a reference, at evenly
+#' spaced \eqn{t}{t}, with the sampler's time to reach them.
 #'
 #' @param fit a fit of any sampler; several chains are pooled draw by draw
-#'   (the \eqn{t}-th row of every chain counts as \eqn{t}).
+#'   (the \eqn{t}{t}-th row of every chain counts as \eqn{t}{t}).
 #' @param reference a fit, a matrix of draws, or `list(mean =, cov =)`: a
 #'   long full-data run ([hmc()], [mala()]) or an exact posterior.
-#' @param points the number of evenly spaced \eqn{t} at which to evaluate.
+#' @param points the number of evenly spaced \eqn{t}{t} at which to evaluate.
 #' @return A data frame with the number of kept draws per chain `draws`, the
 #'   `iteration` they reach, the sampler's `seconds` to get there (the run's
 #'   time spread evenly over its iterations), `E1` and `E2`; its last row is
-#'   the error of the whole run.  Its `plot()` method draws \eqn{E_1} or
-#'   \eqn{E_2} against the seconds on log scales; `add = TRUE` adds another
+#'   the error of the whole run.  Its `plot()` method draws \eqn{E_1}{E_1} or
+#'   \eqn{E_2}{E_2} against the seconds on log scales; `add = TRUE` adds another
 #'   sampler's curve.
 #' @references Ahn, S., Korattikara, A. and Welling, M. (2012). Bayesian
 #'   posterior sampling via stochastic gradient Fisher scoring. ICML.
@@ -72,8 +72,8 @@ reference_moments <- function(reference) {
 #' for regression, `predict(fit, newdata, interval = "prediction")` (its
 #' `fit` and `sd` columns) or a vector of predicted means.
 #'
-#' Classification: `log_loss`, \eqn{-\frac1n\sum_i \log \hat p_{i,y_i}}
-#' (probabilities clipped to \eqn{[10^{-15}, 1 - 10^{-15}]}); `error`, the
+#' Classification: `log_loss`, \eqn{-\frac1n\sum_i \log \hat p_{i,y_i}}{-1/n sum_i log phat_(i,y_i)}
+#' (probabilities clipped to \eqn{[10^{-15}, 1 - 10^{-15}]}{[10^(-15), 1 - 10^(-15)]}); `error`, the
 #' share of rows whose most probable class is wrong; `brier`, the mean
 #' squared distance between the probability vector and the one-hot
 #' response; `ece`, the expected calibration error: the confidence (largest

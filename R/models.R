@@ -6,13 +6,13 @@
 #' argument; its output layer is the family's: one sigmoid unit for
 #' `binomial()`, a softmax over the K levels for `categorical()` (the first
 #' level the reference, with logit 0, as for the GLM), one identity unit
-#' with noise sd \eqn{\sigma} (parameter `log_sigma`, unless `sigma` is
-#' fixed) for `gaussian()`.  Layer \eqn{l} computes
-#' \eqn{h_l = \phi(W_l' h_{l-1} + b_l)} from \eqn{h_0} the standardised
+#' with noise sd \eqn{\sigma}{sigma} (parameter `log_sigma`, unless `sigma` is
+#' fixed) for `gaussian()`.  Layer \eqn{l}{l} computes
+#' \eqn{h_l = \phi(W_l' h_{l-1} + b_l)}{h_l = phi(W_l' h_(l-1) + b_l)} from \eqn{h_0}{h_0} the standardised
 #' predictors (without intercept column: every layer has biases).
 #'
-#' Parameters are named `W1[j,k]` (the weight from input \eqn{j} to hidden
-#' unit \eqn{k}), `b1[k]`, `W2[j,k]`, ... up to the output layer, then
+#' Parameters are named `W1[j,k]` (the weight from input \eqn{j}{j} to hidden
+#' unit \eqn{k}{k}), `b1[k]`, `W2[j,k]`, ... up to the output layer, then
 #' `log_sigma`.  The weights are those of the standardised predictors; for
 #' `gaussian()` the output layer and `log_sigma` are on the response's
 #' scale.  Each layer's weights and biases form one parameter block: the
@@ -21,7 +21,7 @@
 #' **Priors.** `prior` is one prior for every weight and bias, or a list of
 #' priors, one per layer (first hidden layer first, the output layer last).
 #' The default is `normal(0, 1/sqrt(w))` for the weights and biases of a
-#' layer with fan-in \eqn{w} (the units of the layer below): the prior of
+#' layer with fan-in \eqn{w}{w} (the units of the layer below): the prior of
 #' each unit's input then has the same spread whatever the width, and the
 #' network's output stays of order one as layers grow (Neal, 1996).  On the
 #' UCI regression benchmarks it predicted better than `normal(0, 1)`
@@ -29,8 +29,8 @@
 #'
 #' **Initialisation.** With `init = NULL` the chain starts at random weights
 #' drawn from R's random number generator (so that `set.seed()` reproduces
-#' them): \eqn{N(0, g/w_{l-1})} for the weights into a layer of fan-in
-#' \eqn{w_{l-1}}, \eqn{g = 2} for `relu` and 1 otherwise, and zero biases.
+#' them): \eqn{N(0, g/w_{l-1})}{N(0, g/w_(l-1))} for the weights into a layer of fan-in
+#' \eqn{w_{l-1}}{w_(l-1)}, \eqn{g = 2}{g = 2} for `relu` and 1 otherwise, and zero biases.
 #' All-zero weights would be a fixed point of every gradient method (all
 #' hidden units stay identical).  `init = "map"` starts from an [sga()]
 #' optimisation begun at such random weights.

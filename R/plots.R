@@ -58,7 +58,7 @@ plot_marginals <- function(x, pars = 1:2, reference = NULL, max_points = 2000L,
 
 #' Running means of the draws
 #'
-#' The mean of the first \eqn{t} kept draws against \eqn{t}, one panel per
+#' The mean of the first \eqn{t}{t} kept draws against \eqn{t}{t}, one panel per
 #' parameter, with the reference's mean as a dashed line when given: how
 #' fast a chain settles, and where.
 #'

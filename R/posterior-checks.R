@@ -23,7 +23,7 @@ predictive_interval.sgfit <- function(object, prob = 0.9, newdata = NULL, draws 
     if (identical(info$family$family, "categorical"))
         stop("predictive_interval() is for a numeric response; a categorical() fit's predictive ",
              "draws are class codes: use posterior_predict() or posterior_epred()", call. = FALSE)
-    yrep <- posterior_predict.sgfit(object, newdata = newdata, draws = draws, seed = seed)
+    yrep <- posterior_predict.sgfit(object, newdata = newdata, draws = draws, seed = seed, ...)
     out <- apply(yrep, 2L, stats::quantile, probs, names = FALSE)
     matrix(out, ncol = 2L, byrow = TRUE, dimnames = list(colnames(yrep), percent_labels(probs)))
 }
@@ -117,6 +117,10 @@ pp_check.sgfit <- function(object, plotfun = NULL, ndraws = 50, seed = NULL, ...
     d <- info$design
     y <- switch(fam, gaussian = d$y_center + d$y_scale * info$spec$y,
                 categorical = as.integer(info$spec$y) + 1L,
+                binomial = if (identical(d$response_kind, "cbind"))
+                               as.integer(round(info$spec$y * d$trials))
+                           else if (identical(d$response_kind, "proportion")) info$spec$y
+                           else as.integer(info$spec$y),
                 as.integer(info$spec$y))
     fun(y, yrep, ...)
 }

@@ -29,20 +29,33 @@
 #'   probabilities for an observation sum to 1), as 'brms' returns.
 #' * `posterior_predict()`: a draw of the response from the model at each
 #'   posterior draw: 0/1 integers for `binomial()` (1 the second level of a
-#'   factor response); normal draws with the draw's mean and noise sd
-#'   \eqn{\sigma}{sigma} (sampled or fixed) for `gaussian()`; Poisson
+#'   factor response), or for a `cbind(successes, failures)` response the
+#'   successes out of the row's trials (for proportions with `weights`, the
+#'   proportion out of the row's weight in trials, as [stats::simulate()]
+#'   of a glm); normal draws with the draw's mean and noise sd
+#'   \eqn{\sigma}{sigma} (sampled or fixed) for `gaussian()`, with `weights`
+#'   \eqn{\sigma / \sqrt{w_i}}{sigma / sqrt(w_i)} (`NA` for a row of weight 0); Poisson
 #'   counts for `poisson()` (integers); for
 #'   `categorical()` integer class codes 1 to K, indexing the response's
 #'   levels (attribute `levels`), as 'brms' returns.  Random numbers come
 #'   from R's generator.
 #' * `log_lik()`: the pointwise log-likelihood, \eqn{\log p(y_i \mid
-#'   \theta_s)}{log p(y_i | theta_s)} for draw \eqn{s} and observation
-#'   \eqn{i}: the log density of the response on its original scale for
-#'   `gaussian()`.  This is what [loo::loo()] and [loo::waic()] read (see
+#'   \theta_s)}{log p(y_i | theta_s)} for draw \eqn{s}{s} and observation
+#'   \eqn{i}{i}: the log density of the response on its original scale for
+#'   `gaussian()`.  With `weights` (or a `cbind(successes, failures)`
+#'   response) each row's value is its term of the fit's weighted
+#'   log-likelihood: \eqn{w_i \log p(y_i \mid \theta_s)}{w_i log p(y_i |
+#'   theta_s)} for `binomial()` and `poisson()`, as 'rstanarm' weighs rows
+#'   (a row of \eqn{m_i}{m_i} trials has the binomial density of its successes,
+#'   coefficient included); for `gaussian()`, whose weights are precisions,
+#'   the log density of \eqn{N(\mu, \sigma^2 / w_i)}{N(mu, sigma^2 / w_i)}
+#'   (0 for a row of weight 0; 'rstanarm', whose gaussian weights are
+#'   frequencies, would give \eqn{w_i \log N(y_i; \mu, \sigma^2)}{w_i log
+#'   N(y_i; mu, sigma^2)}).  This is what [loo::loo()] and [loo::waic()] read (see
 #'   [loo.sgfit()]).  For a [custom_model()] fit it is the model's own
 #'   `loglik` function at each draw (one R call per draw, at R's speed).
 #' * `posterior_interval()`: central posterior intervals of the parameters
-#'   (the \eqn{(1 - prob)/2} and \eqn{(1 + prob)/2} quantiles of the draws,
+#'   (the \eqn{(1 - prob)/2}{(1 - prob)/2} and \eqn{(1 + prob)/2}{(1 + prob)/2} quantiles of the draws,
 #'   all chains pooled), a matrix with one row per parameter, as
 #'   'rstanarm' returns.
 #' * `predictive_interval()`: central intervals of `posterior_predict()`,
@@ -78,6 +91,16 @@
 #' @param offset for a fit with an offset given a matrix `x`: the offsets
 #'   of `newdata`'s rows (a formula fit evaluates its offsets in `newdata`),
 #'   as for [predict.sgfit()].
+#' @param weights for a fit with `weights` given a matrix `x`: the prior
+#'   weights of `newdata`'s rows (`NULL`: 1 each); a formula fit evaluates
+#'   its `weights` in `newdata`, as its offsets.  Read by `log_lik()` and,
+#'   for a `gaussian()` fit (the rows' precisions) or a binomial fit of
+#'   proportions (the trials), by `posterior_predict()`.
+#' @param trials for `posterior_predict()` of a binomial fit whose response
+#'   has several trials per row (`cbind(successes, failures)`, or
+#'   proportions with `weights`): the trials of `newdata`'s rows, whole
+#'   numbers; by default a formula fit reads them from `newdata` (its
+#'   response, or its weights).
 #' @param prob the probability mass of the central interval, between 0 and
 #'   1.
 #' @param type the type of interval: `"central"` (the only one).
@@ -127,21 +150,26 @@ posterior_epred.sgfit <- function(object, newdata = NULL, draws = NULL, offset =
 #' @rdname sgfit-posterior
 #' @exportS3Method rstantools::posterior_predict
 posterior_predict.sgfit <- function(object, newdata = NULL, draws = NULL, seed = NULL,
-                                    offset = NULL, ...) {
+                                    offset = NULL, weights = NULL, trials = NULL, ...) {
     if (!is.null(seed) && (!is.numeric(seed) || length(seed) != 1L || !is.finite(seed) ||
                            seed != round(seed)))
         stop_arg("seed", "must be NULL or a whole number for set.seed(), not ", format_value(seed))
     mu <- draw_level(object, newdata, draws, 1L, NULL, "posterior_predict()", offset)
     info <- sgfit_info(object)
-    with_seed_of(seed, simulate_response(info, without_sigma(mu), attr(mu, "sigma")))
+    rows <- predictive_rows(info, newdata, weights, trials, ncol(mu))
+    with_seed_of(seed, simulate_response(info, without_sigma(mu), attr(mu, "sigma"), rows))
 }
 
 #' @rdname sgfit-posterior
 #' @exportS3Method rstantools::log_lik
-log_lik.sgfit <- function(object, newdata = NULL, draws = NULL, y = NULL, offset = NULL, ...) {
+log_lik.sgfit <- function(object, newdata = NULL, draws = NULL, y = NULL, offset = NULL,
+                          weights = NULL, ...) {
     info <- sgfit_info(object)
-    if (!is.null(info$design$custom)) return(custom_log_lik(object, info, newdata, draws, y))
-    without_sigma(draw_level(object, newdata, draws, 2L, y, "log_lik()", offset))
+    if (!is.null(info$design$custom)) {
+        if (!is.null(weights)) stop_arg("weights", "are not taken by a custom_model() fit")
+        return(custom_log_lik(object, info, newdata, draws, y))
+    }
+    without_sigma(draw_level(object, newdata, draws, 2L, y, "log_lik()", offset, weights))
 }
 
 without_sigma <- function(x) {
@@ -152,14 +180,16 @@ without_sigma <- function(x) {
 ## The draw-level outputs `what` (0 link, 1 mean, 2 log-likelihood) of the
 ## chosen draws for the rows of newdata (NULL: the training rows); for
 ## gaussian() the draws' noise sds in attr "sigma" (original scale)
-draw_level <- function(object, newdata, draws, what, y, caller, offset = NULL) {
+draw_level <- function(object, newdata, draws, what, y, caller, offset = NULL,
+                       weights = NULL) {
     info <- sgfit_info(object)
     check_draw_model(object, info, caller)
     B <- chosen_draws(object, draws)
     d <- info$design
-    rows <- draw_rows(info, newdata, y, what == 2L, offset)
+    rows <- draw_rows(info, newdata, y, what == 2L, offset, weights)
     theta <- internal_draws(B, d)
     out <- draws_eval(info, theta, rows$x, what, if (what == 2L) rows$y, rows$offset)
+    if (what == 2L) out <- weigh_log_lik(info, out, rows$weighing, theta)
     names <- list(NULL, rows$names)
     if (length(dim(out)) == 3L) names <- c(names, list(info$levels))
     if (!all(vapply(names, is.null, NA))) dimnames(out) <- names
@@ -226,14 +256,21 @@ internal_draws <- function(B, design) {
 ## The rows to evaluate: the engine's copy x (P x m, standardised), the
 ## responses y on the engine's scale (need_y), the rows' offsets (original
 ## scale, or NULL) and the rows' names
-draw_rows <- function(info, newdata, y, need_y, offset = NULL) {
+draw_rows <- function(info, newdata, y, need_y, offset = NULL, weights = NULL) {
     d <- info$design
     if (is.null(newdata)) {
         if (!is.null(y))
             stop_arg("y", "is the response of new rows: give it with newdata (without newdata ",
                      "the fit's own response is used)")
+        if (!is.null(weights))
+            stop_arg("weights", "are for newdata's rows: without newdata the training rows' ",
+                     "weights are used")
         return(list(x = info$spec$xt, y = info$spec$y, names = NULL,
-                    offset = row_offsets(info, NULL, offset, ncol(info$spec$xt))))
+                    offset = row_offsets(info, NULL, offset, ncol(info$spec$xt)),
+                    weighing = if (need_y)
+                        log_lik_weighing(info$family, info$spec$y,
+                                         binomial_rows(d$response_kind, d$weights, d$trials),
+                                         d$weights)))
     }
     if (!is.data.frame(newdata) && !is.matrix(newdata))
         stop_arg("newdata", "must be a data frame (or, for a fit given a matrix x, a matrix), not ",
@@ -254,9 +291,139 @@ draw_rows <- function(info, newdata, y, need_y, offset = NULL) {
     if (!is.null(off) && !all(is.finite(off)))
         stop_arg("newdata", "has missing or non-finite offsets in row(s) ",
                  paste(utils::head(which(!is.finite(off)), 5L), collapse = ", "))
+    response <- if (need_y) new_response(info, newdata, y, nrow(X))
     list(x = .Call(C_sgfs_design_copy, X, as.double(d$center), as.double(d$scale)),
-         y = if (need_y) new_response(info, newdata, y, nrow(X)), names = rownames(X),
-         offset = off)
+         y = response$y, names = rownames(X), offset = off,
+         weighing = if (need_y) {
+             prior <- row_weights(info, newdata, weights, nrow(X))
+             bin <- binomial_rows(response$kind, prior, response$trials)
+             if (identical(response$kind, "proportion") && is.null(bin$trials))
+                 stop_arg("weights", "are needed: newdata's response is proportions, whose ",
+                          "trials are the rows' weights")
+             log_lik_weighing(info$family, response$y, bin, prior)
+         })
+}
+
+## The prior weights (the fit's `weights`) of the rows evaluated, or NULL
+## for weight 1 each: the training rows' (newdata NULL); for newdata, a
+## formula fit's weights expression evaluated in newdata (as its offsets),
+## a matrix fit's `weights` (NULL: 1 each)
+row_weights <- function(info, newdata, weights, n) {
+    if (is.null(newdata)) return(info$design$weights)
+    if (!is.null(info$terms)) {
+        if (!is.null(weights))
+            stop_arg("weights", "are for fits given a matrix x: a formula fit evaluates its ",
+                     "weights in newdata")
+        expr <- info$call$weights
+        if (is.null(expr)) return(NULL)
+        w <- tryCatch(eval(expr, as.data.frame(newdata), environment(info$terms)),
+                      error = function(e)
+                          stop_arg("newdata", sprintf("must hold the fit's weights (%s): %s",
+                                                      paste(deparse(expr), collapse = " "),
+                                                      conditionMessage(e))))
+    } else {
+        if (is.null(weights)) return(NULL)
+        w <- weights
+    }
+    if (!is.numeric(w) || length(w) != n || anyNA(w) || any(!is.finite(w)) || any(w < 0))
+        stop_arg("weights", sprintf(paste("must be %d non-negative finite numbers, one per row",
+                                          "of newdata, not %s"), n, format_value(w)))
+    as.double(w)
+}
+
+## A binomial response's rows as trials: list(trials, prior) for a
+## response of kind "cbind" (trials s + f, prior weights as given) or
+## "proportion" (the weights are the trials, prior weights 1); NULL for
+## a 0/1 response (one trial each; `weights` stay prior weights)
+binomial_rows <- function(kind, weights, trials) {
+    if (is.null(kind)) return(NULL)
+    if (kind == "cbind") list(trials = trials, prior = weights)
+    else list(trials = weights, prior = NULL)
+}
+
+## How log_lik() weighs each row's log density (the engine's is of one
+## trial, unweighted): list(w, const, gaussian) with `w` the rows' factors
+## (NULL: 1 each) and `const` the binomial coefficient's term of a response
+## of several trials, the prior weight times log choose(m_i, s_i) (NULL:
+## 0).  So each row's value is its term of the fit's weighted
+## log-likelihood: w_i log p(y_i) for binomial() and poisson(), as
+## rstanarm's log_lik() weighs rows; a gaussian() row's log density with
+## its precision, log N(y_i; mu, sigma^2 / w_i) (0 for weight 0).
+log_lik_weighing <- function(family, y, bin, weights) {
+    if (family$family == "gaussian")
+        return(if (!is.null(weights)) list(w = weights, gaussian = TRUE))
+    if (family$family == "binomial" && !is.null(bin)) {
+        m <- bin$trials
+        s <- y * m
+        lchoose <- lgamma(m + 1) - lgamma(s + 1) - lgamma(m - s + 1)
+        prior <- if (is.null(bin$prior)) 1 else bin$prior
+        return(list(w = prior * m, const = prior * lchoose))
+    }
+    if (!is.null(weights)) list(w = weights)
+}
+
+## the draws' pointwise log-likelihoods ll (S x m, unweighted) weighed as
+## log_lik_weighing() says; theta the draws (internal scale), for gaussian()
+weigh_log_lik <- function(info, ll, weighing, theta) {
+    if (is.null(weighing)) return(ll)
+    S <- nrow(ll)
+    w <- rep(weighing$w, each = S)
+    if (isTRUE(weighing$gaussian)) {
+        ## ll = -log(sigma) - log(2 pi)/2 - r^2/2, sigma on the response's
+        ## scale: with precision w, -log(sigma) + log(w)/2 - log(2 pi)/2 - w r^2/2
+        log_sigma <- rep(log(draw_sigmas(info, theta)), times = ncol(ll))
+        half_r2 <- -(ll + log_sigma + 0.5 * log(2 * pi))
+        out <- ll + 0.5 * log(w) - (w - 1) * half_r2
+        out[w == 0] <- 0
+        return(array(out, dim(ll)))
+    }
+    out <- ll * w
+    if (!is.null(weighing$const)) out <- out + rep(weighing$const, each = S)
+    array(out, dim(ll))
+}
+
+## What posterior_predict() needs of the rows beyond their means:
+## list(trials, kind) for a binomial fit of several trials per row (the
+## training rows': theirs; newdata's: `trials`, else for kind "cbind" from
+## newdata's response, for "proportion" from the rows' weights), and the
+## gaussian rows' precision weights (`precision`, NULL: 1 each)
+predictive_rows <- function(info, newdata, weights, trials, n) {
+    d <- info$design
+    fam <- info$family$family
+    if (is.null(newdata)) {
+        if (!is.null(trials) || !is.null(weights))
+            stop_arg(if (!is.null(trials)) "trials" else "weights",
+                     "are for newdata's rows: without newdata the training rows' are used")
+        bin <- binomial_rows(d$response_kind, d$weights, d$trials)
+        if (!is.null(bin$trials) && any(bin$trials != round(bin$trials)))
+            stop_arg("weights", "must be whole numbers for posterior_predict(): they are the ",
+                     "trials of the fit's proportions")
+        return(list(trials = bin$trials, kind = d$response_kind,
+                    precision = if (fam == "gaussian") d$weights))
+    }
+    kind <- d$response_kind
+    if (fam == "binomial" && !is.null(kind)) {
+        if (is.null(trials)) {
+            trials <- if (kind == "proportion") row_weights(info, newdata, weights, n)
+                      else if (!is.null(info$terms)) tryCatch({
+                          frame <- stats::model.frame(info$terms, newdata, na.action = stats::na.pass,
+                                                      xlev = info$xlevels)
+                          code_two_column(stats::model.response(frame, "any"))$trials
+                      }, error = function(e) NULL)
+            if (is.null(trials))
+                stop_arg("trials", "are needed for newdata's rows: the fit's response has ",
+                         "several trials per row (",
+                         if (kind == "cbind") "cbind(successes, failures): give newdata the response, or trials ="
+                         else "proportions with weights: give newdata the weights, or trials =", ")")
+        }
+        if (!is.numeric(trials) || length(trials) != n || anyNA(trials) || any(trials < 0) ||
+            any(!is.finite(trials)) || any(trials != round(trials)))
+            stop_arg("trials", sprintf("must be %d non-negative whole numbers, one per row of newdata, not %s",
+                                       n, format_value(trials)))
+        return(list(trials = as.double(trials), kind = kind))
+    }
+    if (!is.null(trials)) stop_arg("trials", "are for binomial fits of a two-column or proportion response")
+    list(precision = if (fam == "gaussian") row_weights(info, newdata, weights, n))
 }
 
 ## the response of newdata's rows on the engine's scale: from newdata for a
@@ -285,19 +452,34 @@ new_response <- function(info, newdata, y, n) {
             stop_arg("y", "has level(s) the fit did not see: ", paste(unknown, collapse = ", "))
         y <- factor(as.character(y), levels = info$levels)
     }
-    coded <- code_response(y, info$family)$y
-    (coded - info$design$y_center) / info$design$y_scale
+    coded <- code_response(y, info$family, weighted = TRUE)
+    coded$y <- (coded$y - info$design$y_center) / info$design$y_scale
+    coded
 }
 
 ## One draw of the response per element of the expected values mu (draws x
-## rows, or draws x rows x K class probabilities), sigma the draws' noise sds
-simulate_response <- function(info, mu, sigma) {
+## rows, or draws x rows x K class probabilities), sigma the draws' noise
+## sds; `rows` (predictive_rows()): a binomial row's trials (successes out
+## of them for kind "cbind", their proportion for "proportion"), a gaussian
+## row's precision weight (sd sigma / sqrt(w); NA for weight 0)
+simulate_response <- function(info, mu, sigma, rows = NULL) {
     dims <- dim(mu)[1:2]
     names <- dimnames(mu)[1:2]
+    S <- dims[1L]
     out <- switch(info$family$family,
-                  binomial = stats::rbinom(length(mu), 1L, mu),
+                  binomial = if (is.null(rows$trials)) stats::rbinom(length(mu), 1L, mu) else {
+                      m <- rep(rows$trials, each = S)
+                      k <- stats::rbinom(length(mu), m, mu)
+                      if (rows$kind == "proportion") ifelse(m > 0, k / pmax(m, 1), 0) else k
+                  },
                   poisson = stats::rpois(length(mu), mu),
-                  gaussian = stats::rnorm(length(mu), mu, sigma),    # sigma recycled by draw
+                  gaussian = if (is.null(rows$precision)) stats::rnorm(length(mu), mu, sigma)  # sigma recycled by draw
+                             else {
+                                 w <- rep(rows$precision, each = S)
+                                 v <- stats::rnorm(length(mu), mu, sigma / sqrt(pmax(w, 1e-300)))
+                                 v[w == 0] <- NA
+                                 v
+                             },
                   categorical = {
                       ## the class whose cumulative probability first exceeds u
                       K <- dim(mu)[3L]

@@ -151,6 +151,18 @@ predict_categorical <- function(info, X, theta, newdata, type, interval) {
 ## mean mu_s and noise variance sigma_s^2: sd^2 = mean(sigma_s^2) + var(mu_s)
 predict_gaussian <- function(info, X, theta, newdata, offset = NULL) {
     s2 <- mean(draw_sigmas(info, theta)^2)
+    ## the noise variance sigma^2 / w_i: the training rows' precision
+    ## weights (new rows weigh 1)
+    if (is.null(newdata) && !is.null(info$design$weights)) {
+        out <- row_summaries(info, X, theta, newdata, c("fit", "var"), 1L, function(mu) {
+            fit <- colMeans(mu)
+            cbind(fit, colMeans((mu - rep(fit, each = nrow(mu)))^2))
+        }, offset)
+        w <- stats::naresid(info$na.action, info$design$weights)
+        out[, 2L] <- sqrt(s2 / w + out[, 2L])
+        colnames(out)[2L] <- "sd"
+        return(out)
+    }
     row_summaries(info, X, theta, newdata, c("fit", "sd"), 1L, function(mu) {
         fit <- colMeans(mu)
         cbind(fit, sqrt(s2 + colMeans((mu - rep(fit, each = nrow(mu)))^2)))

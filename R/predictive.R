@@ -5,7 +5,7 @@
 #'
 #' For the samplers' `keep` argument: rather than storing every parameter at
 #' every kept iteration (`n_keep x D` numbers, too many for a network with
-#' \eqn{10^5} weights), each kept draw adds its predictive distribution on
+#' \eqn{10^5}{10^5} weights), each kept draw adds its predictive distribution on
 #' `newdata` to a running average, in C, and only the parameters in
 #' `monitor` are stored (for traceplots and effective sample sizes).  The
 #' memory a run needs then does not grow with `n_iter`.  `predict(fit)`

@@ -7,7 +7,7 @@
 #'   \frac{N}{n}\sum_{i \in S_t}[g_i(\theta) - g_i(\hat\theta)],}{
 #'   grad L(theta) = grad log p(theta) + sum_{i = 1..N} g_i(theta_hat)
 #'                   + (N/n) sum_{i in S_t} [g_i(theta) - g_i(theta_hat)],}
-#' with the same minibatch \eqn{S_t} in both sums, so that its noise
+#' with the same minibatch \eqn{S_t}{S_t} in both sums, so that its noise
 #' vanishes as \eqn{\theta \to \hat\theta}{theta -> theta_hat}.  The centre is, unless given,
 #' a GLM's exact mode (Newton's method on all rows, with the score sum there
 #' from the same pass) or, for a network or custom model, found by [sga()]
@@ -18,9 +18,9 @@
 #'
 #' With the default `metric = "mode"` (GLMs), the control variates are of
 #' second order: the estimate adds \eqn{-H(\theta - \hat\theta)}{-H (theta - theta_hat)} and
-#' \eqn{\frac{N}{n}\sum_{i \in S_t} H_i(\theta - \hat\theta)}{(N/n) sum_{i in S_t} H_i (theta - theta_hat)}, \eqn{H_i}
-#' minus the Hessian of row \eqn{i}'s log-likelihood at \eqn{\hat\theta}{theta_hat} and
-#' \eqn{H} their sum (known from the mode's search), so that the minibatch
+#' \eqn{\frac{N}{n}\sum_{i \in S_t} H_i(\theta - \hat\theta)}{(N/n) sum_{i in S_t} H_i (theta - theta_hat)}, \eqn{H_i}{H_i}
+#' minus the Hessian of row \eqn{i}{i}'s log-likelihood at \eqn{\hat\theta}{theta_hat} and
+#' \eqn{H}{H} their sum (known from the mode's search), so that the minibatch
 #' estimates only the remainder of each score's first-order Taylor
 #' expansion at the centre, whose noise vanishes as
 #' \eqn{|\theta - \hat\theta|^2}{|theta - theta_hat|^2} rather than \eqn{|\theta - \hat\theta|}{|theta - theta_hat|}
@@ -35,26 +35,26 @@
 #' \eqn{\epsilon = 0.2}{eps = 0.2}.  There, with the LM noise (see `metric`), the
 #' step's own bias vanishes on a Gaussian posterior and the minibatch noise's
 #' remains, \eqn{\epsilon V/4}{eps V / 4} for a whitened gradient noise of variance
-#' \eqn{V}: a pilot of 1,000 iterations per chain (on copies; the run then
+#' \eqn{V}{V}: a pilot of 1,000 iterations per chain (on copies; the run then
 #' equals one given that step) measures each whitened gradient
 #' coordinate's mean square \eqn{m \approx 1 + V}{m ~ 1 + V}, and the step becomes
 #' \eqn{\min(0.2, 0.2/(\max m - 1))}{min(0.2, 0.2 / (max m - 1))}, 5 % variance inflation from the
 #' noise (`settings$pilot` records it).  The walls of separated levels (a
-#' level whose rows are all of one class) make \eqn{m} large without any
+#' level whose rows are all of one class) make \eqn{m}{m} large without any
 #' noise, since the gradient there is steep, and the smaller step is then
 #' what keeps the discretisation's error there small: on Covertype with its
-#' soil factor the pilot's \eqn{m} is about 5.
+#' soil factor the pilot's \eqn{m}{m} is about 5.
 #'
 #' Rare one-hot levels and other rows of high leverage: with the metric, a
-#' row \eqn{i} moves the control-variate gradient by about \eqn{(N/n)h_i}
-#' posterior standard deviations, \eqn{h_i} its leverage in the whitened
-#' coordinates (a level held by \eqn{k} rows gives each about \eqn{1/k}).
-#' A row with \eqn{(N/n)h_i > 1} appears in few minibatches, each time with
+#' row \eqn{i}{i} moves the control-variate gradient by about \eqn{(N/n)h_i}{(N/n)h_i}
+#' posterior standard deviations, \eqn{h_i}{h_i} its leverage in the whitened
+#' coordinates (a level held by \eqn{k}{k} rows gives each about \eqn{1/k}{1/k}).
+#' A row with \eqn{(N/n)h_i > 1}{(N/n)h_i > 1} appears in few minibatches, each time with
 #' a jump of many posterior sd, which makes the chain's noise heavy-tailed
 #' and its variance wrong.  Such rows (at most ten batch sizes of them, the
 #' most influential first) are put into every minibatch with weight 1, and
-#' the minibatch's other \eqn{n} rows are drawn from the rest with weight
-#' \eqn{(N - |F|)/n}: a stratified sample whose gradient stays unbiased.
+#' the minibatch's other \eqn{n}{n} rows are drawn from the rest with weight
+#' \eqn{(N - |F|)/n}{(N - |F|)/n}: a stratified sample whose gradient stays unbiased.
 #' The report gives their number.
 #'
 #' @inheritParams sgld
@@ -94,7 +94,7 @@ sgldcv.default <- function(x, y, family = binomial(), model = NULL,
                            schedule = "constant", centre = NULL,
                            opt_iter = 10000L, opt_stepsize = NULL,
                            prior_intercept = NULL, sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE,
-                           intercept = TRUE, offset = NULL, metric = NULL, ...) {
+                           intercept = TRUE, offset = NULL, weights = NULL, metric = NULL, ...) {
     no_dots(...)
     metric <- check_metric(metric)
     run <- prepare_run_here(environment())

@@ -2,20 +2,20 @@
 #'
 #' Samples the posterior with I-SGD (Franzese, Milios, Filippone and
 #' Michiardi, 2021): after a warm-up that measures the minibatch-gradient
-#' noise, each group \eqn{p} of parameters (a block of the model) gets a
-#' fixed step \eqn{\epsilon_p = 4/\tau_p}, where \eqn{\tau_p} is the
+#' noise, each group \eqn{p}{p} of parameters (a block of the model) gets a
+#' fixed step \eqn{\epsilon_p = 4/\tau_p}{epsilon_p = 4/tau_p}, where \eqn{\tau_p}{tau_p} is the
 #' group's total gradient-noise variance, and the injected noise tops the
-#' gradient noise up to \eqn{\tau_p} in every coordinate:
+#' gradient noise up to \eqn{\tau_p}{tau_p} in every coordinate:
 #' \deqn{\theta_j \leftarrow \theta_j + \frac{\epsilon_p}{2}\left(\widehat{\nabla L}_j +
-#'   \sqrt{\max(\tau_p - \widehat{\nabla L}_j^2, 0)}\,\xi_j\right),}
-#' so that every coordinate's step has variance \eqn{\epsilon_p}: Langevin
+#'   \sqrt{\max(\tau_p - \widehat{\nabla L}_j^2, 0)}\,\xi_j\right),}{theta_j <- theta_j + epsilon_p/2(hat(grad L)_j + sqrt(max(tau_p - hat(grad L)_j^2, 0)) xi_j),}
+#' so that every coordinate's step has variance \eqn{\epsilon_p}{epsilon_p}: Langevin
 #' dynamics with a constant preconditioner, whose step needs no tuning.
-#' \eqn{\tau_p} is the mean of \eqn{\sum_{j \in p}\widehat{\nabla L}_j^2} over
+#' \eqn{\tau_p}{tau_p} is the mean of \eqn{\sum_{j \in p}\widehat{\nabla L}_j^2}{sum_(j in p) hat(grad L)_j^2} over
 #' the second half of the warm-up (the paper's low signal-to-noise
 #' assumption), during which the chain runs SGLD at `stepsize`.  This
 #' follows the convention-free form of the method (the paper's equations
 #' are reconstructed from its description).  The automatic step is
-#' conservative, about \eqn{(n/N)\,4/\mathrm{tr}(H)}, so the chain mixes
+#' conservative, about \eqn{(n/N)\,4/\mathrm{tr}(H)}{(n/N) 4/tr(H)}, so the chain mixes
 #' slowly in flat directions when there are many parameters.
 #'
 #' @inheritParams sgld
@@ -53,7 +53,7 @@ isgd.default <- function(x, y, family = binomial(), model = NULL,
                          progress = interactive(), stepsize = NULL,
                          warmup = NULL, groups = NULL,
                          prior_intercept = NULL, sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE,
-                         intercept = TRUE, offset = NULL, ...) {
+                         intercept = TRUE, offset = NULL, weights = NULL, ...) {
     no_dots(...)
     run <- prepare_run_here(environment())
     if (!is.null(stepsize)) stepsize <- check_positive(stepsize, "stepsize")

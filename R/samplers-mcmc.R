@@ -5,35 +5,35 @@
 #' `hmc()` is Hamiltonian Monte Carlo with `n_leapfrog` leapfrog steps and a
 #' constant mass matrix, `mala()` the Metropolis-adjusted Langevin
 #' algorithm (HMC with one leapfrog step: proposal
-#' \eqn{\theta^* = \theta + \frac{h^2}{2}M^{-1}\nabla L(\theta) + h M^{-1/2}\xi}).
-#' The mass matrix \eqn{M} is minus the Hessian of the log posterior at its
+#' \eqn{\theta^* = \theta + \frac{h^2}{2}M^{-1}\nabla L(\theta) + h M^{-1/2}\xi}{theta^* = theta + ((h^2)/2) M^(-1) grad L(theta) + h M^(-1/2) xi}).
+#' The mass matrix \eqn{M}{M} is minus the Hessian of the log posterior at its
 #' mode (`"dense"`), its diagonal (`"diagonal"`), or the identity; the mode
 #' is found by Newton's method on the full data, and the chain starts there
-#' unless `init` is given.  During burn-in the step size \eqn{h} adapts
+#' unless `init` is given.  During burn-in the step size \eqn{h}{h} adapts
 #' towards the target acceptance rate (0.574 for MALA, 0.8 for HMC) by
-#' \eqn{\log h \leftarrow \log h + t^{-0.6}(a_t - \mathrm{target})}, \eqn{a_t}
-#' the acceptance probability of iteration \eqn{t}; it is frozen after
-#' burn-in at the mean of \eqn{\log h} over burn-in's second half.  The
+#' \eqn{\log h \leftarrow \log h + t^{-0.6}(a_t - \mathrm{target})}{log h <- log h + t^(-0.6)(a_t - target)}, \eqn{a_t}{a_t}
+#' the acceptance probability of iteration \eqn{t}{t}; it is frozen after
+#' burn-in at the mean of \eqn{\log h}{log h} over burn-in's second half.  The
 #' acceptance rate after burn-in is reported.  The first step is derived
-#' from the curvature at the mode: \eqn{h = 1.65 D^{-1/6}/\sqrt{\lambda_{max}}}
-#' (MALA) or \eqn{D^{-1/4}/\sqrt{\lambda_{max}}} (HMC) for the largest
-#' eigenvalue \eqn{\lambda_{max}} of \eqn{M^{-1}H}.  By default `hmc()`
+#' from the curvature at the mode: \eqn{h = 1.65 D^{-1/6}/\sqrt{\lambda_{max}}}{h = 1.65 D^(-1/6)/sqrt(lambda_max)}
+#' (MALA) or \eqn{D^{-1/4}/\sqrt{\lambda_{max}}}{D^(-1/4)/sqrt(lambda_max)} (HMC) for the largest
+#' eigenvalue \eqn{\lambda_{max}}{lambda_max} of \eqn{M^{-1}H}{M^(-1)H}.  By default `hmc()`
 #' draws each trajectory's length uniformly between 1/2 and 3/2 of a
-#' quarter period of the flattest direction, \eqn{T = (\pi/2)/\sqrt{\lambda_{min}}},
-#' and covers it in \eqn{\lceil T_t/h \rceil} equal steps: random lengths
-#' keep the chain from returning near \eqn{-\theta} (a trajectory of half a
+#' quarter period of the flattest direction, \eqn{T = (\pi/2)/\sqrt{\lambda_{min}}}{T = (pi/2)/sqrt(lambda_min)},
+#' and covers it in \eqn{\lceil T_t/h \rceil}{ceiling( T_t/h )} equal steps: random lengths
+#' keep the chain from returning near \eqn{-\theta}{-theta} (a trajectory of half a
 #' period), which would leave the draws of the variance highly correlated.
 #'
 #' @inheritParams sgfs
 #' @param batch_size rows per chunk of each full-data pass (it does not
 #'   change the draws).
-#' @param stepsize the first leapfrog step \eqn{h}; `NULL` derives it from
+#' @param stepsize the first leapfrog step \eqn{h}{h}; `NULL` derives it from
 #'   the data.
 #' @param mass `"dense"`, `"diagonal"` or `"identity"`.
 #' @param target_accept the acceptance rate the step adapts to.
 #' @param adapt adapt the step during burn-in.
 #' @param n_leapfrog leapfrog steps per iteration (a fixed number, of the
-#'   step \eqn{h}); `NULL` for random trajectory lengths derived from the
+#'   step \eqn{h}{h}); `NULL` for random trajectory lengths derived from the
 #'   data (described above).
 #' @return As [sgfs()].
 #' @references Roberts, G. O. and Rosenthal, J. S. (1998). Optimal scaling
@@ -65,7 +65,7 @@ mala.default <- function(x, y, family = binomial(), model = NULL,
                          mass = c("dense", "diagonal", "identity"),
                          target_accept = 0.574, adapt = TRUE,
                          prior_intercept = NULL, sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE,
-                         intercept = TRUE, offset = NULL, ...) {
+                         intercept = TRUE, offset = NULL, weights = NULL, ...) {
     no_dots(...)
     run <- prepare_run_here(environment())
     setup <- metropolis_setup(run, "mala", stepsize, mass, target_accept, adapt,
@@ -94,7 +94,7 @@ hmc.default <- function(x, y, family = binomial(), model = NULL,
                         mass = c("dense", "diagonal", "identity"),
                         target_accept = 0.8, adapt = TRUE,
                         prior_intercept = NULL, sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE,
-                        intercept = TRUE, offset = NULL, ...) {
+                        intercept = TRUE, offset = NULL, weights = NULL, ...) {
     no_dots(...)
     run <- prepare_run_here(environment())
     if (!is.null(n_leapfrog)) n_leapfrog <- check_count(n_leapfrog, "n_leapfrog", 1L, 1e6)

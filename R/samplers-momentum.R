@@ -1,18 +1,18 @@
 #' Stochastic gradient Hamiltonian Monte Carlo
 #'
 #' Samples the posterior with SGHMC (Chen, Fox and Guestrin, 2014) in its
-#' practical parametrisation: with learning rate \eqn{\eta} and friction
-#' \eqn{\alpha},
+#' practical parametrisation: with learning rate \eqn{\eta}{eta} and friction
+#' \eqn{\alpha}{alpha},
 #' \deqn{v \leftarrow (1-\alpha) v + \eta\widehat{\nabla L}(\theta) +
-#'   N(0, 2\eta(\alpha - \hat\beta)), \qquad \theta \leftarrow \theta + v,}
-#' with \eqn{v \sim N(0, \eta I)} at the start (and every `trajectory`
-#' steps).  `friction = 1` is SGLD with step \eqn{2\eta}.  The default
+#'   N(0, 2\eta(\alpha - \hat\beta)), \qquad \theta \leftarrow \theta + v,}{v <- (1-alpha) v + eta hat(grad L)(theta) + N(0, 2 eta(alpha - betahat)), theta <- theta + v,}
+#' with \eqn{v \sim N(0, \eta I)}{v ~ N(0, eta I)} at the start (and every `trajectory`
+#' steps).  `friction = 1` is SGLD with step \eqn{2\eta}{2 eta}.  The default
 #' learning rate is derived from the data: the one at which the stationary
 #' variance of the linearised chain in the stiffest direction of the
 #' posterior (its curvature at the mode) is inflated by 5 %, computed
 #' exactly from that linear recursion.  Resampling the momentum every
 #' `trajectory = L` steps shrinks the variance, by a factor of about
-#' \eqn{L/(L+1)} at small steps (the first step of each trajectory takes a
+#' \eqn{L/(L+1)}{L/(L+1)} at small steps (the first step of each trajectory takes a
 #' full kick from the fresh momentum); the report gives the variance of the
 #' linearised chain with the resampling, and warns when it is more than 10 %
 #' too small.
@@ -23,15 +23,15 @@
 #'
 #' @inheritParams sgfs
 #' @inheritParams sgld
-#' @param stepsize the learning rate \eqn{\eta} (the first one, with a
+#' @param stepsize the learning rate \eqn{\eta}{eta} (the first one, with a
 #'   decaying `schedule`); `NULL` derives it from the data.
 #' @param schedule `"constant"`, or a [schedule_polynomial()] or
 #'   [schedule_cyclical()].
-#' @param friction \eqn{\alpha} in (0, 1].
+#' @param friction \eqn{\alpha}{alpha} in (0, 1].
 #' @param trajectory resample the momentum every this many steps (`NULL`:
 #'   never).
 #' @param noise_estimate subtract the estimated minibatch-noise term
-#'   \eqn{\hat\beta = \frac{\eta}{2}\frac{N^2}{n}\mathrm{diag}(V)} (from
+#'   \eqn{\hat\beta = \frac{\eta}{2}\frac{N^2}{n}\mathrm{diag}(V)}{betahat = eta/2((N^2)/n) diag(V)} (from
 #'   per-example scores) from the injected noise, clipped at zero.
 #' @return As [sgfs()].
 #' @references Chen, T., Fox, E. B. and Guestrin, C. (2014). Stochastic
@@ -59,7 +59,7 @@ sghmc.default <- function(x, y, family = binomial(), model = NULL,
                           schedule = "constant", friction = 0.01,
                           trajectory = NULL, noise_estimate = FALSE,
                           prior_intercept = NULL, sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE,
-                          intercept = TRUE, offset = NULL, metric = NULL, ...) {
+                          intercept = TRUE, offset = NULL, weights = NULL, metric = NULL, ...) {
     no_dots(...)
     metric <- check_metric(metric)
     run <- prepare_run_here(environment())
@@ -81,19 +81,19 @@ sghmc.default <- function(x, y, family = binomial(), model = NULL,
 #' Stochastic gradient Nose-Hoover thermostat
 #'
 #' Samples the posterior with SGNHT (Ding et al., 2014) in the 'sgmcmc'
-#' package's parametrisation: with step \eqn{\epsilon} and diffusion factor
-#' \eqn{a},
+#' package's parametrisation: with step \eqn{\epsilon}{epsilon} and diffusion factor
+#' \eqn{a}{a},
 #' \deqn{u \leftarrow u + \epsilon\widehat{\nabla L}(\theta) - \xi u +
 #'   N(0, 2a\epsilon), \quad \theta \leftarrow \theta + u, \quad
-#'   \xi \leftarrow \xi + (u^\top u / D - \epsilon),}
-#' starting from \eqn{u \sim N(0, \epsilon I)} and \eqn{\xi = a}.  The
-#' thermostat \eqn{\xi} adapts the friction to the unknown minibatch noise.
+#'   \xi \leftarrow \xi + (u^\top u / D - \epsilon),}{u <- u + epsilon hat(grad L)(theta) - xi u + N(0, 2a epsilon), theta <- theta + u, xi <- xi + (u' u / D - epsilon),}
+#' starting from \eqn{u \sim N(0, \epsilon I)}{u ~ N(0, epsilon I)} and \eqn{\xi = a}{xi = a}.  The
+#' thermostat \eqn{\xi}{xi} adapts the friction to the unknown minibatch noise.
 #' The default step is derived from the data as for [sghmc()] with friction
-#' \eqn{a} (conservative: the thermostat only adds friction).
+#' \eqn{a}{a} (conservative: the thermostat only adds friction).
 #'
 #' @inheritParams sghmc
-#' @param stepsize the step \eqn{\epsilon}; `NULL` derives it from the data.
-#' @param diffusion the diffusion factor \eqn{a > 0}.
+#' @param stepsize the step \eqn{\epsilon}{epsilon}; `NULL` derives it from the data.
+#' @param diffusion the diffusion factor \eqn{a > 0}{a > 0}.
 #' @return As [sgfs()].
 #' @references Ding, N., Fang, Y., Babbush, R., Chen, C., Skeel, R. D. and
 #'   Neven, H. (2014). Bayesian sampling using stochastic gradient
@@ -120,7 +120,7 @@ sgnht.default <- function(x, y, family = binomial(), model = NULL,
                           progress = interactive(), stepsize = NULL,
                           schedule = "constant", diffusion = 0.01,
                           prior_intercept = NULL, sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE,
-                          intercept = TRUE, offset = NULL, metric = NULL, ...) {
+                          intercept = TRUE, offset = NULL, weights = NULL, metric = NULL, ...) {
     no_dots(...)
     metric <- check_metric(metric)
     run <- prepare_run_here(environment())

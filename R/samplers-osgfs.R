@@ -2,25 +2,25 @@
 #'
 #' Samples the posterior with OSGFS (as used in El Hanchi's 2018 report):
 #' a Langevin rule whose preconditioner and injected noise are fixed at the
-#' posterior mode \eqn{\hat\theta},
+#' posterior mode \eqn{\hat\theta}{thetahat},
 #' \deqn{\theta \leftarrow \theta + \epsilon D\,\widehat{\nabla L}(\theta) + Q^{1/2}\xi,
 #'   \quad D = \frac{2}{\gamma}H^{-1}, \quad
-#'   Q = 2\epsilon D - \epsilon^2 N(\gamma - 1) DCD - \epsilon^2 DHD,}
-#' where \eqn{H} is minus the Hessian of the log posterior at the mode
-#' (exact for the built-in models), \eqn{C} the per-example score
-#' covariance there, and \eqn{\gamma = 1 + (N/n)(N-n)/(N-1)}, so that
-#' \eqn{N(\gamma-1)C} is the covariance of the minibatch gradient.  For a
+#'   Q = 2\epsilon D - \epsilon^2 N(\gamma - 1) DCD - \epsilon^2 DHD,}{theta <- theta + epsilon D hat(grad L)(theta) + Q^(1/2) xi, D = 2/gamma H^(-1), Q = 2 epsilon D - epsilon^2 N(gamma - 1) DCD - epsilon^2 DHD,}
+#' where \eqn{H}{H} is minus the Hessian of the log posterior at the mode
+#' (exact for the built-in models), \eqn{C}{C} the per-example score
+#' covariance there, and \eqn{\gamma = 1 + (N/n)(N-n)/(N-1)}{gamma = 1 + (N/n)(N-n)/(N-1)}, so that
+#' \eqn{N(\gamma-1)C}{N(gamma-1)C} is the covariance of the minibatch gradient.  For a
 #' Gaussian posterior the chain's stationary covariance is exactly
-#' \eqn{H^{-1}}; at \eqn{\epsilon = 1} (the default) nothing is injected
-#' when \eqn{C = H/N}, and the minibatch noise alone does the sampling.
-#' Where \eqn{Q} is not positive semi-definite (the minibatch noise alone
-#' exceeds the Langevin noise \eqn{2\epsilon D} in some direction, which
+#' \eqn{H^{-1}}{H^(-1)}; at \eqn{\epsilon = 1}{epsilon = 1} (the default) nothing is injected
+#' when \eqn{C = H/N}{C = H/N}, and the minibatch noise alone does the sampling.
+#' Where \eqn{Q}{Q} is not positive semi-definite (the minibatch noise alone
+#' exceeds the Langevin noise \eqn{2\epsilon D}{2 epsilon D} in some direction, which
 #' inflates the variance there) its negative eigenvalues are set to 0 and
 #' the excess is reported; `stepsize = "max"` takes the largest
-#' \eqn{\epsilon \le 1} for which it is, in closed form
-#' \eqn{\epsilon = 2/\lambda_{max}(D^{-1}M)}, \eqn{M = N(\gamma-1)DCD + DHD},
-#' but at most \eqn{\gamma/2}, beyond which the chain is anti-correlated (for
-#' a Gaussian posterior, \eqn{\epsilon = \gamma/2} gives independent draws).
+#' \eqn{\epsilon \le 1}{epsilon <= 1} for which it is, in closed form
+#' \eqn{\epsilon = 2/\lambda_{max}(D^{-1}M)}{epsilon = 2/lambda_max(D^(-1)M)}, \eqn{M = N(\gamma-1)DCD + DHD}{M = N(gamma-1)DCD + DHD},
+#' but at most \eqn{\gamma/2}{gamma/2}, beyond which the chain is anti-correlated (for
+#' a Gaussian posterior, \eqn{\epsilon = \gamma/2}{epsilon = gamma/2} gives independent draws).
 #' The mode is a GLM's exact one (Newton's method on all rows, shared with
 #' the other uses of the mode in the call) or, for other models, found by
 #' [sga()] and refined by full-data Newton steps; the chain starts there.
@@ -28,18 +28,18 @@
 #' Rare one-hot levels and rows of high leverage (GLMs; `stratify = TRUE`):
 #' rows whose appearance in a minibatch would move the chain by more than
 #' half a posterior sd (see [sgldcv()]) are put into every minibatch with
-#' weight 1 and the other \eqn{n} rows drawn from the rest with weight
-#' \eqn{(N - |F|)/n}; \eqn{C}, \eqn{N} and \eqn{\gamma} above are then
+#' weight 1 and the other \eqn{n}{n} rows drawn from the rest with weight
+#' \eqn{(N - |F|)/n}{(N - |F|)/n}; \eqn{C}{C}, \eqn{N}{N} and \eqn{\gamma}{gamma} above are then
 #' those of the rest, whose scores alone make the minibatch noise.
 #' `stratify = FALSE` gives the report's rule.
 #'
-#' Known behaviour: the noise of small minibatches depends on \eqn{\theta}
-#' while the drift uses a fixed \eqn{D}, and with batches below about 1 %
+#' Known behaviour: the noise of small minibatches depends on \eqn{\theta}{theta}
+#' while the drift uses a fixed \eqn{D}{D}, and with batches below about 1 %
 #' of the rows the chain's mean is shifted (its covariance stays right);
 #' see the package tests for a measurement.
 #'
 #' @inheritParams sgfs
-#' @param stepsize \eqn{\epsilon} in (0, 1], or `"max"`.
+#' @param stepsize \eqn{\epsilon}{epsilon} in (0, 1], or `"max"`.
 #' @param mode the mode on the original scale, or `NULL` to find it.
 #' @param opt_iter iterations of [sga()] for the mode.
 #' @param stratify put the rows whose draw would jump the chain into every
@@ -68,7 +68,7 @@ osgfs.default <- function(x, y, family = binomial(), model = NULL,
                           init = NULL, standardize = TRUE,
                           progress = interactive(), stepsize = 1, mode = NULL,
                           opt_iter = 10000L, prior_intercept = NULL,
-                          sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE, offset = NULL,
+                          sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE, offset = NULL, weights = NULL,
                           stratify = TRUE, ...) {
     no_dots(...)
     stratify <- check_flag(stratify, "stratify")
@@ -122,10 +122,7 @@ pool_score_cov <- function(spec, theta, fixed) {
     all <- .Call(C_sgfs_model_curvature, spec, theta, TRUE)
     if (!length(fixed)) return(list(C = all$score_cov, N = N))
     rows <- fixed + 1L
-    part <- spec
-    part$xt <- spec$xt[, rows, drop = FALSE]
-    part$y <- spec$y[rows]
-    if (!is.null(spec$offset)) part$offset <- spec$offset[rows]
+    part <- slice_rows(spec, rows)
     part$batch_size <- min(length(rows), spec$batch_size)
     fx <- .Call(C_sgfs_model_curvature, part, theta, TRUE)
     n_fixed <- length(rows)

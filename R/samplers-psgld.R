@@ -4,23 +4,23 @@
 #' with the RMSprop diagonal preconditioner
 #' \deqn{V \leftarrow \alpha V + (1-\alpha)\bar g^2, \quad G = 1/(\lambda + \sqrt V),
 #'   \quad \theta \leftarrow \theta + \frac{\epsilon_t}{2} G \widehat{\nabla L}(\theta)
-#'   + N(0, \epsilon_t G),}
-#' where \eqn{\bar g} is the minibatch's mean score (likelihood only) and
-#' \eqn{V} starts at \eqn{\bar g_1^2}.  The term of the exact algorithm that
-#' corrects for the preconditioner's dependence on \eqn{\theta} (its
-#' "\eqn{\Gamma}") is dropped, as in the paper's practical algorithm; the bias
+#'   + N(0, \epsilon_t G),}{V <- alpha V + (1-alpha) gbar^2, G = 1/(lambda + sqrt(V)), theta <- theta + epsilon_t/2 G hat(grad L)(theta) + N(0, epsilon_t G),}
+#' where \eqn{\bar g}{gbar} is the minibatch's mean score (likelihood only) and
+#' \eqn{V}{V} starts at \eqn{\bar g_1^2}{gbar_1^2}.  The term of the exact algorithm that
+#' corrects for the preconditioner's dependence on \eqn{\theta}{theta} (its
+#' "\eqn{\Gamma}{Gamma}") is dropped, as in the paper's practical algorithm; the bias
 #' this leaves shrinks as `decay` approaches 1.  The default step is derived
 #' from the data as for [sgld()], from the preconditioned curvature at the
-#' mode: \eqn{\epsilon = 0.2 / (\gamma \lambda_{max}(G^{1/2} H G^{1/2}))}.
+#' mode: \eqn{\epsilon = 0.2 / (\gamma \lambda_{max}(G^{1/2} H G^{1/2}))}{epsilon = 0.2 / (gamma lambda_max(G^(1/2) H G^(1/2)))}.
 #'
 #' @inheritParams sgfs
 #' @inheritParams sgld
-#' @param stepsize the step size \eqn{\epsilon} (the first one, with a
+#' @param stepsize the step size \eqn{\epsilon}{epsilon} (the first one, with a
 #'   decaying `schedule`); `NULL` derives it from the data.
 #' @param schedule `"constant"`, or a [schedule_polynomial()] or
 #'   [schedule_cyclical()].
-#' @param decay RMSprop decay \eqn{\alpha} in (0, 1).
-#' @param lambda regulariser \eqn{\lambda > 0} of the preconditioner.
+#' @param decay RMSprop decay \eqn{\alpha}{alpha} in (0, 1).
+#' @param lambda regulariser \eqn{\lambda > 0}{lambda > 0} of the preconditioner.
 #' @return As [sgfs()].
 #' @references Li, C., Chen, C., Carlson, D. and Carin, L. (2016).
 #'   Preconditioned stochastic gradient Langevin dynamics for deep neural
@@ -47,7 +47,7 @@ psgld.default <- function(x, y, family = binomial(), model = NULL,
                           progress = interactive(), stepsize = NULL,
                           schedule = "constant", decay = 0.99, lambda = 1e-5,
                           prior_intercept = NULL, sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE,
-                          intercept = TRUE, offset = NULL, metric = NULL, ...) {
+                          intercept = TRUE, offset = NULL, weights = NULL, metric = NULL, ...) {
     no_dots(...)
     metric <- check_metric(metric)
     run <- prepare_run_here(environment())

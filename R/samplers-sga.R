@@ -1,15 +1,15 @@
 #' Stochastic gradient ascent: the posterior mode
 #'
 #' Finds the posterior mode (MAP estimate) by stochastic gradient ascent with
-#' optional heavy-ball momentum \eqn{\mu}:
+#' optional heavy-ball momentum \eqn{\mu}{mu}:
 #' \deqn{\theta_{t+1} = \theta_t + \epsilon_t \widehat{\nabla L}(\theta_t) +
-#'   \mu(\theta_t - \theta_{t-1}),}
+#'   \mu(\theta_t - \theta_{t-1}),}{theta_(t+1) = theta_t + epsilon_t hat(grad L)(theta_t) + mu(theta_t - theta_(t-1)),}
 #' on the same engine and minibatches as the samplers.  The estimate is the
 #' mean of the iterates after `burnin` (Polyak-Ruppert averaging) of a
 #' decaying step, which removes most of the minibatch noise.  The default step
-#' is derived from the data: \eqn{(1-\mu)/\lambda_{max}}, with
-#' \eqn{\lambda_{max}} the largest curvature of the log posterior (as for
-#' [sgld()]), an effective step of \eqn{1/\lambda_{max}}.
+#' is derived from the data: \eqn{(1-\mu)/\lambda_{max}}{(1-mu)/lambda_max}, with
+#' \eqn{\lambda_{max}}{lambda_max} the largest curvature of the log posterior (as for
+#' [sgld()]), an effective step of \eqn{1/\lambda_{max}}{1/lambda_max}.
 #' [sgldcv()] and [osgfs()] use it to find their centre, and every sampler
 #' accepts `init = "map"` to start from its estimate.
 #'
@@ -19,16 +19,16 @@
 #'   mean of the remaining `n_iter - burnin` iterates.
 #' @param thin keep every `thin`-th iterate of the window (the estimate is
 #'   the mean of the kept iterates).
-#' @param stepsize the step size \eqn{\epsilon} (the first one, with a
+#' @param stepsize the step size \eqn{\epsilon}{epsilon} (the first one, with a
 #'   decaying `schedule`); `NULL` derives it from the data.
 #' @param schedule `NULL` for the default decay
-#'   \eqn{\epsilon_t = \epsilon_1 (b+1)/(b+t)}, \eqn{b = } `n_iter / 20`
+#'   \eqn{\epsilon_t = \epsilon_1 (b+1)/(b+t)}{epsilon_t = epsilon_1 (b+1)/(b+t)}, \eqn{b = }{b =} `n_iter / 20`
 #'   (large early steps, then small ones whose average is close to the mode),
 #'   `"constant"`, or a [schedule_polynomial()] or [schedule_cyclical()].
-#' @param momentum \eqn{\mu} in \[0, 1) (for `optimizer = "sgd"`).
+#' @param momentum \eqn{\mu}{mu} in \[0, 1) (for `optimizer = "sgd"`).
 #' @param optimizer `"sgd"` (the update above) or `"adam"` (Kingma and Ba,
 #'   2015: per-coordinate steps scaled by running moments of the gradient,
-#'   \eqn{\beta_1 = 0.9}, \eqn{\beta_2 = 0.999}; default step 0.01 with the
+#'   \eqn{\beta_1 = 0.9}{beta_1 = 0.9}, \eqn{\beta_2 = 0.999}{beta_2 = 0.999}; default step 0.01 with the
 #'   same decay), which suits networks, whose curvatures differ by orders of
 #'   magnitude between parameters.  `NULL`: `"adam"` for a network, `"sgd"`
 #'   otherwise; `init = "map"` uses the same choice.
@@ -56,7 +56,7 @@ sga.default <- function(x, y, family = binomial(), model = NULL,
                         standardize = TRUE, progress = interactive(),
                         stepsize = NULL, schedule = NULL, momentum = 0,
                         optimizer = NULL, prior_intercept = NULL, sigma = NULL,
-                        intercept = TRUE, offset = NULL, ...) {
+                        intercept = TRUE, offset = NULL, weights = NULL, ...) {
     no_dots(...)
     chains <- cores <- 1L
     run <- prepare_run_here(environment())

@@ -9,23 +9,23 @@
 #' the posterior; as `alpha` grows it becomes preconditioned SGLD.
 #'
 #' Two refinements of the paper's algorithm make SGFS-f exact for Gaussian
-#' posteriors at any batch fraction: the factor \eqn{\gamma = 1 + (N/n)(N-n)/(N-1)}
+#' posteriors at any batch fraction: the factor \eqn{\gamma = 1 + (N/n)(N-n)/(N-1)}{gamma = 1 + (N/n)(N-n)/(N-1)}
 #' for minibatches drawn without replacement, and the prior precision added
 #' to the preconditioner.  The update is
 #' \deqn{\theta \leftarrow \theta + 2[\gamma N (1+\alpha^2)\hat I + \Lambda]^{-1}
-#'   (\widehat{\nabla L}(\theta) + \eta), \quad \eta \sim N(0, \alpha^2 \gamma N \hat I),}
-#' with \eqn{\hat I} the running mean of the minibatch score covariance
-#' (restarted half-way through burn-in) and \eqn{\Lambda} the prior precision
+#'   (\widehat{\nabla L}(\theta) + \eta), \quad \eta \sim N(0, \alpha^2 \gamma N \hat I),}{theta <- theta + 2[gamma N (1+alpha^2) Ihat + Lambda]^(-1) (hat(grad L)(theta) + eta), eta ~ N(0, alpha^2 gamma N Ihat),}
+#' with \eqn{\hat I}{Ihat} the running mean of the minibatch score covariance
+#' (restarted half-way through burn-in) and \eqn{\Lambda}{Lambda} the prior precision
 #' (for `laplace()` priors, that of a normal with the same variance).
 #' `preconditioner = "diagonal"` (SGFS-d) keeps only the diagonals: it costs
-#' \eqn{O(nD)} instead of \eqn{O(nD^2 + D^3)} per iteration but
+#' \eqn{O(nD)}{O(nD)} instead of \eqn{O(nD^2 + D^3)}{O(nD^2 + D^3)} per iteration but
 #' under-estimates posterior variances at large steps; diagonals below
-#' \eqn{\Lambda_j / N} are floored there.
+#' \eqn{\Lambda_j / N}{Lambda_j / N} are floored there.
 #' `preconditioner = "block"` (SGFS-b; Ahn et al., section 4) keeps the
-#' diagonal blocks of \eqn{\hat I} over contiguous parameter blocks of sizes
-#' \eqn{b_1, \dots, b_K} (`blocks`): it costs \eqn{O(n \sum_k b_k^2 +
-#' \sum_k b_k^3)} per iteration and \eqn{O(\sum_k b_k^2)} memory, never
-#' \eqn{D^2}, which makes SGFS usable with thousands of parameters.  With one
+#' diagonal blocks of \eqn{\hat I}{Ihat} over contiguous parameter blocks of sizes
+#' \eqn{b_1, \dots, b_K}{b_1, ..., b_K} (`blocks`): it costs \eqn{O(n \sum_k b_k^2 +
+#' \sum_k b_k^3)}{O(n sum_k b_k^2 + sum_k b_k^3)} per iteration and \eqn{O(\sum_k b_k^2)}{O(sum_k b_k^2)} memory, never
+#' \eqn{D^2}{D^2}, which makes SGFS usable with thousands of parameters.  With one
 #' block it is SGFS-f, draw for draw.  It samples the posterior exactly at any
 #' step only when the posterior is (nearly) uncorrelated across blocks; between
 #' correlated blocks it under-estimates variances at large steps, like SGFS-d.
@@ -37,8 +37,18 @@
 #'   factor for `binomial()` (as in [stats::glm()], the second level is the
 #'   event whose probability is modelled), numbers for `gaussian()`, counts
 #'   (non-negative whole numbers) for `poisson()`; left out for a
-#'   [custom_model()].
+#'   [custom_model()].  For `binomial()` also, as in [stats::glm()], a
+#'   two-column matrix `cbind(successes, failures)` of non-negative whole
+#'   numbers (the model is that of the proportion \eqn{s/(s+f)}{s/(s+f)} with
+#'   weight \eqn{s + f}{s + f}, times any `weights`; rows of no trial are kept with
+#'   weight 0, as [stats::glm()] keeps them: they count for nothing), or
+#'   proportions between 0 and 1 with `weights` giving the trials.
 #' @param formula,data,subset,na.action as in [stats::glm()].
+#' @param contrasts for the formula method: a list of contrasts for
+#'   factors of the formula, as [stats::glm()] and [stats::model.matrix()]
+#'   take them (e.g. `list(f = "contr.sum")` or `list(f = contr.helmert)`);
+#'   the fit keeps them for [predict.sgfit()], `update()` and
+#'   `model.matrix()`.
 #' @param family `binomial()` (logit link, or `binomial(link = "probit")`;
 #'   GLMs only), `gaussian()` (identity link),
 #'   `poisson()` (log link; for GLMs, not yet for networks) or
@@ -58,8 +68,8 @@
 #'   weight and bias or a list with one per layer (see [mlp()]).  `NULL`
 #'   (the default): `normal(0, 2.5)` for a GLM; for a network, on each
 #'   layer's weights and biases `normal(0, 1/sqrt(fan-in))`.
-#' @param batch_size minibatch size \eqn{n}, between 2 and the number of
-#'   rows \eqn{N}; by default \eqn{N/100} clamped to \[100, 500\].
+#' @param batch_size minibatch size \eqn{n}{n}, between 2 and the number of
+#'   rows \eqn{N}{N}; by default \eqn{N/100}{N/100} clamped to \[100, 500\].
 #' @param n_iter number of iterations, burn-in included.  `NULL` (the
 #'   default) lets the chains set it: 10,000 iterations, then the part after
 #'   burn-in is extended, by the factor the effective sample size so far
@@ -97,14 +107,14 @@
 #' @param progress show a progress bar.
 #' @param preconditioner `"full"` (SGFS-f), `"diagonal"` (SGFS-d) or
 #'   `"block"` (SGFS-b, block diagonal; see `blocks`).
-#' @param alpha noise parameter \eqn{\alpha = 2/\sqrt{\epsilon}} (step
-#'   \eqn{\epsilon = 4/\alpha^2}); 0 injects no noise, so all randomness
+#' @param alpha noise parameter \eqn{\alpha = 2/\sqrt{\epsilon}}{alpha = 2/sqrt(epsilon)} (step
+#'   \eqn{\epsilon = 4/\alpha^2}{epsilon = 4/alpha^2}); 0 injects no noise, so all randomness
 #'   comes from the minibatches (it mixes about twice as fast as the default
 #'   on near-Gaussian posteriors, but its chain is anti-correlated when
 #'   `batch_size` is above half the rows, and it is refused when
 #'   `batch_size` is all rows).
 #' @param schedule `"constant"`, or a [schedule_polynomial()] or
-#'   [schedule_cyclical()] that varies \eqn{\epsilon} from \eqn{4/\alpha^2}.
+#'   [schedule_cyclical()] that varies \eqn{\epsilon}{epsilon} from \eqn{4/\alpha^2}{4/alpha^2}.
 #' @param prior_intercept optional separate prior for the intercept.
 #' @param sigma for `gaussian()`: a fixed noise standard deviation on the
 #'   response's scale; `NULL` samples `log_sigma` (prior `normal(0, 5)` on
@@ -132,13 +142,27 @@
 #'   evaluate a formula fit's offsets in `newdata`; a matrix fit's new rows
 #'   need their `offset` given.  Not for networks, [categorical()] or
 #'   `keep = predictive()`.
+#' @param weights `NULL`, or prior weights, one non-negative finite number
+#'   per row (some may be zero, not all), for `binomial()`, `gaussian()`
+#'   and `poisson()` GLMs, as in [stats::glm()]: the log-likelihood is
+#'   \eqn{\sum_i w_i \ell_i(\theta)}{sum_i w_i l_i(theta)} for `binomial()`
+#'   (logit and probit) and `poisson()`; for `gaussian()` they are
+#'   precisions, \eqn{y_i \sim N(\eta_i, \sigma^2 / w_i)}{y_i ~ N(eta_i,
+#'   sigma^2 / w_i)} (which enters the likelihood of \eqn{\sigma}{sigma} too);
+#'   a row of weight 0 counts for nothing.  The formula method evaluates them
+#'   in `data`, as [stats::glm()] does; they apply to every minibatch score,
+#'   the mode, the curvature, the rows every minibatch holds and the
+#'   draw-level methods (see [sgfit-posterior]).  Integer weights \eqn{k}{k}
+#'   give the posterior of the data with each row repeated \eqn{k}{k} times
+#'   (`binomial()`, `poisson()`).  Not for networks, [categorical()] or a
+#'   [custom_model()].
 #' @param robust `TRUE` for SGFS's robust rule: the prior's precision
-#'   \eqn{\Lambda} is scaled with the data's Fisher information,
-#'   \eqn{B = \gamma N I_t + \Lambda}, \eqn{A = (1 + \alpha^2)B},
-#'   \eqn{\eta \sim N(0, \alpha^2 B)} (the paper's rule adds \eqn{\Lambda}
-#'   to \eqn{A} unscaled, which maps \eqn{\theta} to \eqn{-\theta}, never
+#'   \eqn{\Lambda}{Lambda} is scaled with the data's Fisher information,
+#'   \eqn{B = \gamma N I_t + \Lambda}{B = gamma N I_t + Lambda}, \eqn{A = (1 + \alpha^2)B}{A = (1 + alpha^2)B},
+#'   \eqn{\eta \sim N(0, \alpha^2 B)}{eta ~ N(0, alpha^2 B)} (the paper's rule adds \eqn{\Lambda}{Lambda}
+#'   to \eqn{A}{A} unscaled, which maps \eqn{\theta}{theta} to \eqn{-\theta}{-theta}, never
 #'   mixing, in directions only the prior informs, such as a one-hot
-#'   factor's levels against the intercept, when \eqn{\alpha > 0}).  Both
+#'   factor's levels against the intercept, when \eqn{\alpha > 0}{alpha > 0}).  Both
 #'   are exact on a Gaussian posterior.  `FALSE` gives the rule of the
 #'   paper with the corrections above, draw for draw.  (Unlike the other
 #'   samplers, SGFS holds no rows in every minibatch: its Fisher estimate
@@ -183,7 +207,7 @@ sgfs.default <- function(x, y, family = binomial(), model = NULL,
                          progress = interactive(),
                          preconditioner = c("full", "diagonal", "block"), alpha = 1,
                          schedule = "constant", prior_intercept = NULL,
-                         sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE, offset = NULL, blocks = NULL,
+                         sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE, offset = NULL, weights = NULL, blocks = NULL,
                          robust = TRUE, ...) {
     no_dots(...)
     robust <- check_flag(robust, "robust")
@@ -228,37 +252,37 @@ sgfs.default <- function(x, y, family = binomial(), model = NULL,
 #'
 #' Samples the posterior with SGLD (Welling and Teh, 2011):
 #' \deqn{\theta \leftarrow \theta + \frac{\epsilon_t}{2}\widehat{\nabla L}(\theta)
-#'   + N(0, \epsilon_t I),}
+#'   + N(0, \epsilon_t I),}{theta <- theta + epsilon_t/2 hat(grad L)(theta) + N(0, epsilon_t I),}
 #' where \eqn{\widehat{\nabla L} = \nabla\log p(\theta) + (N/n)\sum_{i \in S_t}
-#' \nabla \log p(y_i \mid \theta)} is the minibatch estimate of the gradient
+#' \nabla \log p(y_i \mid \theta)}{hat(grad L) = grad log p(theta) + (N/n) sum_(i in S_t) grad log p(y_i | theta)} is the minibatch estimate of the gradient
 #' of the log posterior.  SGLD's draws are biased by the step size: the
 #' default step is derived from the data so that this bias stays near 5 %
-#' in the stiffest direction: \eqn{\epsilon = 0.2 / (\gamma \lambda_{max})}
-#' with \eqn{\lambda_{max}} the largest eigenvalue of the negative Hessian
+#' in the stiffest direction: \eqn{\epsilon = 0.2 / (\gamma \lambda_{max})}{epsilon = 0.2 / (gamma lambda_max)}
+#' with \eqn{\lambda_{max}}{lambda_max} the largest eigenvalue of the negative Hessian
 #' of the log posterior at its mode (both estimated from up to 5000 evenly
 #' spaced examples, without random numbers) and
-#' \eqn{\gamma = 1 + (N/n)(N-n)/(N-1)}).
+#' \eqn{\gamma = 1 + (N/n)(N-n)/(N-1)}{gamma = 1 + (N/n)(N-n)/(N-1)}).
 #'
 #' @inheritParams sgfs
-#' @param stepsize the step size \eqn{\epsilon} (the first one, with a
+#' @param stepsize the step size \eqn{\epsilon}{epsilon} (the first one, with a
 #'   decaying `schedule`); `NULL` derives it from the data, in the metric's
 #'   coordinates.
 #' @param metric `"mode"` to run the sampler in the posterior's whitened
-#'   coordinates \eqn{z = U\theta}, \eqn{U^\top U = H} the curvature of the
+#'   coordinates \eqn{z = U\theta}{z = U theta}, \eqn{U^\top U = H}{U' U = H} the curvature of the
 #'   log posterior at its mode (found once, by Newton's method on all rows;
-#'   a diagonal \eqn{U} beyond 500 parameters), so that one step suits flat
+#'   a diagonal \eqn{U}{U} beyond 500 parameters), so that one step suits flat
 #'   and stiff directions alike and the default step is chosen where the
-#'   posterior is near \eqn{N(\cdot, I)}; `"identity"` for the paper's
+#'   posterior is near \eqn{N(\cdot, I)}{N(*, I)}; `"identity"` for the paper's
 #'   algorithm, unpreconditioned.  `NULL` (the default): `"mode"` for a GLM,
 #'   `"identity"` for a network or a [custom_model()], which have no single
-#'   mode.  The update in \eqn{z} is the rule above with
-#'   \eqn{\widehat{\nabla L}} replaced by \eqn{U^{-\top}\widehat{\nabla L}}.
+#'   mode.  The update in \eqn{z}{z} is the rule above with
+#'   \eqn{\widehat{\nabla L}}{hat(grad L)} replaced by \eqn{U^{-\top}\widehat{\nabla L}}{U'^-1 hat(grad L)}.
 #'   For SGLD and SGLD-CV the metric also brings the injected noise of
 #'   Leimkuhler and Matthews (2013), the mean of two consecutive draws,
-#'   \eqn{\sqrt{\epsilon}(\xi_t + \xi_{t+1})/2}: at the same cost, its
+#'   \eqn{\sqrt{\epsilon}(\xi_t + \xi_{t+1})/2}{sqrt(epsilon)(xi_t + xi_(t+1))/2}: at the same cost, its
 #'   stationary law is exact for a Gaussian posterior at any stable step
-#'   (only the minibatch noise's \eqn{O(\epsilon)} bias is left) and
-#'   within \eqn{O(\epsilon^2)} of a skewed one, against \eqn{O(\epsilon)}
+#'   (only the minibatch noise's \eqn{O(\epsilon)}{O(epsilon)} bias is left) and
+#'   within \eqn{O(\epsilon^2)}{O(epsilon^2)} of a skewed one, against \eqn{O(\epsilon)}{O(epsilon)}
 #'   for the paper's noise.
 #' @param schedule `"constant"`, or a [schedule_polynomial()] or
 #'   [schedule_cyclical()].
@@ -290,7 +314,7 @@ sgld.default <- function(x, y, family = binomial(), model = NULL,
                          init = "map", standardize = TRUE,
                          progress = interactive(), stepsize = NULL,
                          schedule = "constant", prior_intercept = NULL,
-                         sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE, offset = NULL, metric = NULL, ...) {
+                         sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE, offset = NULL, weights = NULL, metric = NULL, ...) {
     no_dots(...)
     metric <- check_metric(metric)
     run <- prepare_run_here(environment())
@@ -329,6 +353,8 @@ prepare_run_here <- function(frame) {
 
 no_dots <- function(...) {
     extra <- names(list(...))
+    if ("contrasts" %in% extra)
+        stop_arg("contrasts", "is for the formula method: a matrix x is already coded")
     if (length(extra))
         stop(sprintf("unknown argument(s): %s",
                      paste(ifelse(nzchar(extra), extra, "<unnamed>"), collapse = ", ")),

@@ -2,17 +2,17 @@
 #'
 #' Pass one of these as the `schedule` argument of a sampler (the default,
 #' `"constant"`, keeps the step fixed).  By default the schedule starts at the
-#' sampler's `stepsize` (for [sgfs()], the step \eqn{4/\alpha^2}).
+#' sampler's `stepsize` (for [sgfs()], the step \eqn{4/\alpha^2}{4/alpha^2}).
 #'
-#' * `schedule_polynomial()`: \eqn{\epsilon_t = a (b + t)^{-\delta}} (Welling
+#' * `schedule_polynomial()`: \eqn{\epsilon_t = a (b + t)^{-\delta}}{epsilon_t = a (b + t)^(-delta)} (Welling
 #'   and Teh, 2011; Ahn et al., 2012).
 #' * `schedule_cyclical()`: \eqn{\epsilon_t = \frac{a}{2}[\cos(\pi\,
-#'   \mathrm{mod}(t-1, C)/C) + 1]} (Zhang et al., 2020), cycles of \eqn{C}
-#'   iterations, each falling from \eqn{a} to nearly 0; with `cycles = M`,
-#'   \eqn{C = \lceil K/M \rceil} for a run of \eqn{K} iterations.
+#'   \mathrm{mod}(t-1, C)/C) + 1]}{epsilon_t = a/2[cos(pi mod(t-1, C)/C) + 1]} (Zhang et al., 2020), cycles of \eqn{C}{C}
+#'   iterations, each falling from \eqn{a}{a} to nearly 0; with `cycles = M`,
+#'   \eqn{C = \lceil K/M \rceil}{C = ceiling( K/M )} for a run of \eqn{K}{K} iterations.
 #'
 #' @param b offset, non-negative.
-#' @param delta decay exponent; \eqn{0.5 < \delta \le 1} gives SGLD's
+#' @param delta decay exponent; \eqn{0.5 < \delta \le 1}{0.5 < delta <= 1} gives SGLD's
 #'   convergence guarantees.
 #' @param a optional scale; when given it overrides the sampler's step size.
 #' @param cycles number of cycles over the run (`n_iter`).

@@ -21,7 +21,7 @@
 #' @useDynLib sgfs, .registration = TRUE, .fixes = "C_"
 #' @importFrom stats binomial gaussian coef vcov nobs predict formula update
 #' @importFrom stats fitted residuals terms model.frame model.matrix family sigma
-#' @importFrom stats confint window
+#' @importFrom stats confint window weights
 #' @importFrom coda mcmc
 NULL
 ## (importing from coda loads its namespace with ours, so that coda's methods,

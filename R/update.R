@@ -8,7 +8,11 @@
 #' of the fit is restored first, whatever was drawn in between.  A fit cut
 #' by [window()][window.sgfit] or `[` continues on its kept iterations
 #' (see [sgfit-draws]); one cut before its chains' last draw can only be
-#' continued with `append = FALSE`.
+#' continued with `append = FALSE`.  Chains that an interrupt kept from
+#' starting (chains run one after another, `cores = 1`) are not lost: the
+#' fit keeps their starts, and `update()` first runs each, on its own
+#' random-number stream, up to where the others' draws end, so that the
+#' continued fit has every chain, as an uninterrupted run would.
 #'
 #' With a new formula (`update(fit, . ~ . - x)`, as for [stats::glm()] fits) or
 #' other arguments, the fit's call is re-evaluated with them: a new fit,
@@ -71,6 +75,10 @@ update.sgfit <- function(object, formula., n_iter, append = TRUE, progress = int
     if (missing(n_iter)) stop_arg("n_iter", "is missing: how many further iterations?")
     n_iter <- check_count(n_iter, "n_iter", 1L)
     check_flag(append, "append")
+    if (length(info$waiting)) {
+        object <- catch_up(object, info)
+        info <- sgfit_info(object)
+    }
     iters <- vapply(info$states, `[[`, 0, "iter")
     if (append) check_contiguous(object, info, iters)
     if (!append && length(unique(iters)) > 1L)
@@ -107,4 +115,28 @@ check_contiguous <- function(object, info, iters) {
             "continue the whole fit and cut the result, or take the new draws alone"),
             last[k], iters[k]))
     }
+}
+
+## Chains an interrupt kept from starting (or from keeping a draw) wait in
+## info$waiting with their states; before a continuation each runs alone,
+## on its own random-number stream, to the iteration up to which the fit
+## shows every chain's draws, so that all continue together: their draws
+## are those of an uninterrupted run.
+catch_up <- function(object, info) {
+    iters <- vapply(info$states, `[[`, 0, "iter")
+    check_contiguous(object, info, iters)
+    if (stats::start(object) != info$burnin + info$thin)
+        stop("the chains that did not start after the interrupt can be run only while the ",
+             "others have all their draws from the first: continue them before cutting ",
+             "the fit", call. = FALSE)
+    target <- stats::end(object)
+    res <- lapply(info$waiting, function(state)
+        run_chains(info$spec, list(state), max(target - state$iter, 0), FALSE, 1L,
+                   own_streams = TRUE)[[1L]])
+    K <- length(info$states)
+    info$states <- c(info$states, info$waiting)
+    info$waiting <- NULL
+    new_sgfit(info, c(vector("list", K), res),
+              c(chain_draws(object), vector("list", length(res))),
+              stats::start(object), checks = FALSE)
 }

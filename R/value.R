@@ -20,12 +20,15 @@ new_sgfit <- function(info, res, previous = NULL, first = NULL, checks = TRUE) {
         rbind(previous[[k]], d)
     })
     info <- add_predictive(info, res)
+    ## (a chain that did not run keeps its state: its start in a new fit)
+    before <- if (is.null(info$states)) info$starts else info$states
     states <- lapply(seq_len(K), function(k)
         if (ran[k]) res[[k]][c("theta", "iter", "sstate", "seed", if (!is.null(res[[k]]$z)) "z")]
-        else info$states[[k]])
+        else before[[k]])
     div <- vapply(seq_len(K), function(k) if (ran[k]) res[[k]]$diverged else 0, 0)
-    interrupted <- !all(ran) ||
-        any(vapply(res[ran], function(r) isTRUE(r$interrupted), NA))
+    ## an interrupt stopped a chain, or kept one without draws from starting
+    interrupted <- any(vapply(res[ran], function(r) isTRUE(r$interrupted), NA)) ||
+        any(!ran & vapply(previous, is.null, NA))
     info$elapsed <- info$elapsed + sum(vapply(res[ran], `[[`, 0, "elapsed"))
     info$eps <- vapply(seq_len(K), function(k) if (ran[k]) res[[k]]$eps else NA_real_, 0)
     info$clipped <- sum(info$clipped, vapply(res[ran], function(r) sum(r$clipped), 0))
@@ -33,6 +36,9 @@ new_sgfit <- function(info, res, previous = NULL, first = NULL, checks = TRUE) {
         info$grad_sq <- if (is.null(info$grad_sq)) r$grad_sq else info$grad_sq + r$grad_sq
 
     keep <- vapply(draws, NROW, 0L) > 0L
+    ## chains without draws (an interrupt came before they started or kept
+    ## one) wait in info$waiting, with their states, for update() to run
+    info$waiting <- if (!all(keep)) states[!keep]
     value <- if (any(keep)) coda_value(info, draws[keep], states[keep], first)
     if (any(div > 0)) stop(divergence_error(info, res, div, value))
     if (is.null(value))
@@ -40,7 +46,9 @@ new_sgfit <- function(info, res, previous = NULL, first = NULL, checks = TRUE) {
     if (interrupted)
         warning(sprintf("interrupted: returning the %d draws per chain kept so far%s",
                         coda::niter(value), if (sum(keep) < K)
-                            sprintf(" from %d of %d chains", sum(keep), K) else ""),
+                            sprintf(paste0(" from %d of %d chains; update(fit, n_iter = ) first ",
+                                           "runs the other %d up to them, then continues all"),
+                                    sum(keep), K, K - sum(keep)) else ""),
                 call. = FALSE)
     if (checks) value <- check_draws(value)
     value

@@ -19,7 +19,7 @@
 #define HUGE_PAGE ((uintptr_t) 2 << 20)
 #define BLOCK 64
 
-static void advise_huge_pages(void *p, size_t bytes)
+void sgfs_advise_huge_pages(void *p, size_t bytes)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     uintptr_t start = ((uintptr_t) p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
@@ -31,18 +31,25 @@ static void advise_huge_pages(void *p, size_t bytes)
 #endif
 }
 
-SEXP sgfs_design_copy(SEXP x, SEXP center, SEXP scale)
+/* the design x (N x P doubles) and its P centres and scales, or an error */
+void sgfs_check_design(SEXP x, SEXP center, SEXP scale)
 {
     if (TYPEOF(x) != REALSXP || !Rf_isMatrix(x))
         Rf_error("internal error: 'x' must be a double matrix");
-    const int N = Rf_nrows(x), P = Rf_ncols(x);
+    const int P = Rf_ncols(x);
     if (TYPEOF(center) != REALSXP || TYPEOF(scale) != REALSXP ||
         Rf_length(center) != P || Rf_length(scale) != P)
         Rf_error("internal error: 'center' and 'scale' must have %d values", P);
+}
+
+SEXP sgfs_design_copy(SEXP x, SEXP center, SEXP scale)
+{
+    sgfs_check_design(x, center, scale);
+    const int N = Rf_nrows(x), P = Rf_ncols(x);
     SEXP xt = PROTECT(Rf_allocMatrix(REALSXP, P, N));
     double *out = REAL(xt);
     const double *in = REAL(x), *c = REAL(center), *s = REAL(scale);
-    advise_huge_pages(out, (size_t) P * N * sizeof(double));
+    sgfs_advise_huge_pages(out, (size_t) P * N * sizeof(double));
     for (int i0 = 0; i0 < N; i0 += BLOCK) {
         int i1 = i0 + BLOCK < N ? i0 + BLOCK : N;
         for (int j = 0; j < P; j++) {

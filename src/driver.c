@@ -193,6 +193,7 @@ SEXP sgfs_engine_run(SEXP ptr, SEXP n_iter)
     const int k = Rf_asInteger(n_iter);
     int interrupted = 0;
     SEXP status = PROTECT(Rf_allocVector(REALSXP, 2));
+    const int blas_threads = sgfs_blas_single_begin();  /* small matrices: one thread */
     GetRNGstate();
     for (int s = 0; s < k && !e->diverged; s++) {
         if (s % e->check_every == 0 && interrupt_pending()) {
@@ -206,6 +207,7 @@ SEXP sgfs_engine_run(SEXP ptr, SEXP n_iter)
         keep_if_due(e);
     }
     PutRNGstate();
+    sgfs_blas_single_end(blas_threads);
     REAL(status)[0] = e->diverged;
     REAL(status)[1] = interrupted;
     UNPROTECT(1);

@@ -26,6 +26,12 @@
  *   callback    (optional) R functions the model calls (model_custom.c)
  *   offset      (optional) N doubles added to the linear predictor (the
  *               GLM models); absent or NULL: no offset
+ *   rows        (optional) the compressed-row copy of a mostly-zero design
+ *               (sparse_rows.c) for the one-pass minibatch score; absent
+ *               or NULL: xt alone
+ *   weights     (optional) N non-negative doubles, the rows' prior weights
+ *               (the GLM models: logistic, probit, poisson, gaussian);
+ *               absent or NULL: every row weight 1
  *   hs          (optional) the regularised horseshoe's settings (prior_hs.c):
  *               the chain samples its parameters too (rules sgld, hmc, sga,
  *               adam)
@@ -213,6 +219,32 @@ void sgfs_prior_setup(sgfs_engine *e, SEXP spec, int D)
     sgfs_prior_check(e);
 }
 
+/* the optional compressed-row copy (sparse_rows.c), checked against xt */
+static void read_sparse_rows(sgfs_engine *e, SEXP rows)
+{
+    if (rows == NULL || rows == R_NilValue) return;
+    SEXP ptr = sgfs_list_elt(rows, "ptr"), ent = sgfs_list_elt(rows, "ent"),
+        width = sgfs_list_elt(rows, "width"), shift = sgfs_list_elt(rows, "shift");
+    const R_xlen_t stored = Rf_xlength(ent) / 2;
+    if (TYPEOF(ptr) != REALSXP || Rf_xlength(ptr) != (R_xlen_t) e->N + 1 ||
+        TYPEOF(ent) != REALSXP || Rf_xlength(ent) % 2 != 0 ||
+        TYPEOF(width) != INTSXP || Rf_xlength(width) != 1 || TYPEOF(shift) != REALSXP ||
+        Rf_xlength(shift) != e->P || REAL(ptr)[0] != 0.0 || REAL(ptr)[e->N] != (double) stored)
+        Rf_error("internal error: 'rows' does not match the %d x %d design", e->P, e->N);
+    const double *p = REAL(ptr), *x = REAL(ent);
+    const int w = INTEGER(width)[0];
+    for (int i = 0; i < e->N; i++)
+        if (p[i + 1] < p[i] || (w > 0 && p[i + 1] - p[i] != w))
+            Rf_error("internal error: 'rows' has inconsistent row starts");
+    for (R_xlen_t k = 0; k < stored; k++)
+        if (!(x[2 * k + 1] >= 0 && x[2 * k + 1] < e->P))
+            Rf_error("internal error: 'rows' has a column index out of range");
+    e->rows_ptr = p;
+    e->rows_ent = x;
+    e->rows_width = w;
+    e->rows_shift = REAL(shift);
+}
+
 SEXP sgfs_engine_alloc(void)
 {
     return Rf_allocVector(VECSXP, N_SLOTS);
@@ -243,8 +275,18 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
             Rf_error("internal error: 'offset' must be %d doubles", e->N);
         e->offset = REAL(offset);
     }
+    SEXP weights = optional_elt(spec, "weights");
+    if (weights != NULL && weights != R_NilValue) {
+        if (TYPEOF(weights) != REALSXP || Rf_xlength(weights) != e->N)
+            Rf_error("internal error: 'weights' must be %d doubles", e->N);
+        e->weights = REAL(weights);
+    }
+    read_sparse_rows(e, optional_elt(spec, "rows"));
     e->model = sgfs_find_model(CHAR(STRING_ELT(
         typed_elt(spec, "model", STRSXP, 1), 0)));
+    if (e->weights && strcmp(e->model->name, "logistic") && strcmp(e->model->name, "probit") &&
+        strcmp(e->model->name, "poisson") && strcmp(e->model->name, "gaussian"))
+        Rf_error("internal error: the %s model takes no weights", e->model->name);
     SEXP mpar = typed_elt(spec, "mpar", REALSXP, -1);
     e->mpar = REAL(mpar);
     SEXP callback = optional_elt(spec, "callback");

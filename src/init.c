@@ -20,6 +20,9 @@ SEXP sgfs_design_copy(SEXP x, SEXP center, SEXP scale);
 SEXP sgfs_ksd(SEXP spec, SEXP x, SEXP c, SEXP beta);
 SEXP sgfs_draws_eval(SEXP spec, SEXP theta, SEXP x, SEXP y, SEXP what,
                      SEXP log_sigma, SEXP affine, SEXP offset);
+SEXP sgfs_blas_info(void);
+SEXP sgfs_parse_libsvm(SEXP lines);
+SEXP sgfs_sparse_rows(SEXP x, SEXP center, SEXP scale, SEXP max_fill);
 
 #define CALLDEF(name, n) { #name, (DL_FUNC) &name, n }
 
@@ -37,6 +40,9 @@ static const R_CallMethodDef call_entries[] = {
     CALLDEF(sgfs_design_copy, 3),
     CALLDEF(sgfs_ksd, 4),
     CALLDEF(sgfs_draws_eval, 8),
+    CALLDEF(sgfs_blas_info, 0),
+    CALLDEF(sgfs_parse_libsvm, 1),
+    CALLDEF(sgfs_sparse_rows, 4),
     { NULL, NULL, 0 }
 };
 

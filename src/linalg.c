@@ -39,6 +39,21 @@ void sgfs_x_r(const double *xb, int P, int n, const double *r, double *out)
     gemv('N', xb, P, n, r, out);                  /* out = xb r */
 }
 
+/* a GLM's scores from its residuals: sum = xb r and, unless G is NULL, the
+   first P entries of G's columns (leading dimension ldg), g_i = r_i u_i */
+void sgfs_glm_scores(const double *xb, int P, int n, const double *r, double *sum,
+                     double *G, int ldg)
+{
+    sgfs_x_r(xb, P, n, r, sum);
+    if (G == NULL) return;
+    for (int i = 0; i < n; i++) {
+        const double *restrict u = xb + (size_t) i * P;
+        double *restrict g = G + (size_t) i * ldg;
+        const double ri = r[i];
+        for (int j = 0; j < P; j++) g[j] = ri * u[j];
+    }
+}
+
 void sgfs_xt_beta(const double *xb, int P, int n, const double *beta, double *eta)
 {
     gemv('T', xb, P, n, beta, eta);               /* eta = xb' beta */

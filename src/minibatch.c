@@ -111,17 +111,84 @@ static inline void prefetch_column(const double *u, int P)
 #endif
 }
 
+/* sum_k v_k beta[col_k] over a stored row of (value, column) pairs, four
+   partial sums */
+static inline SGFS_ALWAYS_INLINE double sparse_dot(const double *restrict ent, R_xlen_t len,
+                                                   const double *restrict beta)
+{
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    R_xlen_t k = 0;
+    for (; k + 4 <= len; k += 4) {
+        const double *q = ent + 2 * k;
+        s0 += q[0] * beta[(int) q[1]];
+        s1 += q[2] * beta[(int) q[3]];
+        s2 += q[4] * beta[(int) q[5]];
+        s3 += q[6] * beta[(int) q[7]];
+    }
+    for (; k < len; k++) s0 += ent[2 * k] * beta[(int) ent[2 * k + 1]];
+    return (s0 + s1) + (s2 + s3);
+}
+
+/* the first entry of row i and the number of its entries */
+static inline SGFS_ALWAYS_INLINE const double *sparse_row(const sgfs_engine *e, int i, R_xlen_t *len)
+{
+    if (e->rows_width > 0) {
+        *len = e->rows_width;
+        return e->rows_ent + 2 * (size_t) i * (size_t) e->rows_width;
+    }
+    const size_t a = (size_t) e->rows_ptr[i];
+    *len = (R_xlen_t) ((size_t) e->rows_ptr[i + 1] - a);
+    return e->rows_ent + 2 * a;
+}
+
+/* sgfs_rows_score on the compressed rows: each row costs its stored
+   entries; the centring enters once, as m' beta and - (sum_i r_i) m */
+static inline SGFS_ALWAYS_INLINE void rows_score_sparse(
+    const sgfs_engine *e, const int *idx, int n, const double *beta, const double *centre,
+    double (*resid)(int, double, double, void *), void *ctx, double *restrict sum)
+{
+    const int P = e->P;
+    const double *restrict m = e->rows_shift;
+    const double mb = dot4(m, beta, P), mc = centre ? dot4(m, centre, P) : 0.0;
+    double r_sum = 0.0;
+    for (int i = 0; i < n; i++) {
+#if defined(__GNUC__)
+        if (e->rows_width == 0 && i + 2 * PREFETCH_AHEAD < n)
+            __builtin_prefetch(e->rows_ptr + idx[i + 2 * PREFETCH_AHEAD], 0, 3);
+        if (i + PREFETCH_AHEAD < n) {
+            R_xlen_t ahead;
+            const char *c = (const char *) sparse_row(e, idx[i + PREFETCH_AHEAD], &ahead);
+            for (size_t off = 0; off < 2 * (size_t) ahead * sizeof(double); off += 64)
+                __builtin_prefetch(c + off, 0, 3);
+        }
+#endif
+        R_xlen_t len;
+        const double *restrict q = sparse_row(e, idx[i], &len);
+        const double r = resid(idx[i], sparse_dot(q, len, beta) - mb,
+                               centre ? sparse_dot(q, len, centre) - mc : 0.0, ctx);
+        for (R_xlen_t k = 0; k < len; k++) sum[(int) q[2 * k + 1]] += r * q[2 * k];
+        r_sum += r;
+    }
+    for (int j = 0; j < P; j++) sum[j] -= r_sum * m[j];
+}
+
 /* sum = sum_i r_i u_i over the examples idx, r_i = resid(idx[i], u_i' beta,
    u_i' centre, ctx) (centre may be NULL: 0 is passed), reading each column
    once, without a copy: the dot products, the residual and the axpy while
-   the column is in L1 */
+   the column is in L1; from the compressed rows where the engine has them */
 SGFS_VECTOR_CLONES
-void sgfs_rows_score(const double *xt, int P, const int *idx, int n,
+void sgfs_rows_score(const sgfs_engine *e, const int *idx, int n,
                      const double *beta, const double *centre,
                      double (*resid)(int, double, double, void *), void *ctx,
                      double *restrict sum)
 {
+    const int P = e->P;
+    const double *xt = e->xt;
     for (int j = 0; j < P; j++) sum[j] = 0.0;
+    if (e->rows_ptr != NULL) {
+        rows_score_sparse(e, idx, n, beta, centre, resid, ctx, sum);
+        return;
+    }
     for (int i = 0; i < n; i++) {
         const double *restrict u = xt + (size_t) idx[i] * P;
         if (i + PREFETCH_AHEAD < n) prefetch_column(xt + (size_t) idx[i + PREFETCH_AHEAD] * P, P);

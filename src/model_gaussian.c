@@ -13,6 +13,14 @@
  * or NA when log sigma is a parameter.  o_i is the row's offset (e->offset,
  * on the internal scale of y; 0 without), added to eta by
  * sgfs_batch_columns.
+ *
+ * Prior weights w_i (e->weights; 1 without) are precisions, as in glm():
+ * y_i ~ N(eta_i, sigma^2 / w_i), so that
+ *   l_i = -log sigma + log(w_i)/2 - log(2 pi)/2 - w_i r_i^2 / (2 sigma^2),
+ *   dl_i/dbeta = w_i r_i u_i / sigma^2,  dl_i/dlog sigma = w_i r_i^2 / sigma^2 - 1,
+ * and minus the Hessian has w_i r_i, w_i r_i^2 and w_i u_i u_i' in place of
+ * r_i, r_i^2 and u_i u_i'.  A row of weight 0 contributes nothing (not its
+ * -log sigma, nor its 1 to the log sigma score).
  */
 #include "sgfs.h"
 
@@ -40,26 +48,68 @@ static double residuals(sgfs_engine *e, const double *theta, const int *idx,
     return sigma_sampled(e->mpar) ? theta[e->P] : e->mpar[0];
 }
 
+/* with weights: the batch's sum of w_i r_i^2 (r in e->eta), its rows of
+   positive weight (into *count) and their sum of log(w_i)/2 (into *logw) */
+static double weighted_rss(const sgfs_engine *e, const int *idx, int n,
+                           double *count, double *logw)
+{
+    const double *r = e->eta;
+    double rss = 0.0, k = 0.0, lw = 0.0;
+    for (int i = 0; i < n; i++) {
+        const double w = e->weights[idx[i]];
+        if (w > 0.0) {
+            rss += w * r[i] * r[i];
+            k += 1.0;
+            lw += 0.5 * log(w);
+        }
+    }
+    *count = k;
+    *logw = lw;
+    return rss;
+}
+
+static void gaussian_score_weighted(sgfs_engine *e, const double *theta,
+                                    const int *idx, int n, double *sum, double *G,
+                                    double *loglik)
+{
+    const int P = e->P, D = e->D, has_sigma = sigma_sampled(e->mpar);
+    double *r = e->eta, count, logw;
+    const double *xb;
+    const double log_sigma = residuals(e, theta, idx, n, &xb);
+    const double prec = exp(-2.0 * log_sigma);
+    const double rss = weighted_rss(e, idx, n, &count, &logw);
+    if (G)
+        for (int i = 0; i < n; i++) {
+            const double *restrict u = xb + (size_t) i * P;
+            double *restrict g = G + (size_t) i * D;
+            const double w = e->weights[idx[i]], ri = w * r[i] * prec;
+            for (int j = 0; j < P; j++) g[j] = ri * u[j];
+            if (has_sigma) g[P] = w > 0.0 ? w * r[i] * r[i] * prec - 1.0 : 0.0;
+        }
+    for (int i = 0; i < n; i++) r[i] *= prec * e->weights[idx[i]];
+    sgfs_x_r(xb, P, n, r, sum);
+    if (has_sigma) sum[P] = rss * prec - count;
+    if (loglik) *loglik = -count * (log_sigma + HALF_LOG_2PI) + logw - 0.5 * rss * prec;
+}
+
 static void gaussian_score(sgfs_engine *e, const double *theta,
                            const int *idx, int n, double *sum, double *G,
                            double *loglik)
 {
+    if (e->weights) {
+        gaussian_score_weighted(e, theta, idx, n, sum, G, loglik);
+        return;
+    }
     const int P = e->P, D = e->D, has_sigma = sigma_sampled(e->mpar);
     double *r = e->eta, rss = 0.0;
     const double *xb;
     double log_sigma = residuals(e, theta, idx, n, &xb);
     double prec = exp(-2.0 * log_sigma);
     for (int i = 0; i < n; i++) rss += r[i] * r[i];
-    if (G)
-        for (int i = 0; i < n; i++) {
-            const double *restrict u = xb + (size_t) i * P;
-            double *restrict g = G + (size_t) i * D;
-            const double ri = r[i] * prec;
-            for (int j = 0; j < P; j++) g[j] = ri * u[j];
-            if (has_sigma) g[P] = r[i] * r[i] * prec - 1.0;
-        }
+    if (G && has_sigma)
+        for (int i = 0; i < n; i++) G[P + (size_t) i * D] = r[i] * r[i] * prec - 1.0;
     for (int i = 0; i < n; i++) r[i] *= prec;
-    sgfs_x_r(xb, P, n, r, sum);
+    sgfs_glm_scores(xb, P, n, r, sum, G, D);
     if (has_sigma) sum[P] = rss * prec - n;
     if (loglik) *loglik = -n * (log_sigma + HALF_LOG_2PI) - 0.5 * rss * prec;
 }
@@ -71,7 +121,8 @@ static void gaussian_score(sgfs_engine *e, const double *theta,
    centre (d = log sigma - its centre value, 0 for a fixed sigma): for beta
    sc [(rc_i - r_i) + 2 rc_i d] u_i, for log sigma 2 sc rc_i [(rc_i - r_i) +
    rc_i d].  With a fixed sigma the likelihood is quadratic in beta and the
-   change is 0. */
+   change is 0.  With weights every row's terms are multiplied by w_i (the
+   -1 of the log sigma score cancels in the difference). */
 static void gaussian_score_change(sgfs_engine *e, const double *theta,
                                   const double *centre, int second,
                                   const int *idx, int n, double *sum)
@@ -85,18 +136,20 @@ static void gaussian_score_change(sgfs_engine *e, const double *theta,
     const double d = log_sigma - log_sigma_c;
     sgfs_xt_beta(xb, P, n, centre, rc);
     sgfs_add_offset(e, idx, n, rc);
+    const double *w = e->weights;
     for (int i = 0; i < n; i++) {
-        const double c = e->y[idx[i]] - rc[i];
-        rss += r[i] * r[i];
-        rss_c += c * c;
+        const double c = e->y[idx[i]] - rc[i], wi = w ? w[idx[i]] : 1.0;
+        rss += wi * r[i] * r[i];
+        rss_c += wi * c * c;
         const double first = r[i] * prec - c * prec_c;
         if (second) {
             const double move = c - r[i];           /* eta_i - its centre value */
-            cross += c * (move + c * d);
+            cross += wi * c * (move + c * d);
             r[i] = first + prec_c * (move + 2.0 * c * d);
         } else {
             r[i] = first;
         }
+        if (w) r[i] *= wi;
     }
     sgfs_x_r(xb, P, n, r, sum);
     if (has_sigma) sum[P] = rss * prec - rss_c * prec_c + (second ? 2.0 * prec_c * cross : 0.0);
@@ -108,6 +161,11 @@ static double gaussian_loglik(sgfs_engine *e, const double *theta,
     double *r = e->eta, rss = 0.0;
     const double *xb;
     double log_sigma = residuals(e, theta, idx, n, &xb);
+    if (e->weights) {
+        double count, logw;
+        rss = weighted_rss(e, idx, n, &count, &logw);
+        return -count * (log_sigma + HALF_LOG_2PI) + logw - 0.5 * rss * exp(-2.0 * log_sigma);
+    }
     for (int i = 0; i < n; i++) rss += r[i] * r[i];
     return -n * (log_sigma + HALF_LOG_2PI) - 0.5 * rss * exp(-2.0 * log_sigma);
 }
@@ -119,19 +177,21 @@ static void gaussian_neg_hessian(sgfs_engine *e, const double *theta,
     double *r = e->eta;
     const double *xb;
     const double prec = exp(-2.0 * residuals(e, theta, idx, n, &xb)), root = sqrt(prec);
+    const double *wt = e->weights;
     for (int i = 0; i < n; i++) {
         const double *restrict u = xb + (size_t) i * P;
         double *restrict a = e->G + (size_t) i * P;
-        for (int j = 0; j < P; j++) a[j] = root * u[j];
+        const double ri = wt ? root * sqrt(wt[idx[i]]) : root;
+        for (int j = 0; j < P; j++) a[j] = ri * u[j];
     }
     sgfs_crossprod_add(e->G, P, n, H, D);     /* the leading beta block */
     if (!sigma_sampled(e->mpar)) return;
     double rss = 0.0, *cross = H + (size_t) P * D;
     for (int i = 0; i < n; i++) {
         const double *restrict u = xb + (size_t) i * P;
-        const double w = 2.0 * prec * r[i];
+        const double wi = wt ? wt[idx[i]] : 1.0, w = 2.0 * prec * wi * r[i];
         for (int j = 0; j < P; j++) cross[j] += w * u[j];
-        rss += r[i] * r[i];
+        rss += wi * r[i] * r[i];
     }
     cross[P] += 2.0 * prec * rss;
 }

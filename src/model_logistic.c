@@ -7,11 +7,16 @@
  * theta = beta (D = P; the intercept, if any, is a column of ones in xt);
  * o_i the row's offset (e->offset; 0 without), added to the gathered
  * batch's eta by sgfs_batch_columns and by the one-pass residuals.
+ * With prior weights w_i (e->weights; 1 without) row i contributes
+ * w_i l_i, w_i g_i and w_i times its curvature; y_i may then be a
+ * proportion in [0, 1] (a binomial response of w_i trials, as glm()).
+ * Without offsets and weights the one-pass score uses a residual function
+ * that reads neither (the common case pays no test).
  * The minibatch's columns xb (P x n; gathered, or read in place for the
  * contiguous chunks of a full-data pass) give eta = xb' beta and the score
  * sum xb r; the per-example score of example i is r_i times its column, so
  * G costs one pass over xb.
- * Minus the Hessian: sum_i w_i u_i u_i',  w_i = sgfs_sigmoid(eta_i)(1 - sgfs_sigmoid(eta_i)).
+ * Minus the Hessian: sum_i w_i v_i u_i u_i',  v_i = sgfs_sigmoid(eta_i)(1 - sgfs_sigmoid(eta_i)).
  */
 #include "sgfs.h"
 
@@ -28,18 +33,19 @@ static int logistic_n_par(int P, const double *mpar, int n_mpar)
 }
 
 /* the residuals of a one-pass score (sgfs_rows_score), without and with
-   offsets (two functions: the common case pays no test) */
+   offsets or weights (two functions: the common case pays no test) */
 static double logistic_residual(int row, double eta, double unused, void *ctx)
 {
     (void) unused;
     return ((const sgfs_engine *) ctx)->y[row] - sgfs_sigmoid(eta);
 }
 
-static double logistic_residual_offset(int row, double eta, double unused, void *ctx)
+static double logistic_residual_general(int row, double eta, double unused, void *ctx)
 {
     (void) unused;
     const sgfs_engine *e = (const sgfs_engine *) ctx;
-    return e->y[row] - sgfs_sigmoid(eta + e->offset[row]);
+    const double r = e->y[row] - sgfs_sigmoid(eta + sgfs_row_offset(e, row));
+    return e->weights ? e->weights[row] * r : r;
 }
 
 /* control variates: the engine and the order (1 or 2) */
@@ -56,7 +62,8 @@ static double logistic_residual_change(int row, double eta, double eta_c, void *
         eta_c += c->e->offset[row];
     }
     const double pc = sgfs_sigmoid(eta_c), first = pc - sgfs_sigmoid(eta);
-    return c->order == 2 ? first + pc * (1.0 - pc) * (eta - eta_c) : first;
+    const double r = c->order == 2 ? first + pc * (1.0 - pc) * (eta - eta_c) : first;
+    return c->e->weights ? c->e->weights[row] * r : r;
 }
 
 static void logistic_score(sgfs_engine *e, const double *theta,
@@ -65,27 +72,30 @@ static void logistic_score(sgfs_engine *e, const double *theta,
 {
     const int P = e->P, D = e->D;
     if (G == NULL && loglik == NULL) {        /* one pass, no copy */
-        sgfs_rows_score(e->xt, P, idx, n, theta, NULL,
-                        e->offset ? logistic_residual_offset : logistic_residual, e, sum);
+        sgfs_rows_score(e, idx, n, theta, NULL,
+                        e->offset || e->weights ? logistic_residual_general : logistic_residual,
+                        e, sum);
         return;
     }
     double *r = e->eta;
     const double *xb = sgfs_batch_columns(e, theta, idx, n, r);
-    if (loglik) {
+    if (e->weights) {
+        double ll = 0.0;
+        for (int i = 0; i < n; i++) {
+            const double w = e->weights[idx[i]];
+            double li = 0.0;
+            r[i] = w * sgfs_binomial_residual(e->y[idx[i]], r[i], &li);
+            ll += w * li;
+        }
+        if (loglik) *loglik = ll;
+    } else if (loglik) {
         double ll = 0.0;
         for (int i = 0; i < n; i++) r[i] = sgfs_binomial_residual(e->y[idx[i]], r[i], &ll);
         *loglik = ll;
     } else {
         for (int i = 0; i < n; i++) r[i] = e->y[idx[i]] - sgfs_sigmoid(r[i]);
     }
-    sgfs_x_r(xb, P, n, r, sum);
-    if (G)
-        for (int i = 0; i < n; i++) {
-            const double *restrict u = xb + (size_t) i * P;
-            double *restrict g = G + (size_t) i * D;
-            const double ri = r[i];
-            for (int j = 0; j < P; j++) g[j] = ri * u[j];
-        }
+    sgfs_glm_scores(xb, P, n, r, sum, G, D);
 }
 
 /* sum_i [g_i(theta) - g_i(centre)] = sum_i [s(c_i) - s(eta_i)] u_i (s the
@@ -96,7 +106,7 @@ static void logistic_score_change(sgfs_engine *e, const double *theta,
                                   const int *idx, int n, double *sum)
 {
     change_ctx c = { e, second ? 2 : 1 };
-    sgfs_rows_score(e->xt, e->P, idx, n, theta, centre, logistic_residual_change, &c, sum);
+    sgfs_rows_score(e, idx, n, theta, centre, logistic_residual_change, &c, sum);
 }
 
 static double logistic_loglik(sgfs_engine *e, const double *theta,
@@ -104,8 +114,12 @@ static double logistic_loglik(sgfs_engine *e, const double *theta,
 {
     double *eta = e->eta, ll = 0.0;
     sgfs_batch_columns(e, theta, idx, n, eta);
-    for (int i = 0; i < n; i++)
-        ll += e->y[idx[i]] * eta[i] - softplus(eta[i]);
+    if (e->weights)
+        for (int i = 0; i < n; i++)
+            ll += e->weights[idx[i]] * (e->y[idx[i]] * eta[i] - softplus(eta[i]));
+    else
+        for (int i = 0; i < n; i++)
+            ll += e->y[idx[i]] * eta[i] - softplus(eta[i]);
     return ll;
 }
 
@@ -116,7 +130,8 @@ static void logistic_neg_hessian(sgfs_engine *e, const double *theta,
     double *eta = e->eta;
     const double *xb = sgfs_batch_columns(e, theta, idx, n, eta);
     for (int i = 0; i < n; i++) {
-        const double p = sgfs_sigmoid(eta[i]), w = sqrt(p * (1.0 - p));
+        const double p = sgfs_sigmoid(eta[i]);
+        const double w = sqrt(sgfs_row_weight(e, idx[i]) * p * (1.0 - p));
         const double *restrict u = xb + (size_t) i * P;
         double *restrict a = e->G + (size_t) i * P;
         for (int j = 0; j < P; j++) a[j] = w * u[j];

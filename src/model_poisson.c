@@ -12,6 +12,8 @@
  * The gathered batch's eta includes the offsets (sgfs_batch_columns); the
  * one-pass residuals add them themselves.
  * y_i are non-negative whole numbers (checked in R, code_response()).
+ * Prior weights w_i (e->weights; 1 without) multiply row i's l_i, g_i and
+ * curvature (the residuals below are then w_i (y_i - mu_i)).
  *
  * Control variates (score_change): g_i(theta) - g_i(centre) =
  * (mu_c,i - mu_i) u_i; the second-order remainder adds H_i(centre)(theta -
@@ -44,7 +46,8 @@ static double poisson_residual(int row, double eta, double unused, void *ctx)
 {
     (void) unused;
     const sgfs_engine *e = (const sgfs_engine *) ctx;
-    return e->y[row] - exp(eta + row_offset(e, row));
+    const double r = e->y[row] - exp(eta + row_offset(e, row));
+    return e->weights ? e->weights[row] * r : r;
 }
 
 /* control variates: ctx the engine and the order */
@@ -57,7 +60,8 @@ static double poisson_residual_change(int row, double eta, double eta_c, void *c
 {
     const change_ctx *c = (const change_ctx *) ctx;
     const double o = row_offset(c->e, row), mc = exp(eta_c + o), first = mc - exp(eta + o);
-    return c->order == 2 ? first + mc * (eta - eta_c) : first;
+    const double r = c->order == 2 ? first + mc * (eta - eta_c) : first;
+    return c->e->weights ? c->e->weights[row] * r : r;
 }
 
 static void poisson_score(sgfs_engine *e, const double *theta,
@@ -66,12 +70,20 @@ static void poisson_score(sgfs_engine *e, const double *theta,
 {
     const int P = e->P, D = e->D;
     if (G == NULL && loglik == NULL) {        /* one pass, no copy */
-        sgfs_rows_score(e->xt, P, idx, n, theta, NULL, poisson_residual, e, sum);
+        sgfs_rows_score(e, idx, n, theta, NULL, poisson_residual, e, sum);
         return;
     }
     double *r = e->eta;
     const double *xb = sgfs_batch_columns(e, theta, idx, n, r);
-    if (loglik) {
+    if (e->weights) {
+        double ll = 0.0;
+        for (int i = 0; i < n; i++) {
+            const double y = e->y[idx[i]], mu = exp(r[i]), w = e->weights[idx[i]];
+            if (loglik) ll += w * (y * r[i] - mu - lgamma(y + 1.0));
+            r[i] = w * (y - mu);
+        }
+        if (loglik) *loglik = ll;
+    } else if (loglik) {
         double ll = 0.0;
         for (int i = 0; i < n; i++) {
             const double y = e->y[idx[i]], mu = exp(r[i]);
@@ -82,14 +94,7 @@ static void poisson_score(sgfs_engine *e, const double *theta,
     } else {
         for (int i = 0; i < n; i++) r[i] = e->y[idx[i]] - exp(r[i]);
     }
-    sgfs_x_r(xb, P, n, r, sum);
-    if (G)
-        for (int i = 0; i < n; i++) {
-            const double *restrict u = xb + (size_t) i * P;
-            double *restrict g = G + (size_t) i * D;
-            const double ri = r[i];
-            for (int j = 0; j < P; j++) g[j] = ri * u[j];
-        }
+    sgfs_glm_scores(xb, P, n, r, sum, G, D);
 }
 
 static void poisson_score_change(sgfs_engine *e, const double *theta,
@@ -97,7 +102,7 @@ static void poisson_score_change(sgfs_engine *e, const double *theta,
                                  const int *idx, int n, double *sum)
 {
     change_ctx c = { e, second ? 2 : 1 };
-    sgfs_rows_score(e->xt, e->P, idx, n, theta, centre, poisson_residual_change, &c, sum);
+    sgfs_rows_score(e, idx, n, theta, centre, poisson_residual_change, &c, sum);
 }
 
 static double poisson_loglik(sgfs_engine *e, const double *theta,
@@ -107,7 +112,7 @@ static double poisson_loglik(sgfs_engine *e, const double *theta,
     sgfs_batch_columns(e, theta, idx, n, eta);
     for (int i = 0; i < n; i++) {
         const double y = e->y[idx[i]];
-        ll += y * eta[i] - exp(eta[i]) - lgamma(y + 1.0);
+        ll += sgfs_row_weight(e, idx[i]) * (y * eta[i] - exp(eta[i]) - lgamma(y + 1.0));
     }
     return ll;
 }
@@ -119,7 +124,8 @@ static void poisson_neg_hessian(sgfs_engine *e, const double *theta,
     double *eta = e->eta;
     const double *xb = sgfs_batch_columns(e, theta, idx, n, eta);
     for (int i = 0; i < n; i++) {
-        const double w = exp(0.5 * eta[i]);            /* sqrt(mu_i) */
+        double w = exp(0.5 * eta[i]);                  /* sqrt(w_i mu_i) */
+        if (e->weights) w *= sqrt(e->weights[idx[i]]);
         const double *restrict u = xb + (size_t) i * P;
         double *restrict a = e->G + (size_t) i * P;
         for (int j = 0; j < P; j++) a[j] = w * u[j];

@@ -22,6 +22,13 @@
  * difference).
  *
  * theta = beta (D = P; the intercept, if any, is a column of ones in xt).
+ *
+ * Prior weights w_i (e->weights; 1 without) multiply row i's l_i, g_i and
+ * curvature.  A proportion y_i in (0, 1) (a binomial response of w_i
+ * trials, as glm()) has l_i = y_i log Phi(eta_i) + (1 - y_i) log Phi(-eta_i),
+ * residual y_i lambda(eta_i) - (1 - y_i) lambda(-eta_i) and curvature
+ * y_i v(eta_i) + (1 - y_i) v(-eta_i), v(z) = lambda(z) (z + lambda(z));
+ * y_i in {0, 1} takes the one-term forms above.
  */
 #include "sgfs.h"
 #include <Rmath.h>
@@ -52,20 +59,27 @@ static inline double mills(double z)
     return exp(dnorm(z, 0.0, 1.0, 1) - log_cdf(z));
 }
 
+/* a response strictly between 0 and 1 (a proportion) */
+static inline int fractional(double y)
+{
+    return y != 0.0 && y != 1.0;
+}
+
 /* the residual dl/deta at eta for the response y */
 static inline double residual(double y, double eta)
 {
+    if (fractional(y)) return y * mills(eta) - (1.0 - y) * mills(-eta);
     const double s = y > 0.5 ? 1.0 : -1.0;
     return s * mills(s * eta);
 }
 
-/* minus d2l/deta2 at eta: lambda(z) (z + lambda(z)), z = s eta; far in
+/* minus d2l/deta2 of log Phi(z): lambda(z) (z + lambda(z)); far in
    the lower tail z + lambda(z) cancels, and its asymptotic series -1/z +
    2/z^3 - 10/z^5 (from lambda(z) ~ -z - 1/z + 2/z^3 - 10/z^5) is used
    instead; clamped to [0, 1], the range of the exact value */
-static inline double weight(double y, double eta)
+static inline double curvature(double z)
 {
-    const double z = (y > 0.5 ? 1.0 : -1.0) * eta, m = mills(z);
+    const double m = mills(z);
     double d = z + m;
     if (z < -100.0) {
         const double iz = 1.0 / z, iz2 = iz * iz;
@@ -73,6 +87,20 @@ static inline double weight(double y, double eta)
     }
     const double w = m * d;
     return w < 0.0 ? 0.0 : (w > 1.0 ? 1.0 : w);
+}
+
+/* minus d2l/deta2 at eta for the response y */
+static inline double weight(double y, double eta)
+{
+    if (fractional(y)) return y * curvature(eta) + (1.0 - y) * curvature(-eta);
+    return curvature((y > 0.5 ? 1.0 : -1.0) * eta);
+}
+
+/* l at eta for the response y */
+static inline double row_loglik(double y, double eta)
+{
+    if (fractional(y)) return y * log_cdf(eta) + (1.0 - y) * log_cdf(-eta);
+    return log_cdf((y > 0.5 ? 1.0 : -1.0) * eta);
 }
 
 static inline double row_offset(const sgfs_engine *e, int row)
@@ -85,7 +113,8 @@ static double probit_residual(int row, double eta, double unused, void *ctx)
 {
     (void) unused;
     const sgfs_engine *e = (const sgfs_engine *) ctx;
-    return residual(e->y[row], eta + row_offset(e, row));
+    const double r = residual(e->y[row], eta + row_offset(e, row));
+    return e->weights ? e->weights[row] * r : r;
 }
 
 typedef struct change_ctx {
@@ -98,7 +127,8 @@ static double probit_residual_change(int row, double eta, double eta_c, void *ct
     const change_ctx *c = (const change_ctx *) ctx;
     const double o = row_offset(c->e, row), y = c->e->y[row];
     const double first = residual(y, eta + o) - residual(y, eta_c + o);
-    return c->order == 2 ? first + weight(y, eta_c + o) * (eta - eta_c) : first;
+    const double r = c->order == 2 ? first + weight(y, eta_c + o) * (eta - eta_c) : first;
+    return c->e->weights ? c->e->weights[row] * r : r;
 }
 
 static void probit_score(sgfs_engine *e, const double *theta,
@@ -107,7 +137,7 @@ static void probit_score(sgfs_engine *e, const double *theta,
 {
     const int P = e->P, D = e->D;
     if (G == NULL && loglik == NULL) {        /* one pass, no copy */
-        sgfs_rows_score(e->xt, P, idx, n, theta, NULL, probit_residual, e, sum);
+        sgfs_rows_score(e, idx, n, theta, NULL, probit_residual, e, sum);
         return;
     }
     double *r = e->eta;                      /* eta, with offsets */
@@ -115,20 +145,19 @@ static void probit_score(sgfs_engine *e, const double *theta,
     double ll = 0.0;
     for (int i = 0; i < n; i++) {
         const double y = e->y[idx[i]];
+        if (fractional(y) || e->weights) {
+            const double w = sgfs_row_weight(e, idx[i]);
+            ll += w * row_loglik(y, r[i]);
+            r[i] = w * residual(y, r[i]);
+            continue;
+        }
         const double z = (y > 0.5 ? 1.0 : -1.0) * r[i], lc = log_cdf(z);
         ll += lc;
         r[i] = (y > 0.5 ? 1.0 : -1.0) *
             (z < -100.0 ? mills(z) : exp(dnorm(z, 0.0, 1.0, 1) - lc));
     }
     if (loglik) *loglik = ll;
-    sgfs_x_r(xb, P, n, r, sum);
-    if (G)
-        for (int i = 0; i < n; i++) {
-            const double *restrict u = xb + (size_t) i * P;
-            double *restrict g = G + (size_t) i * D;
-            const double ri = r[i];
-            for (int j = 0; j < P; j++) g[j] = ri * u[j];
-        }
+    sgfs_glm_scores(xb, P, n, r, sum, G, D);
 }
 
 static void probit_score_change(sgfs_engine *e, const double *theta,
@@ -136,7 +165,7 @@ static void probit_score_change(sgfs_engine *e, const double *theta,
                                 const int *idx, int n, double *sum)
 {
     change_ctx c = { e, second ? 2 : 1 };
-    sgfs_rows_score(e->xt, e->P, idx, n, theta, centre, probit_residual_change, &c, sum);
+    sgfs_rows_score(e, idx, n, theta, centre, probit_residual_change, &c, sum);
 }
 
 static double probit_loglik(sgfs_engine *e, const double *theta,
@@ -145,7 +174,7 @@ static double probit_loglik(sgfs_engine *e, const double *theta,
     double *eta = e->eta, ll = 0.0;
     sgfs_batch_columns(e, theta, idx, n, eta);
     for (int i = 0; i < n; i++)
-        ll += log_cdf((e->y[idx[i]] > 0.5 ? 1.0 : -1.0) * eta[i]);
+        ll += sgfs_row_weight(e, idx[i]) * row_loglik(e->y[idx[i]], eta[i]);
     return ll;
 }
 
@@ -156,7 +185,7 @@ static void probit_neg_hessian(sgfs_engine *e, const double *theta,
     double *eta = e->eta;
     const double *xb = sgfs_batch_columns(e, theta, idx, n, eta);
     for (int i = 0; i < n; i++) {
-        const double w = sqrt(weight(e->y[idx[i]], eta[i]));
+        const double w = sqrt(sgfs_row_weight(e, idx[i]) * weight(e->y[idx[i]], eta[i]));
         const double *restrict u = xb + (size_t) i * P;
         double *restrict a = e->G + (size_t) i * P;
         for (int j = 0; j < P; j++) a[j] = w * u[j];

@@ -207,6 +207,17 @@ struct sgfs_engine {
     const double *offset;       /* N offsets added to the linear predictor
                                    (GLMs: binomial, gaussian, poisson), or
                                    NULL for none                              */
+    const double *weights;      /* N prior weights w_i >= 0 (the GLMs:
+                                   l(theta) = sum_i w_i l_i(theta); gaussian:
+                                   precisions, y_i ~ N(eta_i, sigma^2 / w_i)),
+                                   or NULL: every row weight 1               */
+    /* a compressed-row copy of a mostly-zero design (sparse_rows.c), used
+       by the one-pass minibatch score, or NULL: row i's entries are the
+       (value, column) pairs rows_ent[2 k], rows_ent[2 k + 1] for k from
+       rows_ptr[i] (= i rows_width when every row has rows_width entries)
+       to rows_ptr[i + 1] - 1, and u_i = those - rows_shift              */
+    const double *rows_ptr, *rows_ent, *rows_shift;
+    int rows_width;
     const sgfs_model *model;
     const double *mpar;         /* model settings (e.g. fixed log sigma)       */
     SEXP callback;              /* R functions the model calls (custom models:
@@ -303,6 +314,15 @@ void sgfs_minibatch(sgfs_batch *b, int N, int n);
 void sgfs_gather_dot(const double *xt, int P, const int *idx, int n,
                      const double *beta, double *xb, double *eta);
 void sgfs_add_offset(const sgfs_engine *e, const int *idx, int n, double *eta);
+/* row's prior weight (1 without weights) and offset (0 without) */
+static inline double sgfs_row_weight(const sgfs_engine *e, int row)
+{
+    return e->weights ? e->weights[row] : 1.0;
+}
+static inline double sgfs_row_offset(const sgfs_engine *e, int row)
+{
+    return e->offset ? e->offset[row] : 0.0;
+}
 const double *sgfs_batch_columns(sgfs_engine *e, const double *beta,
                                  const int *idx, int n, double *eta);
 double sgfs_full_score(sgfs_engine *e, const double *theta, double *sum);
@@ -337,10 +357,12 @@ int sgfs_blockdiag_step(sgfs_engine *e, double eps, int K, const double *size);
 
 /* linalg.c: thin BLAS/LAPACK wrappers (FCONE, documented) */
 void sgfs_x_r(const double *xb, int P, int n, const double *r, double *out);
-void sgfs_rows_score(const double *xt, int P, const int *idx, int n,
+void sgfs_glm_scores(const double *xb, int P, int n, const double *r, double *sum,
+                     double *G, int ldg);
+void sgfs_rows_score(const sgfs_engine *e, const int *idx, int n,
                      const double *beta, const double *centre,
                      double (*resid)(int, double, double, void *), void *ctx,
-                     double *sum);
+                     double *restrict sum);
 void sgfs_xt_beta(const double *xb, int P, int n, const double *beta, double *eta);
 void sgfs_row_moments(const double *G, int D, int n, double *gbar, double *v);
 void sgfs_center_rows(double *restrict G, int D, int n, double *restrict gbar);
@@ -366,6 +388,15 @@ void sgfs_metric_to_z(const sgfs_engine *e, const double *theta, double *z);
 void sgfs_metric_to_theta(const sgfs_engine *e, const double *z, double *theta);
 void sgfs_metric_gradients(const sgfs_engine *e, double *g, int m);
 void sgfs_metric_clip(sgfs_engine *e, double *g);
+
+/* design_copy.c: back a large array about to be written with huge pages;
+   check a design and its centres and scales */
+void sgfs_advise_huge_pages(void *p, size_t bytes);
+void sgfs_check_design(SEXP x, SEXP center, SEXP scale);
+
+/* blas_threads.c: a threaded BLAS on one thread around the engine's loop */
+int sgfs_blas_single_begin(void);
+void sgfs_blas_single_end(int previous);
 
 /* SEXP helpers */
 SEXP sgfs_list_elt(SEXP list, const char *name);

@@ -3,16 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
-# HTML validation of the manual needs 'tidy', --as-cran checks the size of
-# PDFs in inst/doc with 'qpdf', and README.md / NEWS.md are checked with
-# 'pandoc'; without them check leaves a NOTE / WARNING
-need=""
-command -v tidy >/dev/null 2>&1 || need="$need tidy"
-command -v qpdf >/dev/null 2>&1 || need="$need qpdf"
-command -v pandoc >/dev/null 2>&1 || need="$need pandoc"
-if [ -n "$need" ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-  (apt-get install -y -qq $need >/dev/null 2>&1 || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq $need >/dev/null 2>&1; }) || true
-fi
+# tidy, qpdf and pandoc: installed by tools/install-system-deps.sh (make deps)
 # the vignettes are HTML: with no PDF to compact, a missing qpdf is no reason to fail
 command -v qpdf >/dev/null 2>&1 || export _R_CHECK_DOC_SIZES_=false
 # the package's own flags only: a developer's ~/.R/Makevars must not leak in

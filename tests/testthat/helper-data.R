@@ -83,9 +83,9 @@ pima_reference <- local({
 ## An engine spec built by the package's own front end (internal scale).
 engine_spec <- function(x, y, family = binomial(), standardize = FALSE,
                         sigma = NULL, intercept = TRUE, prior = normal(0, 1),
-                        batch_size = 10L, model = NULL) {
+                        batch_size = 10L, model = NULL, weights = NULL) {
     sgfs:::prepare_run(x, y, family, prior, NULL, batch_size, 10L, 0L, 1L, 1L, 1L,
-                       NULL, standardize, FALSE, sigma, intercept, model)
+                       NULL, standardize, FALSE, sigma, intercept, model, weights = weights)
 }
 
 model_eval <- function(spec, theta, idx, centre = NULL, second = FALSE) {

@@ -2,35 +2,51 @@
 ## the same random numbers (minibatch draws, then the sampler's normals).
 
 ## (offset: NULL, or the rows' offsets, p$offset, added to the linear
-## predictor)
-ref_problem <- function(family = binomial(), N = 50, seed = 8, offset = NULL) {
+## predictor; weights: NULL, or the rows' prior weights, p$weights; cbind:
+## a binomial response of 0 to 4 trials per row, p$y = cbind(s, f), whose
+## replay reads the proportions p$yr and the weights p$w, trials times
+## prior weights)
+ref_problem <- function(family = binomial(), N = 50, seed = 8, offset = NULL, weights = NULL,
+                        cbind = FALSE) {
     withr::with_seed(seed, {
         x <- matrix(rnorm(N * 2), N, 2)
+        m <- if (cbind) sample(0:4, N, replace = TRUE) else 1
         y <- switch(family$family,
-                    binomial = rbinom(N, 1, plogis(x[, 1] - x[, 2])),
+                    binomial = rbinom(N, m, plogis(x[, 1] - x[, 2])),
                     poisson = rpois(N, exp(0.3 + 0.5 * x[, 1] - 0.5 * x[, 2])),
                     1 + x[, 1] + rnorm(N))
     })
-    list(x = x, y = y, X = cbind(1, x), family = family, offset = offset)
+    yr <- NULL
+    w <- weights
+    if (cbind) {
+        yr <- ifelse(m > 0, y / pmax(m, 1), 0)
+        w <- if (is.null(weights)) m else weights * m
+        y <- cbind(y, m - y)
+    }
+    list(x = x, y = y, X = cbind(1, x), family = family, offset = offset, weights = weights,
+         yr = yr, w = w)
 }
 
-## per-example scores in R (n x D), for theta on the internal scale
+## per-example scores in R (n x D), for theta on the internal scale; each
+## row's weighted by p$w (a gaussian row's weight a precision)
 r_scores <- function(p, theta, idx) {
     X <- p$X[idx, , drop = FALSE]
     off <- if (is.null(p$offset)) 0 else p$offset[idx]
+    w <- if (is.null(p$w)) 1 else p$w[idx]
+    y <- if (is.null(p$yr)) p$y[idx] else p$yr[idx]
     if (p$family$family == "binomial" && p$family$link == "probit") {
-        s <- 2 * p$y[idx] - 1
         eta <- drop(X %*% theta) + off
-        return(s * dnorm(eta) / pnorm(s * eta) * X)
+        mills <- function(z) dnorm(z) / pnorm(z)
+        return(w * (y * mills(eta) - (1 - y) * mills(-eta)) * X)
     }
     if (p$family$family == "binomial")
-        return((p$y[idx] - plogis(drop(X %*% theta) + off)) * X)
+        return(w * (y - plogis(drop(X %*% theta) + off)) * X)
     if (p$family$family == "poisson")
-        return((p$y[idx] - exp(drop(X %*% theta) + off)) * X)
+        return(w * (y - exp(drop(X %*% theta) + off)) * X)
     beta <- theta[seq_len(ncol(X))]
     s2 <- exp(2 * theta[length(theta)])
-    r <- p$y[idx] - drop(X %*% beta)
-    cbind(r / s2 * X, r^2 / s2 - 1)
+    r <- y - drop(X %*% beta)
+    cbind(w * r / s2 * X, w * r^2 / s2 - (w > 0))
 }
 
 ## minus the Hessian of the examples' log-likelihood in R (D x D)
@@ -93,6 +109,7 @@ c_chain <- function(fun, p, n, n_iter, init = NULL, ...) {
     if (!is.null(method) && "robust" %in% names(formals(method)) && is.null(args$robust))
         args$robust <- FALSE
     if (!is.null(p$offset)) args$offset <- p$offset
+    if (!is.null(p$weights)) args$weights <- p$weights
     fit <- quiet(do.call(fun, c(list(p$x, p$y, family = p$family, prior = normal(0, 1),
                                       batch_size = n, n_iter = n_iter, burnin = 0L,
                                       standardize = FALSE, progress = FALSE, init = init),

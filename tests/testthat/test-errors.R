@@ -30,7 +30,7 @@ test_that("argument errors name the argument", {
     expect_error(sgfs(d$x, d$y, blocks = c(2, 1)),
                  "'blocks' is only used with preconditioner = \"block\"")
     expect_error(sgfs(d$x, d$y, alpha = 0, batch_size = 100), "'alpha' = 0 with batch_size = N")
-    expect_error(sgfs(y ~ ., data = d$df, weights = X1), "'weights' is not supported")
+    expect_error(sgfs(y ~ ., data = d$df, weights = X1), "'weights' must be 100 non-negative")
     expect_error(sgfs(y ~ X1 + offset(X2), data = d$df, model = mlp(2)), "'offset' is for GLMs")
     expect_error(sgfs(y ~ ., data = d$df, intercept = FALSE), "'intercept' is for the matrix method")
     expect_error(sgfs(d$x, d$y, sigma = 1), "'sigma'.*gaussian")
@@ -43,7 +43,7 @@ test_that("argument errors name the argument", {
     expect_error(sgfs(d$x, d$y, alpha = 0, batch_size = 50, schedule = "polynomial"),
                  "'schedule'.*alpha > 0")
     expect_error(sgfs(d$x, d$y[-1]), "'y' has 99 values but x has 100 rows")
-    expect_error(sgfs(d$x, cbind(d$y, 1 - d$y)), "'y' must be a vector")
+    expect_error(sgfs(d$x, cbind(d$y, 1 - d$y, d$y)), "'y' must be a vector")
     expect_error(sgfs(d$x, d$y, prior = normal(0, 1e-200)), "'scale'.*overflows")
     expect_error(sgfs(d$x, d$y, n_iter = 3e9), "'n_iter' must be a whole number between 1 and 2147483647")
     expect_error(sgfs(d$x, d$y, prior_intercept = normal(0, 1), intercept = FALSE),
@@ -74,7 +74,7 @@ test_that("families: unsupported links and responses are refused", {
                  "'family'.*link 'sqrt'.*poisson\\(link = \"log\"\\)")
     expect_error(sgfs(y ~ ., data = d$df, family = gaussian("log")), "link 'log'")
     df <- d$df; df$y <- df$y + 1
-    expect_error(sgfs(y ~ ., data = df), "'y' must be 0/1, logical or a two-level factor")
+    expect_error(sgfs(y ~ ., data = df), "'y' must be 0/1, logical, a two-level factor")
     df$y <- factor(rep(c("a", "b", "c", "d"), 25))
     expect_error(sgfs(y ~ ., data = df), "'y' is a factor with 4 levels")
     df$y <- rep(c(TRUE, FALSE), 50)
@@ -299,4 +299,19 @@ test_that("a rule's settings (spar) that are too few are refused by the engine",
         expect_error(.Call(sgfs:::C_sgfs_engine_new, spec, state, 1L),
                      sprintf("the '%s' rule needs [0-9]+ settings", spec$sampler))
     }
+})
+
+test_that("SGFS's failure hint names a Fisher information far below the curvature", {
+    ## a gaussian model with sigma fixed at 10 x the noise: the residuals'
+    ## spread, hence the empirical Fisher, is 1/100 of the curvature
+    x <- withr::with_seed(7, matrix(stats::rnorm(3000), 1500, 2))
+    y <- drop(x %*% c(1, -1)) + withr::with_seed(8, stats::rnorm(1500))
+    wrong <- suppressWarnings(sgfs(x, y, family = gaussian(), sigma = 10, n_iter = 300,
+                                   progress = FALSE))
+    hint <- sgfs:::fisher_hint(attr(wrong, "sgfit"), "none")
+    expect_match(hint, "empirical Fisher information, which here is 0.0[0-9]+ times")
+    expect_match(hint, "use sgldcv()", fixed = TRUE)
+    ## with sigma sampled the two agree and the usual advice stands
+    right <- sgfs(x, y, family = gaussian(), n_iter = 300, progress = FALSE)
+    expect_identical(sgfs:::fisher_hint(attr(right, "sgfit"), "none"), "none")
 })

@@ -249,3 +249,89 @@ test_that("the second-order score change adds the Hessian at the centre times th
           withr::with_seed(24, rnorm(2 * ncol(x), sd = 0.5)),
           withr::with_seed(25, rnorm(2 * ncol(x), sd = 0.5)))
 })
+
+## ---- prior weights (issue 16 item 2) ------------------------------------
+
+## minus the Hessian of the examples' log-likelihood by central differences
+## of the C score
+fd_neg_hessian <- function(spec, theta, idx, h = 1e-5) {
+    H <- vapply(seq_along(theta), function(j) {
+        e <- replace(double(length(theta)), j, h)
+        -(model_eval(spec, theta + e, idx)$grad - model_eval(spec, theta - e, idx)$grad) / (2 * h)
+    }, double(length(theta)))
+    (H + t(H)) / 2
+}
+
+test_that("weighted scores, curvatures and control variates match finite differences, every GLM family", {
+    d <- mixed_frame()
+    x <- model.matrix(~ a + b + g, d)
+    w <- withr::with_seed(7, rexp(60))
+    w[c(2L, 30L)] <- 0                                  # rows of weight 0
+    off <- withr::with_seed(8, runif(60, -0.3, 0.3))
+    prop <- withr::with_seed(9, runif(60))              # proportions (binomial)
+    cnt <- withr::with_seed(10, rpois(60, 2))
+    theta <- withr::with_seed(4, rnorm(ncol(x), sd = 0.5))
+    idx <- c(2L, 3L, 17L, 30L, 40L, 41L, 59L)
+    cases <- list(list(fam = binomial(), y = d$yb), list(fam = binomial(), y = prop),
+                  list(fam = binomial("probit"), y = d$yb), list(fam = binomial("probit"), y = prop),
+                  list(fam = poisson(), y = cnt), list(fam = gaussian(), y = d$yg),
+                  list(fam = gaussian(), y = d$yg, sigma = 2))
+    for (cs in cases) {
+        gauss <- cs$fam$family == "gaussian"
+        run <- engine_spec(x, cs$y, family = cs$fam, intercept = FALSE, batch_size = 7L,
+                           sigma = cs$sigma, weights = w)
+        expect_identical(run$spec$weights, w)
+        th <- if (gauss && is.null(cs$sigma)) c(theta, log(1.3)) else theta
+        for (o in list(NULL, off)) {
+            run$spec$offset <- o
+            label <- paste(cs$fam$family, cs$fam$link, if (!is.null(o)) "offset")
+            expect_scores_match_fd(run$spec, th, idx)
+            ## zero-weight rows score 0
+            ev <- model_eval(run$spec, th, idx)
+            expect_equal(unname(ev$scores[c(1L, 4L), ]), matrix(0, 2L, length(th)), label = label)
+            ## the full-data one-pass score (no per-example scores) equals the gathered sum
+            full <- .Call(sgfs:::C_sgfs_model_loglik, run$spec, th)
+            all <- model_eval(modifyList(run$spec, list(batch_size = 60L)), th, seq_len(60))
+            expect_equal(full$grad, all$grad, tolerance = 1e-10, label = label)
+            expect_equal(full$loglik, all$loglik, tolerance = 1e-12, label = label)
+            ## the curvature (model_curvature's neg_hessian) of the rows idx
+            sub <- modifyList(run$spec, list(xt = run$spec$xt[, idx, drop = FALSE], y = run$spec$y[idx],
+                                             weights = w[idx], offset = o[idx],
+                                             batch_size = length(idx)))
+            H <- .Call(sgfs:::C_sgfs_model_curvature, sub, th, TRUE)
+            expect_equal(H$neg_hessian, fd_neg_hessian(run$spec, th, idx), tolerance = 1e-6,
+                         label = label)
+            ## control variates: first order the score's difference, second
+            ## order plus the curvature at the centre times the move
+            centre <- th / 2
+            first <- model_eval(run$spec, th, idx, centre)$change
+            expect_equal(first, ev$grad - model_eval(run$spec, centre, idx)$grad,
+                         tolerance = 1e-10, label = label)
+            second <- model_eval(run$spec, th, idx, centre, second = TRUE)$change
+            Hc <- .Call(sgfs:::C_sgfs_model_curvature, sub, centre, FALSE)$neg_hessian
+            expect_equal(second, first + drop(Hc %*% (th - centre)), tolerance = 1e-10,
+                         label = label)
+        }
+    }
+})
+
+test_that("weighted log-likelihoods equal R's densities (gaussian weights are precisions)", {
+    d <- mixed_frame()
+    x <- model.matrix(~ a + b + g, d)
+    w <- withr::with_seed(7, rexp(60))
+    w[5] <- 0
+    theta <- withr::with_seed(6, rnorm(ncol(x)))
+    eta <- drop(x %*% theta)
+    ll <- function(run, th) .Call(sgfs:::C_sgfs_model_loglik, modifyList(run$spec, list(weights = w)), th)$loglik
+    run <- engine_spec(x, d$yb, intercept = FALSE)
+    expect_equal(ll(run, theta), sum(w * dbinom(d$yb, 1, plogis(eta), log = TRUE)), tolerance = 1e-12)
+    run <- engine_spec(x, d$yb, family = binomial("probit"), intercept = FALSE)
+    expect_equal(ll(run, theta), sum(w * dbinom(d$yb, 1, pnorm(eta), log = TRUE)), tolerance = 1e-12)
+    cnt <- withr::with_seed(10, rpois(60, 2))
+    run <- engine_spec(x, cnt, family = poisson(), intercept = FALSE)
+    expect_equal(ll(run, theta / 3), sum(w * dpois(cnt, exp(eta / 3), log = TRUE)), tolerance = 1e-12)
+    run <- engine_spec(x, d$yg, family = gaussian(), intercept = FALSE)
+    pos <- w > 0
+    expect_equal(ll(run, c(theta, log(1.7))),
+                 sum(dnorm(d$yg[pos], eta[pos], 1.7 / sqrt(w[pos]), log = TRUE)), tolerance = 1e-12)
+})

@@ -84,3 +84,42 @@ test_that("Ctrl-C reaches chains running in parallel", {
     expect_gt(coda::niter(fit), 0)
     expect_lt(attr(fit, "sgfit")$n_iter, 1e7)
 })
+
+test_that("chains an interrupt kept from starting wait for update(), which runs them first", {
+    ## sequential chains: chain 1 complete, chain 2 interrupted at iteration
+    ## 1200, chain 3 never started (built from the engine, without a signal)
+    d <- list(x = matrix(withr::with_seed(36, rnorm(3000)), 1000, 3),
+              y = withr::with_seed(37, rbinom(1000, 1, 0.5)))
+    args <- list(d$x, d$y, burnin = 100, thin = 10, batch_size = 50, stepsize = 1e-3,
+                 chains = 3, progress = FALSE, init = NULL)
+    set.seed(39)
+    long <- do.call(sgld, c(args, n_iter = 2200))
+    set.seed(39)
+    full <- do.call(sgld, c(args, n_iter = 2000))
+    info <- attr(full, "sgfit")
+    user <- get(".Random.seed", envir = globalenv())
+    on.exit(sgfs:::set_seed(user), add = TRUE)
+    run <- function(k, n_iter)
+        sgfs:::run_chains(info$spec, info$starts[k], n_iter, FALSE, 1L)[[1]]
+    r2 <- run(2, 1200)
+    r2$interrupted <- TRUE
+    info$elapsed <- 0
+    info$states <- NULL                        # as in a new fit: the chains' starts
+    expect_warning(fit <- sgfs:::new_sgfit(info, list(run(1, 2000), r2, NULL)),
+                   "from 2 of 3 chains; update\\(fit, n_iter = \\) first runs the other 1")
+    expect_equal(coda::nchain(fit), 2L)
+    expect_length(attr(fit, "sgfit")$waiting, 1L)
+    cont <- update(fit, n_iter = 200, progress = FALSE)
+    expect_equal(coda::nchain(cont), 3L)
+    expect_null(attr(cont, "sgfit")$waiting)
+    ## chain 3 ran from its start to iteration 1200 and on to 1400: the
+    ## draws of an uninterrupted run, as chain 2's
+    expect_identical(unclass(sgfs:::all_draws(cont[[3]])),
+                     unclass(sgfs:::all_draws(long[[3]]))[1:130, ])
+    expect_identical(unclass(sgfs:::all_draws(cont[[2]])),
+                     unclass(sgfs:::all_draws(long[[2]]))[1:130, ])
+    expect_identical(unclass(sgfs:::chain_draws(cont)[[1]]),
+                     unclass(sgfs:::all_draws(long[[1]])))
+    ## selecting chains forgets the waiting ones
+    expect_null(attr(fit[1], "sgfit")$waiting)
+})

@@ -548,3 +548,49 @@ test_that("pSGLD, SGHMC and SGNHT in the metric of the mode: C chains equal the 
     expect_equal(cc$draws, r_chain_metric(p, 10L, 60L, 1e-3, cc$info$spec, c(0, 0, 0),
                                           update = sgnht_z), tolerance = 1e-12)
 })
+
+test_that("weighted SGLD, SGLD-CV and SGFS chains (and cbind responses) equal the R replays", {
+    w <- withr::with_seed(9, rexp(50))
+    w[c(3L, 20L)] <- 0
+    cases <- list(list(fam = binomial()), list(fam = binomial("probit")),
+                  list(fam = poisson()), list(fam = gaussian()),
+                  list(fam = binomial(), cbind = TRUE), list(fam = binomial("probit"), cbind = TRUE))
+    for (cs in cases) {
+        for (wt in list(w, NULL)) {
+            if (is.null(wt) && !isTRUE(cs$cbind)) next
+            p <- ref_problem(cs$fam, weights = wt, cbind = isTRUE(cs$cbind))
+            D <- 3 + (cs$fam$family == "gaussian")
+            set.seed(42)
+            c1 <- c_chain(sgld, p, 10L, 40L, stepsize = 0.01)
+            set.seed(42)
+            r1 <- r_chain(p, D, 10L, 40L, function(t) 0.01, sgld_update)
+            expect_equal(unname(c1), r1, tolerance = 1e-12)
+            centre <- c(0.3, -0.2, 0.1, if (D == 4) 0.05)
+            set.seed(63)
+            cc <- c_chain(sgldcv, p, 10L, 40L, stepsize = 0.01, centre = centre)
+            set.seed(63)
+            rc <- r_chain(p, D, 10L, 40L, function(t) 0.01, sgld_update, theta0 = centre,
+                          centre = centre)
+            expect_equal(unname(cc), rc, tolerance = 1e-12)
+        }
+    }
+    ## SGFS: its Fisher estimate is the covariance of the weighted
+    ## per-example scores
+    p <- ref_problem(weights = w)
+    set.seed(44)
+    fit <- quiet(sgfs(robust = FALSE, p$x, p$y, weights = w, prior = normal(0, 1), batch_size = 10L,
+                      n_iter = 40L, burnin = 10L, standardize = FALSE, progress = FALSE, alpha = 1.5))
+    set.seed(44)
+    r <- r_chain(p, 3, 10L, 40L, function(t) 4 / 1.5^2, sgfs_update(50, 10, restart = 6, burnin = 10))
+    expect_equal(unname(sgfs:::all_draws(fit)), r[11:40, ], tolerance = 1e-10)
+})
+
+test_that("weights of 1 leave a chain draw for draw unchanged", {
+    p <- ref_problem()
+    set.seed(42)
+    c0 <- c_chain(sgldcv, p, 10L, 40L, stepsize = 0.01, centre = c(0.3, -0.2, 0.1))
+    p$weights <- rep(1, 50)
+    set.seed(42)
+    c1 <- c_chain(sgldcv, p, 10L, 40L, stepsize = 0.01, centre = c(0.3, -0.2, 0.1))
+    expect_identical(c1, c0)
+})

@@ -39,10 +39,13 @@ test_that("a slowly mixing chain grows, thinned, to 400 bulk effective draws", {
     expect_lte(coda::niter(fit), 9000)
     thin <- st$thin[nrow(st)]
     expect_equal(coda::mcpar(fit), c(1000 + thin, st$n_iter[nrow(st)], thin))
-    ## the same draws as one run with the final length and thin
+    ## the same draws as one run with the final length and thin (the same
+    ## chain; on the original scale up to the rounding of the conversion, a
+    ## matrix product whose blocking in an optimised BLAS such as OpenBLAS
+    ## depends on the number of rows)
     one <- withr::with_seed(3, sgld(d$x, d$y, n_iter = st$n_iter[nrow(st)], burnin = 1000,
                                     thin = thin, progress = FALSE, metric = "identity"))
-    expect_identical(draws_of(fit), draws_of(one))
+    expect_equal(draws_of(fit), draws_of(one), tolerance = 1e-14)
     expect_identical(attr(fit, "sgfit")$states, attr(one, "sgfit")$states)
     expect_output(print(fit), "Run length set by the chains: 10,000 -> [0-9,]+ -> .* >= 400 bulk effective draws")
 })
@@ -59,7 +62,7 @@ test_that("several chains grow together until their pooled draws have mixed", {
     one <- withr::with_seed(4, psgld(d$x, d$y, chains = 2, n_iter = st$n_iter[nrow(st)],
                                      burnin = 1000, thin = st$thin[nrow(st)], progress = FALSE,
                                      metric = "identity"))
-    expect_identical(draws_of(fit), draws_of(one))
+    expect_equal(draws_of(fit), draws_of(one), tolerance = 1e-14)      # (as above)
     ## and it continues like any fit
     more <- update(fit, n_iter = 1000 * st$thin[nrow(st)])
     expect_equal(coda::niter(more), coda::niter(fit) + 1000)
