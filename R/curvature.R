@@ -24,15 +24,6 @@ slice_rows <- function(spec, idx) {
     spec
 }
 
-## log prior density and its gradient, as the engine computes them
-log_prior <- function(theta, spec) {
-    s <- spec$prior_scale
-    z <- (theta - spec$prior_loc) / s
-    lap <- spec$prior_type == 1L
-    list(value = sum(ifelse(lap, -abs(z) - log(2 * s), -z^2 / 2 - log(s) - 0.5 * log(2 * pi))),
-         grad = ifelse(lap, -sign(z) / s, -z / s))
-}
-
 ## log posterior (likelihood of the subset scaled by N/m) and its gradient
 subset_log_posterior <- function(spec, N) {
     w <- N / ncol(spec$xt)
@@ -63,6 +54,11 @@ subset_mode <- function(post, start) {
 ## Hessian and P = diag(precond(mode, spec)) a diagonal preconditioner (the
 ## identity by default).
 posterior_stiffness <- function(run, precond = NULL, n_power = 30L) {
+    if (!is.null(run$design$hs)) {            # in the horseshoe's coordinates, at the joint mode
+        lap <- posterior_laplace(run)
+        return(list(mode = lap$mode, lambda_max = max(eigen(lap$H, symmetric = TRUE,
+                                                            only.values = TRUE)$values)))
+    }
     N <- ncol(run$spec$xt)
     spec <- subset_spec(run$spec)
     post <- subset_log_posterior(spec, N)

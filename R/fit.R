@@ -228,10 +228,10 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
         if (!length(design$intercept))
             stop_arg("prior_intercept", "is given but the model has no intercept")
         parts$intercept <- expand_prior(prior_intercept, design$intercept,
-                                        "prior_intercept")
+                                        "prior_intercept", design, family)
         coef_idx <- setdiff(coef_idx, design$intercept)
     }
-    if (!network) parts$coef <- expand_prior(prior, coef_idx, "prior")
+    if (!network) parts$coef <- expand_prior(prior, coef_idx, "prior", design, family)
     if (D > design$n_coef) parts$sigma <- expand_prior(normal(0, 5), D, "prior")
 
     find_map <- identical(init, "map")
@@ -263,7 +263,7 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
                 prior = list(coef = prior, intercept = prior_intercept),
                 find_map = find_map, user_init = !is.null(init) && !find_map,
                 cache = new.env(parent = emptyenv()))
-    run
+    if (!is.null(parts$coef$hs)) with_horseshoe(run, parts$coef$hs) else run
 }
 
 ## the `offset` argument: NULL or N finite numbers, for a GLM with a
@@ -313,6 +313,7 @@ chain_starts <- function(run, theta0) {
 ## `strata(step)` gives the rows a lowered step holds in every minibatch
 ## (`rows`) and the resulting `evals_per_iter`.
 sg_fit <- function(method, setup, run, call) {
+    check_hs_sampler(method, run)
     t0 <- proc.time()[["elapsed"]]
     run <- resolve_start(run)
     s <- setup(run)

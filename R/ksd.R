@@ -71,6 +71,9 @@ ksd <- function(fit, c = 1, beta = -0.5, max_draws = 2000L) {
     info <- if (inherits(fit, "sgfit")) sgfit_info(fit)
     if (is.null(info$spec) || is.null(info$design))
         stop_arg("fit", "must be a fit returned by one of the sgfs samplers (class 'sgfit')")
+    if (!is.null(info$design$hs))
+        stop_arg("fit", "has a horseshoe prior: the discrepancy of its scales' draws is not ",
+                 "implemented")
     if (coda::nvar(fit) != info$design$D)
         stop_arg("fit", "kept the draws of only some parameters (keep = predictive()): ",
                  "the discrepancy needs them all")

@@ -20,6 +20,7 @@ laplace_available <- function(design) is.null(design$network) && is.null(design$
 ## steps, seconds), cached in run$cache
 posterior_laplace <- function(run, start = run$theta0) {
     if (!is.null(run$cache$laplace)) return(run$cache$laplace)
+    if (!is.null(run$design$hs)) return(hs_laplace(run, start))   # R/horseshoe.R
     t0 <- proc.time()[["elapsed"]]
     spec <- run$spec
     N <- ncol(spec$xt)
@@ -83,7 +84,8 @@ minibatch_strata <- function(run, lap, reach, cv, max_rows = 10L * run$spec$batc
     spec <- run$spec
     N <- ncol(spec$xt)
     n <- spec$batch_size
-    if (!(spec$model %in% c("logistic", "probit", "gaussian", "poisson")) || N - n < 2L)
+    if (!(spec$model %in% c("logistic", "probit", "gaussian", "poisson")) || N - n < 2L ||
+        !is.null(run$design$hs))               # (the metric is in the horseshoe's coordinates)
         return(none)
     P <- nrow(spec$xt)
     q <- .Call(C_sgfs_row_leverage, spec, metric_factor(lap), P)

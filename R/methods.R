@@ -330,11 +330,18 @@ print.summary.sgfit <- function(x, digits = 3, ...) {
 
 #' @rdname sgfit-methods
 #' @export
-coef.sgfit <- function(object, ...) colMeans(all_draws(object))
+coef.sgfit <- function(object, ...) colMeans(model_draws(object))
 
 #' @rdname sgfit-methods
 #' @export
-vcov.sgfit <- function(object, ...) stats::cov(all_draws(object))
+vcov.sgfit <- function(object, ...) stats::cov(model_draws(object))
+
+## the draws of the model's parameters: all but a horseshoe's scales
+model_draws <- function(object) {
+    d <- all_draws(object)
+    hs <- sgfit_info(object)$design$hs
+    if (is.null(hs)) d else d[, setdiff(colnames(d), hs$names), drop = FALSE]
+}
 
 #' @rdname sgfit-methods
 #' @export

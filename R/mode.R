@@ -2,8 +2,11 @@
 ## preconditioner, init = "map" and the mass matrices of MALA and HMC.
 
 ## full-data curvature at theta (internal scale): H = minus the Hessian of
-## the log posterior (the prior's part as its precision; for laplace() that
-## of the normal with the same variance) and, with `cov`, C = the per-example
+## the log posterior (the prior's part positive, from src/prior.c: its
+## precision for normal(); for laplace() that of the normal with the same
+## variance; for student_t() the exact curvature where it exceeds the
+## Fisher information, that information in the tails, see ?normal) and,
+## with `cov`, C = the per-example
 ## score covariance (`weight` scales the likelihood: N/m for a subset of m of
 ## the N rows); `lik_grad` is the likelihood's score sum alone
 full_curvature <- function(spec, theta, weight = 1, cov = FALSE) {
@@ -11,7 +14,7 @@ full_curvature <- function(spec, theta, weight = 1, cov = FALSE) {
     lp <- log_prior(theta, spec)
     list(log_post = weight * cur$loglik + lp$value, grad = weight * cur$grad + lp$grad,
          lik_grad = cur$grad,
-         H = weight * cur$neg_hessian + diag(spec$prior_prec, length(theta)),
+         H = weight * cur$neg_hessian + diag(lp$curvature, length(theta)),
          C = if (cov) cur$score_cov)
 }
 

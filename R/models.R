@@ -159,11 +159,11 @@ default_prior <- function(design) {
 ## coefficient prior(s) of a network: one prior, or a list with one per layer
 network_prior_parts <- function(prior, design) {
     L <- length(design$widths) - 1L
-    if (inherits(prior, "sgfs_prior")) prior <- rep(list(prior), L)
+    if (is_prior(prior)) prior <- rep(list(prior), L)
     if (!is.list(prior) || length(prior) != L)
         stop_arg("prior", sprintf("must be a prior or a list of %d priors, one per layer", L))
     lapply(seq_len(L), function(l)
-        expand_prior(prior[[l]], which(design$layer == l), "prior"))
+        expand_prior(prior[[l]], which(design$layer == l), "prior", design))
 }
 
 ## the model's parameter blocks, an integer per parameter: a network's

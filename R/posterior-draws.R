@@ -204,6 +204,7 @@ draw_level <- function(object, newdata, draws, what, y, caller, offset = NULL,
 ## categorical() and what < 2 (src/draws.c)
 draws_eval <- function(info, theta, x, what, y = NULL, offset = NULL) {
     d <- info$design
+    if (!is.null(d$hs)) theta <- theta[model_columns(d), , drop = FALSE]
     .Call(C_sgfs_draws_eval, info$spec, theta, x, if (what == 2L) as.double(y),
           as.integer(what), as.double(draw_log_sigmas(info, theta)),
           as.double(c(d$y_center, d$y_scale)),
@@ -215,7 +216,7 @@ draws_eval <- function(info, theta, x, what, y = NULL, offset = NULL) {
 draw_log_sigmas <- function(info, theta) {
     d <- info$design
     if (info$family$family != "gaussian") return(double(0))
-    if ("log_sigma" %in% d$par_names) theta[d$D, ]
+    if ("log_sigma" %in% d$par_names) theta[match("log_sigma", d$par_names), ]
     else rep(info$spec$mpar[length(info$spec$mpar)], ncol(theta))
 }
 

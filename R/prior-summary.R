@@ -9,7 +9,9 @@
 #' on their internal scale: with `standardize = TRUE` (the default) the
 #' predictors are centred and scaled to unit standard deviation, and for
 #' `gaussian()` the response too (see [normal()]).  The draws are reported on
-#' the original scale, where the same prior is, for a coefficient
+#' the original scale, where the same prior is (an rstanarm prior object,
+#' whose numbers are on this scale, is converted to the internal one: see
+#' [normal()]), for a coefficient
 #' \eqn{\beta_j = a_j \beta^*_j}{beta_j = a_j beta*_j} (\eqn{a_j}{a_j} the
 #' response's sd over the predictor's, or 1 over the predictor's sd), the
 #' same distribution with location and scale multiplied by \eqn{a_j}{a_j}.
@@ -34,9 +36,10 @@
 #' @param ... unused.
 #' @return An object of class `sgfs_prior_summary`: a list with `table`, a
 #'   data frame with one row per parameter and the columns `parameter`,
-#'   `group`, `prior` (`"normal"` or `"laplace"`), `location`, `scale` (the
-#'   internal scale), `location_original`, `scale_original` (the scale of
-#'   the draws) and `default`; `standardized` (whether the fit standardised
+#'   `group`, `prior` (`"normal"`, `"laplace"`, `"student_t"` or
+#'   `"cauchy"`), `df` (a Student t's degrees of freedom, else `NA`),
+#'   `location`, `scale` (the internal scale), `location_original`,
+#'   `scale_original` (the scale of the draws) and `default`; `standardized` (whether the fit standardised
 #'   its data); and `sigma` (a fixed `gaussian()` noise sd, or `NULL`).
 #' @examples
 #' data(Pima.tr, package = "MASS")
@@ -52,30 +55,58 @@ prior_summary.sgfit <- function(object, ...) {
     a <- if (is.matrix(d$M)) diag(d$M) else d$M
     group <- prior_groups(d)
     given <- info$prior
+    hs <- d$hs
+    Dm <- length(spec$prior_loc)                      # the model's parameters
+    model <- seq_len(Dm)
     coef_default <- identical(unclass(given$coef), unclass(default_prior(d)))
     default <- ifelse(group == "log_sigma", TRUE,
-                      coef_default & (group != "(Intercept)" | is.null(given$intercept)))
+                      (coef_default | (!is.null(hs) & group == "(Intercept)")) &
+                          (group != "(Intercept)" | is.null(given$intercept)))
+    dist <- c(prior_dists(spec), rep(NA_character_, d$D - Dm))
+    df <- c(if (is.null(spec$prior_df)) rep(NA_real_, Dm) else spec$prior_df,
+            rep(NA_real_, d$D - Dm))
+    loc <- c(spec$prior_loc, double(d$D - Dm))
+    sc <- c(spec$prior_scale, rep(NA_real_, d$D - Dm))
+    slab <- rep(NA_real_, d$D)
+    if (!is.null(hs)) {
+        ## a coefficient under the horseshoe: hs(df, global scale, slab scale),
+        ## both scales times w_j (internal) and a_j w_j (draws); its scales:
+        ## half Student t's and the slab, c^2 ~ Inv-Gamma(slab_df/2, slab_df slab_scale^2/2)
+        p <- hs$par
+        dist[hs$idx] <- "hs"
+        df[hs$idx] <- p[["df"]]
+        sc[hs$idx] <- hs$w * p[["global_scale"]]
+        slab[hs$idx] <- hs$w * p[["slab_scale"]]
+        extra <- Dm + seq_len(hs$K + 2L)
+        dist[extra] <- c(rep("half_student_t", hs$K + 1L), "slab")
+        df[extra] <- c(rep(p[["df"]], hs$K), p[["global_df"]], p[["slab_df"]])
+        sc[extra] <- c(rep(1, hs$K), p[["global_scale"]], p[["slab_scale"]])
+    }
+    shift <- d$shift
     table <- data.frame(parameter = d$par_names, group = group,
-                        prior = c("normal", "laplace")[spec$prior_type + 1L],
-                        location = spec$prior_loc, scale = spec$prior_scale,
-                        location_original = a * spec$prior_loc + d$shift,
-                        scale_original = abs(a) * spec$prior_scale,
+                        prior = dist, df = df,
+                        location = loc, scale = sc,
+                        location_original = a * loc + shift,
+                        scale_original = abs(a) * sc,
+                        slab_scale = slab, slab_scale_original = abs(a) * slab,
                         default = default, stringsAsFactors = FALSE)
     standardized <- is.null(d$custom) &&
         (any(d$center != 0) || any(d$scale != 1) || d$y_center != 0 || d$y_scale != 1)
     fixed <- identical(info$family$family, "gaussian") && !("log_sigma" %in% d$par_names)
     structure(list(table = table, standardized = standardized,
-                   sigma = if (fixed) exp(spec$mpar[length(spec$mpar)]) * d$y_scale),
+                   sigma = if (fixed) exp(spec$mpar[length(spec$mpar)]) * d$y_scale,
+                   hs = if (!is.null(hs)) c(as.list(hs$par), rstanarm = hs$rstanarm)),
               class = "sgfs_prior_summary")
 }
 
 ## each parameter's prior group: (Intercept), coefficients, layer l,
-## log_sigma, or a custom model's parameters
+## log_sigma, horseshoe (its scales), or a custom model's parameters
 prior_groups <- function(d) {
     if (!is.null(d$custom)) return(rep("parameters", d$D))
+    Dm <- if (is.null(d$hs)) d$D else d$hs$D_model
     group <- if (!is.null(d$network)) paste("layer", d$layer) else
         replace(rep("coefficients", d$n_coef), d$intercept, "(Intercept)")
-    c(group, rep("log_sigma", d$D - d$n_coef))
+    c(group, rep("log_sigma", Dm - d$n_coef), rep("horseshoe", d$D - Dm))
 }
 
 #' @rdname prior_summary.sgfit
@@ -83,15 +114,21 @@ prior_groups <- function(d) {
 print.sgfs_prior_summary <- function(x, digits = 3, ...) {
     tab <- x$table
     fmt <- function(v) trimws(formatC(v, digits = digits, format = "g"))
-    law <- function(dist, loc, sc) sprintf("%s(%s, %s)", dist, fmt(loc), fmt(sc))
-    cat("Priors used by the sampler, as prior(location, scale)",
+    law <- function(dist, loc, sc, slab)
+        ifelse(dist == "hs", sprintf("hs(%s, %s, %s)", fmt(tab$df), fmt(sc), fmt(slab)),
+               ifelse(dist == "slab", sprintf("slab(%s, %s)", fmt(tab$df), fmt(sc)),
+                      sprintf("%s(%s%s, %s)", dist,
+                              ifelse(dist %in% c("student_t", "half_student_t"),
+                                     paste0(fmt(tab$df), ", "), ""), fmt(loc), fmt(sc))))
+    cat("Priors used by the sampler, as prior(location, scale) (student_t(df, location, scale))",
         if (x$standardized) ": on the internal scale (predictors centred and scaled to unit sd, a gaussian response too) and on the scale of the draws\n"
         else " (the data were not standardised: one scale)\n", sep = "")
     if (nrow(tab) <= 40L) {
-        show <- data.frame(internal = law(tab$prior, tab$location, tab$scale),
+        show <- data.frame(internal = law(tab$prior, tab$location, tab$scale, tab$slab_scale),
                            row.names = make.unique(tab$parameter))
         if (x$standardized)
-            show$draws <- law(tab$prior, tab$location_original, tab$scale_original)
+            show$draws <- law(tab$prior, tab$location_original, tab$scale_original,
+                              tab$slab_scale_original)
         show$default <- ifelse(tab$default, "default", "")
         print(show, right = FALSE)
     } else {
@@ -101,6 +138,7 @@ print.sgfs_prior_summary <- function(x, digits = 3, ...) {
             range_of <- function(v) if (length(unique(v)) == 1L) fmt(v[1L])
                                     else paste(fmt(min(v)), "to", fmt(max(v)))
             data.frame(parameters = nrow(t), prior = paste(unique(t$prior), collapse = "/"),
+                       df = if (all(is.na(t$df))) "" else range_of(t$df[!is.na(t$df)]),
                        location = range_of(t$location), scale = range_of(t$scale),
                        default = if (all(t$default)) "default" else "", row.names = g)
         }))
@@ -109,5 +147,13 @@ print.sgfs_prior_summary <- function(x, digits = 3, ...) {
     if (any(tab$group == "(Intercept)") && x$standardized)
         cat("The intercept's prior on the draws' scale is that of the intercept at the predictors' means.\n")
     if (!is.null(x$sigma)) cat(sprintf("sigma fixed at %s (no prior)\n", fmt(x$sigma)))
+    if (!is.null(x$hs))
+        cat(sprintf(paste0("Horseshoe%s: beta_j = z_j tau lambda~_j, z_j ~ normal(0, 1), ",
+                           "lambda~_j^2 = c^2 lambda_j^2 / (c^2 + tau^2 lambda_j^2); hs(df, global scale, ",
+                           "slab scale) per coefficient; lambda_j ~ half_student_t(%s, 0, 1), ",
+                           "tau ~ half_student_t(%s, 0, %s), slab(df, s): c^2 ~ Inv-Gamma(df/2, df s^2/2); ",
+                           "the scales' draws (hs_*) are on the internal scale\n"),
+                    if (isTRUE(x$hs$rstanarm)) " (rstanarm's hs(): scales on the scale of the draws)" else "",
+                    fmt(x$hs$df), fmt(x$hs$global_df), fmt(x$hs$global_scale)))
     invisible(x)
 }

@@ -6,17 +6,73 @@
 #' too; in a model without intercept nothing is centred and the scale is the
 #' root mean square), so `normal(0, 2.5)` says that a one-standard-deviation
 #' change of a predictor is unlikely to move the linear predictor by more
-#' than about 5.
+#' than about 5.  `student_t()` and `cauchy()` (a Student t with one degree
+#' of freedom) have heavier tails: they shrink small coefficients like the
+#' normal of the same scale but let the data move large ones far with little
+#' resistance.
+#'
+#' The log prior and its gradient are computed in C (`src/prior.c`), once for
+#' the samplers and for R.  The samplers that need a curvature of the log
+#' posterior (Newton's mode finder, the metric at the mode, SGFS's
+#' preconditioner, the mass matrices of [mala()] and [hmc()]) take the
+#' prior's part as a positive precision: \eqn{1/s^2} for `normal()`; for
+#' `laplace()`, whose second derivative is 0 away from its kink,
+#' \eqn{1/(2s^2)}, the precision of the normal with the same variance; for
+#' `student_t()`, whose second derivative turns negative in its tails
+#' (\eqn{|\theta - m| > s\sqrt{\nu}}{|theta - m| > s sqrt(df)}), the exact
+#' curvature \eqn{(\nu+1)(\nu s^2 - d^2)/(\nu s^2 + d^2)^2}{(df+1)(df s^2 -
+#' d^2)/(df s^2 + d^2)^2} (\eqn{d = \theta - m}) where it exceeds the
+#' Fisher information \eqn{(\nu+1)/((\nu+3)s^2)}{(df+1)/((df+3) s^2)}, and
+#' that information elsewhere (SGFS's constant preconditioner uses the
+#' information alone).  Newton's method then converges to the exact mode (its
+#' gradient is exact; its line search guards the steps).
+#'
+#' **rstanarm's prior objects.**  `normal()`, `student_t()`, `cauchy()`,
+#' `laplace()` and `hs()` of 'rstanarm' (which mask these functions when
+#' 'rstanarm' is attached after 'sgfs') return plain lists; every sampler
+#' takes them and gives them rstanarm's meaning.  For the first four: the
+#' location and scale are on the scale of the coefficients as reported (the
+#' original scale; an intercept's prior, as in rstanarm, is that of the
+#' intercept at the predictors' means, in the response's units), and are
+#' converted to this package's internal scale by the same linear map as the
+#' draws (`prior_summary()` shows both).  `scale = NULL` is rstanarm's
+#' default 2.5; with a probit link the scale is multiplied by
+#' `dnorm(0) / dlogis(0)`, as rstanarm does; `autoscale = TRUE` divides the
+#' scale of a coefficient by its predictor's standard deviation (predictors
+#' with one value: by 1) and, for `gaussian()`, multiplies it by the
+#' response's standard deviation, as rstanarm (2.21 and later) does.  With
+#' `standardize = TRUE` and an intercept, `autoscale = TRUE` therefore gives
+#' a slope exactly the same prior as this package's function of the same
+#' name and numbers (`rstanarm::normal(0, 2.5, autoscale = TRUE)` is
+#' `sgfs::normal(0, 2.5)` on every slope; an intercept's location moves by
+#' the response's mean).  Refused, with an error naming the argument: the
+#' other rstanarm priors (`hs_plus()`, `lasso()`, `product_normal()`, ...),
+#' an rstanarm intercept prior when the predictors are not centred
+#' (`standardize = FALSE` with an intercept: rstanarm's intercept is the one
+#' at the predictors' means, a combination of this model's parameters), and
+#' `autoscale = TRUE` for a network or a [custom_model()], whose parameters
+#' have no predictor of their own.  As in this package (and unlike
+#' rstanarm), `prior` applies to the intercept too when `prior_intercept` is
+#' `NULL`.
 #'
 #' @param location prior location(s): a single number or one per coefficient
 #'   the prior applies to.
 #' @param scale prior scale(s), positive: the standard deviation for
 #'   `normal()`, the scale \eqn{b} of the density
-#'   \eqn{\exp(-|\theta - m|/b) / (2b)} for `laplace()`.
+#'   \eqn{\exp(-|\theta - m|/b) / (2b)} for `laplace()`, the scale \eqn{s}
+#'   of the Student t density
+#'   \eqn{\Gamma((\nu+1)/2) / (\Gamma(\nu/2)\sqrt{\nu\pi} s)
+#'   (1 + ((\theta - m)/s)^2/\nu)^{-(\nu+1)/2}}{Gamma((df+1)/2) /
+#'   (Gamma(df/2) sqrt(df pi) s) (1 + ((theta - m)/s)^2/df)^(-(df+1)/2)}
+#'   for `student_t()` and `cauchy()`.
+#' @param df degrees of freedom \eqn{\nu}{df} of `student_t()`, positive
+#'   and finite (a single number or one per coefficient); 1 is `cauchy()`.
 #' @return An object of class `sgfs_prior`.
 #' @examples
 #' normal(0, 1)
 #' laplace(0, 0.5)
+#' student_t(3, 0, 2.5)
+#' cauchy(0, 1)
 #' @export
 normal <- function(location = 0, scale = 1) {
     new_prior("normal", location, scale)
@@ -28,30 +84,99 @@ laplace <- function(location = 0, scale = 1) {
     new_prior("laplace", location, scale)
 }
 
-new_prior <- function(dist, location, scale) {
+#' @rdname normal
+#' @export
+student_t <- function(df = 1, location = 0, scale = 1) {
+    new_prior("student_t", location, scale, df)
+}
+
+#' @rdname normal
+#' @export
+cauchy <- function(location = 0, scale = 1) {
+    new_prior("cauchy", location, scale, 1)
+}
+
+new_prior <- function(dist, location, scale, df = NULL, arg = NULL) {
+    bad <- function(name, ...) stop_arg(if (is.null(arg)) name else arg, ...)
     if (!is.numeric(location) || length(location) < 1L || any(!is.finite(location)))
-        stop_arg("location", "must be finite numbers")
+        bad("location", "must be finite numbers", if (!is.null(arg)) " (its location)")
     if (!is.numeric(scale) || length(scale) < 1L || any(!is.finite(scale)) ||
         any(scale <= 0) || any(!is.finite(1 / scale^2)))
-        stop_arg("scale", "must be finite positive numbers (and not so small that ",
-                 "1/scale^2 overflows)")
+        bad("scale", "must be finite positive numbers (and not so small that ",
+            "1/scale^2 overflows)", if (!is.null(arg)) " (its scale)")
+    if (!is.null(df) && (!is.numeric(df) || length(df) < 1L || any(!is.finite(df)) ||
+                         any(df <= 0)))
+        bad("df", "must be finite positive numbers (a normal() is the limit df = Inf)",
+            if (!is.null(arg)) " (its df)")
     structure(list(dist = dist, location = as.double(location),
-                   scale = as.double(scale)), class = "sgfs_prior")
+                   scale = as.double(scale), df = if (!is.null(df)) as.double(df)),
+              class = "sgfs_prior")
 }
 
 #' @export
 print.sgfs_prior <- function(x, ...) {
-    cat(sprintf("%s(location = %s, scale = %s)\n", x$dist,
-                paste(format(x$location), collapse = ", "),
-                paste(format(x$scale), collapse = ", ")))
+    num <- function(v) paste(format(v), collapse = ", ")
+    cat(sprintf("%s(%slocation = %s, scale = %s)%s\n", x$dist,
+                if (x$dist == "student_t") sprintf("df = %s, ", num(x$df)) else "",
+                num(x$location), num(x$scale),
+                if (isTRUE(x$rstanarm)) sprintf(" from rstanarm, on the original scale%s",
+                                                if (isTRUE(x$autoscale)) ", autoscaled" else "")
+                else ""))
     invisible(x)
+}
+
+## the engine's codes of the per-coordinate priors (src/prior.c)
+prior_codes <- c(normal = 0L, laplace = 1L, student_t = 2L, cauchy = 2L)
+
+## whether `p` is a prior: this package's, or one of rstanarm's plain lists
+is_prior <- function(p) {
+    inherits(p, "sgfs_prior") ||
+        (is.list(p) && is.character(p$dist) && length(p$dist) == 1L)
+}
+
+## A prior argument as this package's prior: an rstanarm list becomes an
+## sgfs_prior flagged `rstanarm` (its location and scale on the original
+## scale, converted by expand_prior(); scale NULL for rstanarm's default)
+as_sgfs_prior <- function(prior, arg) {
+    if (inherits(prior, "sgfs_prior")) return(prior)
+    if (!is_prior(prior))
+        stop_arg(arg, "must be a prior such as normal(0, 1), laplace(0, 1), student_t(3, 0, 1) ",
+                 "or cauchy(0, 1) (or one of rstanarm's), not ", format_value(prior))
+    from_rstanarm(prior, arg)
+}
+
+## rstanarm's normal(), student_t() (dist "t"), cauchy() (a "t" with df 1)
+## and laplace(): list(dist, df, location, scale, autoscale)
+from_rstanarm <- function(prior, arg) {
+    dist <- prior$dist
+    known <- c(normal = "normal", t = "student_t", laplace = "laplace")
+    if (!(dist %in% names(known)))
+        stop_arg(arg, sprintf(paste0(
+            "is rstanarm's %s prior, which sgfs does not provide: it takes rstanarm's ",
+            "normal(), student_t(), cauchy() and laplace() (and sgfs's own normal(), ",
+            "laplace(), student_t(), cauchy())"), dQuote(dist, FALSE)))
+    loc <- prior$location
+    if (is.null(loc)) loc <- 0
+    if (is.numeric(loc)) loc[is.na(loc)] <- 0                 # as rstanarm
+    df <- if (dist == "t") { d <- prior$df; if (is.numeric(d)) d[is.na(d)] <- 1; d }
+    scale <- prior$scale
+    if (is.null(scale)) scale <- 1                  # checked here; the default is set later
+    p <- new_prior(if (dist == "t" && identical(as.double(df), 1)) "cauchy" else known[[dist]],
+                   loc, scale, df, arg = arg)
+    p$rstanarm <- TRUE
+    p$default_scale <- is.null(prior$scale)
+    p$autoscale <- isTRUE(prior$autoscale)
+    p
 }
 
 ## The per-coordinate arrays the engine reads.  `which` are the coordinates
 ## the prior covers; a vector prior must have one value per coordinate.
-expand_prior <- function(prior, which, arg) {
-    if (!inherits(prior, "sgfs_prior"))
-        stop_arg(arg, "must be a prior such as normal(0, 1) or laplace(0, 1)")
+## An rstanarm prior is converted to the internal scale with the design's
+## map (design$M, design$shift) and rstanarm's scale rules (family: for
+## the probit link and a gaussian response's scale).
+expand_prior <- function(prior, which, arg, design = NULL, family = NULL) {
+    if (is_hs(prior)) return(expand_hs(prior, which, arg, design, family))
+    prior <- as_sgfs_prior(prior, arg)
     k <- length(which)
     fit_len <- function(v, what) {
         if (length(v) == 1L) return(rep(v, k))
@@ -62,19 +187,82 @@ expand_prior <- function(prior, which, arg) {
     }
     loc <- fit_len(prior$location, "location")
     sc <- fit_len(prior$scale, "scale")
-    list(which = which, type = rep(if (prior$dist == "laplace") 1L else 0L, k),
-         loc = loc, scale = sc,
-         prec = if (prior$dist == "laplace") 1 / (2 * sc^2) else 1 / sc^2)
+    df <- if (!is.null(prior$df)) fit_len(prior$df, "df") else rep(NA_real_, k)
+    if (isTRUE(prior$rstanarm)) {
+        internal <- rstanarm_to_internal(prior, which, arg, loc, sc, design, family)
+        loc <- internal$loc
+        sc <- internal$scale
+    }
+    dist <- prior$dist
+    list(which = which, type = rep(prior_codes[[dist]], k), dist = rep(dist, k),
+         loc = loc, scale = sc, df = df,
+         prec = switch(dist, normal = 1 / sc^2, laplace = 1 / (2 * sc^2),
+                       (df + 1) / ((df + 3) * sc^2)),
+         rstanarm = isTRUE(prior$rstanarm))
+}
+
+## rstanarm's location and scale (on the original scale, its rules applied)
+## on the internal scale: coordinate j of the draws is a_j theta_j + shift_j
+## (a_j the diagonal of design$M; an intercept's row also holds the slopes,
+## but rstanarm's intercept is the one at the predictors' means, which is
+## a_j theta_j + shift_j when the design centres the predictors)
+rstanarm_to_internal <- function(prior, which, arg, loc, sc, design, family) {
+    if (is.null(design)) return(list(loc = loc, scale = sc))
+    glm <- is.null(design$network) && is.null(design$custom)
+    if (prior$default_scale) sc[] <- 2.5
+    if (identical(family$link, "probit")) sc <- sc * stats::dnorm(0) / stats::dlogis(0)
+    icpt <- which %in% design$intercept
+    if (prior$autoscale) {
+        if (!glm)
+            stop_arg(arg, "is an rstanarm prior with autoscale = TRUE, which scales a coefficient ",
+                     "by its predictor's spread: a ", if (is.null(design$custom)) "network" else
+                     "custom_model()", "'s parameters have none; give autoscale = FALSE ",
+                     "(the scale of the draws) or this package's prior (the internal scale)")
+        if (identical(family$family, "gaussian")) sc <- sc * stats::sd(design$y) * design$y_scale
+        slope <- which(!icpt)
+        if (length(slope)) {
+            col <- (which[slope] - 1L) %% design$p + 1L
+            spread <- vapply(col, function(c) {
+                v <- design$xt[c, ]
+                if (all(v == v[1L])) 1 else stats::sd(v) * design$scale[c]
+            }, 0)
+            sc[slope] <- sc[slope] / spread
+        }
+    }
+    if (any(icpt) && glm && all(design$center == 0)) {
+        means <- rowMeans(design$xt)[-design$intercept[1L]]
+        if (any(abs(means) > 1e-8 * (1 + sqrt(rowMeans(design$xt^2)[-design$intercept[1L]]))))
+            stop_arg(arg, "is an rstanarm prior, whose intercept is the one at the predictors' ",
+                     "means; with standardize = FALSE this model's intercept is the one at ",
+                     "predictors 0: use standardize = TRUE (which centres the predictors, as ",
+                     "rstanarm does), or this package's prior for the intercept")
+    }
+    a <- if (is.matrix(design$M)) diag(design$M)[which] else design$M[which]
+    list(loc = (loc - design$shift[which]) / a, scale = sc / abs(a))
 }
 
 prior_arrays <- function(D, parts) {
     out <- list(prior_type = integer(D), prior_loc = double(D),
-                prior_scale = double(D), prior_prec = double(D))
+                prior_scale = double(D), prior_prec = double(D),
+                prior_df = rep(NA_real_, D))
     for (p in parts) {
         out$prior_type[p$which] <- p$type
         out$prior_loc[p$which] <- p$loc
         out$prior_scale[p$which] <- p$scale
         out$prior_prec[p$which] <- p$prec
+        out$prior_df[p$which] <- p$df
     }
     out
 }
+
+## the per-coordinate names of the priors in a spec (a student_t with one
+## degree of freedom is a cauchy)
+prior_dists <- function(spec) {
+    dist <- c("normal", "laplace", "student_t")[spec$prior_type + 1L]
+    if (!is.null(spec$prior_df)) dist[dist == "student_t" & spec$prior_df == 1] <- "cauchy"
+    dist
+}
+
+## log prior, its gradient and positive curvature at theta (internal scale),
+## computed by the engine's code (src/prior.c)
+log_prior <- function(theta, spec) .Call(C_sgfs_prior_eval, spec, as.double(theta))

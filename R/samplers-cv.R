@@ -101,11 +101,20 @@ sgldcv.default <- function(x, y, family = binomial(), model = NULL,
     if (!is.null(stepsize)) stepsize <- check_positive(stepsize, "stepsize")
     opt_iter <- check_count(opt_iter, "opt_iter", 2L)
     if (!is.null(opt_stepsize)) opt_stepsize <- check_positive(opt_stepsize, "opt_stepsize")
+    hs <- !is.null(run$design$hs)
+    if (hs && !is.null(centre))
+        stop_arg("centre", "is computed with a horseshoe prior (the model's parameters at the ",
+                 "joint mode of parameters and scales): leave it NULL")
     centre <- check_point(centre, run$design, "centre")
     setup <- function(run) {
         m <- sampler_metric(metric, run)
         lap <- if (laplace_available(run$design) && is.null(centre)) posterior_laplace(run)
-        if (!is.null(lap)) {
+        if (hs) {
+            ## the control variates are in the model's parameters: the centre is
+            ## theirs at the joint mode (R/horseshoe.R)
+            centre <- lap$beta
+            centre_score <- lap$beta_lik_grad
+        } else if (!is.null(lap)) {
             centre <- lap$mode
             centre_score <- lap$lik_grad
         } else {
@@ -127,9 +136,11 @@ sgldcv.default <- function(x, y, family = binomial(), model = NULL,
         ## in the metric of the mode, second-order control variates: the
         ## minibatch estimates only the remainder of the score's first-order
         ## Taylor expansion at the centre (minus the likelihood's Hessian
-        ## there, H less the prior's precision)
-        second <- if (!is.null(m) && !is.null(lap))
-            list(centre_hessian = lap$H - diag(run$spec$prior_prec, length(centre)))
+        ## there, H less the prior's curvature there)
+        second <- if (hs) list(centre_hessian = lap$beta_lik_H)
+                  else if (!is.null(m) && !is.null(lap))
+            list(centre_hessian = lap$H - diag(log_prior(centre, run$spec)$curvature,
+                                               length(centre)))
         list(engine = "sgld", spar = if (is.null(m)) 0 else 1, schedule = sched,
              spec = c(list(centre = centre, centre_score = centre_score), second,
                       m$spec, if (!is.null(m)) list(drift_limit = 2 / eps),
@@ -141,13 +152,16 @@ sgldcv.default <- function(x, y, family = binomial(), model = NULL,
                  rows <- minibatch_strata(run, m$laplace, e / 2, cv = TRUE)$rows
                  list(rows = rows, evals_per_iter = cv_evals(run$spec$batch_size, rows))
              },
-             start = if (is.null(init)) centre,
+             start = if (is.null(init)) (if (hs) lap$mode else centre),
              evals_per_iter = cv_evals(run$spec$batch_size, fixed),
              settings = list(stepsize = first, schedule = schedule, metric = metric_type(m),
                              fixed_rows = length(fixed),
                              inflation = sgld_inflation(first, lambda, lm = !is.null(m)),
                              step_5pct = sgld_step(lambda, lm = !is.null(m)),
-                             centre = stats::setNames(to_original(centre, run$design),
+                             centre = if (hs) stats::setNames(
+                                 to_original(hs_report(run, lap$mode), run$design),
+                                 run$design$par_names)
+                                 else stats::setNames(to_original(centre, run$design),
                                                       run$design$par_names)))
     }
     sg_fit("sgldcv", setup, run, match.call())

@@ -115,7 +115,11 @@ metropolis_setup <- function(run, method, stepsize, mass, target_accept, adapt,
     if (!is.null(stepsize)) stepsize <- check_positive(stepsize, "stepsize")
     function(run) {
         D <- length(run$theta0)
-        fit <- newton_mode(run$spec, run$theta0)
+        fit <- if (is.null(run$design$hs)) newton_mode(run$spec, run$theta0)
+               else {                         # in the horseshoe's coordinates (R/horseshoe.R)
+                   lap <- posterior_laplace(run)
+                   list(mode = lap$mode, curvature = list(H = lap$H))
+               }
         H <- fit$curvature$H
         U <- switch(mass, dense = chol(H), diagonal = diag(sqrt(diag(H)), D),
                     identity = diag(D))

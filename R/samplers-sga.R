@@ -60,6 +60,7 @@ sga.default <- function(x, y, family = binomial(), model = NULL,
     no_dots(...)
     chains <- cores <- 1L
     run <- prepare_run_here(environment())
+    check_hs_sampler("sga", run)
     if (!is.numeric(momentum) || length(momentum) != 1L || !(momentum >= 0 && momentum < 1))
         stop_arg("momentum", "must be a number in [0, 1), not ", format_value(momentum))
     optimizer <- if (is.null(optimizer)) default_optimizer(run$design)

@@ -58,9 +58,13 @@
 #' @param model `NULL` for the linear predictor of a GLM, a network such
 #'   as [mlp()]`(30)`, whose output layer is the family's, or a model given
 #'   by R functions, [custom_model()] (which takes no `family`).
-#' @param prior prior of the coefficients, [normal()] or [laplace()], on the
-#'   standardised scale (see `standardize`); it applies to the intercept too
-#'   unless `prior_intercept` is given.  For a network, one prior for every
+#' @param prior prior of the coefficients, [normal()], [laplace()],
+#'   [student_t()] or [cauchy()], on the standardised scale (see
+#'   `standardize`), or one of rstanarm's prior objects (on the original
+#'   scale, see [normal()]); it applies to the intercept too
+#'   unless `prior_intercept` is given (except [hs()], a horseshoe whose
+#'   scales are sampled with the coefficients, which the intercept never
+#'   gets: its default is `normal(0, 2.5)`).  For a network, one prior for every
 #'   weight and bias or a list with one per layer (see [mlp()]).  `NULL`
 #'   (the default): `normal(0, 2.5)` for a GLM; for a network, on each
 #'   layer's weights and biases `normal(0, 1/sqrt(fan-in))`.

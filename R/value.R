@@ -94,7 +94,8 @@ warn_far_draws <- function(info, value) {
 ## custom model only if its functions can be evaluated wherever the mode
 ## search goes (an error there skips the check, which is advisory)
 draws_mode_gap <- function(info, value) {
-    if (!is.null(info$design$network)) return(list(gap = NA))
+    ## (a horseshoe's posterior in its coordinates is far from Gaussian)
+    if (!is.null(info$design$network) || !is.null(info$design$hs)) return(list(gap = NA))
     if (is.null(info$design$custom)) return(mode_gap(value))
     tryCatch(mode_gap(value), error = function(e) list(gap = NA))
 }

@@ -13,8 +13,13 @@
  *              and n rows drawn from the others, weighted (N - |F|)/n:
  *              sum_{i in F} g_i + ((N - |F|)/n) sum_{i in S_t} g_i, unbiased
  *              (a stratified sample; rows of high leverage go in F)
+ *   with a horseshoe (prior_hs.c): grad, a gradient in the model's
+ *              parameters, is pulled back to the sampler's coordinates xi
+ *              (z_j, log lambda_j, log tau, log c^2) and the horseshoe's
+ *              prior added; the control variates stay in the model's
+ *              parameters, where the draws vary least
  *   with a metric (metric.c): grad <- U'^{-1} grad, and the sampler's step
- *              moves z = U theta
+ *              moves z = U xi
  *              (full-data samplers skip this step and evaluate the
  *              posterior themselves)
  *   eps_t   <- schedule(t)                                (schedule.c)
@@ -83,13 +88,30 @@ void sgfs_fixed_rows_score(sgfs_engine *e, const double *theta, double *sum)
     }
 }
 
+/* with a horseshoe: the model's parameters and the kept values at xi */
+static void hs_point(sgfs_engine *e)
+{
+    sgfs_hs_beta(e, e->xi, e->par);
+    sgfs_hs_report(e, e->xi, e->par, e->report);
+}
+
+/* a diverging chain: xi far from the priors (prior.c, prior_hs.c) */
+static int far(const sgfs_engine *e)
+{
+    return sgfs_prior_far(e, e->xi) || (e->hs && sgfs_hs_far(e, e->xi));
+}
+
 /* one iteration; returns 0, or 1 if the update failed */
 static int iterate(sgfs_engine *e)
 {
-    const int D = e->D;
+    const int D = e->D, Ds = e->Ds;
     const double t = ++(*e->iter), scale = (double) (e->N - e->n_fixed) / e->n;
     e->eps_last = sgfs_stepsize(&e->sched, t);
-    if (e->sampler->full_data) return e->sampler->step(e, e->eps_last);
+    if (e->sampler->full_data) {
+        const int failed = e->sampler->step(e, e->eps_last);
+        if (e->hs) hs_point(e);
+        return failed;
+    }
     sgfs_minibatch(&e->batch, e->N - e->n_fixed, e->n);
     if (e->pool)
         for (int i = 0; i < e->n; i++) e->batch.idx[i] = e->pool[e->batch.idx[i]];
@@ -126,17 +148,23 @@ static int iterate(sgfs_engine *e)
         }
         memcpy(e->grad_lik, e->grad, (size_t) D * sizeof(double));
     }
-    sgfs_prior_grad_add(e, e->par, e->grad);
-    if (e->metric) {                   /* to the sampler's coordinates z = U par */
+    if (e->hs) {                 /* to the horseshoe's coordinates xi, its prior */
+        sgfs_hs_pullback(e, e->par, e->grad);
+        sgfs_hs_pullback(e, e->par, e->grad_lik);
+        sgfs_hs_prior(e, e->xi, e->grad);
+    }
+    sgfs_prior_grad_add(e, e->xi, e->grad);
+    if (e->metric) {                   /* to the sampler's coordinates z = U xi */
         sgfs_metric_gradients(e, e->grad, 1);
         sgfs_metric_clip(e, e->grad);
         if (t > e->burnin)
-            for (int j = 0; j < D; j++) e->grad_sq[j] += e->grad[j] * e->grad[j];
+            for (int j = 0; j < Ds; j++) e->grad_sq[j] += e->grad[j] * e->grad[j];
         sgfs_metric_gradients(e, e->grad_lik, 1);
         if (e->sampler->needs_scores) sgfs_metric_gradients(e, e->G, e->n);
     }
     const int failed = e->sampler->step(e, e->eps_last);
-    if (e->metric) sgfs_metric_to_theta(e, e->theta, e->par);
+    if (e->metric) sgfs_metric_to_theta(e, e->theta, e->xi);
+    if (e->hs) hs_point(e);
     return failed;
 }
 
@@ -148,7 +176,7 @@ static void keep_if_due(sgfs_engine *e)
         return;
     for (int j = 0; j < e->n_monitor; j++)
         e->draws[e->n_kept + (size_t) e->n_keep * j] =
-            e->par[e->monitor ? e->monitor[j] : j];
+            e->report[e->monitor ? e->monitor[j] : j];
     e->n_kept++;
     if (e->pred_x == NULL) return;
     for (int start = 0; start < e->pred_cols; start += e->n) {
@@ -173,7 +201,7 @@ SEXP sgfs_engine_run(SEXP ptr, SEXP n_iter)
             interrupted = 1;
             break;
         }
-        if (iterate(e) || sgfs_prior_far(e, e->par)) {
+        if (iterate(e) || far(e)) {
             e->diverged = *e->iter;
             break;
         }
@@ -190,7 +218,7 @@ SEXP sgfs_engine_run(SEXP ptr, SEXP n_iter)
 SEXP sgfs_engine_result(SEXP ptr)
 {
     sgfs_engine *e = engine_of(ptr);
-    const int D = e->D;
+    const int Ds = e->Ds;
     const R_xlen_t len = e->sstate_len;
     const char *names[] = {"draws", "theta", "iter", "sstate", "eps",
                            "diverged", "pred", "pred_count", "clipped", "z", "grad_sq", ""};
@@ -201,9 +229,9 @@ SEXP sgfs_engine_result(SEXP ptr)
         memcpy(REAL(draws) + (size_t) e->n_kept * j,
                e->draws + (size_t) e->n_keep * j,
                (size_t) e->n_kept * sizeof(double));
-    SEXP theta = Rf_allocVector(REALSXP, D);
+    SEXP theta = Rf_allocVector(REALSXP, Ds);      /* the state: xi (== par without hs) */
     SET_VECTOR_ELT(out, 1, theta);
-    memcpy(REAL(theta), e->par, (size_t) D * sizeof(double));
+    memcpy(REAL(theta), e->xi, (size_t) Ds * sizeof(double));
     SET_VECTOR_ELT(out, 2, Rf_ScalarReal(*e->iter));
     SEXP ss = Rf_allocVector(REALSXP, len);
     SET_VECTOR_ELT(out, 3, ss);
@@ -212,12 +240,12 @@ SEXP sgfs_engine_result(SEXP ptr)
     SET_VECTOR_ELT(out, 5, Rf_ScalarReal(e->diverged));
     SET_VECTOR_ELT(out, 8, Rf_ScalarReal(e->clipped));
     if (e->metric) {                     /* the sampler's coordinates, to continue */
-        SEXP z = Rf_allocVector(REALSXP, D);
+        SEXP z = Rf_allocVector(REALSXP, Ds);
         SET_VECTOR_ELT(out, 9, z);
-        memcpy(REAL(z), e->theta, (size_t) D * sizeof(double));
-        SEXP sq = Rf_allocVector(REALSXP, D);
+        memcpy(REAL(z), e->theta, (size_t) Ds * sizeof(double));
+        SEXP sq = Rf_allocVector(REALSXP, Ds);
         SET_VECTOR_ELT(out, 10, sq);
-        memcpy(REAL(sq), e->grad_sq, (size_t) D * sizeof(double));
+        memcpy(REAL(sq), e->grad_sq, (size_t) Ds * sizeof(double));
     }
     if (e->pred_x) {
         SEXP pred = Rf_allocMatrix(REALSXP, e->n_pred, e->pred_cols);

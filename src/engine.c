@@ -6,8 +6,9 @@
  *   xt          P x N double, one example per column
  *   y           N doubles
  *   model       an engine model name (registry.c);  mpar: model settings (doubles)
- *   prior_type  D ints (0 normal, 1 laplace); prior_loc, prior_scale,
- *               prior_prec: D doubles
+ *   prior_type  D ints (0 normal, 1 laplace, 2 student_t); prior_loc,
+ *               prior_scale, prior_prec: D doubles; prior_df (optional, D
+ *               doubles): the student_t priors' degrees of freedom (prior.c)
  *   sampler     update-rule name;  spar: its settings (doubles)
  *   schedule    c(type, a, b, delta)
  *   batch_size, burnin, thin: ints
@@ -31,9 +32,13 @@
  *   weights     (optional) N non-negative doubles, the rows' prior weights
  *               (the GLM models: logistic, probit, poisson, gaussian);
  *               absent or NULL: every row weight 1
- * state (list): theta (D), iter (1), sstate (the sampler's, or empty for a
- *   fresh one), and optionally z (D; with a metric, the sampler's
- *   coordinates, else computed from theta).  They are copied: a fit's state is never modified in place.
+ *   hs          (optional) the regularised horseshoe's settings (prior_hs.c):
+ *               the chain samples its parameters too (rules sgld, hmc, sga,
+ *               adam)
+ * state (list): theta (D; with a horseshoe, spec$hs, the Ds = D + K + 2
+ *   unconstrained coordinates xi of prior_hs.c), iter (1), sstate (the
+ *   sampler's, or empty for a fresh one), and optionally z (Ds; with a
+ *   metric, the sampler's coordinates, else computed from theta).  They are copied: a fit's state is never modified in place.
  *
  * No memory is allocated after setup: the iteration loop works in the
  * scratch arrays allocated here.
@@ -43,7 +48,8 @@
 enum { SLOT_ENGINE, SLOT_SPEC, SLOT_THETA, SLOT_ITER, SLOT_SSTATE, SLOT_BATCH, SLOT_SLOTS,
        SLOT_XB, SLOT_ETA, SLOT_GRAD, SLOT_GRAD_LIK, SLOT_GRAD_CENTRE, SLOT_G, SLOT_WORK,
        SLOT_DRAWS, SLOT_PRED, SLOT_Z, SLOT_POOL, SLOT_GRAD_FIXED, SLOT_CENTRE_FIXED, SLOT_GRAD_SQ, SLOT_ETA_CENTRE,
-       SLOT_CENTRE_HESSIAN, SLOT_CENTRE_DELTA, N_SLOTS };
+       SLOT_CENTRE_HESSIAN, SLOT_CENTRE_DELTA, SLOT_HS, SLOT_HS_SCRATCH, SLOT_PAR, SLOT_REPORT,
+       N_SLOTS };
 
 /* the element `name` of list, or NULL if there is none */
 static SEXP optional_elt(SEXP list, const char *name)
@@ -115,7 +121,7 @@ static R_xlen_t sampler_array_len(R_xlen_t (*by_settings)(const double *, R_xlen
 static void setup_metric(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
 {
     SEXP metric = optional_elt(spec, "metric");
-    const int D = e->D;
+    const int D = e->Ds;
     if (metric == NULL || Rf_xlength(metric) == 0) return;
     if (TYPEOF(metric) != REALSXP || e->sampler->full_data)
         Rf_error("internal error: a metric must be doubles, for a minibatch rule");
@@ -135,7 +141,7 @@ static void setup_metric(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
         e->theta = copy_real(prot, SLOT_Z, z);
     } else {
         e->theta = fresh_real(prot, SLOT_Z, D);
-        sgfs_metric_to_z(e, e->par, e->theta);
+        sgfs_metric_to_z(e, e->xi, e->theta);
     }
 }
 
@@ -196,6 +202,21 @@ static void setup_centre_hessian(sgfs_engine *e, SEXP prot, SEXP spec)
             }
     }
     e->centre_hessian = H;
+}
+
+/* the prior's arrays (spec$prior_*, D each; prior_df only where a
+   student_t prior needs it: absent in specs of fits made before it), checked */
+void sgfs_prior_setup(sgfs_engine *e, SEXP spec, int D)
+{
+    e->D = D;
+    e->prior_type = INTEGER(typed_elt(spec, "prior_type", INTSXP, D));
+    e->prior_loc = REAL(typed_elt(spec, "prior_loc", REALSXP, D));
+    e->prior_scale = REAL(typed_elt(spec, "prior_scale", REALSXP, D));
+    e->prior_prec = REAL(typed_elt(spec, "prior_prec", REALSXP, D));
+    SEXP df = optional_elt(spec, "prior_df");
+    e->prior_df = df != NULL && df != R_NilValue ? REAL(typed_elt(spec, "prior_df", REALSXP, D))
+                                                 : NULL;
+    sgfs_prior_check(e);
 }
 
 /* the optional compressed-row copy (sparse_rows.c), checked against xt */
@@ -277,14 +298,28 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     e->n = int_elt(spec, "batch_size");
     if (e->n < 1 || e->n > e->N)
         Rf_error("internal error: batch size out of range");
-    e->prior_type = INTEGER(typed_elt(spec, "prior_type", INTSXP, D));
-    e->prior_loc = REAL(typed_elt(spec, "prior_loc", REALSXP, D));
-    e->prior_scale = REAL(typed_elt(spec, "prior_scale", REALSXP, D));
-    e->prior_prec = REAL(typed_elt(spec, "prior_prec", REALSXP, D));
+    sgfs_prior_setup(e, spec, D);
     e->burnin = int_elt(spec, "burnin");
     e->thin = int_elt(spec, "thin");
 
-    e->par = e->theta = copy_real(prot, SLOT_THETA, typed_elt(state, "theta", REALSXP, D));
+    /* a horseshoe (a chain's only: evaluations take the model's parameters)
+       adds K + 2 sampler coordinates */
+    e->Ds = D;
+    SEXP hs = with_sampler ? optional_elt(spec, "hs") : NULL;
+    if (hs != NULL && hs != R_NilValue) {
+        SEXP raw = Rf_allocVector(RAWSXP, sizeof(sgfs_hs));
+        SET_VECTOR_ELT(prot, SLOT_HS, raw);
+        sgfs_hs_setup(e, hs, raw, fresh_real(prot, SLOT_HS_SCRATCH, 3 * (R_xlen_t) D));
+    }
+    const int Ds = e->Ds;
+    e->xi = e->theta = copy_real(prot, SLOT_THETA, typed_elt(state, "theta", REALSXP, Ds));
+    e->par = e->report = e->xi;
+    if (e->hs) {
+        e->par = fresh_real(prot, SLOT_PAR, D);
+        e->report = fresh_real(prot, SLOT_REPORT, Ds);
+        sgfs_hs_beta(e, e->xi, e->par);
+        sgfs_hs_report(e, e->xi, e->par, e->report);
+    }
     e->iter = copy_real(prot, SLOT_ITER, typed_elt(state, "iter", REALSXP, 1));
 
     const R_xlen_t m = sgfs_minibatch_table_size(e->n);
@@ -302,20 +337,23 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
                                                : (R_xlen_t) e->n * ((D + e->P - 1) / e->P);
     e->eta = fresh_real(prot, SLOT_ETA, eta_len);
     if (e->model->score_change) e->eta_centre = fresh_real(prot, SLOT_ETA_CENTRE, 2 * eta_len);
-    e->grad = fresh_real(prot, SLOT_GRAD, D);
-    e->grad_lik = fresh_real(prot, SLOT_GRAD_LIK, D);
+    e->grad = fresh_real(prot, SLOT_GRAD, Ds);
+    e->grad_lik = fresh_real(prot, SLOT_GRAD_LIK, Ds);
 
     int need_G = 1;
     if (with_sampler) {
         e->sampler = sgfs_find_sampler(CHAR(STRING_ELT(
             typed_elt(spec, "sampler", STRSXP, 1), 0)));
+        if (e->hs && strcmp(e->sampler->name, "sgld") != 0 && strcmp(e->sampler->name, "hmc") != 0
+            && strcmp(e->sampler->name, "sga") != 0 && strcmp(e->sampler->name, "adam") != 0)
+            Rf_error("internal error: the '%s' rule does not sample a horseshoe", e->sampler->name);
         SEXP spar = typed_elt(spec, "spar", REALSXP, -1);
         e->spar = REAL(spar);
         if ((double) Rf_xlength(spar) <
-            e->sampler->n_spar + (double) e->sampler->spar_per_dd * D * D)
+            e->sampler->n_spar + (double) e->sampler->spar_per_dd * Ds * Ds)
             Rf_error("internal error: the '%s' rule needs %.0f settings, 'spar' has %.0f",
                      e->sampler->name,
-                     e->sampler->n_spar + (double) e->sampler->spar_per_dd * D * D,
+                     e->sampler->n_spar + (double) e->sampler->spar_per_dd * Ds * Ds,
                      (double) Rf_xlength(spar));
         const double *sch = REAL(typed_elt(spec, "schedule", REALSXP, 4));
         e->sched.type = (int) sch[0];
@@ -326,7 +364,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
         setup_metric(e, prot, spec, state);
         setup_fixed_rows(e, prot, spec);
         const sgfs_sampler *smp = e->sampler;
-        const R_xlen_t len = sampler_array_len(smp->state_len, smp->state, spar, D);
+        const R_xlen_t len = sampler_array_len(smp->state_len, smp->state, spar, Ds);
         e->sstate_len = len;
         SEXP ss = typed_elt(state, "sstate", REALSXP, -1);
         if (Rf_xlength(ss) == 0) {
@@ -340,7 +378,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
         SEXP robust = optional_elt(spec, "sgfs_robust");
         e->sgfs_robust = robust != NULL && Rf_asLogical(robust) == TRUE;
         e->work = fresh_real(prot, SLOT_WORK,
-                             sampler_array_len(smp->work_len, smp->work, spar, D));
+                             sampler_array_len(smp->work_len, smp->work, spar, Ds));
         SEXP centre = optional_elt(spec, "centre");
         if (centre != NULL && Rf_xlength(centre) > 0) {
             e->centre = REAL(typed_elt(spec, "centre", REALSXP, D));
@@ -350,13 +388,13 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     }
     e->G = need_G ? fresh_real(prot, SLOT_G, (R_xlen_t) D * e->n) : NULL;
 
-    e->n_monitor = D;
+    e->n_monitor = Ds;
     SEXP monitor = optional_elt(spec, "monitor");
     if (monitor != NULL) {
         e->n_monitor = Rf_length(monitor);
         e->monitor = INTEGER(typed_elt(spec, "monitor", INTSXP, -1));
         for (int j = 0; j < e->n_monitor; j++)
-            if (e->monitor[j] < 0 || e->monitor[j] >= D)
+            if (e->monitor[j] < 0 || e->monitor[j] >= Ds)
                 Rf_error("internal error: 'monitor' out of range");
     }
     SEXP pred_x = optional_elt(spec, "pred_x");

@@ -12,6 +12,8 @@ SEXP sgfs_engine_result(SEXP ptr);
 SEXP sgfs_model_eval(SEXP spec, SEXP theta, SEXP idx, SEXP centre, SEXP second_order);
 SEXP sgfs_model_loglik(SEXP spec, SEXP theta);
 SEXP sgfs_model_curvature(SEXP spec, SEXP theta, SEXP with_cov);
+SEXP sgfs_prior_eval(SEXP spec, SEXP theta);
+SEXP sgfs_hs_eval(SEXP spec, SEXP xi);
 SEXP sgfs_row_leverage(SEXP spec, SEXP U, SEXP P1);
 SEXP sgfs_bench_gradients(SEXP spec, SEXP n_iter);
 SEXP sgfs_design_copy(SEXP x, SEXP center, SEXP scale);
@@ -31,6 +33,8 @@ static const R_CallMethodDef call_entries[] = {
     CALLDEF(sgfs_model_eval, 5),
     CALLDEF(sgfs_model_loglik, 2),
     CALLDEF(sgfs_model_curvature, 3),
+    CALLDEF(sgfs_prior_eval, 2),
+    CALLDEF(sgfs_hs_eval, 2),
     CALLDEF(sgfs_row_leverage, 3),
     CALLDEF(sgfs_bench_gradients, 2),
     CALLDEF(sgfs_design_copy, 3),

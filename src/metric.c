@@ -30,7 +30,7 @@
 /* z = U theta */
 void sgfs_metric_to_z(const sgfs_engine *e, const double *theta, double *z)
 {
-    const int D = e->D;
+    const int D = e->Ds;
     memcpy(z, theta, (size_t) D * sizeof(double));
     if (e->metric_dense) sgfs_upper_times(e->metric, D, z);
     else for (int j = 0; j < D; j++) z[j] *= e->metric[j];
@@ -39,7 +39,7 @@ void sgfs_metric_to_z(const sgfs_engine *e, const double *theta, double *z)
 /* theta = U^{-1} z */
 void sgfs_metric_to_theta(const sgfs_engine *e, const double *z, double *theta)
 {
-    const int D = e->D;
+    const int D = e->Ds;
     memcpy(theta, z, (size_t) D * sizeof(double));
     if (e->metric_dense) sgfs_upper_solve(e->metric, D, theta);
     else for (int j = 0; j < D; j++) theta[j] /= e->metric[j];
@@ -48,7 +48,7 @@ void sgfs_metric_to_theta(const sgfs_engine *e, const double *z, double *theta)
 /* g <- U'^{-1} g for each of the m columns of g (D x m) */
 void sgfs_metric_gradients(const sgfs_engine *e, double *g, int m)
 {
-    const int D = e->D;
+    const int D = e->Ds;
     if (e->metric_dense) {
         if (m == 1) sgfs_upper_t_solve(e->metric, D, g);
         else sgfs_upper_t_solve_columns(e->metric, D, m, g);
@@ -63,7 +63,7 @@ void sgfs_metric_clip(sgfs_engine *e, double *g)
 {
     const double c = e->drift_limit;
     if (c <= 0.0) return;
-    for (int j = 0; j < e->D; j++) {
+    for (int j = 0; j < e->Ds; j++) {
         if (g[j] > c) { g[j] = c; e->clipped += 1.0; }
         else if (g[j] < -c) { g[j] = -c; e->clipped += 1.0; }
     }

@@ -70,6 +70,7 @@ void sgfs_neg_hessian(sgfs_engine *e, const double *theta, const int *idx,
 
 double sgfs_log_posterior(sgfs_engine *e, const double *theta, double *grad)
 {
+    if (e->hs) return sgfs_hs_log_posterior(e, theta, grad);    /* theta: xi */
     double lp = sgfs_full_score(e, theta, grad) + sgfs_prior_logdens(e, theta);
     sgfs_prior_grad_add(e, theta, grad);
     return lp;

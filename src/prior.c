@@ -1,33 +1,58 @@
 /*
- * prior.c - independent priors on each coordinate of theta (internal scale).
+ * prior.c - independent priors on each coordinate of theta (internal scale),
+ * the one definition of the log prior: the engine, the full-data samplers,
+ * and R (sgfs_prior_eval: the mode finder, the checks) all call these.
  *
- *   normal(m, s):  log p = -((theta - m)/s)^2 / 2 - log s - log(2 pi)/2,
- *                  d/dtheta = -(theta - m) / s^2
- *   laplace(m, s): log p = -|theta - m| / s - log(2 s),
- *                  d/dtheta = -sign(theta - m) / s
+ *   normal(m, s):       log p = -z^2 / 2 - log s - log(2 pi)/2,   z = (theta - m)/s,
+ *                       d/dtheta = -(theta - m) / s^2
+ *   laplace(m, s):      log p = -|z| - log(2 s),
+ *                       d/dtheta = -sign(theta - m) / s
+ *   student_t(nu, m, s): log p = lgamma((nu+1)/2) - lgamma(nu/2) - log(nu pi)/2
+ *                                - log s - (nu+1)/2 log(1 + z^2/nu),
+ *                       d/dtheta = -(nu+1) d / (nu s^2 + d^2),  d = theta - m
+ *                       (cauchy(m, s) is nu = 1)
  *
- * The prior precision used by SGFS's preconditioner (ALGORITHMS.md 2.8b) is
- * computed in R (1/s^2 for normal, 1/(2 s^2), the precision of a normal with
- * the Laplace variance, for laplace) and read from e->prior_prec.
+ * The curvature (sgfs_prior_curvature) is the prior's part of minus the
+ * Hessian for Newton's mode finder and the metric at the mode, which must be
+ * positive definite: 1/s^2 for normal; for laplace, whose Hessian is 0 off
+ * its kink, 1/(2 s^2), the precision of the normal with the same variance;
+ * for student_t its exact value (nu+1)(nu s^2 - d^2)/(nu s^2 + d^2)^2
+ * where that is at least the Fisher information (nu+1)/((nu+3) s^2), and
+ * the Fisher information beyond (the exact value turns negative in the tails,
+ * |d| > s sqrt(nu)): a positive substitute, exact near the prior's centre.
+ * The constant precision the SGFS samplers' preconditioners use (ALGORITHMS.md
+ * 2.8b) is computed in R (the same numbers at the location: 1/s^2, 1/(2 s^2),
+ * (nu+1)/((nu+3) s^2)) and read from e->prior_prec.
  *
  * A chain is diverging when a coordinate is not finite or more than SGFS_FAR
- * prior scales from the prior's location (log prior below -5e23: no data
- * outweighs that), which catches an exploding chain long before it
- * overflows.
+ * prior scales from the prior's location (log prior below -5e23 for the
+ * normal: no data outweighs that), which catches an exploding chain long
+ * before it overflows.
  */
 #include "sgfs.h"
+/* Rmath.h would remap the names df and beta */
+double Rf_lgammafn(double);
 
 #define HALF_LOG_2PI 0.918938533204672741780329736406
+#define LOG_PI 1.144729885849400174143427351353
+
+static double student_logdens(double d, double s, double nu)
+{
+    const double z = d / s;
+    return Rf_lgammafn(0.5 * (nu + 1.0)) - Rf_lgammafn(0.5 * nu) - 0.5 * (log(nu) + LOG_PI)
+        - log(s) - 0.5 * (nu + 1.0) * log1p(z * z / nu);
+}
 
 double sgfs_prior_logdens(const sgfs_engine *e, const double *theta)
 {
     double lp = 0.0;
     for (int j = 0; j < e->D; j++) {
-        double s = e->prior_scale[j], z = (theta[j] - e->prior_loc[j]) / s;
-        if (e->prior_type[j] == SGFS_PRIOR_LAPLACE)
-            lp += -fabs(z) - log(2.0 * s);
-        else
-            lp += -0.5 * z * z - log(s) - HALF_LOG_2PI;
+        const double s = e->prior_scale[j], d = theta[j] - e->prior_loc[j], z = d / s;
+        switch (e->prior_type[j]) {
+        case SGFS_PRIOR_LAPLACE: lp += -fabs(z) - log(2.0 * s); break;
+        case SGFS_PRIOR_STUDENT: lp += student_logdens(d, s, e->prior_df[j]); break;
+        default:                 lp += -0.5 * z * z - log(s) - HALF_LOG_2PI;
+        }
     }
     return lp;
 }
@@ -45,10 +70,70 @@ void sgfs_prior_grad_add(const sgfs_engine *e, const double *theta,
                          double *grad)
 {
     for (int j = 0; j < e->D; j++) {
-        double s = e->prior_scale[j], d = theta[j] - e->prior_loc[j];
-        if (e->prior_type[j] == SGFS_PRIOR_LAPLACE)
-            grad[j] -= ((d > 0.0) - (d < 0.0)) / s;
-        else
-            grad[j] -= d / (s * s);
+        const double s = e->prior_scale[j], d = theta[j] - e->prior_loc[j];
+        switch (e->prior_type[j]) {
+        case SGFS_PRIOR_LAPLACE: grad[j] -= ((d > 0.0) - (d < 0.0)) / s; break;
+        case SGFS_PRIOR_STUDENT: {
+            const double nu = e->prior_df[j];
+            grad[j] -= (nu + 1.0) * d / (nu * s * s + d * d);
+            break;
+        }
+        default: grad[j] -= d / (s * s);
+        }
     }
+}
+
+void sgfs_prior_curvature(const sgfs_engine *e, const double *theta, double *h)
+{
+    for (int j = 0; j < e->D; j++) {
+        const double s = e->prior_scale[j], d = theta[j] - e->prior_loc[j];
+        switch (e->prior_type[j]) {
+        case SGFS_PRIOR_LAPLACE: h[j] = 0.5 / (s * s); break;
+        case SGFS_PRIOR_STUDENT: {
+            const double nu = e->prior_df[j], q = nu * s * s + d * d;
+            const double exact = (nu + 1.0) * (nu * s * s - d * d) / (q * q);
+            const double fisher = (nu + 1.0) / ((nu + 3.0) * s * s);
+            h[j] = exact > fisher ? exact : fisher;
+            break;
+        }
+        default: h[j] = 1.0 / (s * s);
+        }
+    }
+}
+
+/* checks the prior arrays once, at set-up */
+void sgfs_prior_check(const sgfs_engine *e)
+{
+    for (int j = 0; j < e->D; j++) {
+        const int type = e->prior_type[j];
+        if (type < SGFS_PRIOR_NORMAL || type > SGFS_PRIOR_STUDENT)
+            Rf_error("internal error: prior type %d of parameter %d is unknown", type, j + 1);
+        if (!(e->prior_scale[j] > 0.0))
+            Rf_error("internal error: the prior scale of parameter %d is not positive", j + 1);
+        if (type == SGFS_PRIOR_STUDENT && (e->prior_df == NULL || !(e->prior_df[j] > 0.0)))
+            Rf_error("internal error: the student_t prior of parameter %d has no positive df", j + 1);
+    }
+}
+
+/* sgfs_prior_eval(spec, theta): list(value = log p(theta), grad, curvature)
+   from the spec's prior arrays alone (no data are touched) */
+SEXP sgfs_prior_eval(SEXP spec, SEXP theta)
+{
+    sgfs_engine e;
+    memset(&e, 0, sizeof e);
+    sgfs_prior_setup(&e, spec, Rf_length(theta));
+    if (TYPEOF(theta) != REALSXP)
+        Rf_error("internal error: 'theta' must be doubles");
+    const char *names[] = {"value", "grad", "curvature", ""};
+    SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
+    SEXP grad = Rf_allocVector(REALSXP, e.D);
+    SET_VECTOR_ELT(out, 1, grad);
+    SEXP curv = Rf_allocVector(REALSXP, e.D);
+    SET_VECTOR_ELT(out, 2, curv);
+    memset(REAL(grad), 0, (size_t) e.D * sizeof(double));
+    SET_VECTOR_ELT(out, 0, Rf_ScalarReal(sgfs_prior_logdens(&e, REAL(theta))));
+    sgfs_prior_grad_add(&e, REAL(theta), REAL(grad));
+    sgfs_prior_curvature(&e, REAL(theta), REAL(curv));
+    UNPROTECT(1);
+    return out;
 }

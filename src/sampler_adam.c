@@ -13,7 +13,7 @@
 
 static int adam_step(sgfs_engine *e, double eps)
 {
-    const int D = e->D;
+    const int D = e->Ds;
     const double b1 = e->spar[0], b2 = e->spar[1], delta = e->spar[2];
     double *m = e->sstate, *v = m + D, *t = v + D;
     *t += 1.0;

@@ -61,7 +61,7 @@ static void adapt_step(sgfs_engine *e, double *s, double accept_prob)
 
 static int hmc_step(sgfs_engine *e, double eps)
 {
-    const int D = e->D;
+    const int D = e->Ds;
     const double *U = e->spar + 4;
     double *s = e->sstate, *grad = s + N_SCALARS;
     double *z = e->work, *p = z + D, *theta_new = p + D, *g = theta_new + D,

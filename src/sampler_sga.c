@@ -12,14 +12,14 @@
 
 static void sga_init(sgfs_engine *e)
 {
-    memcpy(e->sstate, e->theta, (size_t) e->D * sizeof(double));
+    memcpy(e->sstate, e->theta, (size_t) e->Ds * sizeof(double));
 }
 
 static int sga_step(sgfs_engine *e, double eps)
 {
     const double mu = e->spar[0];
     double *prev = e->sstate;
-    for (int j = 0; j < e->D; j++) {
+    for (int j = 0; j < e->Ds; j++) {
         const double move = eps * e->grad[j] + mu * (e->theta[j] - prev[j]);
         prev[j] = e->theta[j];
         e->theta[j] += move;

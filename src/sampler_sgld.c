@@ -32,7 +32,7 @@ static int leimkuhler_matthews(const double *spar, R_xlen_t n_spar)
 
 static int sgld_step(sgfs_engine *e, double eps)
 {
-    const int D = e->D;
+    const int D = e->Ds;
     const double half = 0.5 * eps, sd = sqrt(eps);
     if (e->sstate_len == 0) {
         for (int j = 0; j < D; j++)

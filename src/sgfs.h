@@ -164,8 +164,11 @@ typedef struct sgfs_schedule {
 double sgfs_stepsize(const sgfs_schedule *s, double t);
 
 /* ---- priors (per coordinate; on the internal, standardised scale) ---- */
-enum { SGFS_PRIOR_NORMAL = 0, SGFS_PRIOR_LAPLACE = 1 };
+enum { SGFS_PRIOR_NORMAL = 0, SGFS_PRIOR_LAPLACE = 1, SGFS_PRIOR_STUDENT = 2 };
 
+/* reads and checks spec$prior_* for D parameters (engine.c) */
+void sgfs_prior_setup(sgfs_engine *e, SEXP spec, int D);
+void sgfs_prior_check(const sgfs_engine *e);
 double sgfs_prior_logdens(const sgfs_engine *e, const double *theta);
 /* 1 if a coordinate is not finite or more than SGFS_FAR prior scales from
    the prior's location (a diverging chain) */
@@ -173,11 +176,35 @@ double sgfs_prior_logdens(const sgfs_engine *e, const double *theta);
 int sgfs_prior_far(const sgfs_engine *e, const double *theta);
 void sgfs_prior_grad_add(const sgfs_engine *e, const double *theta,
                          double *grad);
+/* the prior's part of minus the Hessian, positive (prior.c) */
+void sgfs_prior_curvature(const sgfs_engine *e, const double *theta, double *h);
+
+/* ---- the regularised horseshoe (prior_hs.c): a prior with sampled
+   parameters; the sampler's coordinates xi (Ds = D + K + 2) map to the
+   model's parameters ---------------------------------------------------- */
+typedef struct sgfs_hs {
+    int K;                      /* coefficients under the horseshoe            */
+    const int *idx;             /* their indices among the model's (0-based)   */
+    const double *w;            /* their scale factors                         */
+    double df, global_df, global_scale, slab_df, slab_scale;
+    double *s, *r;              /* K: scale and r at the last sgfs_hs_beta     */
+    double *beta;               /* D: scratch for evaluations                  */
+} sgfs_hs;
+
+void sgfs_hs_setup(sgfs_engine *e, SEXP hs, SEXP raw, double *scratch);
+void sgfs_hs_beta(const sgfs_engine *e, const double *xi, double *beta);
+void sgfs_hs_report(const sgfs_engine *e, const double *xi, const double *beta, double *out);
+void sgfs_hs_pullback(const sgfs_engine *e, const double *beta, double *g);
+double sgfs_hs_prior(const sgfs_engine *e, const double *xi, double *g);
+int sgfs_hs_far(const sgfs_engine *e, const double *xi);
+double sgfs_hs_log_posterior(sgfs_engine *e, const double *xi, double *grad);
 
 /* ---- the engine: everything one chain needs ------------------------- */
 struct sgfs_engine {
     /* data and model */
     int N, P, D, n;             /* examples, features, parameters, batch size */
+    int Ds;                     /* the sampler's coordinates: D, or D + K + 2
+                                   with a horseshoe (prior_hs.c)              */
     const double *xt, *y;       /* P x N design (transposed), N responses      */
     const double *offset;       /* N offsets added to the linear predictor
                                    (GLMs: binomial, gaussian, poisson), or
@@ -201,15 +228,21 @@ struct sgfs_engine {
     /* prior, per coordinate */
     const int *prior_type;
     const double *prior_loc, *prior_scale, *prior_prec;
+    const double *prior_df;     /* student_t degrees of freedom, or NULL       */
+    sgfs_hs *hs;                /* the horseshoe, or NULL                      */
     /* sampler */
     const sgfs_sampler *sampler;
     const double *spar;         /* sampler settings, in the sampler's order    */
     sgfs_schedule sched;
     /* chain state (persistent R vectors, copied into and out of a fit) */
-    double *theta;              /* D: the sampler's coordinates (z = U par
-                                   with a metric, else the parameters)         */
-    double *par;                /* D: the model's parameters (== theta
-                                   without a metric)                          */
+    double *theta;              /* Ds: the sampler's coordinates (z = U xi
+                                   with a metric, else xi)                    */
+    double *xi;                 /* Ds: the unconstrained coordinates (== par
+                                   without a horseshoe)                       */
+    double *par;                /* D: the model's parameters                   */
+    double *report;             /* Ds: what the chain keeps (== par without a
+                                   horseshoe; with one, par and the
+                                   horseshoe's lambda, tau, c)                 */
     /* metric (metric.c): NULL, D scales (diagonal) or the D x D upper
        triangular U with U'U the curvature at the mode (metric_dense = 1) */
     const double *metric;

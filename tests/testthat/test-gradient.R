@@ -65,6 +65,67 @@ test_that("priors: log density and gradient", {
     expect_equal(run$spec$prior_prec, c(1 / 9, 1 / 8, 1 / 8))
 })
 
+test_that("student_t and cauchy priors: C log density equals R's, gradient finite differences", {
+    x <- matrix(withr::with_seed(7, rnorm(60)), 20)
+    y <- rep(0:1, 10)
+    run <- sgfs:::prepare_run(x, y, binomial(), student_t(c(1, 4, 30), -0.5, c(2, 0.7, 1.5)),
+                              cauchy(1, 3), 5L, 10L, 0L, 1L, 1L, 1L, NULL, FALSE, FALSE, NULL, TRUE)
+    spec <- run$spec
+    expect_equal(spec$prior_type, rep(2L, 4))
+    expect_equal(spec$prior_df, c(1, 1, 4, 30))
+    ## the Fisher information is SGFS's constant precision
+    expect_equal(spec$prior_prec, c(2 / (4 * 9), 2 / (4 * 4), 5 / (7 * 0.49), 31 / (33 * 2.25)))
+    dens <- function(theta) sum(dt((theta - spec$prior_loc) / spec$prior_scale, spec$prior_df,
+                                   log = TRUE) - log(spec$prior_scale))
+    for (theta in list(c(0.4, -1.2, 0.7, 3), c(-30, 25, -4, 0.01), c(1, -0.5, -0.5, -0.5))) {
+        lp <- sgfs:::log_prior(theta, spec)
+        expect_equal(lp$value, dens(theta), tolerance = 1e-12)
+        expect_equal(model_eval(spec, theta, 1:5)$logprior, dens(theta), tolerance = 1e-12)
+        h <- 1e-6
+        fd <- vapply(1:4, function(j) {
+            e <- replace(double(4), j, h)
+            (dens(theta + e) - dens(theta - e)) / (2 * h)
+        }, 0)
+        expect_equal(lp$grad, fd, tolerance = 1e-7)
+        ## curvature: the exact second derivative where it exceeds the Fisher
+        ## information, that information in the tails
+        fd2 <- vapply(1:4, function(j) {
+            e <- replace(double(4), j, 1e-4)
+            -(dens(theta + e) - 2 * dens(theta) + dens(theta - e)) / 1e-8
+        }, 0)
+        expect_equal(lp$curvature, pmax(fd2, spec$prior_prec), tolerance = 1e-5)
+        expect_true(all(lp$curvature > 0))
+    }
+    ## a cauchy() is dcauchy, a student_t with df = 1
+    expect_equal(sgfs:::log_prior(2.5, list(prior_type = 2L, prior_loc = 1, prior_scale = 3,
+                                            prior_prec = 1, prior_df = 1))$value,
+                 dcauchy(2.5, 1, 3, log = TRUE), tolerance = 1e-12)
+    ## normal and laplace: the curvature is the precision
+    lp <- sgfs:::log_prior(c(3, -2), list(prior_type = c(0L, 1L), prior_loc = c(1, 0),
+                                          prior_scale = c(2, 0.5), prior_prec = c(0, 0)))
+    expect_equal(lp$value, dnorm(3, 1, 2, log = TRUE) + log(0.5 * exp(-2 / 0.5) / 0.5))
+    expect_equal(lp$grad, c(-0.5, 2))
+    expect_equal(lp$curvature, c(0.25, 2))
+})
+
+test_that("the full-data log posterior of the full-data samplers includes the student_t prior", {
+    d <- mixed_frame()
+    x <- model.matrix(~ a + b, d)
+    run <- engine_spec(x, d$yb, intercept = FALSE, prior = student_t(3, 0.2, 0.8), batch_size = 60L)
+    theta <- c(0.3, -1, 2)
+    eta <- drop(x %*% theta)
+    ll <- sum(dbinom(d$yb, 1, plogis(eta), log = TRUE))
+    lp <- sum(dt((theta - 0.2) / 0.8, 3, log = TRUE) - log(0.8))
+    post <- sgfs:::subset_log_posterior(run$spec, 60)
+    expect_equal(post(theta)$value, ll + lp, tolerance = 1e-12)
+    h <- 1e-6
+    fd <- vapply(1:3, function(j) {
+        e <- replace(double(3), j, h)
+        (post(theta + e)$value - post(theta - e)$value) / (2 * h)
+    }, 0)
+    expect_equal(post(theta)$grad, fd, tolerance = 1e-6)
+})
+
 test_that("the engine's data copy is the transposed, standardised design", {
     x <- matrix(withr::with_seed(12, rnorm(300 * 7)), 300, 7)
     center <- colMeans(x)

@@ -1,0 +1,217 @@
+/*
+ * prior_hs.c - the regularised horseshoe (Piironen and Vehtari 2017,
+ * Electronic Journal of Statistics 11, 5018-5051), a prior with sampled
+ * parameters of its own, in the non-centred parametrisation of rstanarm:
+ *
+ *   beta_j    = w_j z_j tau lambda~_j,   lambda~_j^2 = c^2 lambda_j^2 / (c^2 + tau^2 lambda_j^2)
+ *   z_j       ~ N(0, 1)
+ *   lambda_j  ~ half-t(df, scale 1)
+ *   tau       ~ half-t(global_df, scale global_scale)
+ *   c^2       ~ Inv-Gamma(slab_df / 2, slab_df slab_scale^2 / 2)
+ *
+ * for the K model parameters idx[0..K-1] (0-based); w_j is 1 for the
+ * package's hs() (internal scale), 1 / a_j for rstanarm's (its scales are
+ * on the scale of the draws, coefficient = a_j internal one).  The funnel of
+ * the centred form (beta_j against log lambda_j where the data say little)
+ * becomes a near-independent z_j and lambda_j.
+ *
+ * The sampler's unconstrained coordinates xi (Ds = D + K + 2 doubles): the
+ * model's D parameters with z_j in place of beta_j at idx[k], then
+ * u_k = log lambda_k (K), v = log tau, omega = log c^2.  With
+ * r_k = c^2 / (c^2 + tau^2 lambda_k^2) and s_k = w_k tau lambda~_k
+ * (beta = s z):  d log s_k / du_k = d log s_k / dv = r_k,
+ * d log s_k / domega = (1 - r_k) / 2, so a gradient g in the model's
+ * coordinates pulls back to
+ *
+ *   d/dz_k = g_j s_k,  d/du_k = g_j beta_j r_k,  d/dv = sum_k g_j beta_j r_k,
+ *   d/domega = sum_k g_j beta_j (1 - r_k) / 2          (j = idx[k]).
+ *
+ * The log prior of the hyperparameters on xi (Jacobians included; z_j's
+ * N(0, 1) is the per-coordinate normal(0, 1) of prior.c at idx):
+ *
+ *   half-t(nu, s) of x = e^u:  log 2 + lgamma((nu+1)/2) - lgamma(nu/2)
+ *       - log(nu pi)/2 - log s + u - (nu+1)/2 log(1 + (x/s)^2 / nu),
+ *       d/du = 1 - (nu+1) q / (1 + q),  q = (x/s)^2 / nu
+ *   Inv-Gamma(a, b) of c^2 = e^omega:  a log b - lgamma(a) - a omega - b e^-omega,
+ *       d/domega = -a + b e^-omega
+ *
+ * What the chain reports (e->report, Ds): the model's parameters, then
+ * lambda_1..K, tau, c.
+ */
+#include "sgfs.h"
+/* Rmath.h would remap the names df and beta */
+double Rf_lgammafn(double);
+
+#define LOG_PI 1.144729885849400174143427351353
+
+/* log(1 + e^x) without overflow */
+static double log1p_exp(double x)
+{
+    return x > 35.0 ? x : (x < -35.0 ? exp(x) : log1p(exp(x)));
+}
+
+/* half-t(nu, s) of e^u, on u: log density and its derivative */
+static double half_t_log(double u, double nu, double s, double *deriv)
+{
+    const double lq = 2.0 * (u - log(s)) - log(nu);      /* log q */
+    const double p = 1.0 / (1.0 + exp(-lq));             /* q / (1 + q) */
+    if (deriv) *deriv = 1.0 - (nu + 1.0) * p;
+    return M_LN2 + Rf_lgammafn(0.5 * (nu + 1.0)) - Rf_lgammafn(0.5 * nu) - 0.5 * (log(nu) + LOG_PI)
+        - log(s) + u - 0.5 * (nu + 1.0) * log1p_exp(lq);
+}
+
+/* spec$hs = list(idx = K ints (0-based), w = K doubles,
+   par = c(df, global_df, global_scale, slab_df, slab_scale)) into the
+   sgfs_hs in `raw`; `scratch`: 3 D doubles (s, r, a model-space point);
+   sets e->hs and e->Ds */
+void sgfs_hs_setup(sgfs_engine *e, SEXP hs, SEXP raw, double *scratch)
+{
+    if (TYPEOF(hs) != VECSXP) Rf_error("internal error: 'hs' must be a list");
+    SEXP idx = sgfs_list_elt(hs, "idx"), w = sgfs_list_elt(hs, "w"),
+        par = sgfs_list_elt(hs, "par");
+    const int K = Rf_length(idx);
+    if (TYPEOF(idx) != INTSXP || TYPEOF(w) != REALSXP || Rf_length(w) != K ||
+        TYPEOF(par) != REALSXP || Rf_length(par) != 5 || K < 1 || K > e->D)
+        Rf_error("internal error: malformed horseshoe settings");
+    sgfs_hs *h = (sgfs_hs *) RAW(raw);
+    memset(h, 0, sizeof(sgfs_hs));
+    h->K = K;
+    h->idx = INTEGER(idx);
+    h->w = REAL(w);
+    const double *p = REAL(par);
+    for (int k = 0; k < 5; k++)
+        if (!(p[k] > 0.0) || !R_FINITE(p[k]))
+            Rf_error("internal error: horseshoe settings must be positive");
+    h->df = p[0];
+    h->global_df = p[1];
+    h->global_scale = p[2];
+    h->slab_df = p[3];
+    h->slab_scale = p[4];
+    for (int k = 0; k < K; k++)
+        if (h->idx[k] < 0 || h->idx[k] >= e->D || (k > 0 && h->idx[k] <= h->idx[k - 1]) ||
+            !(h->w[k] > 0.0) || !R_FINITE(h->w[k]))
+            Rf_error("internal error: horseshoe indices or factors out of range");
+    h->s = scratch;
+    h->r = scratch + e->D;
+    h->beta = scratch + 2 * (size_t) e->D;
+    e->hs = h;
+    e->Ds = e->D + K + 2;
+}
+
+/* beta (D) from xi (Ds), and s, r (the pull-back's factors) */
+void sgfs_hs_beta(const sgfs_engine *e, const double *xi, double *beta)
+{
+    const sgfs_hs *h = e->hs;
+    const int D = e->D, K = h->K;
+    const double v = xi[D + K], omega = xi[D + K + 1];
+    memcpy(beta, xi, (size_t) D * sizeof(double));
+    for (int k = 0; k < K; k++) {
+        const double u = xi[D + k];
+        const double lq = 2.0 * (v + u) - omega;               /* log(tau^2 lambda^2 / c^2) */
+        const double log_r = -log1p_exp(lq);
+        h->r[k] = exp(log_r);
+        h->s[k] = h->w[k] * exp(v + u + 0.5 * log_r);
+        beta[h->idx[k]] = h->s[k] * xi[h->idx[k]];
+    }
+}
+
+/* the reported values (Ds): beta, then lambda, tau, c */
+void sgfs_hs_report(const sgfs_engine *e, const double *xi, const double *beta, double *out)
+{
+    const int D = e->D, K = e->hs->K;
+    memcpy(out, beta, (size_t) D * sizeof(double));
+    for (int k = 0; k < K; k++) out[D + k] = exp(xi[D + k]);
+    out[D + K] = exp(xi[D + K]);
+    out[D + K + 1] = exp(0.5 * xi[D + K + 1]);
+}
+
+/* g (Ds; on entry its first D doubles are the gradient in beta at
+   sgfs_hs_beta's last point) <- the gradient in xi */
+void sgfs_hs_pullback(const sgfs_engine *e, const double *beta, double *g)
+{
+    const sgfs_hs *h = e->hs;
+    const int D = e->D, K = h->K;
+    double dv = 0.0, domega = 0.0;
+    for (int k = 0; k < K; k++) {
+        const int j = h->idx[k];
+        const double t = g[j] * beta[j];
+        g[j] *= h->s[k];
+        g[D + k] = t * h->r[k];
+        dv += t * h->r[k];
+        domega += 0.5 * t * (1.0 - h->r[k]);
+    }
+    g[D + K] = dv;
+    g[D + K + 1] = domega;
+}
+
+/* the hyperparameters' log prior; adds its gradient to g (Ds) if g != NULL */
+double sgfs_hs_prior(const sgfs_engine *e, const double *xi, double *g)
+{
+    const sgfs_hs *h = e->hs;
+    const int D = e->D, K = h->K;
+    double lp = 0.0, d;
+    for (int k = 0; k < K; k++) {
+        lp += half_t_log(xi[D + k], h->df, 1.0, &d);
+        if (g) g[D + k] += d;
+    }
+    lp += half_t_log(xi[D + K], h->global_df, h->global_scale, &d);
+    if (g) g[D + K] += d;
+    const double a = 0.5 * h->slab_df, b = 0.5 * h->slab_df * h->slab_scale * h->slab_scale;
+    const double omega = xi[D + K + 1], be = b * exp(-omega);
+    lp += a * log(b) - Rf_lgammafn(a) - a * omega - be;
+    if (g) g[D + K + 1] += -a + be;
+    return lp;
+}
+
+/* 1 if a hyperparameter's log is not finite or beyond +-500 (a diverging
+   chain: exp() would soon overflow) */
+int sgfs_hs_far(const sgfs_engine *e, const double *xi)
+{
+    for (int k = e->D; k < e->Ds; k++)
+        if (!R_FINITE(xi[k]) || fabs(xi[k]) > 500.0) return 1;
+    return 0;
+}
+
+/* the full-data log posterior at xi and its gradient (Ds) in xi, for the
+   full-data samplers and R; the model's point goes to the scratch beta */
+double sgfs_hs_log_posterior(sgfs_engine *e, const double *xi, double *grad)
+{
+    double *beta = e->hs->beta;
+    sgfs_hs_beta(e, xi, beta);
+    double lp = sgfs_full_score(e, beta, grad);
+    sgfs_hs_pullback(e, beta, grad);
+    lp += sgfs_prior_logdens(e, xi) + sgfs_hs_prior(e, xi, grad);
+    sgfs_prior_grad_add(e, xi, grad);
+    return lp;
+}
+
+/* sgfs_hs_eval(spec, xi): list(value, grad, beta) of the full-data log
+   posterior (R: the mode, the curvature, checks) */
+SEXP sgfs_hs_eval(SEXP spec, SEXP xi)
+{
+    SEXP prot = PROTECT(sgfs_engine_alloc());
+    SEXP hs = sgfs_list_elt(spec, "hs");
+    const int D_model = Rf_length(xi) - Rf_length(sgfs_list_elt(hs, "idx")) - 2;
+    if (TYPEOF(xi) != REALSXP || D_model < 1)
+        Rf_error("internal error: 'xi' must be doubles, the sampler's coordinates");
+    SEXP beta0 = PROTECT(Rf_allocVector(REALSXP, D_model));
+    memcpy(REAL(beta0), REAL(xi), (size_t) D_model * sizeof(double));
+    sgfs_engine *e = sgfs_eval_engine(prot, spec, beta0);
+    SEXP raw = PROTECT(Rf_allocVector(RAWSXP, sizeof(sgfs_hs)));
+    sgfs_hs_setup(e, hs, raw, (double *) R_alloc(3 * (size_t) e->D, sizeof(double)));
+    if (Rf_length(xi) != e->Ds) Rf_error("internal error: 'xi' has the wrong length");
+    const char *names[] = {"value", "grad", "beta", "report", ""};
+    SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
+    SEXP grad = Rf_allocVector(REALSXP, e->Ds);
+    SET_VECTOR_ELT(out, 1, grad);
+    /* e->grad (D) is sgfs_full_score's scratch; the sum goes to grad (Ds) */
+    SET_VECTOR_ELT(out, 0, Rf_ScalarReal(sgfs_hs_log_posterior(e, REAL(xi), REAL(grad))));
+    SEXP beta = Rf_allocVector(REALSXP, e->D);
+    SET_VECTOR_ELT(out, 2, beta);
+    memcpy(REAL(beta), e->hs->beta, (size_t) e->D * sizeof(double));
+    SEXP report = Rf_allocVector(REALSXP, e->Ds);
+    SET_VECTOR_ELT(out, 3, report);
+    sgfs_hs_report(e, REAL(xi), REAL(beta), REAL(report));
+    UNPROTECT(4);
+    return out;
+}
