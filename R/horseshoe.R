@@ -12,7 +12,7 @@
 #' that is the product of a global scale \eqn{\tau}{tau}, shared by all
 #' coefficients, and a local scale \eqn{\lambda_j}{lambda_j} of its own,
 #' both sampled with the coefficients, and regularised by a slab of width
-#' \eqn{c}, also sampled, so that coefficients far from zero are shrunk as
+#' \eqn{c}{c}, also sampled, so that coefficients far from zero are shrunk as
 #' by a Student t of scale `slab_scale` rather than not at all:
 #' \deqn{\beta_j = z_j \tau \tilde\lambda_j, \quad
 #'   \tilde\lambda_j^2 = \frac{c^2 \lambda_j^2}{c^2 + \tau^2 \lambda_j^2},
@@ -27,7 +27,7 @@
 #' see below).  Piironen and Vehtari suggest
 #' \eqn{global\_scale = p_0 / ((D - p_0)\sqrt{N})}{global_scale = p0 /
 #' ((D - p0) sqrt(N))} times the noise scale for \eqn{p_0}{p0} coefficients
-#' expected to be non-zero among \eqn{D}; for a logistic regression the
+#' expected to be non-zero among \eqn{D}{D}; for a logistic regression the
 #' noise scale is about 2.
 #'
 #' The prior applies to the coefficients on the internal (standardised)
@@ -40,25 +40,37 @@
 #' The samplers run in the non-centred coordinates \eqn{(z_j, \log\lambda_j,
 #' \log\tau, \log c^2)}{(z_j, log lambda_j, log tau, log c^2)}, in which the
 #' funnel of the centred form (a coefficient against its local scale where
-#' the data say little) becomes two nearly independent parameters; the
-#' likelihood's gradient is computed in the coefficients (with
-#' [sgldcv()]'s control variates there, where the draws vary least) and
-#' carried over by the chain rule.  Available for GLMs (`binomial()`,
-#' `poisson()`, `gaussian()`, [categorical()]) with [sgld()], [sgldcv()],
-#' [mala()] and [hmc()].  Their metric (`metric = "mode"`, the default) and
-#' mass are learnt in those coordinates, not at a mode: the joint mode of
-#' coefficients and scales exists but lies where the global scale is large
-#' and every \eqn{z_j}{z_j} near 0, far from the posterior's bulk.  Instead,
-#' the mode with \eqn{	au}{tau} and \eqn{c} held at `global_scale` and
-#' `slab_scale` gives a first metric (minus the Hessian there, whose
-#' off-diagonal terms carry the ridge between \eqn{	au}{tau} and the large
-#' coefficients' \eqn{z_j}{z_j}; a diagonal metric leaves \eqn{	au}{tau}
-#' stuck), and a warm-up of 6,200 iterations of full-data MALA in doubling
-#' windows replaces it by the inverse covariance of each window's draws
-#' (dense up to 500 coordinates, diagonal beyond), as Stan adapts its
-#' metric.  The warm-up's last point is the chains' start and its mean of
-#' the coefficients SGLD-CV's centre.  The warm-up draws random numbers from
-#' the session's stream and costs about 6,200 full-data gradients.
+#' the data say little) becomes two nearly independent parameters, except
+#' for the coefficients the data pin down (more than 4 standard errors from
+#' 0 at the mode under `normal(0, 2.5)` priors), which are sampled as
+#' \eqn{\beta_j}{beta_j} itself with the prior \eqn{N(0, (\tau
+#' \tilde\lambda_j)^2)}{N(0, (tau lambda~_j)^2)}: for them the non-centred
+#' form is a curved ridge (\eqn{z_j \tau\tilde\lambda_j}{z_j tau lambda~_j}
+#' fixed by the data).  The likelihood's gradient is computed in the
+#' coefficients (with [sgldcv()]'s control variates there, where the draws
+#' vary least) and carried over by the chain rule.  Available for GLMs
+#' (`binomial()`, `poisson()`, `gaussian()`, [categorical()]) with
+#' [sgld()], [sgldcv()], [mala()] and [hmc()].
+#'
+#' Their metric (`metric = "mode"`, the default) and mass are not a
+#' curvature at a mode: the joint mode of coefficients and scales exists but
+#' lies where the global scale is large and every \eqn{z_j}{z_j} near 0,
+#' far from the posterior's bulk; minus the Hessian at a mode with the
+#' scales held is nearly singular where the slab caps a coefficient's
+#' scale; and a warm-up's covariance sees a fraction of the null
+#' coefficients' spread and keeps them there.  The metric is the expected
+#' information in these coordinates, \eqn{J'IJ}{J' I J} (\eqn{J}{J} the
+#' coefficients' Jacobian, \eqn{I}{I} the likelihood's information in the
+#' coefficients) plus the prior's (1 for a \eqn{z_j}{z_j}, \eqn{2\nu/(\nu
+#' + 3)}{2 df / (df + 3)} for the log of a half-t scale, `slab_df / 2` for
+#' \eqn{\log c^2}{log c^2}), averaged over 25 draws of a warm-up: 2,000
+#' iterations of full-data MALA, from the coefficients' mode under
+#' `normal(0, 2.5)` priors (every coefficient starting free: a chain shrinks
+#' a null coefficient easily, but a large one shrunk to 0 sits at a local
+#' mode), with the metric updated half-way (dense up to 500 coordinates,
+#' diagonal beyond).  The warm-up's last point is the chains' start and its
+#' mean of the coefficients SGLD-CV's centre; it draws random numbers from
+#' the session's stream and costs 2,000 full-data gradients.
 #'
 #' rstanarm's `hs()` objects are taken with rstanarm's meaning, where
 #' `global_scale` and `slab_scale` are on the scale of the draws: each
@@ -141,7 +153,7 @@ expand_hs <- function(prior, which, arg, design, family) {
     }
     k <- length(which)
     is_icpt <- which %in% icpt
-    list(which = which, type = rep(0L, k), dist = ifelse(is_icpt, "normal", "hs"),
+    list(which = which, type = ifelse(is_icpt, 0L, 3L), dist = ifelse(is_icpt, "normal", "hs"),
          loc = double(k), scale = ifelse(is_icpt, 2.5, 1), df = rep(NA_real_, k),
          prec = ifelse(is_icpt, 1 / 2.5^2, 1), rstanarm = rstanarm,
          hs = list(idx = coef, w = w, par = par, rstanarm = rstanarm,
@@ -152,11 +164,25 @@ expand_hs <- function(prior, which, arg, design, family) {
 ## design's extra parameters (draw columns after the model's, reported as
 ## they are: M the identity there) and the start in xi
 with_horseshoe <- function(run, hs) {
+    if (!is.null(run$spec$pred_x))
+        stop_arg("keep", "must be \"draws\" with a horseshoe prior (hs()), whose scales are ",
+                 "sampled with the coefficients")
     d <- run$design
     D <- d$D
     K <- length(hs$idx)
+    ## partial centring (src/prior_hs.c): the coefficients the data pin down,
+    ## |beta_j| above hs_centre_z standard errors at the mode under
+    ## normal(0, 2.5) priors, are sampled as beta_j, the others as z_j
+    ridge <- run$spec
+    ridge$prior_type[hs$idx] <- 0L
+    ridge$prior_scale[hs$idx] <- 2.5
+    ridge$prior_prec[hs$idx] <- 1 / 2.5^2
+    fit <- newton_mode(ridge, run$theta0)
+    se <- sqrt(diag(chol2inv(chol(fit$curvature$H))))
+    hs$ridge <- fit$mode
+    hs$centred <- abs(fit$mode[hs$idx]) > hs_centre_z * se[hs$idx]
     run$spec$hs <- list(idx = as.integer(hs$idx - 1L), w = as.double(hs$w),
-                        par = as.double(unname(hs$par)))
+                        par = as.double(unname(hs$par)), centred = as.integer(hs$centred))
     names <- c(sprintf("hs_lambda[%s]", d$par_names[hs$idx]), "hs_tau", "hs_c")
     d$hs <- c(hs, list(K = K, D_model = D, names = names))
     d$D <- D + K + 2L
@@ -172,18 +198,22 @@ with_horseshoe <- function(run, hs) {
     run
 }
 
+hs_centre_z <- 4
+
 ## the start in xi from the model's parameters beta (internal scale):
-## lambda = 1, tau = global_scale, c = slab_scale, z = beta / s
+## tau = global_scale, c = slab_scale, lambda_j = max(1, |beta_j| / (w_j tau))
+## (at most 1e6), so that z_j = beta_j / s_j is about +-1 unless the slab
+## caps s_j (z_j = 0 for beta = 0, the default start)
 hs_xi <- function(beta, design) {
     h <- design$hs
-    K <- h$K
-    u <- double(K)
     v <- log(h$par[["global_scale"]])
     omega <- 2 * log(h$par[["slab_scale"]])
+    b <- beta[h$idx]
+    u <- log(pmin(pmax(1, abs(b) / (h$w * exp(v))), 1e6))
     r <- 1 / (1 + exp(2 * (v + u) - omega))
     s <- h$w * exp(v + u) * sqrt(r)
     xi <- beta
-    xi[h$idx] <- beta[h$idx] / s
+    xi[h$idx] <- ifelse(h$centred, b, b / s)
     c(xi, u, v, omega)
 }
 
@@ -203,7 +233,7 @@ hs_report_to_xi <- function(report, design) {
     r <- cc^2 / (cc^2 + tau^2 * lambda^2)
     s <- h$w * tau * lambda * sqrt(r)
     xi <- report[seq_len(D)]
-    xi[h$idx] <- xi[h$idx] / s
+    xi[h$idx] <- ifelse(h$centred, xi[h$idx], xi[h$idx] / s)
     c(xi, log(lambda), log(tau), 2 * log(cc))
 }
 
@@ -211,93 +241,139 @@ hs_report_to_xi <- function(report, design) {
 hs_log_posterior <- function(spec, xi) .Call(C_sgfs_hs_eval, spec, as.double(xi))
 
 ## The metric of the horseshoe's coordinates xi (posterior_laplace()'s
-## horseshoe branch).  The joint mode of coefficients and scales exists (the
-## scales' log-densities are bounded) but is no place to learn a metric:
-## there tau is large and every z_j near 0, where the z_j of the null
-## coefficients look a hundred times more certain than they are in the
-## posterior's bulk.  So:
-##   1. the mode with tau and c held at their prior scales (global_scale,
-##      slab_scale), by BFGS with the exact gradient: the shrunk
-##      coefficients' z_j near 0 and lambda_j near 1, the large ones with
-##      large lambda_j;
-##   2. minus the Hessian there (central differences of the gradient),
-##      eigenvalues floored at 1e-6 of the largest: a first metric, whose
-##      off-diagonal terms carry the ridge between tau and the large
-##      coefficients' z_j (a diagonal one leaves tau stuck);
-##   3. a warm-up of full-data MALA (the engine's hmc rule, one leapfrog
-##      step, its step adapted to acceptance 0.574 in each window's first
-##      half) in windows of 200, 400, ..., 3200 iterations, each ending with
-##      the metric set to the inverse of the covariance of the window's
-##      second half (shrunk towards 1e-3 I as Stan does), dense up to
-##      dense_limit coordinates, diagonal beyond.
+## horseshoe branch).  Neither the curvature at a mode nor a warm-up's
+## covariance will do:
+##   - the joint mode of coefficients and scales exists (the scales'
+##     log-densities are bounded) but lies where tau is large and every z_j
+##     near 0, where the null coefficients' z_j look a hundred times more
+##     certain than they are in the posterior's bulk;
+##   - minus the Hessian at a mode with tau and c held is nearly singular
+##     where the slab caps a large coefficient's scale (its lambda_j, and
+##     tau through it, then move the likelihood little), and a metric that
+##     lets log tau jump by 15 forces tiny steps on everything else;
+##   - a warm-up's covariance sees a tenth of the null coefficients' spread
+##     (their local scales move slowly), and a metric learnt from it keeps
+##     them there (HMC's R-hat stayed near 2 over 600,000 iterations).
+## So the metric is the expected (Fisher) information in xi at a typical
+## point: J' I J + the prior's information, J the Jacobian of the
+## coefficients in xi (prior_hs.c's pull-back) and I minus the Hessian of
+## the likelihood in the coefficients (the Fisher information of a GLM with
+## canonical link); the prior's part is 1 for z_j, 2 nu / (nu + 3) for
+## the log of a half-t(nu) scale (the information of a t's log scale), slab_df
+## / 2 for log c^2 (a Gamma's log scale), the curvature of the other
+## parameters' priors.  It is positive definite and, where the likelihood
+## says nothing (a null coefficient's log lambda_j), the prior's spread.
+## The information varies over the posterior (a large coefficient's
+## lambda_j moves its coefficient more where the slab does not cap it), so
+## it is averaged over the posterior's bulk, reached by a warm-up:
+##   1. the start: unless given, the coefficients' mode under normal(0, 2.5)
+##      priors (with_horseshoe()'s), in xi with tau = global_scale,
+##      c = slab_scale and lambda_j = |beta_j| / tau (at least 1: hs_xi()).
+##      Every coefficient starts free: a chain shrinks a null coefficient
+##      easily, but a large one shrunk to 0 sits at a local mode of xi (at
+##      z_j = 0 the likelihood does not move lambda_j, and z_j alone moves
+##      beta_j by tau lambda~_j, little), which it leaves only when tau grows;
+##   2. the information there, then `length(hs_warmup)` warm-ups of full-data
+##      MALA in the current metric (the engine's hmc rule, one leapfrog
+##      step, its step adapted to acceptance 0.574 during the first half),
+##      each ending with the metric set to the mean of the information at
+##      `hs_metric_draws` draws evenly spaced over its second half (dense up
+##      to dense_limit coordinates, else its diagonal).
 ## Returns the fields of posterior_laplace() (mode: the warm-up's last
 ## point, a start in the posterior's bulk; H: the metric; U or scales) and
-## beta (the warm-up's posterior mean of the model's parameters: SGLD-CV's
+## beta (the last warm-up's mean of the model's parameters: SGLD-CV's
 ## centre), its full-data score and minus its likelihood's Hessian (the
 ## second-order control variates).  Uses the random-number stream.
-hs_warmup_windows <- c(200L, 400L, 800L, 1600L, 3200L)
+hs_warmup <- c(1000L, 1000L)
+hs_metric_draws <- 25L
 
 hs_laplace <- function(run, start = run$theta0) {
     t0 <- proc.time()[["elapsed"]]
     spec <- run$spec
     design <- run$design
+    h <- design$hs
     Ds <- length(start)
-    cond <- hs_conditional_mode(spec, start)
     dense <- Ds <= dense_limit
-    H <- floor_eigen(hs_hessian(spec, cond$xi))
-    metric <- if (dense) chol(H) else diag(sqrt(diag(H)))
-    xi <- cond$xi
-    h <- 0.1
+    metric_at <- function(points) {
+        H <- Reduce(`+`, lapply(points, hs_information, spec = spec, design = design)) /
+            length(points)
+        H <- floor_eigen(H)
+        list(H = H, U = if (dense) chol(H) else diag(sqrt(diag(H))))
+    }
+    steps <- 0L
+    if (all(start[h$idx] == 0))              # the default start: the coefficients' ridge mode
+        start <- hs_xi(h$ridge, design)
+    at <- hs_log_posterior(spec, start)
+    if (!is.finite(at$value) || !all(is.finite(at$grad)))
+        stop("the log posterior is not finite at the start: check the data and init", call. = FALSE)
+    m <- metric_at(list(start))
+    xi <- start
     X <- NULL
-    for (W in hs_warmup_windows) {
-        wspec <- c(spec, list(sampler = "hmc", spar = c(0.574, 1, 1, 0, metric),
-                              schedule = c(0, h, 0, 0)))
+    eps <- 0.1
+    for (W in hs_warmup) {
+        wspec <- c(spec, list(sampler = "hmc", spar = c(0.574, 1, 1, 0, m$U),
+                              schedule = c(0, eps, 0, 0)))
         wspec$burnin <- W %/% 2L
         wspec$thin <- 1L
         wspec$pred_x <- wspec$monitor <- NULL
         res <- run_chain(wspec, list(theta = xi, iter = 0, sstate = double(0)), W, FALSE)
         if (res$diverged > 0 || res$interrupted || nrow(res$draws) < 10L) break
-        X <- t(apply(res$draws, 1L, hs_report_to_xi, design = design))
-        n <- nrow(X)
-        S <- if (dense) stats::cov(X) else diag(apply(X, 2L, stats::var))
-        S <- (n / (n + 5)) * S + 1e-3 * (5 / (n + 5)) * diag(Ds)
-        H <- floor_eigen(solve(S))
-        metric <- if (dense) chol(H) else diag(sqrt(diag(H)))
         xi <- res$theta
-        h <- res$eps
+        eps <- res$eps
+        X <- t(apply(res$draws, 1L, hs_report_to_xi, design = design))
+        rows <- unique(round(seq(1, nrow(X), length.out = min(nrow(X), hs_metric_draws))))
+        m <- metric_at(lapply(rows, function(k) X[k, ]))
     }
     beta <- if (!is.null(X)) colMeans(t(vapply(seq_len(nrow(X)), function(k)
-        hs_log_posterior(spec, X[k, ])$beta, double(design$hs$D_model))))
+        hs_log_posterior(spec, X[k, ])$beta, double(h$D_model))))
             else hs_log_posterior(spec, xi)$beta
     cur <- .Call(C_sgfs_model_curvature, spec, beta, FALSE)
-    lap <- list(mode = xi, H = H, U = if (dense) metric, scales = sqrt(diag(H)),
+    lap <- list(mode = xi, H = m$H, U = if (dense) m$U, scales = sqrt(diag(m$H)),
                 log_post = hs_log_posterior(spec, xi)$value, lik_grad = NULL,
-                steps = cond$steps, seconds = proc.time()[["elapsed"]] - t0,
-                beta = beta, beta_lik_grad = cur$grad, beta_lik_H = cur$neg_hessian,
-                warmup = sum(hs_warmup_windows), warmup_step = h)
+                steps = steps, seconds = proc.time()[["elapsed"]] - t0,
+                beta = beta, beta_lik_grad = cur$grad, beta_lik_H = cur$neg_hessian)
     if (!is.null(run$cache)) run$cache$laplace <- lap
     lap
 }
 
-## the mode of the log posterior in xi with tau and c held where `start`
-## has them (BFGS, exact gradient; limited memory beyond 1000 coordinates)
-hs_conditional_mode <- function(spec, start) {
-    Ds <- length(start)
-    free <- seq_len(Ds - 2L)
-    at <- hs_log_posterior(spec, start)
-    if (!is.finite(at$value) || !all(is.finite(at$grad)))
-        stop("the log posterior is not finite at the start: check the data and init", call. = FALSE)
-    point <- function(p) replace(start, free, p)
-    f <- function(p) {
-        v <- hs_log_posterior(spec, point(p))$value
-        if (is.finite(v)) -v else 1e300
+## the information metric in xi at xi (see hs_laplace())
+hs_information <- function(spec, design, xi) {
+    h <- design$hs
+    D <- h$D_model
+    K <- h$K
+    Ds <- D + K + 2L
+    at <- hs_log_posterior(spec, xi)
+    beta <- at$beta
+    rep <- at$report
+    lambda <- rep[D + seq_len(K)]
+    tau <- rep[D + K + 1L]
+    cc <- rep[D + K + 2L]
+    r <- cc^2 / (cc^2 + tau^2 * lambda^2)
+    s <- h$w * tau * lambda * sqrt(r)
+    J <- matrix(0, D, Ds)
+    J[cbind(seq_len(D), seq_len(D))] <- 1
+    nc <- !h$centred                         # z_j: beta_j = s_j z_j
+    j <- h$idx[nc]
+    b <- beta[j]
+    J[cbind(j, j)] <- s[nc]
+    J[cbind(j, D + which(nc))] <- b * r[nc]
+    J[j, D + K + 1L] <- b * r[nc]
+    J[j, D + K + 2L] <- b * (1 - r[nc]) / 2
+    I <- .Call(C_sgfs_model_curvature, spec, beta, FALSE)$neg_hessian
+    p <- h$par
+    prior <- c(log_prior(xi[seq_len(D)], spec)$curvature,
+               rep(2 * p[["df"]] / (p[["df"]] + 3), K),
+               2 * p[["global_df"]] / (p[["global_df"]] + 3), p[["slab_df"]] / 2)
+    prior[h$idx[h$centred]] <- 1 / s[h$centred]^2   # a centred beta_j's N(0, s_j^2)
+    G <- crossprod(J, I %*% J)
+    G[cbind(seq_len(Ds), seq_len(Ds))] <- diag(G) + prior
+    ## ... whose information about log s_j (2) reaches u_k, v, omega
+    for (k in which(h$centred)) {
+        a <- c(r[k], r[k], (1 - r[k]) / 2)
+        at <- c(D + k, D + K + 1L, D + K + 2L)
+        G[at, at] <- G[at, at] + 2 * outer(a, a)
     }
-    g <- function(p) -hs_log_posterior(spec, point(p))$grad[free]
-    big <- Ds > 1000L
-    opt <- stats::optim(start[free], f, g, method = if (big) "L-BFGS-B" else "BFGS",
-                        control = if (big) list(maxit = 2000L, factr = 1e2)
-                                  else list(maxit = 2000L, reltol = 1e-12))
-    list(xi = point(opt$par), steps = opt$counts[["gradient"]])
+    (G + t(G)) / 2
 }
 
 ## a symmetric matrix with its eigenvalues floored at 1e-6 of the largest
@@ -306,18 +382,6 @@ floor_eigen <- function(H) {
     floor <- 1e-6 * max(abs(ev$values))
     if (min(ev$values) >= floor) return(H)
     H <- ev$vectors %*% (pmax(ev$values, floor) * t(ev$vectors))
-    (H + t(H)) / 2
-}
-
-## minus the Hessian of the log posterior in xi by central differences of
-## the exact gradient (steps 1e-5 max(1, |xi_j|)), symmetrised
-hs_hessian <- function(spec, xi) {
-    Ds <- length(xi)
-    H <- vapply(seq_len(Ds), function(j) {
-        h <- 1e-5 * max(1, abs(xi[j]))
-        e <- replace(double(Ds), j, h)
-        -(hs_log_posterior(spec, xi + e)$grad - hs_log_posterior(spec, xi - e)$grad) / (2 * h)
-    }, double(Ds))
     (H + t(H)) / 2
 }
 

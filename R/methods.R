@@ -245,11 +245,17 @@ run_length_line <- function(rl, min_ess, max_rhat) {
 ## the time of each phase: set-up (start, step, rows), mode, sampling, checks
 phase_line <- function(info) {
     mode <- if (!is.null(info$laplace)) info$laplace$seconds else 0
+    blas <- if (is.null(info$blas)) "" else paste0("; BLAS: ", info$blas)
+    if (!is.null(info$design$hs) && !is.null(info$laplace))      # (R/horseshoe.R)
+        return(sprintf(paste("Time: set-up %.3g s (of which the horseshoe's metric %.3g s: %s Newton steps",
+                             "to a start, %s warm-up iterations), sampling %.3g s, checks %.3g s%s\n"),
+                       info$setup_seconds, mode, format(info$laplace$steps),
+                       big_count(sum(hs_warmup)), info$elapsed,
+                       if (is.null(info$check_seconds)) 0 else info$check_seconds, blas))
     sprintf("Time: set-up %.3g s (of which the mode %.3g s, %s Newton steps), sampling %.3g s, checks %.3g s%s\n",
             info$setup_seconds, mode,
             if (is.null(info$laplace)) "no" else format(info$laplace$steps),
-            info$elapsed, if (is.null(info$check_seconds)) 0 else info$check_seconds,
-            if (is.null(info$blas)) "" else paste0("; BLAS: ", info$blas))
+            info$elapsed, if (is.null(info$check_seconds)) 0 else info$check_seconds, blas)
 }
 
 ## each chain's draws as shown by the value (the common length)

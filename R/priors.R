@@ -15,13 +15,13 @@
 #' the samplers and for R.  The samplers that need a curvature of the log
 #' posterior (Newton's mode finder, the metric at the mode, SGFS's
 #' preconditioner, the mass matrices of [mala()] and [hmc()]) take the
-#' prior's part as a positive precision: \eqn{1/s^2} for `normal()`; for
+#' prior's part as a positive precision: \eqn{1/s^2}{1/s^2} for `normal()`; for
 #' `laplace()`, whose second derivative is 0 away from its kink,
-#' \eqn{1/(2s^2)}, the precision of the normal with the same variance; for
+#' \eqn{1/(2s^2)}{1/(2 s^2)}, the precision of the normal with the same variance; for
 #' `student_t()`, whose second derivative turns negative in its tails
 #' (\eqn{|\theta - m| > s\sqrt{\nu}}{|theta - m| > s sqrt(df)}), the exact
 #' curvature \eqn{(\nu+1)(\nu s^2 - d^2)/(\nu s^2 + d^2)^2}{(df+1)(df s^2 -
-#' d^2)/(df s^2 + d^2)^2} (\eqn{d = \theta - m}) where it exceeds the
+#' d^2)/(df s^2 + d^2)^2} (\eqn{d = \theta - m}{d = theta - m}) where it exceeds the
 #' Fisher information \eqn{(\nu+1)/((\nu+3)s^2)}{(df+1)/((df+3) s^2)}, and
 #' that information elsewhere (SGFS's constant preconditioner uses the
 #' information alone).  Newton's method then converges to the exact mode (its
@@ -58,9 +58,9 @@
 #' @param location prior location(s): a single number or one per coefficient
 #'   the prior applies to.
 #' @param scale prior scale(s), positive: the standard deviation for
-#'   `normal()`, the scale \eqn{b} of the density
-#'   \eqn{\exp(-|\theta - m|/b) / (2b)} for `laplace()`, the scale \eqn{s}
-#'   of the Student t density
+#'   `normal()`, the scale \eqn{b}{b} of the density
+#'   \eqn{\exp(-|\theta - m|/b) / (2b)}{exp(-|theta - m|/b) / (2b)} for
+#'   `laplace()`, the scale \eqn{s}{s} of the Student t density
 #'   \eqn{\Gamma((\nu+1)/2) / (\Gamma(\nu/2)\sqrt{\nu\pi} s)
 #'   (1 + ((\theta - m)/s)^2/\nu)^{-(\nu+1)/2}}{Gamma((df+1)/2) /
 #'   (Gamma(df/2) sqrt(df pi) s) (1 + ((theta - m)/s)^2/df)^(-(df+1)/2)}
@@ -126,7 +126,7 @@ print.sgfs_prior <- function(x, ...) {
 }
 
 ## the engine's codes of the per-coordinate priors (src/prior.c)
-prior_codes <- c(normal = 0L, laplace = 1L, student_t = 2L, cauchy = 2L)
+prior_codes <- c(normal = 0L, laplace = 1L, student_t = 2L, cauchy = 2L, hs = 3L)
 
 ## whether `p` is a prior: this package's, or one of rstanarm's plain lists
 is_prior <- function(p) {
@@ -258,7 +258,7 @@ prior_arrays <- function(D, parts) {
 ## the per-coordinate names of the priors in a spec (a student_t with one
 ## degree of freedom is a cauchy)
 prior_dists <- function(spec) {
-    dist <- c("normal", "laplace", "student_t")[spec$prior_type + 1L]
+    dist <- c("normal", "laplace", "student_t", "hs")[spec$prior_type + 1L]
     if (!is.null(spec$prior_df)) dist[dist == "student_t" & spec$prior_df == 1] <- "cauchy"
     dist
 }

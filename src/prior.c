@@ -11,6 +11,9 @@
  *                                - log s - (nu+1)/2 log(1 + z^2/nu),
  *                       d/dtheta = -(nu+1) d / (nu s^2 + d^2),  d = theta - m
  *                       (cauchy(m, s) is nu = 1)
+ *   hs:                 a coordinate of the regularised horseshoe, whose
+ *                       prior prior_hs.c adds (here: nothing; curvature 1,
+ *                       that of a z_j's N(0, 1))
  *
  * The curvature (sgfs_prior_curvature) is the prior's part of minus the
  * Hessian for Newton's mode finder and the metric at the mode, which must be
@@ -51,6 +54,7 @@ double sgfs_prior_logdens(const sgfs_engine *e, const double *theta)
         switch (e->prior_type[j]) {
         case SGFS_PRIOR_LAPLACE: lp += -fabs(z) - log(2.0 * s); break;
         case SGFS_PRIOR_STUDENT: lp += student_logdens(d, s, e->prior_df[j]); break;
+        case SGFS_PRIOR_HS:      break;                      /* prior_hs.c's */
         default:                 lp += -0.5 * z * z - log(s) - HALF_LOG_2PI;
         }
     }
@@ -72,6 +76,7 @@ void sgfs_prior_grad_add(const sgfs_engine *e, const double *theta,
     for (int j = 0; j < e->D; j++) {
         const double s = e->prior_scale[j], d = theta[j] - e->prior_loc[j];
         switch (e->prior_type[j]) {
+        case SGFS_PRIOR_HS:      break;
         case SGFS_PRIOR_LAPLACE: grad[j] -= ((d > 0.0) - (d < 0.0)) / s; break;
         case SGFS_PRIOR_STUDENT: {
             const double nu = e->prior_df[j];
@@ -88,6 +93,7 @@ void sgfs_prior_curvature(const sgfs_engine *e, const double *theta, double *h)
     for (int j = 0; j < e->D; j++) {
         const double s = e->prior_scale[j], d = theta[j] - e->prior_loc[j];
         switch (e->prior_type[j]) {
+        case SGFS_PRIOR_HS:      h[j] = 1.0; break;          /* (a z_j's N(0, 1)) */
         case SGFS_PRIOR_LAPLACE: h[j] = 0.5 / (s * s); break;
         case SGFS_PRIOR_STUDENT: {
             const double nu = e->prior_df[j], q = nu * s * s + d * d;
@@ -106,7 +112,7 @@ void sgfs_prior_check(const sgfs_engine *e)
 {
     for (int j = 0; j < e->D; j++) {
         const int type = e->prior_type[j];
-        if (type < SGFS_PRIOR_NORMAL || type > SGFS_PRIOR_STUDENT)
+        if (type < SGFS_PRIOR_NORMAL || type > SGFS_PRIOR_HS)
             Rf_error("internal error: prior type %d of parameter %d is unknown", type, j + 1);
         if (!(e->prior_scale[j] > 0.0))
             Rf_error("internal error: the prior scale of parameter %d is not positive", j + 1);

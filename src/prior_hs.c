@@ -15,19 +15,29 @@
  * the centred form (beta_j against log lambda_j where the data say little)
  * becomes a near-independent z_j and lambda_j.
  *
+ * Partial centring: where the data pin a coefficient down (a large one,
+ * whose prior scale s_j the slab caps, far above its likelihood's spread),
+ * z_j and log lambda_j form a curved ridge (beta_j = s_j z_j fixed) that
+ * the centred form has not: such coefficients (centred[k] = 1, chosen in R)
+ * are sampled as beta_j itself, with the prior N(0, s_j^2) on it.
+ *
  * The sampler's unconstrained coordinates xi (Ds = D + K + 2 doubles): the
- * model's D parameters with z_j in place of beta_j at idx[k], then
- * u_k = log lambda_k (K), v = log tau, omega = log c^2.  With
+ * model's D parameters with z_j in place of beta_j at idx[k] (beta_j itself
+ * where centred), then u_k = log lambda_k (K), v = log tau,
+ * omega = log c^2.  With
  * r_k = c^2 / (c^2 + tau^2 lambda_k^2) and s_k = w_k tau lambda~_k
  * (beta = s z):  d log s_k / du_k = d log s_k / dv = r_k,
  * d log s_k / domega = (1 - r_k) / 2, so a gradient g in the model's
  * coordinates pulls back to
  *
  *   d/dz_k = g_j s_k,  d/du_k = g_j beta_j r_k,  d/dv = sum_k g_j beta_j r_k,
- *   d/domega = sum_k g_j beta_j (1 - r_k) / 2          (j = idx[k]).
+ *   d/domega = sum_k g_j beta_j (1 - r_k) / 2          (j = idx[k]; a
+ *   centred coefficient's g_j stays, and adds nothing to the scales').
  *
- * The log prior of the hyperparameters on xi (Jacobians included; z_j's
- * N(0, 1) is the per-coordinate normal(0, 1) of prior.c at idx):
+ * The horseshoe's log prior on xi (prior.c leaves its coordinates alone):
+ * z_j ~ N(0, 1), or for a centred beta_j ~ N(0, s_j^2), whose gradient in
+ * log s_j, beta_j^2 / s_j^2 - 1, pulls back to u_k, v, omega as above; and
+ * the scales' (Jacobians included):
  *
  *   half-t(nu, s) of x = e^u:  log 2 + lgamma((nu+1)/2) - lgamma(nu/2)
  *       - log(nu pi)/2 - log s + u - (nu+1)/2 log(1 + (x/s)^2 / nu),
@@ -43,6 +53,7 @@
 double Rf_lgammafn(double);
 
 #define LOG_PI 1.144729885849400174143427351353
+#define HALF_LOG_2PI 0.918938533204672741780329736406
 
 /* log(1 + e^x) without overflow */
 static double log1p_exp(double x)
@@ -68,16 +79,18 @@ void sgfs_hs_setup(sgfs_engine *e, SEXP hs, SEXP raw, double *scratch)
 {
     if (TYPEOF(hs) != VECSXP) Rf_error("internal error: 'hs' must be a list");
     SEXP idx = sgfs_list_elt(hs, "idx"), w = sgfs_list_elt(hs, "w"),
-        par = sgfs_list_elt(hs, "par");
+        par = sgfs_list_elt(hs, "par"), centred = sgfs_list_elt(hs, "centred");
     const int K = Rf_length(idx);
     if (TYPEOF(idx) != INTSXP || TYPEOF(w) != REALSXP || Rf_length(w) != K ||
-        TYPEOF(par) != REALSXP || Rf_length(par) != 5 || K < 1 || K > e->D)
+        TYPEOF(par) != REALSXP || Rf_length(par) != 5 || K < 1 || K > e->D ||
+        TYPEOF(centred) != INTSXP || Rf_length(centred) != K)
         Rf_error("internal error: malformed horseshoe settings");
     sgfs_hs *h = (sgfs_hs *) RAW(raw);
     memset(h, 0, sizeof(sgfs_hs));
     h->K = K;
     h->idx = INTEGER(idx);
     h->w = REAL(w);
+    h->centred = INTEGER(centred);
     const double *p = REAL(par);
     for (int k = 0; k < 5; k++)
         if (!(p[k] > 0.0) || !R_FINITE(p[k]))
@@ -89,7 +102,8 @@ void sgfs_hs_setup(sgfs_engine *e, SEXP hs, SEXP raw, double *scratch)
     h->slab_scale = p[4];
     for (int k = 0; k < K; k++)
         if (h->idx[k] < 0 || h->idx[k] >= e->D || (k > 0 && h->idx[k] <= h->idx[k - 1]) ||
-            !(h->w[k] > 0.0) || !R_FINITE(h->w[k]))
+            !(h->w[k] > 0.0) || !R_FINITE(h->w[k]) || (h->centred[k] != 0 && h->centred[k] != 1) ||
+            e->prior_type[h->idx[k]] != SGFS_PRIOR_HS)
             Rf_error("internal error: horseshoe indices or factors out of range");
     h->s = scratch;
     h->r = scratch + e->D;
@@ -111,7 +125,7 @@ void sgfs_hs_beta(const sgfs_engine *e, const double *xi, double *beta)
         const double log_r = -log1p_exp(lq);
         h->r[k] = exp(log_r);
         h->s[k] = h->w[k] * exp(v + u + 0.5 * log_r);
-        beta[h->idx[k]] = h->s[k] * xi[h->idx[k]];
+        if (!h->centred[k]) beta[h->idx[k]] = h->s[k] * xi[h->idx[k]];
     }
 }
 
@@ -134,6 +148,10 @@ void sgfs_hs_pullback(const sgfs_engine *e, const double *beta, double *g)
     double dv = 0.0, domega = 0.0;
     for (int k = 0; k < K; k++) {
         const int j = h->idx[k];
+        if (h->centred[k]) {
+            g[D + k] = 0.0;
+            continue;
+        }
         const double t = g[j] * beta[j];
         g[j] *= h->s[k];
         g[D + k] = t * h->r[k];
@@ -144,12 +162,29 @@ void sgfs_hs_pullback(const sgfs_engine *e, const double *beta, double *g)
     g[D + K + 1] = domega;
 }
 
-/* the hyperparameters' log prior; adds its gradient to g (Ds) if g != NULL */
+/* the horseshoe's log prior at xi, with s and r of sgfs_hs_beta at xi;
+   adds its gradient to g (Ds) if g != NULL */
 double sgfs_hs_prior(const sgfs_engine *e, const double *xi, double *g)
 {
     const sgfs_hs *h = e->hs;
     const int D = e->D, K = h->K;
     double lp = 0.0, d;
+    for (int k = 0; k < K; k++) {             /* z_j ~ N(0, 1), beta_j ~ N(0, s_j^2) */
+        const int j = h->idx[k];
+        if (!h->centred[k]) {
+            lp += -0.5 * xi[j] * xi[j] - HALF_LOG_2PI;
+            if (g) g[j] -= xi[j];
+            continue;
+        }
+        const double s = h->s[k], zz = xi[j] / s, q = zz * zz - 1.0, r = h->r[k];
+        lp += -0.5 * zz * zz - log(s) - HALF_LOG_2PI;
+        if (g) {
+            g[j] -= zz / s;
+            g[D + k] += q * r;
+            g[D + K] += q * r;
+            g[D + K + 1] += 0.5 * q * (1.0 - r);
+        }
+    }
     for (int k = 0; k < K; k++) {
         lp += half_t_log(xi[D + k], h->df, 1.0, &d);
         if (g) g[D + k] += d;

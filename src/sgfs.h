@@ -164,7 +164,8 @@ typedef struct sgfs_schedule {
 double sgfs_stepsize(const sgfs_schedule *s, double t);
 
 /* ---- priors (per coordinate; on the internal, standardised scale) ---- */
-enum { SGFS_PRIOR_NORMAL = 0, SGFS_PRIOR_LAPLACE = 1, SGFS_PRIOR_STUDENT = 2 };
+enum { SGFS_PRIOR_NORMAL = 0, SGFS_PRIOR_LAPLACE = 1, SGFS_PRIOR_STUDENT = 2,
+       SGFS_PRIOR_HS = 3 };
 
 /* reads and checks spec$prior_* for D parameters (engine.c) */
 void sgfs_prior_setup(sgfs_engine *e, SEXP spec, int D);
@@ -186,6 +187,7 @@ typedef struct sgfs_hs {
     int K;                      /* coefficients under the horseshoe            */
     const int *idx;             /* their indices among the model's (0-based)   */
     const double *w;            /* their scale factors                         */
+    const int *centred;         /* K flags: 1 for beta_j itself in xi, 0 for z_j */
     double df, global_df, global_scale, slab_df, slab_scale;
     double *s, *r;              /* K: scale and r at the last sgfs_hs_beta     */
     double *beta;               /* D: scratch for evaluations                  */

@@ -19,21 +19,24 @@ hs_run <- function(x, y, prior, family = binomial(), standardize = FALSE, prior_
 }
 
 ## the log posterior in xi = (intercept, z_1..p, log lambda_1..p, log tau,
-## log c^2), from the definitions (R's densities, the Jacobians of the logs)
-hs_logpost_r <- function(xi, x, y, w, par, icpt_sd = 2.5) {
+## log c^2), from the definitions (R's densities, the Jacobians of the
+## logs); a centred coefficient is beta_j itself, ~ N(0, s_j^2)
+hs_logpost_r <- function(xi, x, y, w, par, centred = rep(FALSE, ncol(x)), icpt_sd = 2.5) {
     p <- ncol(x)
     z <- xi[1 + seq_len(p)]
     lambda <- exp(xi[1 + p + seq_len(p)])
     tau <- exp(xi[2 + 2 * p])
     c2 <- exp(xi[3 + 2 * p])
     lt <- sqrt(c2 * lambda^2 / (c2 + tau^2 * lambda^2))
-    beta <- c(xi[1], w * z * tau * lt)
+    s <- w * tau * lt
+    beta <- c(xi[1], ifelse(centred, z, z * s))
     eta <- drop(cbind(1, x) %*% beta)
     half_t <- function(v, df, s) log(2) + dt(v / s, df, log = TRUE) - log(s)
     a <- par[4] / 2
     b <- par[4] * par[5]^2 / 2
     sum(dbinom(y, 1, plogis(eta), log = TRUE)) + dnorm(xi[1], 0, icpt_sd, log = TRUE) +
-        sum(dnorm(z, log = TRUE)) + sum(half_t(lambda, par[1], 1) + log(lambda)) +
+        sum(ifelse(centred, dnorm(z, 0, s, log = TRUE), dnorm(z, log = TRUE))) +
+        sum(half_t(lambda, par[1], 1) + log(lambda)) +
         half_t(tau, par[2], par[3]) + log(tau) +
         a * log(b) - lgamma(a) - (a + 1) * log(c2) - b / c2 + log(c2)
 }
@@ -43,6 +46,9 @@ test_that("the horseshoe's log posterior and gradient in its coordinates match R
     prior <- hs(df = 3, global_df = 2, global_scale = 0.05, slab_df = 5, slab_scale = 2)
     run <- hs_run(d$x, d$y, prior)
     expect_equal(run$spec$hs$idx, 1:6)                  # 0-based: the intercept is left out
+    ## the coefficients the data pin down are centred: v1 and v2
+    expect_equal(run$spec$hs$centred, c(1L, 1L, 0L, 0L, 0L, 0L))
+    centred <- run$spec$hs$centred == 1L
     expect_equal(run$design$par_names[8:15],
                  c(paste0("hs_lambda[v", 1:6, "]"), "hs_tau", "hs_c"))
     expect_equal(length(run$theta0), 15L)
@@ -50,12 +56,18 @@ test_that("the horseshoe's log posterior and gradient in its coordinates match R
     for (seed in 1:3) {
         xi <- withr::with_seed(seed, rnorm(15, sd = 1.5))
         ev <- sgfs:::hs_log_posterior(run$spec, xi)
-        expect_equal(ev$value, hs_logpost_r(xi, d$x, d$y, 1, par), tolerance = 1e-10)
+        expect_equal(ev$value, hs_logpost_r(xi, d$x, d$y, 1, par, centred), tolerance = 1e-10)
         fd <- vapply(1:15, function(j) {
             e <- replace(double(15), j, 1e-6)
-            (hs_logpost_r(xi + e, d$x, d$y, 1, par) - hs_logpost_r(xi - e, d$x, d$y, 1, par)) / 2e-6
+            (hs_logpost_r(xi + e, d$x, d$y, 1, par, centred) -
+                 hs_logpost_r(xi - e, d$x, d$y, 1, par, centred)) / 2e-6
         }, 0)
         expect_equal(ev$grad, fd, tolerance = 1e-6)
+        ## and without centring
+        nc <- run
+        nc$spec$hs$centred <- integer(6)
+        expect_equal(sgfs:::hs_log_posterior(nc$spec, xi)$value,
+                     hs_logpost_r(xi, d$x, d$y, 1, par), tolerance = 1e-10)
         ## the kept values and their inverse
         rep <- ev$report
         expect_equal(rep[8:15], c(exp(xi[8:13]), exp(xi[14]), exp(xi[15] / 2)))
@@ -137,6 +149,12 @@ test_that("hs() is refused where it cannot be sampled, naming the argument", {
     expect_error(sgld(d$x, d$y, prior_intercept = hs(), n_iter = 10),
                  "'prior_intercept' is a horseshoe, a prior for the coefficients")
     expect_error(hs(global_scale = -1), "'global_scale' must be a finite positive number")
+    expect_error(sgld(y ~ ., data = data.frame(d$x, y = d$y), prior = hs(), n_iter = 10,
+                      keep = predictive(data.frame(d$x)[1:2, ])),
+                 "'keep' must be \"draws\" with a horseshoe prior")
+    expect_error(ksd(suppressWarnings(sgldcv(d$x, d$y, prior = hs(), n_iter = 300,
+                                             verbose = FALSE))),
+                 "'fit' has a horseshoe prior")
     expect_error(sgldcv(d$x, d$y, prior = hs(), centre = rep(0, 7), n_iter = 10),
                  "'centre' is computed with a horseshoe prior")
 })
