@@ -25,7 +25,15 @@
 #' internal one only in the output layer of a `gaussian()` network, on the
 #' response's scale), `log_sigma` (the `gaussian()` noise sd's log, prior
 #' `normal(0, 5)` on the internal scale, i.e. centred at the log of the
-#' response's sd), or a [custom_model()]'s parameters (not standardised).
+#' response's sd), or a [custom_model()]'s parameters (not standardised);
+#' with a horseshoe, [hs()], its coefficients' rows show `hs(df, global
+#' scale, slab scale)` with both scales times the coefficient's factor on
+#' each scale (a prior `hs(df, g, s)` on the internal scale is, for the draws
+#' of a coefficient \eqn{a_j}{a_j} times the internal one, `hs(df, a_j g,
+#' a_j s)`), and rows for its scales follow (group `"horseshoe"`): the
+#' `half_student_t` priors of each `hs_lambda[name]` and `hs_tau`, and
+#' `slab(slab_df, slab_scale)`, the Inv-Gamma(slab_df / 2, slab_df
+#' slab_scale^2 / 2) prior of `hs_c`'s square.
 #' Whether a parameter's prior is the package's default (`prior = NULL`:
 #' `normal(0, 2.5)`, or `normal(0, 1/sqrt(fan-in))` per layer of a network;
 #' `log_sigma`'s) is recorded in the column `default`.
@@ -36,11 +44,15 @@
 #' @param ... unused.
 #' @return An object of class `sgfs_prior_summary`: a list with `table`, a
 #'   data frame with one row per parameter and the columns `parameter`,
-#'   `group`, `prior` (`"normal"`, `"laplace"`, `"student_t"` or
-#'   `"cauchy"`), `df` (a Student t's degrees of freedom, else `NA`),
+#'   `group`, `prior` (`"normal"`, `"laplace"`, `"student_t"`,
+#'   `"cauchy"`, or with a horseshoe `"hs"`, `"half_student_t"` and
+#'   `"slab"`), `df` (a Student t's degrees of freedom, else `NA`),
 #'   `location`, `scale` (the internal scale), `location_original`,
-#'   `scale_original` (the scale of the draws) and `default`; `standardized` (whether the fit standardised
-#'   its data); and `sigma` (a fixed `gaussian()` noise sd, or `NULL`).
+#'   `scale_original` (the scale of the draws), `slab_scale`,
+#'   `slab_scale_original` (a horseshoe coefficient's, else `NA`) and
+#'   `default`; `standardized` (whether the fit standardised its data);
+#'   `sigma` (a fixed `gaussian()` noise sd, or `NULL`); and `hs` (a
+#'   horseshoe's settings, or `NULL`).
 #' @examples
 #' data(Pima.tr, package = "MASS")
 #' fit <- sgfs(type ~ glu + bmi, data = Pima.tr, n_iter = 1000, batch_size = 50,
