@@ -14,7 +14,8 @@
 ##
 ##   R_LIBS=/tmp/lib2 Rscript bench/bench_real_data.R [covertype|a9a] [--reference]
 ##       [--ref-iter=N] [--ref-burnin=N] [--ref-ess=2000] [--ref-time=SECONDS]
-##       [--out=DIR] [--quick] [--samplers=sgldcv,sgld,sgfs,osgfs]
+##       [--out=DIR] [--quick] [--samplers=sgldcv,sgld,sgfs,osgfs|none]
+##       [--ref-checkpoint=FILE] [--ref-chunk=SECONDS]
 ##
 ## run from the package root (the data are read from ../shared/datasets;
 ## nothing is copied into the repository).  Both problems by default.
@@ -49,6 +50,11 @@
 ## (--samplers) the other samplers' rows (their note says so).  Times: a9a's
 ## reference ~1 h, Covertype's several hours (it stops at --ref-time: 3 h
 ## for a9a, 4 h for Covertype by default), each sampler up to ~5 min plus prediction.
+## --ref-checkpoint=FILE saves the reference's fit there (uncompressed, with
+## its data: ~0.5 GB for Covertype) about every --ref-chunk seconds (1800)
+## and, when FILE exists, continues that fit instead of starting anew (the
+## same chains, as update() continues them): a reference of many hours can
+## run in pieces, e.g. under nice in the background with --samplers=none.
 
 suppressPackageStartupMessages(library(sgfs))
 
@@ -62,6 +68,8 @@ recompute <- quick || "--reference" %in% args
 out_dir <- flag_value("out", if (quick) tempdir() else "bench")
 ref_ess <- as.numeric(flag_value("ref-ess", "2000"))
 ref_time_flag <- flag_value("ref-time", if (quick) "1" else NA)
+ref_checkpoint <- flag_value("ref-checkpoint", NA)
+ref_chunk <- as.numeric(flag_value("ref-chunk", "1800"))
 chosen <- args[!grepl("^--", args)]
 all_problems <- c("a9a", "covertype")
 if (!length(chosen) || identical(chosen, "both")) chosen <- all_problems
@@ -180,12 +188,24 @@ compute_reference <- function(problem, p) {
     cat(sprintf("%s: reference hmc(), 2 chains x %s iterations (burn-in %s), then continued until bulk ESS >= %g or %g s\n",
                 problem, big(n_iter), big(burnin), ref_ess, ref_time))
     t0 <- proc.time()[["elapsed"]]
-    set.seed(2)
-    fit <- call_sampler(hmc, p, n_iter = n_iter, burnin = burnin, chains = 2, cores = 2,
-                        progress = FALSE)
+    resumed <- !is.na(ref_checkpoint) && file.exists(ref_checkpoint)
+    fit <- if (resumed) readRDS(ref_checkpoint) else {
+        set.seed(2)
+        call_sampler(hmc, p, n_iter = n_iter, burnin = burnin, chains = 2, cores = 2,
+                     progress = FALSE)
+    }
+    ## the seconds spent before this process (a resumed checkpoint's)
+    before <- if (resumed) attr(fit, "reference_seconds") else 0
+    if (resumed) cat(sprintf("  resumed from %s: %s iterations, %.0f s before\n",
+                             ref_checkpoint, big(attr(fit, "sgfit")$n_iter), before))
     repeat {
         s <- draw_summary(fit)
-        spent <- proc.time()[["elapsed"]] - t0
+        spent <- before + proc.time()[["elapsed"]] - t0
+        if (!is.na(ref_checkpoint)) {          # uncompressed: seconds, not a minute
+            attr(fit, "reference_seconds") <- spent
+            saveRDS(fit, paste0(ref_checkpoint, ".part"), compress = FALSE)
+            file.rename(paste0(ref_checkpoint, ".part"), ref_checkpoint)
+        }
         info <- attr(fit, "sgfit")
         worst <- which.min(s$ess_bulk)
         cat(sprintf("  %s iterations, %.0f s: min bulk ESS %.0f (%s), max R-hat %.4f\n",
@@ -196,13 +216,15 @@ compute_reference <- function(problem, p) {
         more <- ceiling(post * min(4, 1.1 * ref_ess / max(min(s$ess_bulk), 1) - 1))
         pace <- (spent - info$setup_seconds) / info$n_iter
         more <- min(more, floor((ref_time - spent) / pace))
+        ## with a checkpoint, one saved about every --ref-chunk seconds
+        if (!is.na(ref_checkpoint)) more <- min(more, max(1, floor(ref_chunk / pace)))
         if (more < 0.1 * post) {
             cat("  the reference's time budget is spent; keeping it as it is\n")
             break
         }
         fit <- update(fit, n_iter = more, progress = FALSE)
     }
-    seconds <- proc.time()[["elapsed"]] - t0
+    seconds <- before + proc.time()[["elapsed"]] - t0
     info <- attr(fit, "sgfit")
     pr <- predict_response(fit, p)
     meta <- list(method = "hmc", chains = 2, n_iter = info$n_iter, burnin = info$burnin,
@@ -229,6 +251,7 @@ samplers <- list(
     sgfs = function(p) call_sampler(sgfs, p, chains = 4, cores = 2, n_iter = n_iter, progress = FALSE),
     osgfs = function(p) call_sampler(osgfs, p, chains = 4, cores = 2, n_iter = n_iter, progress = FALSE))
 chosen_samplers <- strsplit(flag_value("samplers", paste(names(samplers), collapse = ",")), ",")[[1L]]
+if (identical(chosen_samplers, "none")) chosen_samplers <- character(0)
 if (any(bad <- !chosen_samplers %in% names(samplers)))
     stop("unknown sampler(s): ", paste(chosen_samplers[bad], collapse = ", "),
          "; choose from ", paste(names(samplers), collapse = ", "))
