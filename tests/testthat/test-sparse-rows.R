@@ -24,21 +24,37 @@ test_that("the compressed rows hold the standardised design exactly", {
     expect_named(rows, c("ptr", "ent", "width", "shift"))
     xt <- .Call(sgfs:::C_sgfs_design_copy, x, center, scale)
     ## every row keeps its intercept, two continuous entries, one level of
-    ## each factor (when not the reference): the one-hot columns are sparse
+    ## each factor (when not the reference): the one-hot columns are sparse;
+    ## 3-5 entries a row, padded to 5 (at most a quarter more than their
+    ## mean) with zeros in column 0
+    own <- 3L + (d$f != "a") + (d$g != "u")
+    expect_equal(range(own), c(3L, 5L))
+    expect_lt(5 / mean(own), 1.25)
+    expect_equal(rows$width, 5L)
     counts <- diff(rows$ptr)
-    expect_true(all(counts <= 5) && all(counts >= 3))
-    expect_equal(rows$width, if (length(unique(counts)) == 1L) counts[1] else 0L)
+    expect_true(all(counts == 5L))
+    expect_equal(sum(rows$ent[c(TRUE, FALSE)] != 0), sum(own))
     dense <- matrix(-rows$shift, ncol(x), nrow(x))
     for (i in seq_len(nrow(x))) {
         k <- if (counts[i]) seq(rows$ptr[i] + 1, rows$ptr[i + 1])
-        cols <- rows$ent[2 * k] + 1
-        dense[cols, i] <- dense[cols, i] + rows$ent[2 * k - 1]
+        add <- rowsum(rows$ent[2 * k - 1], rows$ent[2 * k] + 1)   # (padding repeats column 0)
+        cols <- as.integer(rownames(add))
+        dense[cols, i] <- dense[cols, i] + add
     }
     expect_equal(dense, xt, tolerance = 1e-14)
     ## the continuous columns are stored as in xt, without a shift
     expect_equal(rows$shift[1:3], c(0, 0, 0))
     ## nothing is made when the design is dense
     expect_null(.Call(sgfs:::C_sgfs_sparse_rows, x, center, scale, 0.1))
+    ## rows of very different lengths are not padded: then the row starts
+    ## say where each row is
+    wide <- cbind(x, diag(nrow(x))[, 1:8])
+    wide[1, ncol(x) + 1:8] <- 1
+    ragged <- .Call(sgfs:::C_sgfs_sparse_rows, wide, c(center, rep(0, 8)),
+                    c(scale, rep(1, 8)), 0.9)
+    expect_equal(ragged$width, 0L)
+    expect_equal(length(ragged$ent) / 2, ragged$ptr[nrow(x) + 1L])
+    expect_gt(diff(ragged$ptr)[1], 5)
 })
 
 test_that("score changes from the compressed rows equal the dense copy's", {
