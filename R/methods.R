@@ -301,6 +301,12 @@ further_iterations <- function(info, ess, target) {
 #' @export
 summary.sgfit <- function(object, ...) {
     info <- sgfit_info(object)
+    ## coda's time-series standard error fits an AR model inside try(), which
+    ## prints the error for a chain of one draw (then the SE is NA)
+    if (coda::niter(object) < 2L) {
+        old <- options(try.outFile = nullfile())
+        on.exit(options(old))
+    }
     out <- summary(as_coda(object), ...)
     conv <- convergence_table(chain_draws_shown(object))
     out$ess <- stats::setNames(conv$ess_bulk, rownames(conv))

@@ -13,6 +13,21 @@ pima_fit <- local({
     }
 })
 
+test_that("a fit of one draw prints and summarises, quietly", {
+    set.seed(21)
+    fit <- quiet(sgld(type ~ glu + bmi, data = MASS::Pima.tr, n_iter = 2, burnin = 1,
+                      progress = FALSE))
+    expect_equal(coda::niter(fit), 1)
+    ## coda's time-series SE cannot be estimated from one draw: NA, and the
+    ## error of its AR fit (inside try()) is not printed
+    errs <- utils::capture.output(s <- summary(fit), type = "message")
+    expect_length(errs, 0)
+    expect_true(all(is.na(s$statistics[, "Time-series SE"])))
+    expect_equal(unname(s$statistics[, "Mean"]), unname(coef(fit)))
+    expect_true(any(grepl("Mixing", utils::capture.output(print(s)))))
+    expect_true(any(grepl("1 draws", utils::capture.output(quiet(print(fit))))))
+})
+
 test_that("one chain is an mcmc object with true iteration numbers", {
     fit <- pima_fit()
     expect_identical(class(fit), c("sgfit", "mcmc"))
