@@ -355,6 +355,14 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
                      e->sampler->name,
                      e->sampler->n_spar + (double) e->sampler->spar_per_dd * Ds * Ds,
                      (double) Rf_xlength(spar));
+        for (R_xlen_t k = 0; k < Rf_xlength(spar); k++)
+            if (!R_FINITE(e->spar[k]))
+                Rf_error("internal error: the '%s' rule's settings 'spar' are not all finite",
+                         e->sampler->name);
+        const char *bad = e->sampler->check ? e->sampler->check(e->spar, Rf_xlength(spar), Ds)
+                                            : NULL;
+        if (bad) Rf_error("internal error: the '%s' rule's settings 'spar': %s",
+                          e->sampler->name, bad);
         const double *sch = REAL(typed_elt(spec, "schedule", REALSXP, 4));
         e->sched.type = (int) sch[0];
         e->sched.a = sch[1];

@@ -47,6 +47,21 @@ static int isgd_step(sgfs_engine *e, double eps)
     return 0;
 }
 
+/* 0 <= T_a < T_w, and D group numbers, whole, in 0..D-1 (indices into acc
+   and tau) */
+static const char *isgd_check(const double *spar, R_xlen_t n_spar, int D)
+{
+    if (!(spar[0] >= 0.0 && spar[1] > spar[0])) return "the windows must be 0 <= T_a < T_w";
+    if (n_spar < 2 + (R_xlen_t) D) return "one group number per parameter is needed";
+    for (int j = 0; j < D; j++) {
+        const double g = spar[2 + j];
+        if (!(g >= 0.0 && g < D && g == floor(g)))
+            return "the group numbers must be whole numbers in 0..D-1";
+    }
+    return NULL;
+}
+
 const sgfs_sampler sgfs_sampler_isgd = {
-    .name = "isgd", .state = {0, 2, 0}, .step = isgd_step, .n_spar = 2   /* state: acc, tau */
+    .name = "isgd", .state = {0, 2, 0}, .step = isgd_step, .n_spar = 2,   /* state: acc, tau */
+    .check = isgd_check
 };

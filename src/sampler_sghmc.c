@@ -24,10 +24,11 @@ static int sghmc_step(sgfs_engine *e, double eta)
     if (*count == 0.0 || (L > 0.0 && fmod(*count, L) == 0.0))
         for (int j = 0; j < D; j++) v[j] = sqrt(eta) * norm_rand();
     *count += 1.0;
-    if (e->spar[2] != 0.0) sgfs_row_moments(e->G, D, e->n, gbar, var);
+    const int estimate = e->sampler->needs_scores;     /* spar[2], checked */
+    if (estimate) sgfs_row_moments(e->G, D, e->n, gbar, var);
     const double noise_scale = 0.5 * eta * e->N * ((double) e->N / e->n);
     for (int j = 0; j < D; j++) {
-        double beta = e->spar[2] != 0.0 ? noise_scale * var[j] : 0.0;
+        double beta = estimate ? noise_scale * var[j] : 0.0;
         double injected = 2.0 * eta * fmax(alpha - beta, 0.0);
         v[j] = (1.0 - alpha) * v[j] + eta * e->grad[j] + sqrt(injected) * norm_rand();
         e->theta[j] += v[j];
@@ -35,13 +36,36 @@ static int sghmc_step(sgfs_engine *e, double eta)
     return 0;
 }
 
+/* friction alpha in [0, 1], L a whole number >= 0, and the estimate's flag
+   that of the rule (its variant has the per-example scores) */
+static const char *check_settings(const double *spar, R_xlen_t n_spar, int D, int estimate)
+{
+    (void) n_spar;
+    (void) D;
+    if (!(spar[0] >= 0.0 && spar[0] <= 1.0)) return "the friction must be in [0, 1]";
+    if (!(spar[1] >= 0.0 && spar[1] == floor(spar[1]))) return "L must be a whole number >= 0";
+    if (spar[2] != (double) estimate) return "the noise estimate's flag does not match the rule";
+    return NULL;
+}
+
+static const char *check_plain(const double *spar, R_xlen_t n_spar, int D)
+{
+    return check_settings(spar, n_spar, D, 0);
+}
+
+static const char *check_noise(const double *spar, R_xlen_t n_spar, int D)
+{
+    return check_settings(spar, n_spar, D, 1);
+}
+
 const sgfs_sampler sgfs_sampler_sghmc = {
     /* state: v, count; scratch: moments */
-    .name = "sghmc", .state = {0, 1, 1}, .work = {0, 2, 0}, .step = sghmc_step, .n_spar = 3
+    .name = "sghmc", .state = {0, 1, 1}, .work = {0, 2, 0}, .step = sghmc_step, .n_spar = 3,
+    .check = check_plain
 };
 
 /* the same rule with the gradient-noise estimate (needs per-example scores) */
 const sgfs_sampler sgfs_sampler_sghmc_noise = {
     .name = "sghmc_noise", .needs_scores = 1, .state = {0, 1, 1}, .work = {0, 2, 0},
-    .step = sghmc_step, .n_spar = 3
+    .step = sghmc_step, .n_spar = 3, .check = check_noise
 };

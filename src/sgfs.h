@@ -148,8 +148,12 @@ typedef struct sgfs_sampler {
     R_xlen_t (*state_len)(const double *spar, R_xlen_t n_spar, int D);
     R_xlen_t (*work_len)(const double *spar, R_xlen_t n_spar, int D);
     /* the settings the rule reads: at least n_spar + spar_per_dd D^2 of
-       them (checked once, at set-up) */
+       them, all finite (checked once, at set-up) */
     int n_spar, spar_per_dd;
+    /* optional: NULL if the settings suit the rule for D parameters, else
+       what is wrong with them (checked at set-up: a fit's spec may come from
+       a saved fit of another version) */
+    const char *(*check)(const double *spar, R_xlen_t n_spar, int D);
 } sgfs_sampler;
 
 const sgfs_sampler *sgfs_find_sampler(const char *name);

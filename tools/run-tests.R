@@ -2,7 +2,7 @@
 ## the line "N passed, N failed" (exit status 1 if anything failed).
 ## `--fast` (make test-fast): the development loop's tier, every file but
 ## the slow ones below (about 45 s; the whole suite about 10 minutes).
-slow <- c("conjugate", "posterior", "interrupt", "run-length", "horseshoe-posterior")
+slow <- c("conjugate", "posterior", "interrupt", "run-length", "horseshoe-posterior", "fuzz")
 fast <- "--fast" %in% commandArgs(trailingOnly = TRUE)
 Sys.setenv(NOT_CRAN = "true")
 library(testthat)

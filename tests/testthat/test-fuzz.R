@@ -1,0 +1,218 @@
+## A fuzz of the .Call boundary.  Every registered routine is called with
+## arguments derived from valid ones (the specs and states of real fits of
+## every model, update rule and prior kind): each element of a spec or
+## state, each element of its sub-lists and each other argument in turn is
+## removed, NULL, of another type, empty, cut to its first value, doubled
+## in length, NA, negative, huge, infinite or NaN.  A fit carries its spec,
+## so a fit saved by one version and updated by another reaches the engine
+## with whatever it holds: each call must return or stop with an R error,
+## never crash R or hang.  The cases run in a child R process that records
+## each case before it runs it; a child that dies or times out names the
+## case, and the next child starts after it.  (Run under ASan/UBSan: build
+## the package with -fsanitize=address,undefined in ~/.R/Makevars and run
+## this file with the sanitiser runtime preloaded.)
+
+skip_on_cran()
+
+## valid calls: list(routine = name, args = list(...)), from fits
+fuzz_bases <- function() {
+    data(Pima.tr, package = "MASS", envir = environment())
+    set.seed(1)
+    onehot <- data.frame(x1 = rnorm(300), x2 = runif(300),
+                         f = factor(sample(letters[1:8], 300, replace = TRUE)),
+                         g = factor(sample(c("u", "v", "w"), 300, replace = TRUE)))
+    onehot$y <- rbinom(300, 1, plogis(onehot$x1))
+    onehot$count <- rpois(300, exp(0.3 * onehot$x1))
+    fits <- suppressWarnings(list(
+        sgldcv = sgldcv(type ~ ., Pima.tr, n_iter = 20, progress = FALSE),
+        sgld_rows = sgld(y ~ x1 + x2 + f + g, onehot, n_iter = 20, progress = FALSE),
+        poisson = sgldcv(count ~ x1 + f, onehot, family = poisson(), n_iter = 20,
+                         progress = FALSE),
+        sgfs = sgfs(type ~ ., Pima.tr, n_iter = 20, progress = FALSE),
+        sgfs_d = sgfs(type ~ ., Pima.tr, n_iter = 20, preconditioner = "diagonal",
+                      progress = FALSE),
+        sgfs_b = sgfs(type ~ ., Pima.tr, n_iter = 20, preconditioner = "block", progress = FALSE),
+        psgld = psgld(type ~ ., Pima.tr, n_iter = 20, progress = FALSE),
+        sghmc = sghmc(type ~ ., Pima.tr, n_iter = 20, progress = FALSE),
+        sgnht = sgnht(type ~ ., Pima.tr, n_iter = 20, progress = FALSE),
+        isgd = isgd(type ~ ., Pima.tr, n_iter = 20, progress = FALSE),
+        osgfs = osgfs(type ~ ., Pima.tr, n_iter = 20, progress = FALSE),
+        hmc = hmc(type ~ glu + bmi, Pima.tr, n_iter = 20, progress = FALSE),
+        mala = mala(type ~ glu + bmi, Pima.tr, n_iter = 20, progress = FALSE),
+        gaussian = sgld(mpg ~ wt + hp, mtcars, family = gaussian(), n_iter = 20,
+                        progress = FALSE),
+        categorical = sgld(Species ~ ., iris, family = categorical(), n_iter = 20,
+                           progress = FALSE),
+        probit = sgld(type ~ glu + bmi, Pima.tr, family = binomial("probit"), n_iter = 20,
+                      progress = FALSE),
+        mlp = sgld(mpg ~ wt + hp, mtcars, family = gaussian(), model = mlp(3), n_iter = 20,
+                   progress = FALSE),
+        student = sgld(type ~ glu + bmi, Pima.tr, prior = student_t(3, 0, 2), n_iter = 20,
+                       progress = FALSE),
+        horseshoe = sgld(type ~ ., Pima.tr, prior = hs(), n_iter = 20, progress = FALSE)))
+    C <- function(name) paste0("sgfs_", name)
+    calls <- list()
+    from <- "data"
+    add <- function(name, ...) calls[[length(calls) + 1L]] <<- list(routine = C(name),
+                                                                     args = list(...), from = from)
+    for (from in names(fits)) {
+        f <- fits[[from]]
+        info <- attr(f, "sgfit")
+        spec <- info$spec
+        state <- info$states[[1L]]
+        theta <- state$theta
+        D <- length(theta)
+        add("engine_new", spec, state, 5L)
+        if (is.null(spec$hs)) {
+            eval_spec <- spec
+            eval_spec$batch_size <- 3L
+            add("model_eval", eval_spec, theta, 1:3, theta, TRUE)
+            add("model_loglik", spec, theta)
+            add("model_curvature", spec, theta, TRUE)
+        } else {
+            add("hs_eval", spec, theta)
+        }
+        add("prior_eval", spec, theta)
+        draws <- t(sgfs:::all_draws(f))[, 1:5, drop = FALSE]
+        add("ksd", spec, t(sgfs:::to_internal(t(draws), info$design)), 1, -0.5)
+    }
+    from <- "sgldcv"
+    glm_info <- attr(fits$sgldcv, "sgfit")
+    spec <- glm_info$spec
+    P <- nrow(spec$xt)
+    add("row_leverage", spec, glm_info$spec$metric, P)
+    add("bench_gradients", spec, 3L)
+    th <- matrix(glm_info$states[[1L]]$theta, ncol = 1)
+    for (what in 0:2)
+        add("draws_eval", spec, th, spec$xt[, 1:4, drop = FALSE],
+            if (what == 2L) as.double(spec$y[1:4]), what, double(0), c(0, 1), NULL)
+    from <- "data"
+    x <- model.matrix(y ~ x1 + x2 + f + g, onehot)
+    center <- c(0, colMeans(x)[-1])
+    scale <- c(1, apply(x, 2, sd)[-1])
+    add("design_copy", x, center, scale)
+    add("sparse_rows", x, center, scale, 0.9)
+    add("parse_libsvm", c("1 1:0.5 3:1", "-1 2:1 # c", "+1 qid:3 1:2"))
+    add("blas_info")
+    calls
+}
+
+## the malformed versions of one value ("removed": the list element dropped)
+removed <- structure(list(), class = "fuzz_removed")
+mutations <- function(v) {
+    n <- length(v)
+    out <- list(removed = removed, null = NULL, character = "a", empty = v[0],
+                first = if (n) v[1L], doubled = c(v, v), list = list(v))
+    if (is.numeric(v) || is.logical(v)) {
+        na <- v
+        na[] <- NA
+        out <- c(out, list(na = na, negative = -abs(v) - 1L, zero = v * 0L))
+        out$huge <- if (is.integer(v)) rep(.Machine$integer.max, max(n, 1L)) else rep(1e300, max(n, 1L))
+        if (is.double(v))
+            out <- c(out, list(inf = rep(Inf, max(n, 1L)), nan = rep(NaN, max(n, 1L)),
+                               int = as.integer(pmin(pmax(v, -1e9), 1e9))))
+        if (is.matrix(v)) out$transposed <- t(v)
+    }
+    out
+}
+
+## every case: one argument (or one element of a list argument, or of a
+## list inside it) replaced by each of its mutations
+fuzz_cases <- function(bases) {
+    cases <- list()
+    put <- function(base, path, value, label) {
+        drop <- inherits(value, "fuzz_removed")
+        if (drop && length(path) == 1L) return()       # (a positional argument)
+        set <- function(x, i, rest) {
+            if (length(rest)) x[i] <- list(set(x[[i]], rest[1L], rest[-1L]))
+            else if (drop) x[[i]] <- NULL
+            else x[i] <- list(value)
+            x
+        }
+        cases[[length(cases) + 1L]] <<- list(routine = base$routine,
+                                             args = set(base$args, path[1L], path[-1L]),
+                                             label = label)
+    }
+    for (b in bases) {
+        for (a in seq_along(b$args)) {
+            v <- b$args[[a]]
+            if (is.list(v) && !is.data.frame(v)) {
+                for (el in names(v)) {
+                    w <- v[[el]]
+                    if (is.list(w)) {
+                        for (el2 in names(w))
+                            for (m in names(ms <- mutations(w[[el2]])))
+                                put(b, c(a, match(el, names(v)), match(el2, names(w))), ms[[m]],
+                                    sprintf("%s (%s) arg %d $%s$%s %s", b$routine, b$from, a, el, el2, m))
+                    }
+                    for (m in names(ms <- mutations(w)))
+                        put(b, c(a, match(el, names(v))), ms[[m]],
+                            sprintf("%s (%s) arg %d $%s %s", b$routine, b$from, a, el, m))
+                }
+            } else {
+                for (m in names(ms <- mutations(v)))
+                    put(b, a, ms[[m]], sprintf("%s (%s) arg %d %s", b$routine, b$from, a, m))
+            }
+        }
+    }
+    cases
+}
+
+## runs the cases in child processes; returns the cases that crashed or hung
+run_fuzz <- function(cases, timeout = 120) {
+    dir <- tempfile("fuzz")
+    dir.create(dir)
+    on.exit(unlink(dir, recursive = TRUE))
+    cases_file <- file.path(dir, "cases.rds")
+    saveRDS(cases, cases_file)
+    progress <- file.path(dir, "progress")
+    child <- file.path(dir, "child.R")
+    writeLines(c(
+        "args <- commandArgs(TRUE)",
+        "suppressMessages(library(sgfs))",
+        "cases <- readRDS(args[1]); start <- as.integer(args[3])",
+        "con <- file(args[2], open = 'a')",
+        "ns <- asNamespace('sgfs')",
+        "for (k in seq.int(start, length(cases))) {",
+        "    writeLines(as.character(k), con); flush(con)",
+        "    cs <- cases[[k]]",
+        "    sym <- get(paste0('C_', cs$routine), envir = ns)",
+        "    r <- tryCatch(suppressWarnings(do.call(.Call, c(list(sym), cs$args))),",
+        "                  error = function(e) NULL)",
+        "    if (cs$routine == 'sgfs_engine_new' && inherits(r, 'externalptr')) {",
+        "        tryCatch(suppressWarnings(.Call(ns$C_sgfs_engine_run, r, 3L)), error = function(e) NULL)",
+        "        tryCatch(.Call(ns$C_sgfs_engine_result, r), error = function(e) NULL)",
+        "    }",
+        "}",
+        "writeLines('done', con); close(con)"), child)
+    env <- paste0("R_LIBS=", paste(.libPaths(), collapse = .Platform$path.sep))
+    bad <- character(0)
+    start <- 1L
+    while (start <= length(cases)) {
+        unlink(progress)
+        status <- suppressWarnings(system2(file.path(R.home("bin"), "Rscript"),
+                                           c("--vanilla", shQuote(child), shQuote(cases_file),
+                                             shQuote(progress), start),
+                                           env = env, stdout = FALSE, stderr = FALSE,
+                                           timeout = timeout))
+        seen <- if (file.exists(progress)) readLines(progress) else character(0)
+        if (length(seen) && seen[length(seen)] == "done") break
+        if (!length(seen)) stop("the fuzz's child process did not start (status ", status, ")")
+        k <- as.integer(seen[length(seen)])
+        bad <- c(bad, sprintf("%s: %s", if (identical(status, 124L)) "hang" else "crash",
+                              cases[[k]]$label))
+        start <- k + 1L
+    }
+    bad
+}
+
+test_that("malformed arguments to every .Call routine never crash or hang", {
+    bases <- fuzz_bases()
+    ## every routine (the engine's run and result follow each engine made)
+    expect_setequal(c(unique(vapply(bases, `[[`, "", "routine")),
+                      "sgfs_engine_run", "sgfs_engine_result"),
+                    names(getDLLRegisteredRoutines("sgfs")$.Call))
+    cases <- fuzz_cases(bases)
+    expect_gt(length(cases), 3000)
+    expect_identical(run_fuzz(cases), character(0))
+})
