@@ -99,8 +99,9 @@ SEXP sgfs_model_eval(SEXP spec, SEXP theta, SEXP idx, SEXP centre, SEXP second_o
         Rf_error("internal error: 'idx' must be %d integers", e->n);
     int *id = (int *) R_alloc(n, sizeof(int));
     for (int i = 0; i < n; i++) {
-        id[i] = INTEGER(idx)[i] - 1;
-        if (id[i] < 0 || id[i] >= e->N) Rf_error("internal error: index out of range");
+        const int k = INTEGER(idx)[i];             /* (NA is INT_MIN: test before - 1) */
+        if (k < 1 || k > e->N) Rf_error("internal error: index out of range");
+        id[i] = k - 1;
     }
     const char *names[] = {"loglik", "grad", "scores", "logprior", "change", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));

@@ -8,9 +8,18 @@
 ## with whatever it holds: each call must return or stop with an R error,
 ## never crash R or hang.  The cases run in a child R process that records
 ## each case before it runs it; a child that dies or times out names the
-## case, and the next child starts after it.  (Run under ASan/UBSan: build
-## the package with -fsanitize=address,undefined in ~/.R/Makevars and run
-## this file with the sanitiser runtime preloaded.)
+## case, and the next child starts after it.
+##
+## Under ASan and UBSan (0 crashes, 2026-11-24; UBSan found a signed
+## overflow on an NA row index, now refused): a Makevars file with
+##   CFLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined
+##            -fno-sanitize-recover=undefined
+##   LDFLAGS = -fsanitize=address,undefined
+## given as R_MAKEVARS_USER to R CMD INSTALL, and the install and this file
+## run with LD_PRELOAD="$(gcc -print-file-name=libasan.so)
+## $(gcc -print-file-name=libubsan.so)" and
+## ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 (R's own
+## allocations of impossible sizes then fail as R errors, as without ASan).
 
 skip_on_cran()
 
