@@ -11,7 +11,14 @@
 #' "\eqn{\Gamma}{Gamma}") is dropped, as in the paper's practical algorithm; the bias
 #' this leaves shrinks as `decay` approaches 1.  The default step is derived
 #' from the data as for [sgld()], from the preconditioned curvature at the
-#' mode: \eqn{\epsilon = 0.2 / (\gamma \lambda_{max}(G^{1/2} H G^{1/2}))}{epsilon = 0.2 / (gamma lambda_max(G^(1/2) H G^(1/2)))}.
+#' mode: \eqn{\epsilon = 0.2 / (\gamma \lambda_{max}(G^{1/2} H G^{1/2}))}{epsilon = 0.2 / (gamma lambda_max(G^(1/2) H G^(1/2)))},
+#' with \eqn{G}{G} the preconditioner the chain settles to there: \eqn{V}{V} the
+#' expected \eqn{\bar g^2}{gbar^2} over minibatches drawn without replacement,
+#' \eqn{\mu^2 + S^2 (N-n)/(nN)}{mu^2 + S^2 (N-n)/(nN)} for per-example scores of mean \eqn{\mu}{mu} and
+#' variance \eqn{S^2}{S^2} (denominator \eqn{N-1}{N-1}).  With `metric = "mode"` the
+#' scores are the whitened ones and the eigenvalue is taken as \eqn{\max_j G_j}{max_j G_j} times
+#' the whitened curvature's largest eigenvalue (1 for the dense metric, where
+#' \eqn{H = I}{H = I}: exact).
 #'
 #' @inheritParams sgfs
 #' @inheritParams sgld

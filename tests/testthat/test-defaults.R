@@ -1,0 +1,238 @@
+## Default steps and gradient-evaluation counts.
+##
+## Each data-derived default step is recomputed here from the formula in its
+## sampler's help and from the posterior's curvature at the mode, both
+## computed in this file (Newton's method in R, on the standardised scale
+## the samplers work on), never by the package's own helpers; and each
+## fit's gradient-evaluation count (info$grad_evals, which the reports'
+## costs per effective draw divide) is checked against n_iter times the
+## sampler's count per iteration.  A doubled default step or a halved count
+## used to pass the suite unnoticed (issue 17).
+##
+## The problem: logistic regression on MASS::Pima.tr (N = 200, 8
+## coefficients), priors normal(0, 1.5) and normal(0, 4) on the intercept,
+## batches of n = 20 (gamma = 1 + (N/n)(N-n)/(N-1) = 10.05).
+##
+## Tolerances: the test's mode is exact to rounding (Newton to a decrement
+## of 1e-20) and the package's to a decrement of 1e-10, so curvatures there
+## agree to about 1e-9 (measured 2e-10): steps taken at the mode, or in its
+## whitened coordinates, are compared at 1e-6.  With metric = "identity"
+## the package estimates lambda_max by 30 power iterations of
+## finite-difference Hessian products at a BFGS mode (measured within 2e-7
+## here): 1e-6 too.  The momentum samplers' steps are roots found by
+## uniroot() to about 5e-7 of the step: 1e-5.  A doubled step or a halved
+## count misses by 50 % or more.
+
+skip_if_not_installed("MASS")
+
+## the posterior in the package's internal coordinates: predictors centred
+## and divided by their standard deviation, the intercept as it is; the
+## priors' scales apply there (?normal)
+pima_posterior <- function() {
+    X <- model.matrix(type ~ ., MASS::Pima.tr)
+    X <- cbind(1, scale(X[, -1]))
+    y <- as.integer(MASS::Pima.tr$type == "Yes")
+    prec <- c(1 / 4^2, rep(1 / 1.5^2, ncol(X) - 1))
+    b <- double(ncol(X))
+    for (k in 1:50) {
+        p <- plogis(drop(X %*% b))
+        g <- drop(crossprod(X, y - p)) - prec * b
+        H <- crossprod(X * sqrt(p * (1 - p))) + diag(prec)
+        step <- solve(H, g)
+        b <- b + step
+        if (sum(step * g) < 1e-20) break
+    }
+    p <- plogis(drop(X %*% b))
+    H <- crossprod(X * sqrt(p * (1 - p))) + diag(prec)
+    N <- nrow(X)
+    n <- 20
+    list(mode = unname(b), H = H, prec = prec, scores = X * (y - p), N = N, n = n,
+         gamma = 1 + (N / n) * (N - n) / (N - 1),
+         lambda_max = max(eigen(H, symmetric = TRUE, only.values = TRUE)$values))
+}
+
+fit_pima <- function(sampler, ..., n_iter = 40) {
+    set.seed(17)
+    sampler(type ~ ., data = MASS::Pima.tr, prior = normal(0, 1.5),
+            prior_intercept = normal(0, 4), batch_size = 20, n_iter = n_iter,
+            progress = FALSE, ...)
+}
+
+info <- function(fit) attr(fit, "sgfit")
+
+## the scores in the whitened coordinates z = U theta, U = chol(H): U'^-1 g
+whiten <- function(scores, H) t(backsolve(chol(H), t(scores), transpose = TRUE))
+
+## E[gbar^2] for the mean gbar of n of the rows of `scores`, drawn without
+## replacement: mean^2 + S^2 (N - n) / (n N)
+mean_score_sq <- function(scores, n) {
+    N <- nrow(scores)
+    mu <- colMeans(scores)
+    S2 <- colSums(sweep(scores, 2L, mu)^2) / (N - 1)
+    mu^2 + S2 * (N - n) / (n * N)
+}
+
+## SGHMC's chain linearised in a direction of curvature lambda (the update
+## of ?sghmc with the gradient -lambda z plus minibatch noise of variance
+## (gamma - 1) lambda):  z' = (1 - eta lambda) z + (1 - a) v + w,
+## v' = -eta lambda z + (1 - a) v + w,  Var w = 2 eta a + eta^2 (gamma - 1) lambda.
+## Its stationary variance of z, times lambda, less 1 (the inflation), from
+## the sum over k of A^k Q A'^k by doubling.
+momentum_inflation <- function(eta, a, gamma, lambda) {
+    A <- rbind(c(1 - eta * lambda, 1 - a), c(-eta * lambda, 1 - a))
+    if (max(Mod(eigen(A, only.values = TRUE)$values)) >= 1) return(Inf)
+    S <- (2 * eta * a + eta^2 * (gamma - 1) * lambda) * matrix(1, 2, 2)
+    for (k in 1:40) {
+        S <- S + A %*% S %*% t(A)
+        A <- A %*% A
+    }
+    S[1, 1] * lambda - 1
+}
+
+## the learning rate of 5 % inflation (the smallest: bracketed from below)
+momentum_5pct <- function(a, gamma, lambda) {
+    hi <- 1e-8 / lambda
+    while (momentum_inflation(hi, a, gamma, lambda) < 0.05) hi <- 2 * hi
+    uniroot(function(e) momentum_inflation(e, a, gamma, lambda) - 0.05, c(hi / 2, hi),
+            tol = 1e-12 * hi)$root
+}
+
+test_that("the metric is the curvature at the mode; SGLD's and I-SGD's steps are 0.2 / (gamma lambda_max)", {
+    post <- pima_posterior()
+    fit <- fit_pima(sgld)
+    ## the test's problem is the package's: its priors, its mode and curvature
+    expect_equal(info(fit)$spec$prior_prec, post$prec)
+    expect_equal(info(fit)$laplace$mode, post$mode, tolerance = 1e-6)
+    expect_equal(crossprod(info(fit)$spec$metric), post$H, tolerance = 1e-6,
+                 ignore_attr = TRUE)
+    ## whitened, lambda_max = 1
+    expect_equal(info(fit)$settings$fixed_rows, 0)
+    expect_equal(info(fit)$settings$stepsize, 0.2 / post$gamma, tolerance = 1e-6)
+    ident <- fit_pima(sgld, metric = "identity")
+    expect_equal(info(ident)$settings$stepsize, 0.2 / (post$gamma * post$lambda_max),
+                 tolerance = 1e-6)
+    ## I-SGD's warm-up step: "as for sgld()" (the papers' rule, unwhitened)
+    isgd_fit <- fit_pima(isgd, burnin = 10)
+    expect_equal(info(isgd_fit)$settings$warmup_stepsize, 0.2 / (post$gamma * post$lambda_max),
+                 tolerance = 1e-6)
+})
+
+test_that("pSGLD's step is 0.2 / (gamma lambda_max(G^1/2 H G^1/2)), G from E[gbar^2] at the mode", {
+    post <- pima_posterior()
+    G_of <- function(scores) 1 / (1e-5 + sqrt(mean_score_sq(scores, post$n)))
+    ## whitened (H = I): lambda_max = max G
+    G <- G_of(whiten(post$scores, post$H))
+    fit <- fit_pima(psgld)
+    expect_equal(info(fit)$settings$fixed_rows, 0)
+    expect_equal(info(fit)$settings$stepsize, 0.2 / (post$gamma * max(G)), tolerance = 1e-6)
+    G <- G_of(post$scores)
+    stiff <- max(eigen(sqrt(G) * t(sqrt(G) * post$H), symmetric = TRUE, only.values = TRUE)$values)
+    ident <- fit_pima(psgld, metric = "identity")
+    expect_equal(info(ident)$settings$stepsize, 0.2 / (post$gamma * stiff), tolerance = 1e-6)
+})
+
+test_that("SGLD-CV's step is 0.2 / lambda_max, then min(step, 0.2 / (max m - 1)) by the pilot", {
+    post <- pima_posterior()
+    ident <- fit_pima(sgldcv, metric = "identity")
+    expect_null(info(ident)$settings$pilot)
+    expect_equal(info(ident)$settings$stepsize, 0.2 / post$lambda_max, tolerance = 1e-6)
+    ## whitened: 0.2, which the pilot's gradient energy m (< 2 here) keeps
+    fit <- fit_pima(sgldcv)
+    pilot <- info(fit)$settings$pilot
+    expect_equal(pilot$first_step, 0.2)
+    expect_lt(pilot$energy, 2)
+    expect_equal(info(fit)$settings$stepsize, 0.2)
+    ## a level of 3 rows all of one class (a wall of the likelihood) and
+    ## batches of 5: the pilot's rule binds
+    withr::local_seed(5)
+    x <- cbind(rnorm(3000), rnorm(3000), 0)
+    x[1:3, 3] <- 1
+    y <- rbinom(3000, 1, plogis(x[, 1] - x[, 2]))
+    y[1:3] <- 1
+    noisy <- sgldcv(x, y, batch_size = 5L, n_iter = 20, progress = FALSE)
+    pilot <- info(noisy)$settings$pilot
+    expect_lte(pilot$first_step, 0.2)
+    expect_gt(pilot$energy, 2)
+    expect_equal(pilot$step, min(pilot$first_step, 0.2 / (pilot$energy - 1)))
+    expect_lt(pilot$step, pilot$first_step)
+    expect_equal(info(noisy)$settings$stepsize, pilot$step)
+})
+
+test_that("SGHMC's and SGNHT's steps inflate the linearised chain's variance by 5 %", {
+    post <- pima_posterior()
+    fit <- fit_pima(sghmc, friction = 0.1)
+    expect_equal(info(fit)$settings$fixed_rows, 0)
+    expect_equal(info(fit)$settings$stepsize, momentum_5pct(0.1, post$gamma, 1),
+                 tolerance = 1e-5)
+    ident <- fit_pima(sghmc, metric = "identity")
+    expect_equal(info(ident)$settings$stepsize,
+                 momentum_5pct(0.01, post$gamma, post$lambda_max), tolerance = 1e-5)
+    ## SGNHT: as SGHMC with friction = diffusion
+    nht <- fit_pima(sgnht, diffusion = 0.05)
+    expect_equal(info(nht)$settings$stepsize, momentum_5pct(0.05, post$gamma, 1),
+                 tolerance = 1e-5)
+    ident <- fit_pima(sgnht, metric = "identity")
+    expect_equal(info(ident)$settings$stepsize,
+                 momentum_5pct(0.01, post$gamma, post$lambda_max), tolerance = 1e-5)
+})
+
+test_that("OSGFS's largest step is min(1, 2 / lambda_max(D^-1 M), gamma / 2)", {
+    post <- pima_posterior()
+    ## M = N(gamma - 1) DCD + DHD, D = (2 / gamma) H^-1, C the score covariance
+    ## (divisor N) of the rows not held in every minibatch, N and gamma theirs
+    eps_max <- function(held) {
+        S <- if (length(held)) post$scores[-held, ] else post$scores
+        N <- nrow(S)
+        gamma <- 1 + (N / post$n) * (N - post$n) / (N - 1)
+        C <- crossprod(sweep(S, 2L, colMeans(S))) / N
+        Dm <- (2 / gamma) * solve(post$H)
+        M <- N * (gamma - 1) * Dm %*% C %*% Dm + Dm %*% post$H %*% Dm
+        lam <- max(Re(eigen(solve(Dm, M), only.values = TRUE)$values))
+        min(1, 2 / lam, gamma / 2)
+    }
+    plain <- fit_pima(osgfs, stratify = FALSE, stepsize = "max")
+    expect_lt(eps_max(NULL), 1)                      # the rule binds here
+    expect_equal(info(plain)$settings$stepsize, eps_max(NULL), tolerance = 1e-6)
+    ## the default step is 1, the largest reported; with the rows held
+    fit <- fit_pima(osgfs)
+    held <- info(fit)$spec$fixed + 1L
+    expect_gt(length(held), 0)
+    expect_equal(info(fit)$settings$stepsize, 1)
+    expect_equal(info(fit)$settings$max_stepsize, eps_max(held), tolerance = 1e-6)
+})
+
+test_that("gradient evaluations are n_iter times the count per iteration", {
+    n_iter <- 40
+    N <- 200
+    n <- 20
+    held <- function(fit) length(info(fit)$spec$fixed)
+    evals <- function(fit) info(fit)$grad_evals
+    ## one minibatch score per row drawn, and one per row held in every minibatch
+    for (sampler in list(sgld, psgld, sghmc, sgnht)) {
+        fit <- fit_pima(sampler)
+        expect_equal(info(fit)$n_iter, n_iter)
+        expect_equal(evals(fit), n_iter * (n + held(fit)))
+    }
+    expect_equal(evals(fit_pima(isgd, burnin = 10)), n_iter * n)
+    osgfs_fit <- fit_pima(osgfs)
+    expect_gt(held(osgfs_fit), 0)
+    expect_equal(evals(osgfs_fit), n_iter * (n + held(osgfs_fit)))
+    ## SGFS holds no rows; its step is 4 / alpha^2
+    sgfs_fit <- fit_pima(sgfs, alpha = 2)
+    expect_null(info(sgfs_fit)$spec$fixed)
+    expect_equal(evals(sgfs_fit), n_iter * n)
+    expect_equal(info(sgfs_fit)$eps, 4 / 2^2)
+    ## chains add up
+    expect_equal(evals(fit_pima(sgld, chains = 2)), 2 * n_iter * n)
+    ## SGLD-CV: each drawn row at the chain's point and at the centre, each
+    ## held row at the chain's point only: 2 n + |held|
+    cv <- fit_pima(sgldcv)
+    expect_gt(held(cv), 0)
+    expect_equal(evals(cv), n_iter * (2 * n + held(cv)))
+    cv <- fit_pima(sgldcv, metric = "identity")
+    expect_equal(held(cv), 0)
+    expect_equal(evals(cv), n_iter * 2 * n)
+    ## full-data samplers: N per leapfrog step, one per MALA iteration
+    expect_equal(evals(fit_pima(mala)), n_iter * N)
+    expect_equal(evals(fit_pima(hmc, n_leapfrog = 3)), n_iter * 3 * N)
+})
