@@ -245,7 +245,7 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
         theta0 <- to_internal(as.double(init), design)
     }
     design$random_init <- NULL
-    spec <- c(list(xt = design$xt, y = design$y,
+    spec <- c(list(version = .Call(C_sgfs_spec_version), xt = design$xt, y = design$y,
                    model = if (custom) "custom" else if (network) "mlp" else engine_model(family),
                    mpar = design$mpar),
               ## on the internal scale: a gaussian response's is divided by its scale

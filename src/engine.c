@@ -3,6 +3,10 @@
  * passes, and keeps every array it points into alive in one VECSXP.
  *
  * spec  (list, validated and coerced in R):
+ *   version     SGFS_SPEC_VERSION (sgfs.h; R reads it with sgfs_spec_version()):
+ *               a fit carries its spec, and update() of a fit saved by
+ *               another version of the package stops here with a message
+ *               instead of reading settings of another layout
  *   xt          P x N double, one example per column
  *   y           N doubles
  *   model       an engine model name (registry.c);  mpar: model settings (doubles)
@@ -245,6 +249,12 @@ static void read_sparse_rows(sgfs_engine *e, SEXP rows)
     e->rows_shift = REAL(shift);
 }
 
+/* the layout version of the specs this build reads (R puts it in each) */
+SEXP sgfs_spec_version(void)
+{
+    return Rf_ScalarInteger(SGFS_SPEC_VERSION);
+}
+
 SEXP sgfs_engine_alloc(void)
 {
     return Rf_allocVector(VECSXP, N_SLOTS);
@@ -261,6 +271,15 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     SET_VECTOR_ELT(prot, SLOT_SPEC, spec);
     sgfs_engine *e = (sgfs_engine *) RAW(raw);
     memset(e, 0, sizeof(sgfs_engine));
+
+    if (TYPEOF(spec) != VECSXP) Rf_error("internal error: 'spec' must be a list");
+    SEXP version = optional_elt(spec, "version");
+    if (version == NULL || TYPEOF(version) != INTSXP || Rf_xlength(version) != 1 ||
+        INTEGER(version)[0] != SGFS_SPEC_VERSION)
+        Rf_error("this fit's engine settings were made by another version of sgfs "
+                 "(settings version %d; this version reads %d): fit the model again",
+                 version != NULL && TYPEOF(version) == INTSXP && Rf_xlength(version) == 1
+                     ? INTEGER(version)[0] : 0, SGFS_SPEC_VERSION);
 
     SEXP xt = sgfs_list_elt(spec, "xt");
     if (TYPEOF(xt) != REALSXP || !Rf_isMatrix(xt))

@@ -23,6 +23,7 @@ SEXP sgfs_draws_eval(SEXP spec, SEXP theta, SEXP x, SEXP y, SEXP what,
 SEXP sgfs_blas_info(void);
 SEXP sgfs_parse_libsvm(SEXP lines);
 SEXP sgfs_sparse_rows(SEXP x, SEXP center, SEXP scale, SEXP max_fill);
+SEXP sgfs_spec_version(void);
 
 #define CALLDEF(name, n) { #name, (DL_FUNC) &name, n }
 
@@ -43,6 +44,7 @@ static const R_CallMethodDef call_entries[] = {
     CALLDEF(sgfs_blas_info, 0),
     CALLDEF(sgfs_parse_libsvm, 1),
     CALLDEF(sgfs_sparse_rows, 4),
+    CALLDEF(sgfs_spec_version, 0),
     { NULL, NULL, 0 }
 };
 

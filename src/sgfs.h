@@ -54,6 +54,10 @@
 
 typedef struct sgfs_engine sgfs_engine;
 
+/* the layout of the spec lists the engine reads (engine.c): raised when an
+   element's meaning or layout changes */
+#define SGFS_SPEC_VERSION 1
+
 /* a minibatch: indices idx[0..n-1] and the scratch that draws them */
 typedef struct sgfs_batch {
     int *idx;                   /* n                                           */

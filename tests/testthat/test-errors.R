@@ -315,3 +315,17 @@ test_that("SGFS's failure hint names a Fisher information far below the curvatur
     right <- sgfs(x, y, family = gaussian(), n_iter = 300, progress = FALSE)
     expect_identical(sgfs:::fisher_hint(attr(right, "sgfit"), "none"), "none")
 })
+
+test_that("a fit whose engine settings are of another version is refused by update()", {
+    set.seed(3)
+    fit <- quiet(sgld(type ~ glu + bmi, data = MASS::Pima.tr, n_iter = 200, progress = FALSE))
+    info <- attr(fit, "sgfit")
+    expect_identical(info$spec$version, .Call(sgfs:::C_sgfs_spec_version))
+    for (v in list(NULL, 0L, info$spec$version + 1L, "1")) {
+        old <- fit
+        info$spec["version"] <- list(v)
+        attr(old, "sgfit") <- info
+        expect_error(update(old, n_iter = 10, progress = FALSE),
+                     "made by another version of sgfs.*fit the model again")
+    }
+})

@@ -103,6 +103,7 @@ fuzz_bases <- function() {
     add("sparse_rows", x, center, scale, 0.9)
     add("parse_libsvm", c("1 1:0.5 3:1", "-1 2:1 # c", "+1 qid:3 1:2"))
     add("blas_info")
+    add("spec_version")
     calls
 }
 
