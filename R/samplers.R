@@ -169,6 +169,14 @@
 #'   stands for the curvature only when the minibatch is drawn from all
 #'   rows, and the rows such a rule would hold are those of large
 #'   residuals.)
+#' @param fisher_rows how many of each minibatch's rows (its first ones, a
+#'   uniformly random subset) update the Fisher estimate \eqn{I_t}{I_t}:
+#'   \eqn{V_t}{V_t}, their scores' covariance, is as expected from any number of
+#'   rows, only noisier, and \eqn{I_t}{I_t} averages it over every iteration since
+#'   its restart.  It costs \eqn{m D^2}{m D^2} for \eqn{m}{m} rows, the bulk of SGFS-f's work
+#'   when \eqn{D}{D} is not small.  `NULL`: all \eqn{n}{n} rows while \eqn{D \le 10}{D <= 10}, else
+#'   \eqn{\max(2D, \lceil 10n/D \rceil)}{max(2D, ceiling(10n/D))} of them (at most \eqn{n}{n}); `batch_size` gives
+#'   the paper's rule, draw for draw.
 #' @param blocks for `preconditioner = "block"`: the sizes of the contiguous
 #'   parameter blocks, in parameter order, summing to the number of
 #'   parameters (e.g. `c(2, 1)`).  `NULL` takes the model's parameter groups:
@@ -208,7 +216,7 @@ sgfs.default <- function(x, y, family = binomial(), model = NULL,
                          preconditioner = c("full", "diagonal", "block"), alpha = 1,
                          schedule = "constant", prior_intercept = NULL,
                          sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE, offset = NULL, weights = NULL, blocks = NULL,
-                         robust = TRUE, ...) {
+                         robust = TRUE, fisher_rows = NULL, ...) {
     no_dots(...)
     robust <- check_flag(robust, "robust")
     run <- prepare_run_here(environment())
@@ -228,6 +236,9 @@ sgfs.default <- function(x, y, family = binomial(), model = NULL,
             4 * 8 * sum(sizes^2) / 1e9,
             if (preconditioner == "full") "\"block\" or \"diagonal\""
             else "smaller blocks or \"diagonal\""))
+    n <- run$spec$batch_size
+    fisher_rows <- if (is.null(fisher_rows)) default_fisher_rows(n, D)
+                   else check_count(fisher_rows, "fisher_rows", 2L, n)
     alpha <- check_nonnegative(alpha, "alpha")
     if (alpha == 0 && run$spec$batch_size == ncol(run$spec$xt))
         stop_arg("alpha", "= 0 with batch_size = N (all rows) injects no noise: the chain ",
@@ -237,16 +248,23 @@ sgfs.default <- function(x, y, family = binomial(), model = NULL,
         restart <- if (run$spec$burnin >= 2L) run$spec$burnin %/% 2L + 1L else 0
         list(engine = paste0("sgfs_", c(full = "full", diagonal = "diag",
                                         block = "block")[[preconditioner]]),
-             spec = if (robust) list(sgfs_robust = TRUE),
+             spec = c(if (robust) list(sgfs_robust = TRUE),
+                      if (fisher_rows < n) list(fisher_rows = fisher_rows)),
              spar = if (preconditioner == "block") c(restart, length(sizes), sizes)
                     else restart,
              schedule = schedule_vector(schedule, eps, run$n_iter),
              settings = list(preconditioner = preconditioner, alpha = alpha,
-                             schedule = schedule, robust = robust,
+                             schedule = schedule, robust = robust, fisher_rows = fisher_rows,
                              blocks = if (preconditioner == "block") sizes))
     }
     sg_fit("sgfs", setup, run, match.call())
 }
+
+## SGFS's Fisher-estimate rows per minibatch: as many as make their m D^2
+## update cost about ten minibatch gradients' n D, m = 10 n / D (all n when
+## D <= 10), never fewer than 2D (I_t then has full rank after one
+## iteration) nor more than n
+default_fisher_rows <- function(n, D) as.integer(min(n, max(2L * D, ceiling(10 * n / D))))
 
 #' Stochastic gradient Langevin dynamics
 #'

@@ -24,6 +24,9 @@
  *   fixed       (optional) strictly increasing ints, 0-based: rows in every
  *               minibatch, whose random part is drawn from the other rows
  *   sgfs_robust (optional) TRUE: SGFS's robust rule (fisher.c)
+ *   fisher_rows (optional) int in 2..batch_size: the minibatch rows (its
+ *               first ones) whose scores update SGFS's Fisher estimate
+ *               (fisher.c); absent: all
  *   monitor     (optional) ints, 0-based: the parameters whose draws are kept
  *   pred_x      (optional) P x M double: examples whose predictive each kept
  *               draw adds to (keep = predictive())
@@ -404,6 +407,13 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
         }
         SEXP robust = optional_elt(spec, "sgfs_robust");
         e->sgfs_robust = robust != NULL && Rf_asLogical(robust) == TRUE;
+        SEXP fisher_rows = optional_elt(spec, "fisher_rows");
+        e->fisher_rows = e->n;
+        if (fisher_rows != NULL && fisher_rows != R_NilValue) {
+            e->fisher_rows = int_elt(spec, "fisher_rows");
+            if (e->fisher_rows < 2 || e->fisher_rows > e->n)
+                Rf_error("internal error: 'fisher_rows' must be in 2..%d", e->n);
+        }
         e->work = fresh_real(prot, SLOT_WORK,
                              sampler_array_len(smp->work_len, smp->work, spar, Ds));
         SEXP centre = optional_elt(spec, "centre");

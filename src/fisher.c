@@ -8,10 +8,18 @@
  * the mode the empirical Fisher can be much smaller than the curvature (the
  * score variance is not the information there), and Fisher scoring then
  * overshoots into regions it cannot leave.  The same happens while I_t
- * still has rank < D (its first 2D/(n-1) iterations), when the step in the
+ * still has rank < D (its first 2D/(m-1) iterations), when the step in the
  * missing directions is set by the prior alone.  So during burn-in, and
- * until t (n - 1) >= 2D, steps with q > 4D are shrunk to q = 4D; after
+ * until t (m - 1) >= 2D, steps with q > 4D are shrunk to q = 4D; after
  * that the chain is never altered.
+ *
+ * The Fisher estimate's rows.  V_t is computed from the minibatch's first m
+ * = fisher_rows of its n rows (a uniformly random subset of them): E V_t is
+ * the same per-example score covariance, only V_t is noisier, and I_t
+ * averages V_t over all the iterations since the restart, so the noise
+ * averages out (relative error about sqrt(D / (m t')) per entry).  V_t costs
+ * m D^2 instead of n D^2, the bulk of SGFS-f's work when D is not small
+ * against n.  m = n is the paper's rule, draw for draw.
  *
  * The robust rule (spec$sgfs_robust, sgfs(robust = TRUE)).  A Gaussian
  * posterior N(., H^-1) is the chain's stationary law when the noise meets
@@ -52,7 +60,7 @@ void sgfs_running_mean(double *restrict mean, const double *restrict x, int len,
 double sgfs_burnin_shrink(const sgfs_engine *e, const double *x, const double *r)
 {
     const double t = *e->iter;
-    if (t > e->burnin && t * (e->n - 1.0) >= 2.0 * e->D) return 1.0;
+    if (t > e->burnin && t * (e->fisher_rows - 1.0) >= 2.0 * e->D) return 1.0;
     double q = 0.0;
     for (int j = 0; j < e->D; j++) q += 4.0 * x[j] * r[j];
     return q > 4.0 * e->D ? sqrt(4.0 * e->D / q) : 1.0;

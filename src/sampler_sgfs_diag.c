@@ -2,7 +2,8 @@
  * sampler_sgfs_diag.c - SGFS with a diagonal preconditioner (SGFS-d; Ahn,
  * Korattikara and Welling 2012, section 4; ALGORITHMS.md 2.8 and 2.8b):
  *
- *   v_j   = sum_i (G_ji - gbar_j)^2 / (n - 1)
+ *   v_j   = sum_i (G_ji - gbar_j)^2 / (m - 1)   (the minibatch's first m =
+ *           fisher_rows rows; fisher.c)
  *   I_j   = (1 - kappa_t) I_j + kappa_t v_j,          kappa_t = 1/t'
  *   f_j   = max(I_j, Lambda_j / N)          (floor for near-zero diagonals)
  *   theta_j <- theta_j + 2 (grad_j + eta_j) / (gamma N (1 + alpha^2) f_j + Lambda_j),
@@ -27,7 +28,7 @@ static int diag_step(sgfs_engine *e, double eps)
     const double gN = sgfs_gamma_fpc(e->N, n) * e->N;
     const double alpha2 = R_FINITE(eps) ? 4.0 / eps : 0.0;
 
-    sgfs_row_moments(G, D, n, gbar, v);
+    sgfs_row_moments(G, D, e->fisher_rows, gbar, v);       /* (fisher.c) */
     sgfs_running_mean(fisher, v, D, sgfs_fisher_weight(e, count));
 
     /* r = grad + eta into gbar, x = r / a into v */

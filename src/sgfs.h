@@ -297,6 +297,7 @@ struct sgfs_engine {
     const int *fixed, *pool;
     int n_fixed;
     int sgfs_robust;            /* SGFS's robust rule (fisher.c), 0 or 1       */
+    int fisher_rows;            /* rows of a minibatch in SGFS's Fisher update */
     double *grad_fixed;
     double *centre_fixed;       /* with control variates: the fixed rows' score
                                    sum at the centre (constant), D            */

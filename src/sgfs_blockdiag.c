@@ -4,9 +4,10 @@
  * Fisher estimate is block diagonal over K contiguous parameter blocks
  * [o_k, o_k + b_k), b_1 + ... + b_K = D.  SGFS-f (sampler_sgfs.c) is the
  * case K = 1; SGFS-b (sampler_sgfs_block.c) uses several blocks.  Per block
- * k, with Gc_k the rows o_k..o_k+b_k-1 of the centred scores Gc (D x n):
+ * k, with Gc_k the rows o_k..o_k+b_k-1 of the centred scores Gc (D x m) of
+ * the minibatch's first m = fisher_rows rows (fisher.c):
  *
- *   V_k   = Gc_k Gc_k' / (n - 1)
+ *   V_k   = Gc_k Gc_k' / (m - 1)
  *   I_k   = (1 - kappa_t) I_k + kappa_t V_k,      kappa_t = 1/t'  (fisher.c)
  *   A_k   = gamma N (1 + alpha^2) I_k + Lambda_k,  U_A,k' U_A,k = A_k
  *   eta_k = alpha sqrt(gamma N) U_I,k' xi_k,       U_I,k' U_I,k = I_k
@@ -22,7 +23,7 @@
  * sum_{l<k} b_l^2; S = sum_k b_k^2 in all.
  *   state   : I (S), the count t'                               S + 1
  *   scratch : V (then A), U_A, U_I (S each); gbar, rhs, xi (D)  3S + 3D
- * Cost per iteration O(n S + sum_k b_k^3); a block whose matrix no jitter
+ * Cost per iteration O(m S + sum_k b_k^3); a block whose matrix no jitter
  * makes positive definite fails the step (the driver reports a divergence).
  */
 #include "sgfs.h"
@@ -56,7 +57,7 @@ int sgfs_blockdiag_step(sgfs_engine *e, double eps, int K, const double *size)
     const double gN = sgfs_gamma_fpc(e->N, e->n) * e->N;
     const int robust = e->sgfs_robust;      /* B = gN I + Lambda (fisher.c) */
 
-    sgfs_center_rows(e->G, D, e->n, gbar);
+    sgfs_center_rows(e->G, D, e->fisher_rows, gbar);    /* (fisher.c) */
     const double kappa = sgfs_fisher_weight(e, count);
     /* per block (at: its offset in the packed arrays): V, the running mean
        I (upper triangle, column by column), and the Cholesky factors of A
@@ -64,7 +65,7 @@ int sgfs_blockdiag_step(sgfs_engine *e, double eps, int K, const double *size)
     size_t at = 0;
     for (int k = 0, o = 0; k < K; k++) {
         const int b = (int) size[k];
-        sgfs_rows_crossprod(e->G, D, e->n, o, b, V + at);
+        sgfs_rows_crossprod(e->G, D, e->fisher_rows, o, b, V + at);
         for (int j = 0; j < b; j++)
             sgfs_running_mean(fisher + at + (size_t) j * b, V + at + (size_t) j * b,
                               j + 1, kappa);

@@ -5,7 +5,7 @@
 ## `blocks` (sizes of contiguous parameter blocks): SGFS-b, whose Fisher
 ## estimate is the block-diagonal part of SGFS-f's
 sgfs_update <- function(N, n, restart, full = TRUE, burnin = 0, guard = TRUE,
-                        blocks = NULL) {
+                        blocks = NULL, fisher_rows = n) {
     gamma <- 1 + N / n * (N - n) / (N - 1)
     if (!is.null(blocks)) {
         label <- rep(seq_along(blocks), blocks)
@@ -16,12 +16,12 @@ sgfs_update <- function(N, n, restart, full = TRUE, burnin = 0, guard = TRUE,
     shrink <- function(x, r, t) {
         q <- 4 * sum(x * r)
         D <- length(x)
-        early <- guard && (t <= burnin || t * (n - 1) < 2 * D)
+        early <- guard && (t <= burnin || t * (fisher_rows - 1) < 2 * D)
         if (early && q > 4 * D) sqrt(4 * D / q) else 1
     }
     function(theta, grad, G, eps, t, state, prec) {
         D <- length(theta)
-        V <- cov(G)
+        V <- cov(G[seq_len(fisher_rows), , drop = FALSE])   # the batch's first rows
         if (!full) V <- diag(V)
         if (!is.null(blocks)) V <- V * in_block
         if (is.null(state$I) || t == restart) state <- list(I = 0 * V, count = 0)
@@ -101,6 +101,26 @@ test_that("SGFS-f: C chain equals the R reference (alpha 0 and > 0, restart, gau
                      sgfs_update(50, 10, restart = 6, burnin = 10))
         expect_equal(unname(sgfs:::all_draws(fit)), r[11:40, ], tolerance = 1e-10)
     }
+    ## the Fisher estimate from the first 4 of each batch's 10 rows (full and
+    ## diagonal); by default all rows while D <= 10, 10 n / D of them beyond
+    for (pre in c("full", "diagonal")) {
+        set.seed(49)
+        fit <- quiet(sgfs(robust = FALSE, p$x, p$y, prior = normal(0, 1), batch_size = 10L,
+                          n_iter = 40L, burnin = 10L, standardize = FALSE, progress = FALSE,
+                          alpha = 1.5, fisher_rows = 4L, preconditioner = pre))
+        expect_equal(attr(fit, "sgfit")$spec$fisher_rows, 4L)
+        set.seed(49)
+        r <- r_chain(p, 3, 10L, 40L, function(t) 4 / 1.5^2,
+                     sgfs_update(50, 10, restart = 6, burnin = 10, full = pre == "full",
+                                 fisher_rows = 4L))
+        expect_equal(unname(sgfs:::all_draws(fit)), r[11:40, ], tolerance = 1e-10)
+    }
+    expect_equal(sgfs:::default_fisher_rows(100L, 8L), 100L)
+    expect_equal(sgfs:::default_fisher_rows(500L, 55L), 110L)
+    expect_equal(sgfs:::default_fisher_rows(1000L, 20L), 500L)
+    expect_equal(sgfs:::default_fisher_rows(50L, 40L), 50L)
+    expect_error(sgfs(p$x, p$y, batch_size = 10L, fisher_rows = 11L, n_iter = 10L),
+                 "fisher_rows")
     ## a batch smaller than D: the trust region binds while the Fisher
     ## estimate is rank deficient (t (n - 1) < 2D), even without burn-in
     set.seed(48)
