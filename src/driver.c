@@ -5,7 +5,8 @@
  *   S_t     <- n distinct indices, a uniform random subset (minibatch.c)
  *   grad    <- grad log p(theta) + (N/n) sum_{i in S_t} g_i(theta)
  *              (its likelihood part kept in grad_lik)
- *              (and the per-example scores G if the sampler needs them)
+ *              (and the per-example scores G if the sampler needs them:
+ *              of the first fisher_rows rows, SGFS's Fisher estimate's)
  *              or, with control variates (ALGORITHMS.md 1.3), the
  *              likelihood part  sum_i g_i(c) + (N/n) sum_{i in S_t} [g_i(theta) - g_i(c)]
  *              with the same minibatch in both sums
@@ -133,6 +134,12 @@ static int iterate(sgfs_engine *e)
         for (int j = 0; j < D; j++)
             e->grad_lik[j] = e->grad[j] =
                 e->centre_score[j] + scale * (e->grad[j] - e->grad_centre[j]);
+    } else if (e->sampler->needs_scores && e->fisher_rows < e->n) {
+        /* the sum in one pass, and the per-example scores of the first
+           fisher_rows rows only: SGFS's Fisher estimate reads no others */
+        e->model->score(e, e->par, e->batch.idx, e->n, e->grad, NULL, NULL);
+        e->model->score(e, e->par, e->batch.idx, e->fisher_rows, e->grad_lik, e->G, NULL);
+        for (int j = 0; j < D; j++) e->grad_lik[j] = e->grad[j] *= scale;
     } else {
         e->model->score(e, e->par, e->batch.idx, e->n, e->grad,
                         e->sampler->needs_scores ? e->G : NULL, NULL);
@@ -160,7 +167,7 @@ static int iterate(sgfs_engine *e)
         if (t > e->burnin)
             for (int j = 0; j < Ds; j++) e->grad_sq[j] += e->grad[j] * e->grad[j];
         sgfs_metric_gradients(e, e->grad_lik, 1);
-        if (e->sampler->needs_scores) sgfs_metric_gradients(e, e->G, e->n);
+        if (e->sampler->needs_scores) sgfs_metric_gradients(e, e->G, e->fisher_rows);
     }
     const int failed = e->sampler->step(e, e->eps_last);
     if (e->metric) sgfs_metric_to_theta(e, e->theta, e->xi);

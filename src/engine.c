@@ -413,6 +413,8 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
             e->fisher_rows = int_elt(spec, "fisher_rows");
             if (e->fisher_rows < 2 || e->fisher_rows > e->n)
                 Rf_error("internal error: 'fisher_rows' must be in 2..%d", e->n);
+            if (strncmp(e->sampler->name, "sgfs_", 5) != 0)
+                Rf_error("internal error: 'fisher_rows' is for the SGFS rules only");
         }
         e->work = fresh_real(prot, SLOT_WORK,
                              sampler_array_len(smp->work_len, smp->work, spar, Ds));
