@@ -5,6 +5,7 @@
 ##
 ##   R_LIBS=... Rscript bench/bench_rstanarm.R [--out=DIR] [--cases=a,b] [--quick]
 ##       [--long=FACTOR] [--other-samplers=sgfs] [--other-rows=insurance-pois]
+##       [--stan-cache=DIR]
 ##
 ## run from the package root.  Needs rstanarm (Debian: r-cran-rstanarm),
 ## loo and posterior.
@@ -120,7 +121,8 @@
 ## rank-normalised split R-hat (posterior::rhat) of both sides' coefficients.
 ##
 ## --long=F: a row that fails the mean/sd criteria is rerun with sgfs at
-## n_iter = F times the default run's final length (same chains), to tell
+## n_iter = F times the default run's final length and thin F times its
+## final thin (same chains, as many draws kept), to tell
 ## Monte Carlo error from bias: the rerun is printed and written as a row
 ## "<case> (sgfs xF)".  Default 4; --long=0 turns it off.
 ##
@@ -130,6 +132,10 @@
 ## insurance-pois (SGFS's preconditioner and noise follow the minibatch's
 ## score covariance, which on Insurance's 64 rows is far from the
 ## curvature).  --other-rows= (empty) turns them off.
+##
+## --stan-cache=DIR: keep rstanarm's fits (and their wall times) in
+## DIR/stan-<case>.rds and reuse them when there (rstanarm's horseshoe fit
+## takes about 20 minutes here; the same seed gives the same fit).
 ##
 ## Results: DIR/results-rstanarm.md and .csv (DIR = bench/ by default,
 ## tempdir() with --quick: rstanarm at 500 iterations, sgfs at n_iter =
@@ -243,7 +249,23 @@ sqrt_w_data <- function(cs) {
     d
 }
 
-stan_fit <- function(cs) {
+## --stan-cache=DIR: rstanarm's fit of a case (and its wall time) read from
+## DIR/stan-<case>.rds if there, else fitted and saved there (the same seed
+## gives the same fit: for reruns of the sgfs side)
+stan_cache <- flag_value("stan-cache", "")
+stan_fit <- function(cs, name = NULL) {
+    file <- if (nzchar(stan_cache) && !is.null(name))
+        file.path(stan_cache, sprintf("stan-%s%s.rds", name, if (quick) "-quick" else ""))
+    if (!is.null(file) && file.exists(file)) return(readRDS(file))
+    t <- system.time(sfit <- stan_fit_now(cs))[["elapsed"]]
+    attr(sfit, "elapsed") <- t
+    if (!is.null(file)) {
+        dir.create(stan_cache, showWarnings = FALSE, recursive = TRUE)
+        saveRDS(sfit, file)
+    }
+    sfit
+}
+stan_fit_now <- function(cs) {
     w <- case_weights(cs)
     a <- list(formula = cs$formula, data = cs$data, family = cs$family,
               chains = 4, cores = 2, seed = 1, refresh = 0)
@@ -288,7 +310,7 @@ sgfs_priors <- function(cs, sfit) {
          stan = ps)
 }
 
-sgfs_fit <- function(cs, pri, n_iter = NULL, sampler = "sgldcv") {
+sgfs_fit <- function(cs, pri, n_iter = NULL, sampler = "sgldcv", thin = NULL) {
     w <- case_weights(cs)
     a <- list(formula = cs$formula, data = cs$data, family = cs$family,
               prior = pri$prior, prior_intercept = pri$prior_intercept,
@@ -297,6 +319,7 @@ sgfs_fit <- function(cs, pri, n_iter = NULL, sampler = "sgldcv") {
     if (!is.null(w)) a$weights <- w
     if (!is.null(n_iter)) a$n_iter <- n_iter
     else if (quick) a$n_iter <- 4000
+    if (!is.null(thin)) a$thin <- thin
     set.seed(1)
     do.call(getExportedValue("sgfs", sampler), a)
 }
@@ -358,12 +381,14 @@ loo_summary <- function(l) c(elpd = l$estimates["elpd_loo", "Estimate"],
 fmt <- function(x, d = 3) formatC(x, format = "f", digits = d)
 
 ## ------------------------------------------------------------------- a row
-run_case <- function(name, cs, n_iter = NULL, sfit = NULL, t_stan = NULL, sampler = "sgldcv") {
+run_case <- function(name, cs, n_iter = NULL, sfit = NULL, t_stan = NULL, sampler = "sgldcv",
+                     thin = NULL) {
     if (is.null(sfit)) {
-        t_stan <- system.time(sfit <- stan_fit(cs))[["elapsed"]]
+        sfit <- stan_fit(cs, name)
+        t_stan <- attr(sfit, "elapsed")
     }
     pri <- sgfs_priors(cs, sfit)
-    t_sgfs <- system.time(fit <- sgfs_fit(cs, pri, n_iter, sampler))[["elapsed"]]
+    t_sgfs <- system.time(fit <- sgfs_fit(cs, pri, n_iter, sampler, thin))[["elapsed"]]
     blas_seen <<- attr(fit, "sgfit")$blas
     info <- attr(fit, "sgfit")
     pt <- param_table(draws_sgfs(fit), draws_stan(sfit, cs))
@@ -415,7 +440,7 @@ run_case <- function(name, cs, n_iter = NULL, sfit = NULL, t_stan = NULL, sample
     row$pass <- row$mean_ok && row$sd_ok && row$elpd_ok
     pt$case <- name
     list(row = row, params = pt, sfit = sfit, t_stan = t_stan, fit = fit,
-         priors = pri, n_iter = n_iter_final, n_iter_call = info$n_iter,
+         priors = pri, n_iter = n_iter_final, n_iter_call = info$n_iter, thin = info$thin,
          groups = if (isTRUE(cs$hs)) group_table(name, pt), diagnostics = dg)
 }
 
@@ -516,10 +541,14 @@ for (name in names(cases)) {
     }
     if (!(res$row$mean_ok && res$row$sd_ok) && long_factor > 0) {
         n_long <- as.integer(ceiling(long_factor * res$n_iter_call))
-        cat(sprintf("   rerun sgfs with n_iter = %d (%g x the default run's %d)\n",
-                    n_long, long_factor, res$n_iter_call))
+        ## thin x F too: as many draws as the default run kept (the
+        ## horseshoe row's 292,000 iterations unthinned would keep 4.7e8
+        ## numbers, and loo() a 1.2e6 x 2,000 matrix)
+        thin_long <- as.integer(max(1, round(long_factor * res$thin)))
+        cat(sprintf("   rerun sgfs with n_iter = %d, thin = %d (%g x the default run's %d, %d)\n",
+                    n_long, thin_long, long_factor, res$n_iter_call, res$thin))
         res2 <- run_case(sprintf("%s (sgfs x%g)", name, long_factor), cs, n_iter = n_long,
-                         sfit = res$sfit, t_stan = res$t_stan)
+                         sfit = res$sfit, t_stan = res$t_stan, thin = thin_long)
         print_row(res2$row)
         rows[[res2$row$case]] <- res2$row
         params[[res2$row$case]] <- res2$params
