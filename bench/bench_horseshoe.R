@@ -8,7 +8,10 @@
 ##   (Piironen and Vehtari's choice, noise scale 2 for a logistic model),
 ##   its other settings rstanarm's defaults.  403 sampled coordinates.
 ##
-##   Rscript bench/bench_horseshoe.R [--quick] [--out=DIR]
+##   Rscript bench/bench_horseshoe.R [--quick] [--out=DIR] [--save-fits=DIR]
+##
+## --save-fits=DIR: each run's fit saved as DIR/horseshoe-<run>.rds (the
+## hmc() reference for other comparisons on the same data and prior).
 ##
 ## The reference is hmc() at its defaults (mass from the horseshoe's
 ## warm-up), 4 chains of 150,000 iterations (burn-in 5,000, thin 10); its
@@ -32,6 +35,7 @@ args <- commandArgs(trailingOnly = TRUE)
 quick <- "--quick" %in% args
 out_dir <- sub("^--out=", "", grep("^--out=", args, value = TRUE))
 if (!length(out_dir)) out_dir <- if (quick) tempdir() else "bench"
+save_dir <- sub("^--save-fits=", "", grep("^--save-fits=", args, value = TRUE))
 scale_runs <- if (quick) 0.1 else 1
 cores <- min(4L, parallel::detectCores())
 
@@ -62,6 +66,11 @@ run <- function(label, sampler, n_iter, burnin, thin, seed) {
                    burnin = as.integer(burnin * scale_runs), thin = thin, chains = 4L,
                    cores = cores, verbose = FALSE)
     info <- attr(fit, "sgfit")
+    if (length(save_dir)) {
+        dir.create(save_dir, showWarnings = FALSE, recursive = TRUE)
+        saveRDS(fit, file.path(save_dir, sprintf("horseshoe-%s%s.rds", sub(" .*", "", label),
+                                                 if (quick) "-quick" else "")))
+    }
     message(sprintf("%s: %.0f s wall (set-up %.1f s), step %s", label,
                     proc.time()[["elapsed"]] - t0, info$setup_seconds,
                     paste(signif(unique(info$eps), 3), collapse = ", ")))

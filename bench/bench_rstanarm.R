@@ -5,13 +5,13 @@
 ##
 ##   R_LIBS=... Rscript bench/bench_rstanarm.R [--out=DIR] [--cases=a,b] [--quick]
 ##       [--long=FACTOR] [--other-samplers=sgfs] [--other-rows=insurance-pois]
+##       [--stan-cache=DIR]
 ##
 ## run from the package root.  Needs rstanarm (Debian: r-cran-rstanarm),
 ## loo and posterior.
 ##
 ## The cases (a list below: a case is a function returning the model; add an
-## element to add a row, e.g. the horseshoe logistic regression of issue 16
-## once student_t()/hs() priors exist):
+## element to add a row):
 ##   birthwt-logit   MASS::birthwt, low ~ age + lwt + race + smoke + ptd + ht
 ##                   + ui + smoke:ui (race a factor, ptd = ptl > 0: Venables
 ##                   and Ripley's model, MASS 4th ed. section 7.2, without
@@ -26,6 +26,12 @@
 ##                   its residents, so its precision is proportional to the
 ##                   population; 50 rows, 6 coefficients and sigma.
 ##   birthwt-probit  the birthwt model with binomial(link = "probit").
+##   hs-logit        the regularised horseshoe (Piironen and Vehtari 2017) on
+##                   a simulated sparse logistic regression, bench_horseshoe.R's
+##                   data: N = 2,000 rows, p = 200 independent N(0, 1)
+##                   predictors x001..x200, 5 non-zero coefficients (2, -1.5,
+##                   1, -1, 0.75 on x001..x005), intercept -0.5, seed 2026;
+##                   y ~ . with binomial(logit), 201 coefficients.
 ##
 ## Settings.  rstanarm: stan_glm(chains = 4, cores = 2, seed = 1, refresh =
 ## 0) and otherwise its defaults: 2,000 iterations per chain, 1,000 of them
@@ -69,6 +75,39 @@
 ## that of y_i over sqrt(w_i)) through loo::loo() with relative_eff().
 ## rstanarm's loo() refuses weighted fits, so no other row needs this.
 ##
+## The horseshoe row (hs-logit) gives both sides the same prior objects,
+## rstanarm's own: prior = rstanarm::hs(global_scale = tau0) with tau0 =
+## p0 / (p - p0) * 2 / sqrt(N), p0 = 5 (Piironen and Vehtari's choice, 2
+## the noise scale of a logistic model; the other settings rstanarm's
+## defaults: df 1, global_df 1, slab_df 4, slab_scale 2.5), and
+## prior_intercept = rstanarm::normal(0, 2.5, autoscale = FALSE).  What the
+## scales mean, the same on both sides:
+##   - rstanarm 2.21 centres the predictors but does not scale them, and
+##     applies no autoscaling to hs() (hs() has no autoscale argument; its
+##     global_scale is multiplied by the noise sd for gaussian() only, and
+##     slab_scale is used as given): the horseshoe is on the coefficients
+##     as reported, beta_j = z_j tau lambda~_j, with c^2 = slab_scale^2 caux;
+##   - sgfs (standardize = TRUE, its default) takes an rstanarm hs() object
+##     with rstanarm's meaning (R/horseshoe.R): on its internal scale
+##     beta_j = w_j z_j tau lambda~_j, w_j = 1 / sd(x_j) the internal over
+##     the original scale of the coefficient, i.e. the same prior on the
+##     reported coefficients; tau, lambda_j and c (its hs_* columns) are
+##     rstanarm's;
+##   - the intercept's normal(0, 2.5) is, in both, on the intercept of the
+##     centred predictors (sgfs's internal intercept with standardize =
+##     TRUE); autoscale = FALSE changes nothing for a binomial model.
+## The sds of the simulated columns are 1 within 0.02, so the two scales
+## would nearly agree anyway; passing rstanarm's objects to sgfs makes them
+## agree exactly.  rstanarm's default adapt_delta for hs() is 0.99 (and
+## max_treedepth 15); every row reports its divergent transitions and the
+## largest R-hat of both sides.  The horseshoe row reports, per group of
+## parameters (the intercept, the 5 non-zero and the 195 zero
+## coefficients), the largest and median mean and sd errors, the share
+## within 0.1 sd and 10 % and the largest z, in DIR/results-rstanarm.md and
+## DIR/results-rstanarm-groups.csv.  The horseshoe's own parameters (tau,
+## lambda_j, c) are not compared: rstanarm does not keep its draws of them
+## (bench_horseshoe.R compares them against a long hmc() run).
+##
 ## For every parameter (coefficients, and sigma for gaussian): mean and sd of
 ## the draws of both, |mean_sgfs - mean_stan| / sd_stan and |sd_sgfs /
 ## sd_stan - 1|; the table gives their maxima and the parameter attaining
@@ -78,9 +117,12 @@
 ## loo(): elpd_loo and its SE of both, |difference| <= SE (the larger SE of
 ## the two), and the number of Pareto k > 0.7.  Wall times: system.time()
 ## elapsed of the whole sgldcv() call and of the whole stan_glm() call.
+## rstanarm's divergent transitions after warm-up and the largest
+## rank-normalised split R-hat (posterior::rhat) of both sides' coefficients.
 ##
 ## --long=F: a row that fails the mean/sd criteria is rerun with sgfs at
-## n_iter = F times the default run's final length (same chains), to tell
+## n_iter = F times the default run's final length and thin F times its
+## final thin (same chains, as many draws kept), to tell
 ## Monte Carlo error from bias: the rerun is printed and written as a row
 ## "<case> (sgfs xF)".  Default 4; --long=0 turns it off.
 ##
@@ -91,9 +133,14 @@
 ## score covariance, which on Insurance's 64 rows is far from the
 ## curvature).  --other-rows= (empty) turns them off.
 ##
+## --stan-cache=DIR: keep rstanarm's fits (and their wall times) in
+## DIR/stan-<case>.rds and reuse them when there (rstanarm's horseshoe fit
+## takes about 20 minutes here; the same seed gives the same fit).
+##
 ## Results: DIR/results-rstanarm.md and .csv (DIR = bench/ by default,
 ## tempdir() with --quick: rstanarm at 500 iterations, sgfs at n_iter =
-## 4000, a smoke test).  Per-parameter details: DIR/results-rstanarm-params.csv.
+## 4000, a smoke test).  Per-parameter details: DIR/results-rstanarm-params.csv
+## (its column group: the horseshoe row's parameter groups, "all" elsewhere).
 
 suppressPackageStartupMessages({
     library(sgfs)
@@ -125,6 +172,15 @@ bwt_formula <- low ~ age + lwt + race + smoke + ptd + ht + ui + smoke:ui
 states <- as.data.frame(state.x77)
 names(states) <- make.names(names(states))      # Life.Exp, HS.Grad
 states$w <- states$Population / mean(states$Population)
+## bench_horseshoe.R's simulated sparse logistic regression
+sim_sparse <- function(seed = 2026, N = 2000, p = 200) {
+    set.seed(seed)
+    x <- matrix(rnorm(N * p), N)
+    colnames(x) <- sprintf("x%03d", seq_len(p))
+    beta <- c(2, -1.5, 1, -1, 0.75, rep(0, p - 5))
+    y <- rbinom(N, 1, plogis(-0.5 + drop(x %*% beta)))
+    list(x = x, y = y, tau0 = 5 / (p - 5) * 2 / sqrt(N))
+}
 
 cases <- list(
     "birthwt-logit" = function() list(
@@ -151,7 +207,25 @@ cases <- list(
     "birthwt-probit" = function() list(
         formula = bwt_formula, data = bwt, family = binomial(link = "probit"),
         stan_args = list(init_r = 0.5),
-        model = "the birthwt-logit model, probit link")
+        model = "the birthwt-logit model, probit link"),
+    "hs-logit" = function() {
+        d <- sim_sparse()
+        ## the same prior objects, rstanarm's, on both sides (see the header)
+        pri <- list(prior = rstanarm::hs(global_scale = d$tau0),
+                    prior_intercept = rstanarm::normal(0, 2.5, autoscale = FALSE))
+        list(formula = y ~ ., data = data.frame(y = d$y, d$x), family = binomial(),
+             priors = pri, hs = TRUE, nonzero = colnames(d$x)[1:5],
+             prior_text = sprintf(paste(
+                 "both given rstanarm's objects: hs(global_scale = %.4g) (df 1, global_df 1, slab_df 4,",
+                 "slab_scale 2.5; on the coefficients as reported, no autoscaling, in both) and",
+                 "prior_intercept normal(0, 2.5, autoscale = FALSE), on the intercept of the centred",
+                 "predictors (sgfs's internal intercept); rstanarm adapt_delta %s, max_treedepth %s"),
+                 d$tau0, "%s", "%s"),
+             model = sprintf(paste(
+                 "y ~ x001 + ... + x200, logit, simulated: N = 2,000, x_ij ~ N(0, 1), beta = (2, -1.5, 1,",
+                 "-1, 0.75, 0, ..., 0), intercept -0.5 (seed 2026, bench_horseshoe.R's data); prior",
+                 "rstanarm::hs(global_scale = 5 / 195 * 2 / sqrt(2000) = %.4g)"), d$tau0))
+    }
 )
 only <- flag_value("cases", "")
 if (nzchar(only)) cases <- cases[strsplit(only, ",")[[1]]]
@@ -175,7 +249,23 @@ sqrt_w_data <- function(cs) {
     d
 }
 
-stan_fit <- function(cs) {
+## --stan-cache=DIR: rstanarm's fit of a case (and its wall time) read from
+## DIR/stan-<case>.rds if there, else fitted and saved there (the same seed
+## gives the same fit: for reruns of the sgfs side)
+stan_cache <- flag_value("stan-cache", "")
+stan_fit <- function(cs, name = NULL) {
+    file <- if (nzchar(stan_cache) && !is.null(name))
+        file.path(stan_cache, sprintf("stan-%s%s.rds", name, if (quick) "-quick" else ""))
+    if (!is.null(file) && file.exists(file)) return(readRDS(file))
+    t <- system.time(sfit <- stan_fit_now(cs))[["elapsed"]]
+    attr(sfit, "elapsed") <- t
+    if (!is.null(file)) {
+        dir.create(stan_cache, showWarnings = FALSE, recursive = TRUE)
+        saveRDS(sfit, file)
+    }
+    sfit
+}
+stan_fit_now <- function(cs) {
     w <- case_weights(cs)
     a <- list(formula = cs$formula, data = cs$data, family = cs$family,
               chains = 4, cores = 2, seed = 1, refresh = 0)
@@ -185,6 +275,7 @@ stan_fit <- function(cs) {
         a$prior <- rstanarm::normal(cs$raw_prior$location, cs$raw_prior$scale, autoscale = FALSE)
         a$prior_aux <- rstanarm::exponential(cs$aux_rate, autoscale = FALSE)
     } else if (!is.null(w)) a$weights <- w
+    if (!is.null(cs$priors)) a[names(cs$priors)] <- cs$priors
     if (quick) a$iter <- 500
     a <- c(a, cs$stan_args)
     do.call(rstanarm::stan_glm, a)
@@ -200,6 +291,8 @@ sgfs_priors <- function(cs, sfit) {
                     prior_intercept = sgfs::normal(cs$raw_prior$location[1], cs$raw_prior$scale[1]),
                     standardize = FALSE, stan = ps))
     }
+    if (!is.null(cs$priors))            # the same objects as rstanarm's
+        return(c(cs$priors, list(stan = ps)))
     pick <- function(p) if (!is.null(p$adjusted_scale)) p$adjusted_scale else p$scale
     stopifnot(ps$prior$dist == "normal", ps$prior_intercept$dist == "normal")
     X <- model.matrix(cs$formula, cs$data)
@@ -217,7 +310,7 @@ sgfs_priors <- function(cs, sfit) {
          stan = ps)
 }
 
-sgfs_fit <- function(cs, pri, n_iter = NULL, sampler = "sgldcv") {
+sgfs_fit <- function(cs, pri, n_iter = NULL, sampler = "sgldcv", thin = NULL) {
     w <- case_weights(cs)
     a <- list(formula = cs$formula, data = cs$data, family = cs$family,
               prior = pri$prior, prior_intercept = pri$prior_intercept,
@@ -226,17 +319,22 @@ sgfs_fit <- function(cs, pri, n_iter = NULL, sampler = "sgldcv") {
     if (!is.null(w)) a$weights <- w
     if (!is.null(n_iter)) a$n_iter <- n_iter
     else if (quick) a$n_iter <- 4000
+    if (!is.null(thin)) a$thin <- thin
     set.seed(1)
     do.call(getExportedValue("sgfs", sampler), a)
 }
 
-## draws as a posterior draws_array, sigma (not log_sigma) for gaussian
+## draws as a posterior draws_array, sigma (not log_sigma) for gaussian;
+## without a horseshoe's scales (hs_lambda[x], hs_tau, hs_c: rstanarm does
+## not keep its own)
 draws_sgfs <- function(fit) {
     d <- posterior::as_draws_array(fit)     # an mcmc.list: iterations x chains x variables
     if ("log_sigma" %in% posterior::variables(d)) {
         d <- posterior::mutate_variables(d, sigma = exp(log_sigma))
         d <- posterior::subset_draws(d, variable = "log_sigma", exclude = TRUE)
     }
+    hs <- grep("^hs_", posterior::variables(d), value = TRUE)
+    if (length(hs)) d <- posterior::subset_draws(d, variable = hs, exclude = TRUE)
     d
 }
 draws_stan <- function(sfit, cs) {
@@ -247,10 +345,26 @@ draws_stan <- function(sfit, cs) {
         posterior::variables(d) <- c(colnames(model.matrix(cs$formula, cs$data)), "sigma")
     d
 }
+## the horseshoe row's groups of parameters
+hs_groups <- function(v, nonzero) {
+    g <- ifelse(v %in% nonzero, "beta (non-zero)", "beta (zero)")
+    g[v == "(Intercept)"] <- "intercept"
+    g
+}
+## rstanarm's sampler diagnostics: divergent transitions after warm-up and
+## the adapt_delta and max_treedepth it ran with
+stan_diagnostics <- function(sfit) {
+    sp <- rstan::get_sampler_params(sfit$stanfit, inc_warmup = FALSE)
+    ctl <- sfit$stanfit@stan_args[[1]]$control
+    list(divergent = sum(vapply(sp, function(m) sum(m[, "divergent__"]), 0)),
+         treedepth_max = max(vapply(sp, function(m) max(m[, "treedepth__"]), 0)),
+         adapt_delta = if (is.null(ctl$adapt_delta)) NA else ctl$adapt_delta,
+         max_treedepth = if (is.null(ctl$max_treedepth)) NA else ctl$max_treedepth)
+}
 
 param_table <- function(ds, dr) {
-    ss <- posterior::summarise_draws(ds, mean, sd, ess_bulk, mcse_mean)
-    sr <- posterior::summarise_draws(dr, mean, sd, ess_bulk, mcse_mean)
+    ss <- posterior::summarise_draws(ds, mean, sd, ess_bulk, mcse_mean, rhat)
+    sr <- posterior::summarise_draws(dr, mean, sd, ess_bulk, mcse_mean, rhat)
     m <- merge(as.data.frame(ss), as.data.frame(sr), by = "variable",
                suffixes = c("_sgfs", "_stan"), sort = FALSE)
     stopifnot(nrow(m) == nrow(ss), nrow(m) == nrow(sr))
@@ -267,15 +381,20 @@ loo_summary <- function(l) c(elpd = l$estimates["elpd_loo", "Estimate"],
 fmt <- function(x, d = 3) formatC(x, format = "f", digits = d)
 
 ## ------------------------------------------------------------------- a row
-run_case <- function(name, cs, n_iter = NULL, sfit = NULL, t_stan = NULL, sampler = "sgldcv") {
+run_case <- function(name, cs, n_iter = NULL, sfit = NULL, t_stan = NULL, sampler = "sgldcv",
+                     thin = NULL) {
     if (is.null(sfit)) {
-        t_stan <- system.time(sfit <- stan_fit(cs))[["elapsed"]]
+        sfit <- stan_fit(cs, name)
+        t_stan <- attr(sfit, "elapsed")
     }
     pri <- sgfs_priors(cs, sfit)
-    t_sgfs <- system.time(fit <- sgfs_fit(cs, pri, n_iter, sampler))[["elapsed"]]
+    t_sgfs <- system.time(fit <- sgfs_fit(cs, pri, n_iter, sampler, thin))[["elapsed"]]
     blas_seen <<- attr(fit, "sgfit")$blas
     info <- attr(fit, "sgfit")
     pt <- param_table(draws_sgfs(fit), draws_stan(sfit, cs))
+    pt$group <- if (isTRUE(cs$hs)) hs_groups(pt$variable, cs$nonzero) else "all"
+    pm <- pt
+    dg <- stan_diagnostics(sfit)
     r_eff_s <- NULL
     l_sgfs <- suppressWarnings(loo::loo(fit))
     ## rstanarm's loo() refuses weighted fits: its log_lik() (each row's log
@@ -295,17 +414,20 @@ run_case <- function(name, cs, n_iter = NULL, sfit = NULL, t_stan = NULL, sample
     pw <- l_sgfs$pointwise[, "elpd_loo"] - l_stan$pointwise[, "elpd_loo"]
     ls <- loo_summary(l_sgfs)
     lr <- loo_summary(l_stan)
-    im <- which.max(pt$mean_err)
-    is <- which.max(pt$sd_err)
-    iz <- which.max(pt$z)
+    im <- which.max(pm$mean_err)
+    is <- which.max(pm$sd_err)
+    iz <- which.max(pm$z)
     n_iter_final <- nrow(as.matrix(fit[[1]]))
     row <- data.frame(
         case = name, model = cs$model,
-        n_par = nrow(pt),
-        max_mean_err = pt$mean_err[im], max_mean_par = pt$variable[im],
-        max_sd_err = pt$sd_err[is], max_sd_par = pt$variable[is],
-        max_z = pt$z[iz], max_z_par = pt$variable[iz],
-        ess_min_sgfs = min(pt$ess_bulk_sgfs), ess_min_stan = min(pt$ess_bulk_stan),
+        n_par = nrow(pm),
+        max_mean_err = pm$mean_err[im], max_mean_par = pm$variable[im],
+        max_sd_err = pm$sd_err[is], max_sd_par = pm$variable[is],
+        max_z = pm$z[iz], max_z_par = pm$variable[iz],
+        ess_min_sgfs = min(pm$ess_bulk_sgfs), ess_min_stan = min(pm$ess_bulk_stan),
+        rhat_max_sgfs = max(pm$rhat_sgfs), rhat_max_stan = max(pm$rhat_stan),
+        stan_divergent = dg$divergent, stan_treedepth_max = dg$treedepth_max,
+        stan_adapt_delta = dg$adapt_delta,
         draws_sgfs = 4 * n_iter_final, draws_stan = nrow(as.matrix(sfit)),
         elpd_sgfs = ls[["elpd"]], se_sgfs = ls[["se"]], kbad_sgfs = ls[["k_bad"]],
         elpd_stan = lr[["elpd"]], se_stan = lr[["se"]], kbad_stan = lr[["k_bad"]],
@@ -318,21 +440,43 @@ run_case <- function(name, cs, n_iter = NULL, sfit = NULL, t_stan = NULL, sample
     row$pass <- row$mean_ok && row$sd_ok && row$elpd_ok
     pt$case <- name
     list(row = row, params = pt, sfit = sfit, t_stan = t_stan, fit = fit,
-         priors = pri, n_iter = n_iter_final, n_iter_call = info$n_iter)
+         priors = pri, n_iter = n_iter_final, n_iter_call = info$n_iter, thin = info$thin,
+         groups = if (isTRUE(cs$hs)) group_table(name, pt), diagnostics = dg)
+}
+
+## per group of parameters: the largest and median mean and sd errors, the
+## share within the criteria, the largest z, the smallest bulk ESS of both
+group_table <- function(name, pt) {
+    do.call(rbind, lapply(unique(pt$group), function(g) {
+        k <- pt$group == g
+        data.frame(case = name, group = g, n = sum(k),
+                   mean_err_max = max(pt$mean_err[k]), mean_err_median = stats::median(pt$mean_err[k]),
+                   mean_within = mean(pt$mean_err[k] <= 0.1),
+                   sd_err_max = max(pt$sd_err[k]), sd_err_median = stats::median(pt$sd_err[k]),
+                   sd_within = mean(pt$sd_err[k] <= 0.1),
+                   z_max = max(pt$z[k]), ess_min_sgfs = min(pt$ess_bulk_sgfs[k]),
+                   ess_min_stan = min(pt$ess_bulk_stan[k]),
+                   rhat_max_sgfs = max(pt$rhat_sgfs[k]), rhat_max_stan = max(pt$rhat_stan[k]),
+                   stringsAsFactors = FALSE)
+    }))
 }
 
 print_row <- function(r) {
     cat(sprintf(paste0("%-22s mean %.3f (%s)  sd %.3f (%s)  z %.1f (%s)  ESS %0.f/%0.f  ",
+                       "R-hat %.3f/%.3f  divergent %d  ",
                        "elpd %.2f (%.2f) vs %.2f (%.2f) %s  time %.1f s vs %.1f s  %s\n"),
                 r$case, r$max_mean_err, r$max_mean_par, r$max_sd_err, r$max_sd_par,
                 r$max_z, r$max_z_par, r$ess_min_sgfs, r$ess_min_stan,
+                r$rhat_max_sgfs, r$rhat_max_stan, as.integer(r$stan_divergent),
                 r$elpd_sgfs, r$se_sgfs, r$elpd_stan, r$se_stan,
                 if (r$elpd_ok) "ok" else "DIFFER", r$time_sgfs, r$time_stan,
                 if (r$pass) "PASS" else "FAIL"))
 }
 
 ## the priors of a row, as both sides were given them
-prior_text <- function(name, pri) {
+prior_text <- function(name, pri, cs = list(), dg = NULL) {
+    if (!is.null(cs$prior_text))
+        return(sprintf("- %s: %s", name, sprintf(cs$prior_text, dg$adapt_delta, dg$max_treedepth)))
     ps <- pri$stan
     num <- function(x) paste(signif(x, 3), collapse = ", ")
     pscale <- function(p) if (!is.null(p$adjusted_scale)) p$adjusted_scale else p$scale
@@ -380,6 +524,7 @@ check_rstanarm_weights <- function() {
 blas_seen <- NA_character_
 rows <- list()
 params <- list()
+groups <- list()
 priors_txt <- character()
 for (name in names(cases)) {
     cs <- cases[[name]]()
@@ -389,16 +534,28 @@ for (name in names(cases)) {
     rows[[name]] <- res$row
     params[[name]] <- res$params
     ps <- res$priors
-    priors_txt <- c(priors_txt, prior_text(name, res$priors))
+    priors_txt <- c(priors_txt, prior_text(name, res$priors, cs, res$diagnostics))
+    if (!is.null(res$groups)) {
+        groups[[name]] <- res$groups
+        print(res$groups, digits = 3, row.names = FALSE)
+    }
     if (!(res$row$mean_ok && res$row$sd_ok) && long_factor > 0) {
         n_long <- as.integer(ceiling(long_factor * res$n_iter_call))
-        cat(sprintf("   rerun sgfs with n_iter = %d (%g x the default run's %d)\n",
-                    n_long, long_factor, res$n_iter_call))
+        ## thin x F too: as many draws as the default run kept (the
+        ## horseshoe row's 292,000 iterations unthinned would keep 4.7e8
+        ## numbers, and loo() a 1.2e6 x 2,000 matrix)
+        thin_long <- as.integer(max(1, round(long_factor * res$thin)))
+        cat(sprintf("   rerun sgfs with n_iter = %d, thin = %d (%g x the default run's %d, %d)\n",
+                    n_long, thin_long, long_factor, res$n_iter_call, res$thin))
         res2 <- run_case(sprintf("%s (sgfs x%g)", name, long_factor), cs, n_iter = n_long,
-                         sfit = res$sfit, t_stan = res$t_stan)
+                         sfit = res$sfit, t_stan = res$t_stan, thin = thin_long)
         print_row(res2$row)
         rows[[res2$row$case]] <- res2$row
         params[[res2$row$case]] <- res2$params
+        if (!is.null(res2$groups)) {
+            groups[[res2$row$case]] <- res2$groups
+            print(res2$groups, digits = 3, row.names = FALSE)
+        }
     }
     if (name %in% other_rows) {
         for (smp in other_samplers) {
@@ -432,22 +589,38 @@ rownames(par_tab) <- NULL
 ## ------------------------------------------------------------------ write
 dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
 utils::write.csv(tab, file.path(out_dir, "results-rstanarm.csv"), row.names = FALSE)
-utils::write.csv(par_tab[, c("case", "variable", "mean_sgfs", "mean_stan", "sd_sgfs", "sd_stan",
+utils::write.csv(par_tab[, c("case", "group", "variable", "mean_sgfs", "mean_stan", "sd_sgfs", "sd_stan",
                              "ess_bulk_sgfs", "ess_bulk_stan", "mcse_mean_sgfs", "mcse_mean_stan",
-                             "mean_err", "sd_err", "z")],
+                             "rhat_sgfs", "rhat_stan", "mean_err", "sd_err", "z")],
                  file.path(out_dir, "results-rstanarm-params.csv"), row.names = FALSE)
+grp_tab <- do.call(rbind, groups)
+rownames(grp_tab) <- NULL
+md_groups <- character()
+if (length(groups)) {
+    md_groups <- c(
+        "Per group of parameters (errors in rstanarm posterior sds and relative sds):", "",
+        "| case | group | n | max mean err | median | share <= 0.1 | max sd err | median | share <= 10 % | max z | min bulk ESS sgfs / stan | max R-hat sgfs / stan |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        sprintf("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %0.f / %0.f | %s / %s |",
+                grp_tab$case, grp_tab$group, grp_tab$n, fmt(grp_tab$mean_err_max), fmt(grp_tab$mean_err_median),
+                fmt(grp_tab$mean_within, 2), fmt(grp_tab$sd_err_max), fmt(grp_tab$sd_err_median),
+                fmt(grp_tab$sd_within, 2), fmt(grp_tab$z_max, 1), grp_tab$ess_min_sgfs,
+                grp_tab$ess_min_stan, fmt(grp_tab$rhat_max_sgfs), fmt(grp_tab$rhat_max_stan)), "")
+    utils::write.csv(grp_tab, file.path(out_dir, "results-rstanarm-groups.csv"), row.names = FALSE)
+}
 
 md_tab <- c(
-    "| case | max mean err / sd (param) | max sd err (param) | max z (param) | min bulk ESS sgfs / stan | elpd_loo sgfs (SE) | elpd_loo rstanarm (SE) | within 1 SE | difference (paired SE) | time sgfs / stan (s) | pass |",
-    "|---|---|---|---|---|---|---|---|---|---|---|",
-    sprintf("| %s | %s (%s) | %s (%s) | %s (%s) | %0.f / %0.f | %s (%s) | %s (%s) | %s | %s (%s) | %s / %s | %s |",
+    "| case | max mean err / sd (param) | max sd err (param) | max z (param) | min bulk ESS sgfs / stan | max R-hat sgfs / stan | rstanarm divergent | elpd_loo sgfs (SE) | elpd_loo rstanarm (SE) | within 1 SE | difference (paired SE) | time sgfs / stan (s) | pass |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    sprintf("| %s | %s (%s) | %s (%s) | %s (%s) | %0.f / %0.f | %s / %s | %d | %s (%s) | %s (%s) | %s | %s (%s) | %s / %s | %s |",
             tab$case, fmt(tab$max_mean_err), tab$max_mean_par, fmt(tab$max_sd_err), tab$max_sd_par,
             fmt(tab$max_z, 1), tab$max_z_par, tab$ess_min_sgfs, tab$ess_min_stan,
+            fmt(tab$rhat_max_sgfs), fmt(tab$rhat_max_stan), as.integer(tab$stan_divergent),
             fmt(tab$elpd_sgfs, 2), fmt(tab$se_sgfs, 2), fmt(tab$elpd_stan, 2), fmt(tab$se_stan, 2),
             ifelse(tab$elpd_ok, "yes", "NO"), fmt(tab$elpd_diff, 2), fmt(tab$se_diff, 2),
             fmt(tab$time_sgfs, 1), fmt(tab$time_stan, 1),
             ifelse(tab$pass, "yes", "**no**")))
-cat("\n", md_tab, sep = "\n")
+cat("\n", md_tab, "", md_groups, sep = "\n")
 
 versions <- sprintf("R %s, sgfs %s, rstanarm %s, rstan %s, loo %s, posterior %s; BLAS %s (as sgfs reports it)",
                     getRversion(), packageVersion("sgfs"), packageVersion("rstanarm"),
@@ -457,8 +630,8 @@ md <- c("# sgfs's sgldcv() against rstanarm's stan_glm()", "",
         sprintf("%s; %s; %d cores (shared machine).", format(Sys.time(), "%Y-%m-%d %H:%M"), versions,
                 parallel::detectCores()), "",
         "Command (from the package root):", "", paste0("    ", command), "",
-        "Both with 4 chains on 2 cores; rstanarm at its defaults (2,000 iterations per chain, half warm-up, autoscaled priors), seed 1 (for birthwt-probit `init_r = 0.5`: with Stan's default random starts all four chains failed to initialise); sgfs's `sgldcv()` at its defaults (the run grows until 400 bulk ESS and R-hat <= 1.01) with `set.seed(1)` and rstanarm's priors translated to its internal (standardised) scale (see the script's header for the translation); states-wls: explicit priors on the original scale for both (below), and the one mismatch, sigma's prior (rstanarm exponential, sgfs normal(0, 5) on log sigma), which moves sigma's mean by about 0.004, 0.06 of its sd. Criteria: every posterior mean within 0.1 rstanarm sd, every sd within 10 %, loo elpd within one SE (the larger of the two). z: the largest mean difference in units of its Monte Carlo standard error, sqrt(mcse_sgfs^2 + mcse_stan^2).",
-        "", md_tab, "",
+        "Both with 4 chains on 2 cores; rstanarm at its defaults (2,000 iterations per chain, half warm-up, autoscaled priors), seed 1 (for birthwt-probit `init_r = 0.5`: with Stan's default random starts all four chains failed to initialise); sgfs's `sgldcv()` at its defaults (the run grows until 400 bulk ESS and R-hat <= 1.01) with `set.seed(1)` and rstanarm's priors translated to its internal (standardised) scale (see the script's header for the translation); states-wls: explicit priors on the original scale for both (below), and the one mismatch, sigma's prior (rstanarm exponential, sgfs normal(0, 5) on log sigma), which moves sigma's mean by about 0.004, 0.06 of its sd; hs-logit: both given the same rstanarm prior objects, the horseshoe on the coefficients as reported (below; rstanarm's default adapt_delta for hs() is 0.99). Criteria: every posterior mean within 0.1 rstanarm sd, every sd within 10 %, loo elpd within one SE (the larger of the two). z: the largest mean difference in units of its Monte Carlo standard error, sqrt(mcse_sgfs^2 + mcse_stan^2).",
+        "", md_tab, "", md_groups,
         "Models:", "", sprintf("- %s: %s", tab$case[!grepl(" \\(sgfs x", tab$case)],
                                  tab$model[!grepl(" \\(sgfs x", tab$case)]), "",
         "Priors (rstanarm's prior_summary(); what sgfs was given):", "", priors_txt, "",
