@@ -81,6 +81,7 @@ prepare_design <- function(x, y, family, standardize, sigma, levels = NULL) {
     rows <- if (family$family %in% c("binomial", "poisson"))
         .Call(C_sgfs_sparse_rows, x, as.double(center), as.double(scale), sparse_fill())
     list(xt = xt, rows = rows, y = as.double(ys), D = D, p = p, n_coef = p, intercept = icpt,
+         separated = separated_levels(x, y, family$family, icpt),
          x_names = names_x, par_names = par_names, M = M, shift = shift,
          mpar = as.double(mpar), center = center, scale = scale,
          y_center = y_center, y_scale = y_scale)

@@ -371,7 +371,7 @@ sg_fit <- function(method, setup, run, call) {
                  evals_counter = s$evals_counter,
                  burnin = spec$burnin, thin = spec$thin, chains = run$chains,
                  cores = run$cores, n_iter = 0, elapsed = 0, setup_seconds = setup_seconds,
-                 laplace = if (!is.null(lap)) lap[c("mode", "log_post", "steps", "seconds")],
+                 laplace = if (!is.null(lap)) lap[intersect(c("mode", "log_post", "steps", "seconds", "widened"), names(lap))],
                  starts = states, blas = blas_label())
     fit <- new_sgfit(info, res, checks = !grow)
     if (grow) grow_run(fit, run, started = t0) else fit

@@ -1,0 +1,146 @@
+## Separated levels (R/separation.R): found from the data, measured along
+## the line through the mode, and the metric widened there; the posterior
+## of such a level against its exact marginal.
+
+## 3,000 rows: x continuous; f with reference level "a" (40 rows, all 0),
+## "b" and "c" mixed, "d" (25 rows, all 1); e a mixed 0/1 column
+separated_data <- function(seed = 1) {
+    set.seed(seed)
+    N <- 3000
+    f <- factor(c(rep("a", 40), rep("d", 25), sample(c("b", "c"), N - 65, TRUE)))
+    x <- rnorm(N)
+    e <- rbinom(N, 1, 0.3)
+    eta <- 0.3 + 0.8 * x - 0.5 * e + ifelse(f == "c", 0.7, 0)
+    y <- rbinom(N, 1, plogis(eta))
+    y[f == "a"] <- 0
+    y[f == "d"] <- 1
+    data.frame(y = y, x = x, e = e, f = f)
+}
+
+test_that("separated levels are found through the formula and the matrix interface", {
+    d <- separated_data()
+    run <- sgfs:::prepare_run(model.matrix(y ~ x + e + f, d)[, -1], d$y, binomial(),
+                              NULL, NULL, NULL, 1000L, NULL, 1L, 1L, 1L, NULL, TRUE, FALSE,
+                              NULL, TRUE)
+    ## the matrix interface: the adjacent columns fb, fc, fd form a group
+    levels <- run$design$separated
+    expect_equal(vapply(levels, `[[`, "", "name"),
+                 c("fd", "the reference level of fb, fc, fd"))
+    expect_equal(vapply(levels, `[[`, NA, "reference"), c(FALSE, TRUE))
+    expect_equal(sort(sgfs:::level_rows(levels[[2]], run$design, run$spec$xt)),
+                 which(d$f == "a"))
+    expect_equal(sort(sgfs:::level_rows(levels[[1]], run$design, run$spec$xt)),
+                 which(d$f == "d"))
+    ## the formula interface: the factor's columns from the model matrix
+    fit <- sgld(y ~ f + x + e, d, n_iter = 50, progress = FALSE)
+    expect_equal(vapply(attr(fit, "sgfit")$design$separated, `[[`, "", "name"),
+                 c("fd", "the reference level of fb, fc, fd"))
+    ## a poisson level of zero counts is separated, one of ones is not
+    z <- rpois(nrow(d), 2)
+    z[d$f == "a"] <- 0
+    z[d$f == "d"] <- 1
+    run <- sgfs:::prepare_run(model.matrix(y ~ f + x, d)[, -1], z, poisson(), NULL, NULL,
+                              NULL, 1000L, NULL, 1L, 1L, 1L, NULL, TRUE, FALSE, NULL, TRUE)
+    expect_equal(vapply(run$design$separated, `[[`, "", "name"),
+                 "the reference level of fb, fc, fd")
+    ## nothing is separated in a gaussian model, or without 0/1 columns
+    run <- sgfs:::prepare_run(model.matrix(y ~ f + x, d)[, -1], d$x, gaussian(), NULL,
+                              NULL, NULL, 1000L, NULL, 1L, 1L, 1L, NULL, TRUE, FALSE, NULL,
+                              TRUE)
+    expect_null(run$design$separated)
+})
+
+test_that("the metric along a separated level has the exact conditional variance there", {
+    d <- separated_data()
+    d$f <- factor(ifelse(d$f == "a", "b", as.character(d$f)))      # only "d" separated
+    x <- model.matrix(y ~ x + e + f, d)[, -1]
+    run <- sgfs:::prepare_run(x, d$y, binomial(), NULL, NULL, NULL, 1000L, NULL, 1L, 1L,
+                              1L, NULL, TRUE, FALSE, NULL, TRUE)
+    level <- run$design$separated
+    expect_length(level, 1L)
+    lap <- sgfs:::posterior_laplace(run)
+    expect_equal(lap$widened$level, "fd")
+    v <- sgfs:::level_direction(level[[1]], run$design)
+    ## the line moves the rows of level d, and no other row, by t
+    rows <- which(d$f == "d")
+    eta_move <- drop(crossprod(run$spec$xt, v))
+    expect_equal(eta_move[rows], rep(1, length(rows)), tolerance = 1e-10)
+    expect_lt(max(abs(eta_move[-rows])), 1e-10)
+    ## the exact conditional density along the line, written out here:
+    ## the rows' log-likelihood (all y = 1) plus the prior
+    eta <- drop(crossprod(run$spec$xt[, rows], lap$mode))
+    logf <- function(t) vapply(t, function(s)
+        sum(plogis(eta + s, log.p = TRUE)) +
+            sgfs:::log_prior(lap$mode + s * v, run$spec)$value, 0)
+    top <- logf(0)
+    dens <- function(t) exp(logf(t) - top)
+    mass <- integrate(dens, -Inf, Inf, rel.tol = 1e-10)$value
+    mean_t <- integrate(function(t) t * dens(t), -Inf, Inf, rel.tol = 1e-10)$value / mass
+    var_t <- integrate(function(t) (t - mean_t)^2 * dens(t), -Inf, Inf,
+                       rel.tol = 1e-10)$value / mass
+    H1 <- crossprod(lap$metric_U)
+    expect_equal(drop(t(v) %*% H1 %*% v), 1 / var_t, tolerance = 1e-3)
+    ## wider than the Laplace approximation's, which the mode keeps
+    expect_gt(var_t * drop(t(v) %*% lap$H %*% v), 1.21)
+    expect_equal(lap$widened$sd_ratio, sqrt(var_t * drop(t(v) %*% lap$H %*% v)),
+                 tolerance = 1e-3)
+    ## every direction H-conjugate to v is as it was: H1 - H has rank one,
+    ## along H v
+    w <- drop(lap$H %*% v)
+    expect_equal(H1 - lap$H, tcrossprod(w) * ((H1 - lap$H)[1, 1] / w[1]^2),
+                 tolerance = 1e-8)
+    ## the engine runs in this metric, its settings say so
+    fit <- sgldcv(x, d$y, n_iter = 100, progress = FALSE)
+    info <- attr(fit, "sgfit")
+    expect_equal(info$spec$metric, lap$metric_U)
+    expect_match(info$settings$metric, "widened along 1 separated level")
+    expect_equal(info$laplace$widened$level, "fd")
+})
+
+test_that("without separated levels the metric is the curvature at the mode", {
+    data(Pima.tr, package = "MASS", envir = environment())
+    fit <- sgldcv(type ~ ., data = Pima.tr, n_iter = 100, progress = FALSE)
+    info <- attr(fit, "sgfit")
+    expect_null(info$design$separated)
+    expect_null(info$laplace$widened)
+    run <- sgfs:::prepare_run(model.matrix(type ~ ., Pima.tr)[, -1], Pima.tr$type,
+                              binomial(), NULL, NULL, NULL, 1000L, NULL, 1L, 1L, 1L, NULL,
+                              TRUE, FALSE, NULL, TRUE)
+    lap <- sgfs:::posterior_laplace(run)
+    expect_identical(info$spec$metric, lap$U)
+    expect_match(info$settings$metric, "^dense \\(curvature at the mode\\)$")
+})
+
+test_that("sgldcv() samples a separated level's marginal, far from the Laplace approximation", {
+    d <- separated_data(2)
+    d$f <- factor(ifelse(d$f == "a", "b", as.character(d$f)))
+    x <- model.matrix(y ~ x + e + f, d)[, -1]
+    set.seed(5)
+    fit <- sgldcv(x, d$y, n_iter = 30000, chains = 2, progress = FALSE)
+    draws <- as.matrix(fit)[, "fd"]
+    ess <- sgfs:::convergence_table(sgfs:::chain_draws(fit))["fd", "ess_bulk"]
+    ## the exact marginal of fd: the conditional along its line through the
+    ## posterior mean of the others, which it moves only through 25 rows
+    ## (their posterior sd, about 0.1, is nothing against fd's)
+    run <- sgfs:::prepare_run(x, d$y, binomial(), NULL, NULL, NULL, 1000L, NULL, 1L, 1L,
+                              1L, NULL, TRUE, FALSE, NULL, TRUE)
+    beta <- colMeans(as.matrix(fit))
+    rows <- which(d$f == "d")
+    eta <- drop(cbind(1, x[rows, ]) %*% beta) - beta[["fd"]]
+    prior_sd <- 2.5 / sd(x[, "fd"])
+    logf <- function(b) vapply(b, function(s) sum(plogis(eta + s, log.p = TRUE)), 0) +
+        dnorm(b, 0, prior_sd, log = TRUE)
+    g <- seq(-10 * prior_sd, 10 * prior_sd, length.out = 40001)
+    w <- exp(logf(g) - max(logf(g)))
+    w <- w / sum(w)
+    m <- sum(w * g)
+    s <- sqrt(sum(w * (g - m)^2))
+    ## far from the Laplace approximation: its sd is much smaller
+    lap <- sgfs:::posterior_laplace(run)
+    expect_gt(lap$widened$sd_ratio, 1.5)
+    ## Monte Carlo error from the chains' ESS (with the sd's error for a
+    ## skewed, light-tailed marginal, at most 1.2 / sqrt(2 ESS) relative)
+    expect_gt(ess, 300)
+    expect_lt(abs(mean(draws) - m) / (s / sqrt(ess)), 4)
+    expect_lt(abs(sd(draws) / s - 1), 4 * 1.2 / sqrt(2 * ess))
+})
