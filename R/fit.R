@@ -322,6 +322,14 @@ sg_fit <- function(method, setup, run, call) {
     lap <- run$cache$laplace
     spec <- c(run$spec, list(sampler = s$engine, spar = as.double(s$spar),
                              schedule = s$schedule), s$spec)
+    ## separated levels updated exactly, in the metric of the mode (R/separation.R)
+    sep <- if (!is.null(lap) && !is.null(s$settings$metric) && s$settings$metric != "identity")
+        separated_spec(run, lap, length(spec$fixed))
+    if (!is.null(sep)) {
+        spec <- c(spec, sep$spec)
+        s$settings$separated <- sep$levels
+        s$settings$separated_every <- sep$every
+    }
     ## a cyclical schedule's cycles are fixed by n_iter: such runs do not grow
     grow <- run$grow && s$schedule[1L] != 2
     seeds <- if (run$chains > 1L) chain_seeds(run$chains) else list(NULL)
@@ -371,7 +379,7 @@ sg_fit <- function(method, setup, run, call) {
                  evals_counter = s$evals_counter,
                  burnin = spec$burnin, thin = spec$thin, chains = run$chains,
                  cores = run$cores, n_iter = 0, elapsed = 0, setup_seconds = setup_seconds,
-                 laplace = if (!is.null(lap)) lap[intersect(c("mode", "log_post", "steps", "seconds", "widened"), names(lap))],
+                 laplace = if (!is.null(lap)) lap[c("mode", "log_post", "steps", "seconds")],
                  starts = states, blas = blas_label())
     fit <- new_sgfit(info, res, checks = !grow)
     if (grow) grow_run(fit, run, started = t0) else fit

@@ -33,12 +33,7 @@ posterior_laplace <- function(run, start = run$theta0) {
                 U = if (D <= dense_limit) chol(H),
                 scales = sqrt(diag(H)),
                 lik_grad = fit$curvature$lik_grad, log_post = fit$curvature$log_post,
-                steps = fit$steps)
-    ## the metric, widened along separated levels (R/separation.R)
-    wide <- widened_metric(run, lap)
-    lap$metric_U <- wide$U
-    lap$widened <- wide$levels
-    lap$seconds <- proc.time()[["elapsed"]] - t0
+                steps = fit$steps, seconds = proc.time()[["elapsed"]] - t0)
     if (!is.null(run$cache)) run$cache$laplace <- lap
     lap
 }
@@ -47,16 +42,11 @@ posterior_laplace <- function(run, start = run$theta0) {
 ## diagonal one beyond
 dense_limit <- 500L
 
-## The metric the engine takes (spec$metric): U (widened along separated
-## levels), or the scales
-metric_factor <- function(lap) {
-    if (!is.null(lap$metric_U)) lap$metric_U else if (is.null(lap$U)) lap$scales else lap$U
-}
+## The metric the engine takes (spec$metric): U, or the scales
+metric_factor <- function(lap) if (is.null(lap$U)) lap$scales else lap$U
 
 ## The largest curvature in the metric's coordinates: 1 for the dense
-## metric (exactly, at the mode; widened along a separated level, the
-## curvature there is larger at the mode but about 1 where the level's
-## mass is), the largest eigenvalue of
+## metric (exactly, at the mode), the largest eigenvalue of
 ## S^-1/2 H S^-1/2 for the diagonal one (by power iteration)
 metric_stiffness <- function(lap, n_power = 50L) {
     if (!is.null(lap$U)) return(1)
@@ -194,10 +184,4 @@ check_metric <- function(metric) {
 }
 
 ## the metric's description in a fit's settings
-metric_type <- function(m) {
-    if (is.null(m)) return("identity")
-    wide <- m$laplace$widened
-    paste(m$type, if (is.null(wide)) "(curvature at the mode)"
-                  else sprintf("(curvature at the mode, widened along %d separated level%s)",
-                               nrow(wide), if (nrow(wide) > 1L) "s" else ""))
-}
+metric_type <- function(m) if (is.null(m)) "identity" else paste(m$type, "(curvature at the mode)")

@@ -1,5 +1,4 @@
-## Separated levels, where the curvature at the mode misdescribes the
-## posterior, and the metric widened along them.
+## Separated levels, updated exactly.
 ##
 ## A level of a factor (the rows of a 0/1 column, or the rows a group of
 ## one-hot columns leaves out: the reference level) whose rows all have the
@@ -10,52 +9,57 @@
 ## soft wall meets the prior; the curvature there describes the wall, not
 ## the long side where the mass is.  On Covertype the soil level 7 (102
 ## rows, all pine) has a posterior sd 2.7 times the Laplace approximation's,
-## its mean 3.4 of those sd from the mode, and the reference soil level
-## (2,980 rows, none pine) moves the 39 other soil coefficients 1.2-1.6
-## times further than the approximation allows.  A sampler in the metric
-## of the mode moves along such a direction 2.7^2 = 7 times slower than
-## along the others, and they set the length of the run.
+## its mean 3.4 of those sd from the mode.  A stochastic-gradient sampler in
+## the metric of the mode moves along it about 7 times slower than along
+## the others (it set the run's length: ESS 478 against 1,315 for the next
+## parameter), and its unadjusted steps are pushed off the wall.  Widening
+## the metric along such a direction (tried: a rank-one update to the exact
+## conditional variance) trades one for the other: the level mixed 7 times
+## faster, but the wall, 7 times stiffer in the new coordinates, pushed the
+## draws out by 0.2 posterior sd, and the pilot's step fell 3 times.
 ##
-## For each separated direction v (internal coordinates), the exact
-## posterior along the line through the mode (only the level's rows and the
-## prior change along it) gives by quadrature the conditional variance s^2.
-## Where s^2 exceeds the Laplace approximation's 1 / (v'Hv) by more than
-## 10 %, the metric's curvature is lowered along v by the rank-one update
-##     H' = H - (v'Hv - 1 / s^2) (Hv)(Hv)' / (v'Hv)^2,
-## which sets v'H'v = 1 / s^2, keeps H' positive definite (in H's own
-## coordinates it scales the direction H^(1/2) v by 1 / (v'Hv s^2) and no
-## other) and leaves every direction H-conjugate to v as it was.  Only the
-## metric changes: the mode, the curvature of the control variates (SGLD-CV)
-## and of OSGFS, and the dispersed starts keep H.  Dense metrics only
-## (D <= dense_limit): beyond, the metric stays diagonal.
+## So the engine updates each separated level exactly instead: every
+## `every` iterations a Gibbs update along its line draws the position on
+## it from the exact conditional density (only the level's rows and the
+## prior change along the line), by slice sampling (src/separated.c).  It
+## leaves the posterior invariant whatever the rule's step does.  Its width
+## is the conditional sd along the line through the mode (quadrature), and
+## `every` keeps its cost near `separated_share` of the iterations'.
+## Samplers in the metric of the mode (metric = "mode", the default for
+## GLMs: sgld, sgldcv, psgld, sghmc, sgnht) get it; the papers' rules
+## (metric = "identity") run as published.
+
+separated_share <- 0.15
 
 ## The separated levels of a binomial or poisson design, each
 ## list(name, column, reference): a 0/1 column of x (reference FALSE), or,
 ## with an intercept, the rows a group of 0/1 columns with disjoint rows
 ## leaves out (reference TRUE: a factor's reference level).  A wrong
 ## grouping only proposes a direction that is then measured
-## (widened_metric), never a wrong metric.
+## (the update along any line is exact), never a wrong one.
 separated_levels <- function(x, y, family, icpt) {
     if (!(family %in% c("binomial", "poisson")) || nrow(x) < 2L) return(NULL)
     p <- ncol(x)
+    ## (min and max, not range(): range() of a column with the model
+    ## matrix's row names copies the names, 0.15 s a column at N = 571,012;
+    ## and sums, not which(): this runs on every binomial or poisson fit)
     indicator <- vapply(seq_len(p), function(j) {
         v <- x[, j]
-        r <- range(v)
-        r[1L] >= 0 && r[2L] <= 1 && all(v == 0 | v == 1)
+        min(v) >= 0 && max(v) <= 1 && all(v == 0 | v == 1)
     }, FALSE)
     indicator[icpt] <- FALSE
-    separated <- function(rows) {
-        if (!length(rows)) return(FALSE)
-        r <- range(y[rows])
-        r[2L] == 0 || family == "binomial" && r[1L] == 1
-    }
+    ## a level of n1 rows whose responses sum to ys (y >= 0, and y <= 1 for
+    ## a binomial response) is separated when they are all 0 or all 1
+    separated <- function(n1, ys) n1 > 0 && (ys == 0 || family == "binomial" && ys == n1)
     out <- list()
     for (j in which(indicator)) {
-        if (separated(which(x[, j] == 1)))
+        v <- x[, j]
+        if (separated(sum(v), sum(crossprod(v, y))))
             out[[length(out) + 1L]] <- list(name = colnames(x)[j], column = j, reference = FALSE)
     }
     if (length(icpt)) for (g in indicator_groups(x, indicator)) {
-        if (separated(which(level_count(x, g) == 0)))
+        inside <- level_count(x, g)
+        if (separated(nrow(x) - sum(inside), sum(y) - sum(crossprod(inside, y))))
             out[[length(out) + 1L]] <- list(name = reference_name(colnames(x)[g]), column = g,
                                             reference = TRUE)
     }
@@ -127,7 +131,8 @@ level_direction <- function(level, design) {
 
 ## The variance of the density exp(f(t)) on the line, f's maximum at t = 0
 ## (the mode), `sd0` the Laplace approximation's sd there: the bracket where
-## f is within 40 of f(0), found by doubling, then a grid of 801 points
+## f is within 40 of f(0), found by doubling, then a grid of 201 points (the
+## width only sets the slice sampler's efficiency, not its correctness)
 line_variance <- function(f, sd0) {
     f0 <- f(0)
     edge <- function(sign) {
@@ -139,7 +144,7 @@ line_variance <- function(f, sd0) {
         }
         t
     }
-    t <- seq(edge(-1), edge(1), length.out = 801L)
+    t <- seq(edge(-1), edge(1), length.out = 201L)
     lw <- vapply(t, f, 0) - f0
     w <- exp(ifelse(is.finite(lw), lw, -Inf))
     w <- w / sum(w)
@@ -147,35 +152,48 @@ line_variance <- function(f, sd0) {
     sum(w * (t - m)^2)
 }
 
-## The metric's Cholesky factor widened along the run's separated levels,
-## and the levels widened (name, rows, sd ratio: the exact conditional sd
-## over the Laplace approximation's); NULL when none is
-widened_metric <- function(run, lap) {
+## The engine's spec fields for the exact updates along the run's separated
+## levels (src/separated.c), or NULL: their rows, directions, widths (the
+## conditional sd along each line through the mode) and the iterations
+## between updates, set so that they cost about `separated_share` of the
+## iterations' gradients (batch_size plus `n_fixed` held rows); and a
+## data frame for the fit's settings (level, rows, sd_ratio: the
+## conditional sd over the Laplace approximation's)
+separated_spec <- function(run, lap, n_fixed = 0L) {
     design <- run$design
-    levels <- design$separated
-    if (!length(levels) || is.null(lap$U)) return(NULL)
     spec <- run$spec
-    theta <- lap$mode
-    H <- lap$H
-    done <- list()
-    for (level in levels) {
-        rows <- level_rows(level, design, spec$xt)
-        if (!length(rows)) next
-        v <- level_direction(level, design)
-        sub <- slice_rows(spec, rows)
-        sub$batch_size <- length(rows)
+    if (!length(design$separated) || !is.null(design$hs) ||
+        !(spec$model %in% c("logistic", "probit", "poisson")) || is.null(lap$H))
+        return(NULL)
+    rows <- lapply(design$separated, level_rows, design = design, xt = spec$xt)
+    levels <- design$separated[lengths(rows) > 0L]
+    rows <- rows[lengths(rows) > 0L]
+    if (!length(levels)) return(NULL)
+    D <- length(lap$mode)
+    dirs <- vapply(levels, level_direction, double(D), design = design)
+    dirs <- matrix(dirs, D)
+    sd_ratio <- width <- double(length(levels))
+    for (k in seq_along(levels)) {
+        sub <- slice_rows(spec, rows[[k]])
+        sub$batch_size <- length(rows[[k]])
+        v <- dirs[, k]
         f <- function(t) {
-            th <- theta + t * v
+            th <- lap$mode + t * v
             .Call(C_sgfs_model_loglik, sub, th)$loglik + log_prior(th, spec)$value
         }
-        Hv <- drop(H %*% v)
-        a <- sum(v * Hv)
-        s2 <- line_variance(f, 1 / sqrt(a))
-        if (!is.finite(s2) || s2 * a <= 1.21) next       # under 10 % wider: as it is
-        H <- H - (a - 1 / s2) * tcrossprod(Hv) / a^2
-        done[[length(done) + 1L]] <- data.frame(level = level$name, rows = length(rows),
-                                                sd_ratio = sqrt(s2 * a))
+        a <- sum(v * (lap$H %*% v))
+        width[k] <- sqrt(line_variance(f, 1 / sqrt(a)))
+        sd_ratio[k] <- width[k] * sqrt(a)
     }
-    if (!length(done)) return(NULL)
-    list(U = chol(H), levels = do.call(rbind, done))
+    P <- nrow(spec$xt)
+    cost <- sum(lengths(rows)) * (P + 16) + 16 * length(levels) * D
+    per_iter <- (spec$batch_size + n_fixed) * P
+    every <- max(1L, as.integer(ceiling(cost / (separated_share * per_iter))))
+    list(spec = list(separated_rows = as.integer(unlist(rows) - 1L),
+                     separated_ptr = as.integer(c(0L, cumsum(lengths(rows)))),
+                     separated_dir = as.double(dirs), separated_width = width,
+                     separated_every = every),
+         levels = data.frame(level = vapply(levels, `[[`, "", "name"), rows = lengths(rows),
+                             sd_ratio = sd_ratio, stringsAsFactors = FALSE),
+         every = every)
 }

@@ -266,9 +266,53 @@ empty_row <- function(problem, method) {
                verdict = "", note = "", stringsAsFactors = FALSE)
 }
 
-verdict <- function(r, glm_row) {
+## Separated levels' exact marginals.  A 0/1 column whose training rows all
+## have one response moves only those rows' linear predictor: its posterior
+## given the other coefficients (at the reference's means) is one-dimensional,
+## the package's default prior (normal(0, 2.5) on the column scaled to unit
+## sd) times the rows' likelihood, and as the others' posterior sds (at most
+## about 1) are nothing against this coefficient's (tens to hundreds), it is
+## its marginal.  By quadrature it replaces the reference's mean and sd for
+## these parameters (their ESS: Inf): the reference is a Monte Carlo
+## estimate, whose smallest ESS is often exactly there.  (Checked on a9a,
+## whose reference has ESS >= 2,658 everywhere: the five separated columns'
+## exact means and sds agree with it within its Monte Carlo error.)
+exact_separated <- function(p, rt) {
+    x <- if (p$formula) model.matrix(pine ~ ., p$train) else cbind(`(Intercept)` = 1, p$train)
+    y <- p$y_train
+    b <- stats::setNames(rt$mean, rt$parameter)[colnames(x)]
+    out <- NULL
+    for (j in colnames(x)[-1L]) {
+        v <- x[, j]
+        if (!all(v == 0 | v == 1)) next
+        rows <- which(v == 1)
+        if (!length(rows) || length(unique(y[rows])) > 1L) next
+        eta <- drop(x[rows, , drop = FALSE] %*% b) - b[[j]]
+        sgn <- if (y[rows[1L]] == 1) 1 else -1
+        prior_sd <- 2.5 / stats::sd(v)
+        logf <- function(t) vapply(t, function(s) sum(stats::plogis(sgn * (eta + s), log.p = TRUE)), 0) +
+            stats::dnorm(t, 0, prior_sd, log = TRUE)
+        g <- seq(-10 * prior_sd, 10 * prior_sd, length.out = 40001L)
+        lw <- logf(g)
+        w <- exp(lw - max(lw))
+        w <- w / sum(w)
+        m <- sum(w * g)
+        k <- match(j, rt$parameter)
+        out <- rbind(out, data.frame(parameter = j, rows = length(rows), y = y[rows[1L]],
+                                     exact_mean = m, exact_sd = sqrt(sum(w * (g - m)^2)),
+                                     ref_mean = rt$mean[k], ref_sd = rt$sd[k],
+                                     ref_ess = rt$ess_bulk[k]))
+    }
+    out
+}
+
+## the issue's criteria; the test log-loss at most 0.002 above glm's and
+## within 0.002 of the full-data reference's (the exact posterior's
+## predictive can beat glm's plug-in: a9a's reference by 0.0016)
+verdict <- function(r, glm_row, ref_row) {
     fails <- c(ess = !(r$min_ess >= 400), rhat = !(r$max_rhat <= 1.01),
-               logloss = !(abs(r$test_logloss - glm_row$test_logloss) <= 0.002),
+               logloss = !(r$test_logloss - glm_row$test_logloss <= 0.002 &&
+                           abs(r$test_logloss - ref_row$test_logloss) <= 0.002),
                mean = !(r$max_mean_err <= 0.1), sd = !(r$max_sd_err <= 0.1),
                time = !(r$seconds <= 2 * glm_row$seconds))
     if (any(fails)) paste("FAIL:", paste(names(fails)[fails], collapse = ", ")) else "pass"
@@ -319,6 +363,23 @@ run_problem <- function(problem) {
                        paste(sprintf("%s %.0f", rt$parameter, rt$ess_bulk)[order(rt$ess_bulk)[1:3]],
                              collapse = ", "))
     rows$ref <- rr
+    ## separated levels: their exact marginals replace the reference's
+    sep <- exact_separated(p, rt)
+    if (!is.null(sep)) {
+        cat("separated levels: exact marginals (quadrature) against the reference's\n")
+        print(sep, digits = 4, row.names = FALSE)
+        k <- match(sep$parameter, rt$parameter)
+        rt$mean[k] <- sep$exact_mean
+        rt$sd[k] <- sep$exact_sd
+        rt$ess_bulk[k] <- Inf
+        rr$min_ess <- min(rt$ess_bulk)
+        rr$note <- paste0(rr$note, sprintf("; separated levels, exact marginals used instead: %s",
+                                           paste(sprintf("%s (%d rows, all %d): mean %.4g vs ref %.4g, sd %.4g vs ref %.4g (ref ESS %.0f)",
+                                                         sep$parameter, sep$rows, sep$y, sep$exact_mean,
+                                                         sep$ref_mean, sep$exact_sd, sep$ref_sd, sep$ref_ess),
+                                                 collapse = "; ")))
+        rows$ref <- rr
+    }
     cat(sprintf("reference: %s iterations x %s chains, %.0f s, min bulk ESS %.0f, max R-hat %.4f, test log-loss %.5f\n",
                 big(rr$n_iter), m$chains, rr$seconds, rr$min_ess, rr$max_rhat, rr$test_logloss))
 
@@ -361,7 +422,7 @@ run_problem <- function(problem) {
             r$mean_err_par <- rt$parameter[which.max(me)]
             r$max_sd_err <- max(se)
             r$sd_err_par <- rt$parameter[which.max(se)]
-            r$verdict <- verdict(r, gr)
+            r$verdict <- verdict(r, gr, rr)
             stages <- info$run_length$stages
             worst <- sm$parameter[which.min(sm$ess_bulk)]
             r$note <- paste0(if (nzchar(r$note)) paste0(r$note, "; "),
@@ -447,10 +508,10 @@ lines <- c("# Default samplers on real data against glm() and full-data HMC (ben
            sprintf("- BLAS: %s; LAPACK: %s", blas$session, blas$lapack),
            "- covertype: UCI Forest Covertype, pine = (class == 2), 10 continuous columns + wilderness (4) + soil (40 levels) factors, pine ~ . (53 coefficients), 10,000 random rows (set.seed(1)) held out; formula interface.",
            "- a9a: LIBSVM a9a train / test (32,561 / 16,281 rows, 123 binary features; constant training columns dropped); matrix interface.",
-           "- reference: hmc() at its defaults (dense mass matrix at the mode, started there), 2 chains, continued until bulk ESS >= 2000 or its time budget; cached in bench/reference-<problem>.csv.",
+           "- reference: hmc() at its defaults (dense mass matrix at the mode, started there), 2 chains, continued until bulk ESS >= 2000 or its time budget; cached in bench/reference-<problem>.csv.  Separated levels (0/1 columns whose training rows share one response): their exact marginals by quadrature replace the reference's means and sds (the reference row's note compares them).",
            "- samplers: chains = 4, cores = 2, otherwise defaults (n_iter = NULL grows the run to 400 bulk ESS and R-hat <= 1.01 within max_time = 300 s); seconds = the whole call; min_ess / max_rhat: rank-normalised bulk ESS and R-hat over every parameter; test log-loss / error from predict(type = \"response\", draws = 2000) (p clamped to [1e-15, 1 - 1e-15]); d_logloss = log-loss - glm's.",
            "- mean err = max over parameters of |mean - ref mean| / ref sd; sd err = max of |sd / ref sd - 1|; the parameter attaining each follows it.  The note gives the mean errors in Monte Carlo standard errors, z = (mean - ref mean) / sqrt(sd^2 / ESS + ref sd^2 / ref ESS): with 400 effective draws one MC standard error is 0.05 sd, so Monte Carlo error alone makes the largest of 50-120 mean errors about 0.15 sd (|z| about 3); |z| > 4 is bias.",
-           "- verdict (issue 13): bulk ESS >= 400, R-hat <= 1.01, |d_logloss| <= 0.002, every mean within 0.1 ref sd, every sd within 10 %, seconds <= 2 x glm's.", "",
+           "- verdict (issue 13): bulk ESS >= 400, R-hat <= 1.01, test log-loss at most 0.002 above glm's and within 0.002 of the reference's (the exact posterior's predictive may beat glm's plug-in), every mean within 0.1 ref sd, every sd within 10 %, seconds <= 2 x glm's.", "",
            "| problem | method | seconds | stop | n_iter | min ESS | max R-hat | test log-loss | d log-loss | test error | mean err | (param) | sd err | (param) | verdict | note |",
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
            sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |",

@@ -25,6 +25,8 @@
  *              posterior themselves)
  *   eps_t   <- schedule(t)                                (schedule.c)
  *   theta   <- sampler->step(theta, grad, eps_t)          (sampler_*.c)
+ *   every sep->every iterations: exact (Gibbs) updates of theta along
+ *           the separated levels' lines (separated.c)
  *   keep theta if t > burnin and (t - burnin) %% thin == 0 (only the
  *           monitored parameters; with keep = predictive(), also add the
  *           model's predictive at theta for the examples of pred_x)
@@ -163,14 +165,22 @@ static int iterate(sgfs_engine *e)
     sgfs_prior_grad_add(e, e->xi, e->grad);
     if (e->metric) {                   /* to the sampler's coordinates z = U xi */
         sgfs_metric_gradients(e, e->grad, 1);
+        if (e->sep) sgfs_separated_project(e, e->grad);   /* off the levels' lines */
         sgfs_metric_clip(e, e->grad);
         if (t > e->burnin)
             for (int j = 0; j < Ds; j++) e->grad_sq[j] += e->grad[j] * e->grad[j];
         sgfs_metric_gradients(e, e->grad_lik, 1);
+        if (e->sep) sgfs_separated_project(e, e->grad_lik);
         if (e->sampler->needs_scores) sgfs_metric_gradients(e, e->G, e->fisher_rows);
     }
+    if (e->sep) memcpy(e->sep->z_old, e->theta, (size_t) Ds * sizeof(double));
     const int failed = e->sampler->step(e, e->eps_last);
+    if (e->sep) sgfs_separated_restrict(e, e->theta);   /* the step's move off the lines */
     if (e->metric) sgfs_metric_to_theta(e, e->theta, e->xi);
+    if (e->sep && !failed && fmod(t, (double) e->sep->every) == 0.0) {
+        sgfs_separated_update(e);            /* Gibbs updates along separated levels */
+        sgfs_metric_to_z(e, e->xi, e->theta);
+    }
     if (e->hs) hs_point(e);
     return failed;
 }

@@ -39,6 +39,11 @@
  *   weights     (optional) N non-negative doubles, the rows' prior weights
  *               (the GLM models: logistic, probit, poisson, gaussian);
  *               absent or NULL: every row weight 1
+ *   separated_rows, separated_ptr, separated_dir, separated_width,
+ *   separated_every (optional, together): levels updated exactly every
+ *               `every` iterations (separated.c): level k's rows (ints,
+ *               0-based) rows[ptr[k]..ptr[k+1]-1], its direction in theta
+ *               (column k of the D x K dir) and slice width (K doubles)
  *   hs          (optional) the regularised horseshoe's settings (prior_hs.c):
  *               the chain samples its parameters too (rules sgld, hmc, sga,
  *               adam)
@@ -56,7 +61,7 @@ enum { SLOT_ENGINE, SLOT_SPEC, SLOT_THETA, SLOT_ITER, SLOT_SSTATE, SLOT_BATCH, S
        SLOT_XB, SLOT_ETA, SLOT_GRAD, SLOT_GRAD_LIK, SLOT_GRAD_CENTRE, SLOT_G, SLOT_WORK,
        SLOT_DRAWS, SLOT_PRED, SLOT_Z, SLOT_POOL, SLOT_GRAD_FIXED, SLOT_CENTRE_FIXED, SLOT_GRAD_SQ, SLOT_ETA_CENTRE,
        SLOT_CENTRE_HESSIAN, SLOT_CENTRE_DELTA, SLOT_HS, SLOT_HS_SCRATCH, SLOT_PAR, SLOT_REPORT,
-       N_SLOTS };
+       SLOT_SEP, SLOT_SEP_ETA, SLOT_SEP_POINT, SLOT_SEP_BASIS, SLOT_SEP_Z_OLD, N_SLOTS };
 
 /* the element `name` of list, or NULL if there is none */
 static SEXP optional_elt(SEXP list, const char *name)
@@ -150,6 +155,58 @@ static void setup_metric(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
         e->theta = fresh_real(prot, SLOT_Z, D);
         sgfs_metric_to_z(e, e->xi, e->theta);
     }
+}
+
+/* spec$separated_*: the levels updated exactly (separated.c) */
+static void setup_separated(sgfs_engine *e, SEXP prot, SEXP spec)
+{
+    SEXP rows = optional_elt(spec, "separated_rows");
+    if (rows == NULL || rows == R_NilValue) return;
+    if (e->model->row_loglik == NULL || e->hs || e->sampler->full_data || e->metric == NULL)
+        Rf_error("internal error: separated levels need a GLM with a linear predictor, "
+                 "no horseshoe, a stochastic-gradient rule and a metric");
+    const int m = Rf_length(rows);
+    const int *r = INTEGER(typed_elt(spec, "separated_rows", INTSXP, -1));
+    SEXP ptr_s = sgfs_list_elt(spec, "separated_ptr");
+    const int K = Rf_length(ptr_s) - 1;
+    if (K < 1) Rf_error("internal error: 'separated_ptr' needs at least two entries");
+    const int *ptr = INTEGER(typed_elt(spec, "separated_ptr", INTSXP, K + 1));
+    if (ptr[0] != 0 || ptr[K] != m)
+        Rf_error("internal error: 'separated_ptr' must run from 0 to the number of rows");
+    int largest = 0;
+    for (int k = 0; k < K; k++) {
+        if (ptr[k + 1] <= ptr[k])
+            Rf_error("internal error: 'separated_ptr' must be strictly increasing");
+        if (ptr[k + 1] - ptr[k] > largest) largest = ptr[k + 1] - ptr[k];
+    }
+    for (int i = 0; i < m; i++)
+        if (r[i] == NA_INTEGER || r[i] < 0 || r[i] >= e->N)
+            Rf_error("internal error: 'separated_rows' out of range");
+    const double *dir = REAL(typed_elt(spec, "separated_dir", REALSXP, (R_xlen_t) e->D * K));
+    const double *width = REAL(typed_elt(spec, "separated_width", REALSXP, K));
+    for (R_xlen_t j = 0; j < (R_xlen_t) e->D * K; j++)
+        if (!R_FINITE(dir[j])) Rf_error("internal error: 'separated_dir' is not finite");
+    for (int k = 0; k < K; k++)
+        if (!R_FINITE(width[k]) || !(width[k] > 0))
+            Rf_error("internal error: 'separated_width' must be positive and finite");
+    const int every = int_elt(spec, "separated_every");
+    if (every == NA_INTEGER || every < 1)
+        Rf_error("internal error: 'separated_every' must be a positive integer");
+    SEXP raw = Rf_allocVector(RAWSXP, sizeof(sgfs_separated));
+    SET_VECTOR_ELT(prot, SLOT_SEP, raw);
+    sgfs_separated *sep = (sgfs_separated *) RAW(raw);
+    sep->K = K;
+    sep->every = every;
+    sep->rows = r;
+    sep->ptr = ptr;
+    sep->dir = dir;
+    sep->width = width;
+    sep->eta = fresh_real(prot, SLOT_SEP_ETA, largest);
+    sep->point = fresh_real(prot, SLOT_SEP_POINT, e->D);
+    sep->z_old = fresh_real(prot, SLOT_SEP_Z_OLD, e->D);
+    sep->basis = fresh_real(prot, SLOT_SEP_BASIS, (R_xlen_t) e->D * K);
+    e->sep = sep;
+    sgfs_separated_basis(e);
 }
 
 /* spec$fixed: the rows in every minibatch and the pool of the others */
@@ -393,6 +450,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
         need_G = e->sampler->needs_scores;
         setup_metric(e, prot, spec, state);
         setup_fixed_rows(e, prot, spec);
+        setup_separated(e, prot, spec);
         const sgfs_sampler *smp = e->sampler;
         const R_xlen_t len = sampler_array_len(smp->state_len, smp->state, spar, Ds);
         e->sstate_len = len;

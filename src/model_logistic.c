@@ -152,6 +152,11 @@ static void logistic_predict(sgfs_engine *e, const double *theta,
     sgfs_add_binomial_pred(e->eta, 1, m, out);
 }
 
+static double logistic_row_loglik(const sgfs_engine *e, int row, double eta)
+{
+    return sgfs_row_weight(e, row) * (e->y[row] * eta - softplus(eta));
+}
+
 static int logistic_n_out(const double *mpar, int *kind)
 {
     (void) mpar;
@@ -163,6 +168,6 @@ const sgfs_model sgfs_model_logistic = {
     .name = "logistic", .n_par = logistic_n_par, .score = logistic_score,
     .loglik = logistic_loglik, .neg_hessian = logistic_neg_hessian,
     .n_pred = logistic_n_pred, .predict = logistic_predict,
-    .score_change = logistic_score_change,
+    .score_change = logistic_score_change, .row_loglik = logistic_row_loglik,
     .n_out = logistic_n_out, .outputs = sgfs_glm_outputs
 };

@@ -148,6 +148,11 @@ static void poisson_predict(sgfs_engine *e, const double *theta,
     for (int i = 0; i < m; i++) out[i] += exp(e->eta[i]);
 }
 
+static double poisson_row_loglik(const sgfs_engine *e, int row, double eta)
+{
+    return sgfs_row_weight(e, row) * (e->y[row] * eta - exp(eta));
+}
+
 static int poisson_n_out(const double *mpar, int *kind)
 {
     (void) mpar;
@@ -159,6 +164,6 @@ const sgfs_model sgfs_model_poisson = {
     .name = "poisson", .n_par = poisson_n_par, .score = poisson_score,
     .loglik = poisson_loglik, .neg_hessian = poisson_neg_hessian,
     .n_pred = poisson_n_pred, .predict = poisson_predict,
-    .score_change = poisson_score_change,
+    .score_change = poisson_score_change, .row_loglik = poisson_row_loglik,
     .n_out = poisson_n_out, .outputs = sgfs_glm_outputs
 };

@@ -207,6 +207,12 @@ static void probit_predict(sgfs_engine *e, const double *theta,
     for (int i = 0; i < m; i++) out[i] += pnorm(e->eta[i], 0.0, 1.0, 1, 0);
 }
 
+static double probit_row_loglik(const sgfs_engine *e, int row, double eta)
+{
+    const double y = e->y[row];
+    return sgfs_row_weight(e, row) * (y * log_cdf(eta) + (1.0 - y) * log_cdf(-eta));
+}
+
 static int probit_n_out(const double *mpar, int *kind)
 {
     (void) mpar;
@@ -218,6 +224,6 @@ const sgfs_model sgfs_model_probit = {
     .name = "probit", .n_par = probit_n_par, .score = probit_score,
     .loglik = probit_loglik, .neg_hessian = probit_neg_hessian,
     .n_pred = probit_n_pred, .predict = probit_predict,
-    .score_change = probit_score_change,
+    .score_change = probit_score_change, .row_loglik = probit_row_loglik,
     .n_out = probit_n_out, .outputs = sgfs_glm_outputs
 };

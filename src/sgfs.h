@@ -115,6 +115,10 @@ typedef struct sgfs_model {
        of theta (D x S), for the m <= n examples in the columns of x
        (P x m): output k of example i at draw s into z[s + i ldz + k ldk]
        (ldz >= S).  NULL: not available */
+    /* a GLM row's log-likelihood w_i l_i at the linear predictor eta
+       (offset included), for the exact updates along separated levels
+       (separated.c).  NULL: not a GLM with a linear predictor */
+    double (*row_loglik)(const sgfs_engine *e, int row, double eta);
     int (*n_out)(const double *mpar, int *kind);
     void (*outputs)(sgfs_engine *e, const double *theta, int S,
                     const double *x, int m, double *z, size_t ldz, size_t ldk);
@@ -208,6 +212,24 @@ void sgfs_hs_pullback(const sgfs_engine *e, const double *beta, double *g);
 double sgfs_hs_prior(const sgfs_engine *e, const double *xi, double *g);
 int sgfs_hs_far(const sgfs_engine *e, const double *xi);
 double sgfs_hs_log_posterior(sgfs_engine *e, const double *xi, double *grad);
+
+/* ---- exact updates along separated levels (separated.c) ------------- */
+typedef struct sgfs_separated {
+    int K, every;               /* levels; iterations between updates          */
+    const int *rows, *ptr;      /* level k's rows (0-based): rows[ptr[k]..ptr[k+1]-1] */
+    const double *dir;          /* D x K: the directions v_k in xi             */
+    const double *width;        /* K: the slice's initial widths               */
+    double *basis;              /* D x K: an orthonormal basis of the span of
+                                   the U v_k in the sampler's coordinates z   */
+    double *eta;                /* scratch: the largest level's rows           */
+    double *point;              /* scratch: D                                  */
+    double *z_old;              /* scratch: D, z before the rule's step        */
+} sgfs_separated;
+
+void sgfs_separated_basis(sgfs_engine *e);
+void sgfs_separated_project(const sgfs_engine *e, double *x);
+void sgfs_separated_restrict(const sgfs_engine *e, double *z);
+void sgfs_separated_update(sgfs_engine *e);
 
 /* ---- the engine: everything one chain needs ------------------------- */
 struct sgfs_engine {
@@ -313,6 +335,8 @@ struct sgfs_engine {
     double *centre_hessian, *centre_delta;
     double *G;                  /* D x n per-example scores (or NULL)          */
     double *work;               /* sampler scratch                             */
+    /* exact updates along separated levels (separated.c), or NULL */
+    sgfs_separated *sep;
 };
 
 /* ---- engine construction (engine.c, model.c) ------------------------ */

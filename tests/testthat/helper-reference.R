@@ -116,3 +116,119 @@ c_chain <- function(fun, p, n, n_iter, init = NULL, ...) {
                                  args)))
     sgfs:::all_draws(fit)
 }
+
+## every minibatch and the clipped whitened gradient, replayed in R
+## `update(z, gz, glik_z, eps, t, state)`: the rule in z (SGLD by default),
+## glik_z the likelihood part of the whitened gradient
+r_chain_metric <- function(p, n, n_iter, eps, spec, theta0, centre = NULL, update = NULL) {
+    D <- length(theta0)
+    prec <- prior_prec(D, p)
+    N <- nrow(p$X)
+    U <- spec$metric
+    fixed <- if (is.null(spec$fixed)) integer(0) else spec$fixed + 1L
+    pool <- setdiff(seq_len(N), fixed)
+    w <- (N - length(fixed)) / n
+    lik <- function(th, idx) if (length(idx)) colSums(r_scores(p, th, idx)) else 0
+    ## second-order control variates: the minibatch's Hessian at the centre
+    ## times theta - centre added, the pool's subtracted
+    second <- !is.null(centre) && !is.null(spec$centre_hessian)
+    if (second) {
+        H_full <- r_neg_hessian(p, centre, seq_len(N))
+        expect_equal(matrix(spec$centre_hessian, D), H_full, tolerance = 1e-8)
+        H_pool <- H_full - if (length(fixed)) r_neg_hessian(p, centre, fixed) else 0
+    }
+    theta <- theta0
+    z <- drop(U %*% theta)
+    out <- matrix(NA_real_, n_iter, D)
+    state <- list()
+    ## separated levels (src/separated.c): the rule moves off their lines,
+    ## projected in z onto the complement of span{U v_k}
+    off_lines <- function(x) x
+    if (!is.null(spec$separated_rows)) {
+        B <- qr.Q(qr(U %*% matrix(spec$separated_dir, D)))
+        off_lines <- function(x) drop(x - B %*% crossprod(B, x))
+    }
+    for (t in seq_len(n_iter)) {
+        idx <- pool[r_minibatch(length(pool), n)]
+        g <- if (is.null(centre)) w * lik(theta, idx) + lik(theta, fixed)
+             else spec$centre_score + w * (lik(theta, idx) - lik(centre, idx)) +
+                  lik(theta, fixed) - lik(centre, fixed)
+        if (second)
+            g <- g + w * drop(r_neg_hessian(p, centre, idx) %*% (theta - centre)) -
+                drop(H_pool %*% (theta - centre))
+        glik <- off_lines(backsolve(U, g, transpose = TRUE))
+        g <- g - prec * theta
+        gz <- off_lines(backsolve(U, g, transpose = TRUE))
+        gz <- pmin(pmax(gz, -spec$drift_limit), spec$drift_limit)
+        z_old <- z
+        if (is.null(update)) {          # SGLD with the Leimkuhler-Matthews noise
+            if (t == 1L) xi <- rnorm(D)
+            nxt <- rnorm(D)
+            z <- z + eps / 2 * gz + sqrt(eps) / 2 * (xi + nxt)
+            xi <- nxt
+        } else {
+            step <- update(z, gz, glik, eps, t, state)
+            z <- step$z
+            state <- step$state
+        }
+        z <- z_old + off_lines(z - z_old)
+        theta <- backsolve(U, z)
+        if (!is.null(spec$separated_rows) && t %% spec$separated_every == 0) {
+            theta <- r_separated_update(p, theta, spec, prec)
+            z <- drop(U %*% theta)
+        }
+        out[t, ] <- theta
+    }
+    out
+}
+
+## a 60-iteration chain of `fun` in the metric of the mode on problem p, from 0
+metric_run <- function(p, fun, seed, ...) {
+    set.seed(seed)
+    fit <- quiet(fun(p$x, p$y, family = p$family, prior = normal(0, 1), batch_size = 10L,
+                     n_iter = 60L, burnin = 0L, standardize = FALSE, progress = FALSE,
+                     init = c(0, 0, 0), metric = "mode", ...))
+    list(draws = unname(sgfs:::all_draws(fit)), info = attr(fit, "sgfit"))
+}
+
+## src/separated.c in R: for each separated level, a slice-sampling draw
+## (stepping out, at most 20 steps, then shrinkage) of t along its line,
+## with the engine's uniforms and exponential in the same order
+r_separated_update <- function(p, theta, spec, prec) {
+    K <- length(spec$separated_ptr) - 1L
+    D <- length(theta)
+    dirs <- matrix(spec$separated_dir, D)
+    for (k in seq_len(K)) {
+        rows <- spec$separated_rows[(spec$separated_ptr[k] + 1L):spec$separated_ptr[k + 1L]] + 1L
+        v <- dirs[, k]
+        w <- spec$separated_width[k]
+        eta <- drop(p$X[rows, , drop = FALSE] %*% theta)
+        y <- p$y[rows]
+        f <- function(t) {
+            e <- eta + t
+            sum(y * e - ifelse(e > 0, e + log1p(exp(-e)), log1p(exp(e)))) -
+                sum(prec * (theta + t * v)^2) / 2
+        }
+        logy <- f(0) - rexp(1)
+        lo <- -w * runif(1)
+        hi <- lo + w
+        left <- floor(20 * runif(1))
+        right <- 19 - left
+        while (left > 0 && f(lo) > logy) {
+            lo <- lo - w
+            left <- left - 1
+        }
+        while (right > 0 && f(hi) > logy) {
+            hi <- hi + w
+            right <- right - 1
+        }
+        repeat {
+            t <- lo + runif(1) * (hi - lo)
+            if (f(t) > logy) break
+            if (t < 0) lo <- t else hi <- t
+        }
+        theta <- theta + t * v
+    }
+    theta
+}
+

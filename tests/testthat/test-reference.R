@@ -451,67 +451,6 @@ test_that("SGLD's variance inflation is the linearised chain's exact stationary 
 
 ## SGLD and SGLD-CV in the metric of the mode: the driver's whitened
 ## coordinates z = U theta (U'U the curvature at the mode), the fixed rows in
-## every minibatch and the clipped whitened gradient, replayed in R
-## `update(z, gz, glik_z, eps, t, state)`: the rule in z (SGLD by default),
-## glik_z the likelihood part of the whitened gradient
-r_chain_metric <- function(p, n, n_iter, eps, spec, theta0, centre = NULL, update = NULL) {
-    D <- length(theta0)
-    prec <- prior_prec(D, p)
-    N <- nrow(p$X)
-    U <- spec$metric
-    fixed <- if (is.null(spec$fixed)) integer(0) else spec$fixed + 1L
-    pool <- setdiff(seq_len(N), fixed)
-    w <- (N - length(fixed)) / n
-    lik <- function(th, idx) if (length(idx)) colSums(r_scores(p, th, idx)) else 0
-    ## second-order control variates: the minibatch's Hessian at the centre
-    ## times theta - centre added, the pool's subtracted
-    second <- !is.null(centre) && !is.null(spec$centre_hessian)
-    if (second) {
-        H_full <- r_neg_hessian(p, centre, seq_len(N))
-        expect_equal(matrix(spec$centre_hessian, D), H_full, tolerance = 1e-8)
-        H_pool <- H_full - if (length(fixed)) r_neg_hessian(p, centre, fixed) else 0
-    }
-    theta <- theta0
-    z <- drop(U %*% theta)
-    out <- matrix(NA_real_, n_iter, D)
-    state <- list()
-    for (t in seq_len(n_iter)) {
-        idx <- pool[r_minibatch(length(pool), n)]
-        g <- if (is.null(centre)) w * lik(theta, idx) + lik(theta, fixed)
-             else spec$centre_score + w * (lik(theta, idx) - lik(centre, idx)) +
-                  lik(theta, fixed) - lik(centre, fixed)
-        if (second)
-            g <- g + w * drop(r_neg_hessian(p, centre, idx) %*% (theta - centre)) -
-                drop(H_pool %*% (theta - centre))
-        glik <- backsolve(U, g, transpose = TRUE)
-        g <- g - prec * theta
-        gz <- backsolve(U, g, transpose = TRUE)
-        gz <- pmin(pmax(gz, -spec$drift_limit), spec$drift_limit)
-        if (is.null(update)) {          # SGLD with the Leimkuhler-Matthews noise
-            if (t == 1L) xi <- rnorm(D)
-            nxt <- rnorm(D)
-            z <- z + eps / 2 * gz + sqrt(eps) / 2 * (xi + nxt)
-            xi <- nxt
-        } else {
-            step <- update(z, gz, glik, eps, t, state)
-            z <- step$z
-            state <- step$state
-        }
-        theta <- backsolve(U, z)
-        out[t, ] <- theta
-    }
-    out
-}
-
-## a 60-iteration chain of `fun` in the metric of the mode on problem p, from 0
-metric_run <- function(p, fun, seed, ...) {
-    set.seed(seed)
-    fit <- quiet(fun(p$x, p$y, family = p$family, prior = normal(0, 1), batch_size = 10L,
-                     n_iter = 60L, burnin = 0L, standardize = FALSE, progress = FALSE,
-                     init = c(0, 0, 0), metric = "mode", ...))
-    list(draws = unname(sgfs:::all_draws(fit)), info = attr(fit, "sgfit"))
-}
-
 test_that("SGLD and SGLD-CV in the metric of the mode: C chains equal the R reference", {
     p <- ref_problem(N = 200)
     run <- function(fun, seed, ...) metric_run(p, fun, seed, ...)

@@ -48,26 +48,31 @@ test_that("separated levels are found through the formula and the matrix interfa
                               NULL, NULL, 1000L, NULL, 1L, 1L, 1L, NULL, TRUE, FALSE, NULL,
                               TRUE)
     expect_null(run$design$separated)
+    data(Pima.tr, package = "MASS", envir = environment())
+    fit <- sgldcv(type ~ ., data = Pima.tr, n_iter = 100, progress = FALSE)
+    expect_null(attr(fit, "sgfit")$design$separated)
+    expect_null(attr(fit, "sgfit")$spec$separated_rows)
 })
 
-test_that("the metric along a separated level has the exact conditional variance there", {
+test_that("a separated level's line moves only its rows; its width is the exact conditional sd", {
     d <- separated_data()
     d$f <- factor(ifelse(d$f == "a", "b", as.character(d$f)))      # only "d" separated
     x <- model.matrix(y ~ x + e + f, d)[, -1]
     run <- sgfs:::prepare_run(x, d$y, binomial(), NULL, NULL, NULL, 1000L, NULL, 1L, 1L,
                               1L, NULL, TRUE, FALSE, NULL, TRUE)
-    level <- run$design$separated
-    expect_length(level, 1L)
+    expect_length(run$design$separated, 1L)
     lap <- sgfs:::posterior_laplace(run)
-    expect_equal(lap$widened$level, "fd")
-    v <- sgfs:::level_direction(level[[1]], run$design)
-    ## the line moves the rows of level d, and no other row, by t
+    sep <- sgfs:::separated_spec(run, lap, 0L)
     rows <- which(d$f == "d")
+    expect_equal(sep$spec$separated_rows, rows - 1L)
+    expect_equal(sep$spec$separated_ptr, c(0L, length(rows)))
+    expect_equal(sep$levels$level, "fd")
+    v <- sep$spec$separated_dir
     eta_move <- drop(crossprod(run$spec$xt, v))
     expect_equal(eta_move[rows], rep(1, length(rows)), tolerance = 1e-10)
     expect_lt(max(abs(eta_move[-rows])), 1e-10)
-    ## the exact conditional density along the line, written out here:
-    ## the rows' log-likelihood (all y = 1) plus the prior
+    ## the exact conditional density along the line through the mode,
+    ## written out here: the rows' log-likelihood (all y = 1) plus the prior
     eta <- drop(crossprod(run$spec$xt[, rows], lap$mode))
     logf <- function(t) vapply(t, function(s)
         sum(plogis(eta + s, log.p = TRUE)) +
@@ -78,37 +83,55 @@ test_that("the metric along a separated level has the exact conditional variance
     mean_t <- integrate(function(t) t * dens(t), -Inf, Inf, rel.tol = 1e-10)$value / mass
     var_t <- integrate(function(t) (t - mean_t)^2 * dens(t), -Inf, Inf,
                        rel.tol = 1e-10)$value / mass
-    H1 <- crossprod(lap$metric_U)
-    expect_equal(drop(t(v) %*% H1 %*% v), 1 / var_t, tolerance = 1e-3)
-    ## wider than the Laplace approximation's, which the mode keeps
-    expect_gt(var_t * drop(t(v) %*% lap$H %*% v), 1.21)
-    expect_equal(lap$widened$sd_ratio, sqrt(var_t * drop(t(v) %*% lap$H %*% v)),
-                 tolerance = 1e-3)
-    ## every direction H-conjugate to v is as it was: H1 - H has rank one,
-    ## along H v
-    w <- drop(lap$H %*% v)
-    expect_equal(H1 - lap$H, tcrossprod(w) * ((H1 - lap$H)[1, 1] / w[1]^2),
-                 tolerance = 1e-8)
-    ## the engine runs in this metric, its settings say so
+    expect_equal(sep$spec$separated_width, sqrt(var_t), tolerance = 1e-3)
+    ## much wider than the Laplace approximation along the line
+    a <- drop(t(v) %*% lap$H %*% v)
+    expect_equal(sep$levels$sd_ratio, sqrt(var_t * a), tolerance = 1e-3)
+    expect_gt(sep$levels$sd_ratio, 1.5)
+    ## every: the updates cost about 15 % of the iterations' gradients
+    P <- nrow(run$spec$xt)
+    expect_equal(sep$every, max(1L, as.integer(ceiling(
+        (length(rows) * (P + 16) + 16 * P) / (0.15 * run$spec$batch_size * P)))))
+    ## in the metric of the mode the chain gets them; not with the papers' rule
     fit <- sgldcv(x, d$y, n_iter = 100, progress = FALSE)
     info <- attr(fit, "sgfit")
-    expect_equal(info$spec$metric, lap$metric_U)
-    expect_match(info$settings$metric, "widened along 1 separated level")
-    expect_equal(info$laplace$widened$level, "fd")
+    expect_equal(info$spec$separated_rows, rows - 1L)
+    expect_equal(info$settings$separated$level, "fd")
+    fit <- sgldcv(x, d$y, n_iter = 100, progress = FALSE, metric = "identity")
+    expect_null(attr(fit, "sgfit")$spec$separated_rows)
 })
 
-test_that("without separated levels the metric is the curvature at the mode", {
-    data(Pima.tr, package = "MASS", envir = environment())
-    fit <- sgldcv(type ~ ., data = Pima.tr, n_iter = 100, progress = FALSE)
-    info <- attr(fit, "sgfit")
-    expect_null(info$design$separated)
-    expect_null(info$laplace$widened)
-    run <- sgfs:::prepare_run(model.matrix(type ~ ., Pima.tr)[, -1], Pima.tr$type,
-                              binomial(), NULL, NULL, NULL, 1000L, NULL, 1L, 1L, 1L, NULL,
-                              TRUE, FALSE, NULL, TRUE)
-    lap <- sgfs:::posterior_laplace(run)
-    expect_identical(info$spec$metric, lap$U)
-    expect_match(info$settings$metric, "^dense \\(curvature at the mode\\)$")
+test_that("SGLD and SGLD-CV with separated levels: C chains equal the R replay", {
+    p <- ref_problem(N = 200)
+    lev <- as.numeric(seq_len(200) %in% c(3, 50, 77, 120, 190))
+    p$y[lev == 1] <- 1
+    p$x <- cbind(p$x, lev)
+    p$X <- unname(cbind(1, p$x))
+    D <- 4
+    for (fun in c("sgld", "sgldcv")) {
+        set.seed(21)
+        fit <- quiet(get(fun)(p$x, p$y, family = binomial(), prior = normal(0, 1),
+                              batch_size = 10L, n_iter = 60L, burnin = 0L,
+                              standardize = FALSE, progress = FALSE, init = double(D)))
+        info <- attr(fit, "sgfit")
+        expect_equal(info$spec$separated_rows, which(lev == 1) - 1L)
+        spec <- info$spec
+        spec$separated_every <- 1L               # every iteration, for the replay
+        set.seed(23)
+        theta0 <- double(D)
+        run <- sgfs:::run_chain(spec, list(theta = theta0, iter = 0, sstate = double(0)),
+                                60L, FALSE)
+        set.seed(23)
+        ref <- r_chain_metric(p, 10L, 60L, info$eps, spec, theta0,
+                              centre = if (fun == "sgldcv") spec$centre)
+        expect_equal(unname(run$draws), ref, tolerance = 1e-12)
+        ## the level moved along its line: the draws differ from a chain without it
+        spec$separated_rows <- NULL
+        set.seed(23)
+        plain <- r_chain_metric(p, 10L, 60L, info$eps, spec, theta0,
+                                centre = if (fun == "sgldcv") spec$centre)
+        expect_gt(max(abs(plain[, 4] - ref[, 4])), 0.1)
+    }
 })
 
 test_that("sgldcv() samples a separated level's marginal, far from the Laplace approximation", {
@@ -137,10 +160,12 @@ test_that("sgldcv() samples a separated level's marginal, far from the Laplace a
     s <- sqrt(sum(w * (g - m)^2))
     ## far from the Laplace approximation: its sd is much smaller
     lap <- sgfs:::posterior_laplace(run)
-    expect_gt(lap$widened$sd_ratio, 1.5)
+    expect_gt(sgfs:::separated_spec(run, lap)$levels$sd_ratio, 1.5)
     ## Monte Carlo error from the chains' ESS (with the sd's error for a
     ## skewed, light-tailed marginal, at most 1.2 / sqrt(2 ESS) relative)
-    expect_gt(ess, 300)
+    ## the exact updates mix the level: bulk ESS about 4,600 of 58,000 draws
+    ## (without them, in the same run, about 430)
+    expect_gt(ess, 2000)
     expect_lt(abs(mean(draws) - m) / (s / sqrt(ess)), 4)
     expect_lt(abs(sd(draws) / s - 1), 4 * 1.2 / sqrt(2 * ess))
 })
