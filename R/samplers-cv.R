@@ -39,11 +39,28 @@
 #' equals one given that step) measures each whitened gradient
 #' coordinate's mean square \eqn{m \approx 1 + V}{m ~ 1 + V}, and the step becomes
 #' \eqn{\min(0.2, 0.2/(\max m - 1))}{min(0.2, 0.2 / (max m - 1))}, 5 % variance inflation from the
-#' noise (`settings$pilot` records it).  The walls of separated levels (a
-#' level whose rows are all of one class) make \eqn{m}{m} large without any
-#' noise, since the gradient there is steep, and the smaller step is then
-#' what keeps the discretisation's error there small: on Covertype with its
-#' soil factor the pilot's \eqn{m}{m} is about 5.
+#' noise (`settings$pilot` records it).
+#'
+#' Separated levels (binomial and poisson GLMs in the metric of the mode):
+#' a level of a factor whose rows all have one response (all 0 or all 1;
+#' all zero counts), or a factor's reference level whose rows do, moves its
+#' coefficient along a line on which the likelihood is monotone: only the
+#' prior bounds the posterior on one side, the curvature at the mode
+#' describes the likelihood's wall instead of the long side where the mass
+#' is (on Covertype the soil level 7, 102 rows all pine, has a posterior sd
+#' 2.6 times the Laplace approximation's), and an unadjusted step mixes
+#' slowly there and bounces off the wall.  The samplers with a metric
+#' (`sgld()`, `sgldcv()`, `psgld()`, `sghmc()`, `sgnht()`) therefore update
+#' each such level exactly: every few iterations (`settings$separated_every`,
+#' chosen so that these updates cost about 15 % of the gradients) a Gibbs
+#' update draws its position on the line from the exact conditional posterior
+#' (only its rows and the prior change along it) by slice sampling, and the
+#' rule's own steps move only off those lines.  `settings$separated` lists
+#' the levels, their rows and how much wider their conditional posterior is
+#' than the Laplace approximation.  On Covertype this took the default run
+#' from 70,000-144,000 iterations to 10,000 (the separated soil levels had
+#' set its length) and put their means within 0.05 posterior sd of the exact
+#' marginals.
 #'
 #' Rare one-hot levels and other rows of high leverage: with the metric, a
 #' row \eqn{i}{i} moves the control-variate gradient by about \eqn{(N/n)h_i}{(N/n)h_i}
