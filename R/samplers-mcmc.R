@@ -115,8 +115,12 @@ metropolis_setup <- function(run, method, stepsize, mass, target_accept, adapt,
     if (!is.null(stepsize)) stepsize <- check_positive(stepsize, "stepsize")
     function(run) {
         D <- length(run$theta0)
-        fit <- if (is.null(run$design$hs)) newton_mode(run$spec, run$theta0)
-               else {                         # in the horseshoe's coordinates (R/horseshoe.R)
+        ## the Laplace approximation shared with the chains' dispersed starts
+        ## (one mode search per call; with a horseshoe in its coordinates,
+        ## R/horseshoe.R); Newton's method here for networks and custom models
+        fit <- if (is.null(run$design$hs) && !laplace_available(run$design))
+                   newton_mode(run$spec, run$theta0)
+               else {
                    lap <- posterior_laplace(run)
                    list(mode = lap$mode, curvature = list(H = lap$H))
                }

@@ -32,11 +32,14 @@ fuzz_bases <- function() {
                          g = factor(sample(c("u", "v", "w"), 300, replace = TRUE)))
     onehot$y <- rbinom(300, 1, plogis(onehot$x1))
     onehot$count <- rpois(300, exp(0.3 * onehot$x1))
+    separated <- onehot                 # level "a" all 1, the reference level
+    separated$y[separated$f == "a"] <- 1
     fits <- suppressWarnings(list(
         sgldcv = sgldcv(type ~ ., Pima.tr, n_iter = 20, progress = FALSE),
         sgld_rows = sgld(y ~ x1 + x2 + f + g, onehot, n_iter = 20, progress = FALSE),
         poisson = sgldcv(count ~ x1 + f, onehot, family = poisson(), n_iter = 20,
                          progress = FALSE),
+        separated = sgldcv(y ~ x1 + f, separated, n_iter = 20, progress = FALSE),
         sgfs = sgfs(type ~ ., Pima.tr, n_iter = 20, progress = FALSE),
         sgfs_d = sgfs(type ~ ., Pima.tr, n_iter = 20, preconditioner = "diagonal",
                       progress = FALSE),

@@ -79,3 +79,26 @@ test_that("the post-fit check uses the run's mode and costs little", {
     expect_equal(gap$expected, 8 / 2)
     expect_output(print(fit), "Time: set-up .* s \\(of which the mode .* Newton steps\\), sampling .* checks")
 })
+
+test_that("one mode search per call, for every sampler of a GLM with several chains", {
+    data(Pima.tr, package = "MASS", envir = environment())
+    ns <- asNamespace("sgfs")
+    searches <- 0L
+    counted <- function(...) {
+        searches <<- searches + 1L
+        original(...)
+    }
+    original <- get("newton_mode", envir = ns)
+    unlockBinding("newton_mode", ns)
+    assign("newton_mode", counted, envir = ns)
+    on.exit({
+        assign("newton_mode", original, envir = ns)
+        lockBinding("newton_mode", ns)
+    })
+    for (fun in list(hmc, mala, sgldcv, sgld, osgfs)) {
+        searches <- 0L
+        suppressWarnings(fun(type ~ ., data = Pima.tr, n_iter = 50, chains = 2,
+                             progress = FALSE))
+        expect_equal(searches, 1L)
+    }
+})
