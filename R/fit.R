@@ -348,6 +348,9 @@ sg_fit <- function(method, setup, run, call) {
             spec$fixed <- if (length(held$rows)) held$rows
             s$evals_per_iter <- held$evals_per_iter
             s$settings$fixed_rows <- length(held$rows)
+            if (!is.null(sep))
+                spec$separated_every <- s$settings$separated_every <-
+                    separated_every(sep$cost, spec, length(held$rows))
         }
     }
     if (grow) {

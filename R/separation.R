@@ -185,15 +185,22 @@ separated_spec <- function(run, lap, n_fixed = 0L) {
         width[k] <- sqrt(line_variance(f, 1 / sqrt(a)))
         sd_ratio[k] <- width[k] * sqrt(a)
     }
-    P <- nrow(spec$xt)
-    cost <- sum(lengths(rows)) * (P + 16) + 16 * length(levels) * D
-    per_iter <- (spec$batch_size + n_fixed) * P
-    every <- max(1L, as.integer(ceiling(cost / (separated_share * per_iter))))
+    cost <- sum(lengths(rows)) * (nrow(spec$xt) + 16) + 16 * length(levels) * D
+    every <- separated_every(cost, spec, n_fixed)
     list(spec = list(separated_rows = as.integer(unlist(rows) - 1L),
                      separated_ptr = as.integer(c(0L, cumsum(lengths(rows)))),
                      separated_dir = as.double(dirs), separated_width = width,
                      separated_every = every),
          levels = data.frame(level = vapply(levels, `[[`, "", "name"), rows = lengths(rows),
                              sd_ratio = sd_ratio, stringsAsFactors = FALSE),
-         every = every)
+         every = every, cost = cost)
+}
+
+## the iterations between the exact updates, whose flops `cost` then take
+## about `separated_share` of an iteration's gradient ((batch_size + n_fixed)
+## rows of P): a function of the rows held in every minibatch, so recomputed
+## when a pilot's step changes them (the run then equals one at that step)
+separated_every <- function(cost, spec, n_fixed) {
+    per_iter <- (spec$batch_size + n_fixed) * nrow(spec$xt)
+    max(1L, as.integer(ceiling(cost / (separated_share * per_iter))))
 }

@@ -148,16 +148,20 @@ test_that("SGLD-CV's pilot sets the step by the gradient noise, and the run equa
     p <- attr(fit, "sgfit")$settings$pilot
     expect_lt(p$energy, 2)
     expect_equal(attr(fit, "sgfit")$settings$stepsize, 0.2)
-    ## a level held by 3 rows, all of one class (separated: its coefficient's
-    ## posterior is bounded by a wall of the likelihood, where the gradient
-    ## is large): step 0.2 / (m - 1), m the whitened gradient's mean square
-    ## over the pilot (or the first step, if smaller: the rows held in every
-    ## minibatch may have shrunk it)
-    set.seed(5)
-    x <- cbind(rnorm(3000), rnorm(3000), 0)
-    x[1:3, 3] <- 1
-    y <- rbinom(3000, 1, plogis(x[, 1] - x[, 2]))
-    y[1:3] <- 1
+    ## a factor of L levels of 3000 / L rows each (more rows of high
+    ## leverage than a minibatch holds, so the gradient is noisy): step
+    ## 0.2 / (m - 1), m the whitened gradient's mean square over the pilot
+    ## (or the first step, if smaller: the rows held in every minibatch may
+    ## have shrunk it)
+    levels_data <- function(L) {
+        set.seed(5)
+        f <- factor(sample(seq_len(L), 3000, TRUE))
+        x <- cbind(rnorm(3000), model.matrix(~ f)[, -1])
+        list(x = x, y = rbinom(3000, 1, plogis(x[, 1] + rnorm(L)[f])))
+    }
+    d <- levels_data(150)
+    x <- d$x
+    y <- d$y
     noisy <- function(...) {
         set.seed(22)
         sgldcv(x, y, batch_size = 5L, n_iter = 2000, progress = FALSE, ...)
@@ -175,11 +179,12 @@ test_that("SGLD-CV's pilot sets the step by the gradient noise, and the run equa
     expect_identical(draws_of(fit), draws_of(same))
     ## where the pilot lowers the step below the first one, the rows held in
     ## every minibatch are those the chosen step holds: still the same chain
+    d <- levels_data(300)
     set.seed(23)
-    five <- sgldcv(x, y, batch_size = 20L, n_iter = 2000, progress = FALSE)
+    five <- sgldcv(d$x, d$y, batch_size = 20L, n_iter = 2000, progress = FALSE)
     expect_lt(attr(five, "sgfit")$settings$stepsize, attr(five, "sgfit")$settings$pilot$first_step)
     set.seed(23)
-    given <- sgldcv(x, y, batch_size = 20L, n_iter = 2000, progress = FALSE,
+    given <- sgldcv(d$x, d$y, batch_size = 20L, n_iter = 2000, progress = FALSE,
                     stepsize = attr(five, "sgfit")$settings$stepsize)
     expect_identical(draws_of(five), draws_of(given))
     expect_equal(attr(five, "sgfit")$settings$fixed_rows, attr(given, "sgfit")$settings$fixed_rows)
@@ -187,7 +192,7 @@ test_that("SGLD-CV's pilot sets the step by the gradient noise, and the run equa
     expect_identical(draws_of(two),
                      draws_of(noisy(chains = 2L, stepsize = attr(two, "sgfit")$settings$stepsize)))
     ## no pilot with the papers' rule or a decaying schedule
-    expect_null(attr(noisy(metric = "identity"), "sgfit")$settings$pilot)
+    expect_null(attr(suppressWarnings(noisy(metric = "identity")), "sgfit")$settings$pilot)
     expect_null(attr(noisy(schedule = schedule_polynomial()), "sgfit")$settings$pilot)
 })
 
