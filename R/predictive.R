@@ -50,7 +50,7 @@ keep_model_matrix <- function(keep, frame) {
 
 ## The engine's elements for `keep`: pred_x (P x M, on the engine's scale)
 ## and monitor (0-based), or nothing for keep = "draws".
-keep_spec <- function(keep, x, design) {
+keep_spec <- function(keep, names_x, design) {
     if (identical(keep, "draws")) return(list())
     if (!inherits(keep, "sgfs_keep"))
         stop_arg("keep", "must be \"draws\" or predictive(newdata)")
@@ -58,13 +58,13 @@ keep_spec <- function(keep, x, design) {
     if (is.data.frame(newx)) newx <- as.matrix(newx)
     if (!is.numeric(newx) || anyNA(newx) || any(!is.finite(newx)))
         stop_arg("keep", "has newdata with missing or non-numeric values")
-    if (ncol(newx) == ncol(x) - ("(Intercept)" %in% colnames(x)) &&
-        "(Intercept)" %in% colnames(x) && !("(Intercept)" %in% colnames(newx)))
+    if (ncol(newx) == length(names_x) - ("(Intercept)" %in% names_x) &&
+        "(Intercept)" %in% names_x && !("(Intercept)" %in% colnames(newx)))
         newx <- cbind(`(Intercept)` = 1, newx)
-    if (ncol(newx) != ncol(x))
+    if (ncol(newx) != length(names_x))
         stop_arg("keep", sprintf("has newdata with %d columns; the model's design has %d",
-                                 ncol(newx), ncol(x)))
-    colnames(newx) <- colnames(x)
+                                 ncol(newx), length(names_x)))
+    colnames(newx) <- names_x
     if (!is.null(design$network)) newx <- newx[, colnames(newx) != "(Intercept)", drop = FALSE]
     monitor <- monitored(keep$monitor, design)
     list(pred_x = .Call(C_sgfs_design_copy, newx, as.double(design$center),
