@@ -17,6 +17,15 @@ formula_frame <- function(call, env, offset = NULL, weights = NULL, contrasts = 
         for (arg in c("offset", "weights"))
             if (grepl(sprintf("(%s)", arg), conditionMessage(e), fixed = TRUE))
                 stop_arg(arg, "must have one number per row of data: ", conditionMessage(e))
+        cl <- conditionCall(e)
+        if (is.call(cl) && startsWith(paste(deparse(cl[[1L]]), collapse = ""), "na."))
+            stop_arg("na.action", "refused the data: ", conditionMessage(e))
+        vars <- tryCatch(all.vars(stats::formula(eval(mf$formula, env))),
+                         error = function(e) character(0))
+        missing_var <- sub("^object '(.*)' not found$", "\\1", conditionMessage(e))
+        if (missing_var %in% vars)
+            stop_arg("formula", sprintf("has the variable '%s', which is neither in data nor in ",
+                                        missing_var), "the formula's environment")
         stop(e)
     })
     mt <- attr(mf, "terms")
@@ -83,7 +92,7 @@ design_matrix <- function(x, intercept, arg = "x", allow_na = FALSE) {
     if (any(!is.finite(x) & !(allow_na & is.na(x))))
         stop_arg(arg, "has missing or non-finite values (the formula interface applies na.action)")
     storage.mode(x) <- "double"
-    if (is.null(colnames(x))) colnames(x) <- paste0("x", seq_len(ncol(x)))
+    if (is.null(colnames(x)) && ncol(x)) colnames(x) <- paste0("x", seq_len(ncol(x)))
     if (intercept) x <- cbind(`(Intercept)` = 1, x)
     if (ncol(x) == 0L) stop_arg("x", "has no columns")
     x
@@ -208,7 +217,7 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
     if (as.double(n_keep) * design$D > .Machine$integer.max)
         stop_arg("thin", sprintf("= %d keeps %.3g draws per chain, more than memory allows: ",
                                  thin, n_keep), "thin the chain more")
-    chains <- check_count(chains, "chains", 1L)
+    chains <- check_count(chains, "chains", 1L, 100000L)   # (each made before any runs)
     cores <- check_count(cores, "cores", 1L)
     check_flag(progress, "progress")
     verbose <- check_flag(verbose, "verbose")

@@ -301,6 +301,8 @@ further_iterations <- function(info, ess, target) {
 #' @export
 summary.sgfit <- function(object, ...) {
     info <- sgfit_info(object)
+    dots <- list(...)                  # coda's summary() takes `quantiles`, ignores the rest
+    do.call(no_dots, dots[!names(dots) %in% c("", "quantiles")])
     ## coda's time-series standard error fits an AR model inside try(), which
     ## prints the error for a chain of one draw (then the SE is NA)
     if (coda::niter(object) < 2L) {
