@@ -19,6 +19,8 @@
 #' }
 #' @export
 read_mnist <- function(path, set = c("train", "test")) {
+    if (!is.character(path) || length(path) != 1L || is.na(path))
+        stop_arg("path", "must be the folder holding the IDX files, not ", format_value(path))
     set <- choose_arg(set, c("train", "test"), "set")
     stem <- if (set == "train") "train" else "t10k"
     image_file <- paste0(stem, "-images-idx3-ubyte.gz")
@@ -126,6 +128,7 @@ read_libsvm <- function(file, n_features = NULL, sparse = TRUE) {
     if (!is.character(file) || length(file) != 1L || is.na(file))
         stop_arg("file", "must be the path of one file")
     if (!file.exists(file)) stop_arg("file", sprintf("'%s' does not exist", file))
+    if (dir.exists(file)) stop_arg("file", sprintf("'%s' is a folder, not a file", file))
     sparse <- check_flag(sparse, "sparse")
     con <- file(file, "r")
     on.exit(close(con))

@@ -28,6 +28,8 @@ formula_frame <- function(call, env, offset = NULL, weights = NULL, contrasts = 
                                         missing_var), "the formula's environment")
         stop(e)
     })
+    if (!nrow(mf))
+        stop_arg("data", "has no rows left after 'subset' and 'na.action'")
     mt <- attr(mf, "terms")
     offset <- stats::model.offset(mf)
     if (!is.null(offset) && (!is.numeric(offset) || NCOL(offset) != 1L))

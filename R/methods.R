@@ -164,6 +164,7 @@ remedy_hint <- function(info) {
 #' @rdname sgfit-methods
 #' @export
 print.sgfit <- function(x, digits = 3, ...) {
+    digits <- check_count(digits, "digits", 1L, 15L)
     info <- sgfit_info(x)
     d <- all_draws(x)
     conv <- convergence_table(chain_draws_shown(x))
@@ -328,6 +329,7 @@ summary.sgfit <- function(object, ...) {
 #' @rdname sgfit-methods
 #' @export
 print.summary.sgfit <- function(x, digits = 3, ...) {
+    digits <- check_count(digits, "digits", 1L, 15L)
     cat(x$method, "\n")
     NextMethod()
     tab <- cbind(Rhat = round(x$rhat, 3), ESS_bulk = round(x$ess),

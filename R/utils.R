@@ -39,7 +39,7 @@ format_value <- function(x) {
     if (is.list(x)) return(sprintf("a %s of length %d", class(x)[1L], length(x)))
     if (length(x) != 1L) return(sprintf("a %s of length %d", class(x)[1L], length(x)))
     if (is.character(x)) return(sprintf("\"%s\"", x))
-    format(x)
+    format(x, digits = 15L)
 }
 
 ## match.arg() with an error that names the argument

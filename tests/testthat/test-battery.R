@@ -166,6 +166,14 @@ bad(m(sgld, y = factor(replace(rep(c("a", "b", "c"), length.out = 100), 5, NA)),
 bad(sgld(X, n_iter = 20, progress = FALSE), "y")
 bad(fp(sgld, formula = type ~ glu, data = pima[1, ]), "x")
 bad(fp(sgld, formula = type ~ glu + nonexistent), "formula")
+bad(fp(sgld, data = pima[0, ]), "data")
+bad(fp(sgld, data = "pima"), "data")
+bad(fp(sgld, subset = 1000:2000), "subset")
+bad(fp(sgld, weights = rep(NA_real_, 200)), "data")
+bad(fp(sgld, keep = predictive(pima[, "glu", drop = FALSE])), "keep")
+bad(m(sgld, keep = predictive(X[0, ])), "newdata")
+bad(m(sgld, schedule = schedule_polynomial(delta = 1e300)), "schedule")
+bad(m(sgld, thin = 1 + 1e-12), "thin", "not 1.000000000001")
 bad(fp(sgld, formula = type ~ glu + const, data = transform(pima, const = 1)), "x", "constant")
 bad(fp(sgld, formula = type ~ glu, data = transform(pima, glu = replace(glu, 1, NA)),
        na.action = na.fail), "na.action")
@@ -505,6 +513,12 @@ bad(sgld(y ~ x, data.frame(x = zdat, y = zdat), model = norm_model, n_iter = 20,
          progress = FALSE), "model")
 bad(sgld(zdat, model = norm_model, keep = predictive(matrix(zdat[1:3])), n_iter = 20, progress = FALSE),
     "keep")
+bad(sgld(zdat, model = custom_model(function(theta, data) matrix(NaN, length(data), 1),
+                                    function(theta, data) data, init = 0),
+         n_iter = 20, progress = FALSE), "score", named = "score\\(theta, data\\)")
+bad(sgld(zdat, model = custom_model(function(theta, data) { stats::runif(1); data - theta },
+                                    function(theta, data) data, init = 0),
+         n_iter = 20, progress = FALSE), "score", named = "score\\(theta, data\\)")
 bad(sgld(zdat, model = custom_model(function(theta, data) matrix(1, 2, 2),
                                     function(theta, data) data, init = 0),
          n_iter = 20, progress = FALSE), "score", named = "score\\(theta, data\\)")
@@ -621,6 +635,10 @@ ok(summary(m(sgld, n_iter = 1, burnin = 0)), inherits(r, "summary.sgfit"))
 ok(capture.output(print(summary(m(sgld, x = X[, 1, drop = FALSE], n_iter = 3, burnin = 0)))),
    any(grepl("\\ba\\b", r)))
 ok(capture.output(print(fit_c), print(summary(fit2))), length(r) > 0L)
+ok(capture.output(print(fit, digits = 6)), length(r) > 0L)
+bad(print(fit, digits = -1), "digits")
+bad(print(fit, digits = "a"), "digits")
+bad(print(summary(fit), digits = NA), "digits")
 ok(coef(fit_g), length(r) == 4L && all(is.finite(r)))
 ok(vcov(fit2), all(dim(r) == 3L) && all(diag(r) > 0))
 ok(confint(fit, level = 0.5), all(r[, 1] <= r[, 2]))
@@ -693,6 +711,7 @@ bad(read_libsvm(file.path(tmp, "no-such-file")), "file")
 bad(read_libsvm(1), "file")
 bad(read_libsvm(NA_character_), "file")
 bad(read_libsvm(c("a", "b")), "file")
+bad(read_libsvm(tmp), "file")
 bad(read_libsvm(libsvm(character(0))), "file")
 bad(read_libsvm(libsvm("1 a:b")), "file")
 bad(read_libsvm(libsvm("1 3:1 2:1")), "file")
@@ -711,6 +730,8 @@ ok(read_libsvm(libsvm("1 1:0.5", "0"), n_features = 4, sparse = FALSE),
    is.matrix(r$x) && identical(dim(r$x), c(2L, 4L)) && identical(colnames(r$x), paste0("f", 1:4)))
 bad(read_mnist(file.path(tmp, "no-such-dir"), "test"), "path")
 bad(read_mnist(tmp, "validation"), "set")
+bad(read_mnist(c("a", "b"), "test"), "path")
+bad(read_mnist(NA, "test"), "path")
 bad(read_mnist(tmp, 1), "set")
 bad(read_mnist(mnist_dir(3, 2), "test"), "path")
 bad(read_mnist(mnist_dir(2, 2, labels = c(1, 12)), "test"), "path")
