@@ -796,7 +796,8 @@ battery_child <- function(bundle, dir, start) {
 environment(battery_child) <- globalenv()
 
 ## runs the cases in child processes; each case's outcome, or
-## list(failure = "crash" / "hang")
+## list(failure = "crash" / "hang"): a case is killed as hung after
+## `timeout` seconds (a child's start-up, before its first case, gets 120 s)
 run_battery <- function(cases, setup, timeout = 60) {
     dir <- tempfile("battery")
     dir.create(dir)
@@ -829,7 +830,8 @@ run_battery <- function(cases, setup, timeout = 60) {
             if (!identical(now, last)) {
                 last <- now
                 since <- Sys.time()
-            } else if (!hung && difftime(Sys.time(), since, units = "secs") > timeout) {
+            } else if (!hung && difftime(Sys.time(), since, units = "secs") >
+                       if (nzchar(now)) timeout else max(timeout, 120)) {   # (start-up: 120 s)
                 hung <- TRUE
                 pid <- as.integer(lines(files[["pid"]]))
                 if (length(pid)) tools::pskill(pid, tools::SIGKILL)
