@@ -19,6 +19,8 @@
 #' }
 #' @export
 read_mnist <- function(path, set = c("train", "test")) {
+    if (!is.character(path) || length(path) != 1L || is.na(path))
+        stop_arg("path", "must be the folder holding the IDX files, not ", format_value(path))
     set <- choose_arg(set, c("train", "test"), "set")
     stem <- if (set == "train") "train" else "t10k"
     image_file <- paste0(stem, "-images-idx3-ubyte.gz")
@@ -50,11 +52,11 @@ read_idx <- function(file) {
     on.exit(close(con))
     magic <- readBin(con, "integer", 1L, size = 4L, endian = "big")
     if (length(magic) != 1L || magic %/% 256L != 8L)
-        stop(sprintf("'%s' is not an IDX file of unsigned bytes", file), call. = FALSE)
+        stop_arg("path", sprintf("has '%s', which is not an IDX file of unsigned bytes", file))
     dims <- readBin(con, "integer", magic %% 256L, size = 4L, endian = "big")
     data <- readBin(con, "raw", prod(dims))
     if (length(data) != prod(dims))
-        stop(sprintf("'%s' is truncated", file), call. = FALSE)
+        stop_arg("path", sprintf("has '%s', which is truncated", file))
     list(dim = dims, data = data)
 }
 
@@ -74,6 +76,8 @@ read_idx <- function(file) {
 read_uci <- function(name, path) {
     if (!is.character(name) || length(name) != 1L)
         stop_arg("name", "must be a data set name such as \"concrete\"")
+    if (!is.character(path) || length(path) != 1L || !dir.exists(path))
+        stop_arg("path", "must be the folder holding the data set, not ", format_value(path))
     file <- file.path(path, paste0(name, ".txt.xz"))
     if (!file.exists(file)) stop_arg("name", sprintf("'%s': there is no file %s", name, file))
     data <- as.matrix(utils::read.table(file))
@@ -124,10 +128,13 @@ read_libsvm <- function(file, n_features = NULL, sparse = TRUE) {
     if (!is.character(file) || length(file) != 1L || is.na(file))
         stop_arg("file", "must be the path of one file")
     if (!file.exists(file)) stop_arg("file", sprintf("'%s' does not exist", file))
+    if (dir.exists(file)) stop_arg("file", sprintf("'%s' is a folder, not a file", file))
     sparse <- check_flag(sparse, "sparse")
     con <- file(file, "r")
     on.exit(close(con))
-    parsed <- .Call(C_sgfs_parse_libsvm, readLines(con, warn = FALSE))
+    parsed <- tryCatch(.Call(C_sgfs_parse_libsvm, readLines(con, warn = FALSE)),
+                       error = function(e) stop_arg("file", sprintf("'%s' is malformed: %s", file,
+                                                                    conditionMessage(e))))
     N <- length(parsed$label)
     if (N == 0L) stop_arg("file", sprintf("'%s' holds no examples", file))
     largest <- if (length(parsed$j)) max(parsed$j) else 0L

@@ -51,6 +51,8 @@ prepare_design <- function(x, y, family, standardize, sigma, levels = NULL) {
             y_center <- if (has_icpt) mean(y) else 0
             y_scale <- if (has_icpt) stats::sd(y) else sqrt(mean(y^2))
             if (!(y_scale > 0)) stop_arg("y", "is constant")
+            if (!is.finite(y_scale))
+                stop_arg("y", "has a spread that overflows (values near 1e154 or more): rescale it")
         }
     }
     ## the engine's copy: P x N, one example per column
@@ -111,11 +113,13 @@ to_original <- function(theta, design) {
     (if (is.matrix(M)) drop(M %*% theta) else M * theta) + design$shift
 }
 
+## (M is triangular with a non-zero diagonal: it is solved whatever its
+## condition number, which predictors on scales far from 1 make tiny)
 to_internal <- function(theta, design) {
     M <- design$M
     if (is.matrix(theta)) {
         centred <- theta - rep(design$shift, each = nrow(theta))
-        return(if (is.matrix(M)) t(solve(M, t(centred))) else centred / rep(M, each = nrow(theta)))
+        return(if (is.matrix(M)) t(solve(M, t(centred), tol = 0)) else centred / rep(M, each = nrow(theta)))
     }
-    if (is.matrix(M)) drop(solve(M, theta - design$shift)) else (theta - design$shift) / M
+    if (is.matrix(M)) drop(solve(M, theta - design$shift, tol = 0)) else (theta - design$shift) / M
 }

@@ -25,9 +25,16 @@ categorical <- function() {
 }
 
 resolve_family <- function(family) {
-    if (is.character(family))
-        family <- get(family, mode = "function", envir = parent.frame(2))
-    if (is.function(family)) family <- family()
+    if (is.character(family)) {
+        env <- parent.frame(2)
+        if (length(family) != 1L || is.na(family) ||
+            !exists(family, envir = env, mode = "function"))
+            stop_arg("family", "must be binomial(), gaussian(), poisson() or categorical(), not ",
+                     format_value(family))
+        family <- get(family, mode = "function", envir = env)
+    }
+    ## (a function that is no family, such as gamma, fails or returns no family)
+    if (is.function(family)) family <- tryCatch(family(), error = function(e) NULL)
     if (!inherits(family, "family"))
         stop_arg("family", "must be binomial(), gaussian(), poisson() or categorical()")
     ok <- switch(family$family, binomial = "logit", gaussian = "identity",

@@ -17,8 +17,19 @@ formula_frame <- function(call, env, offset = NULL, weights = NULL, contrasts = 
         for (arg in c("offset", "weights"))
             if (grepl(sprintf("(%s)", arg), conditionMessage(e), fixed = TRUE))
                 stop_arg(arg, "must have one number per row of data: ", conditionMessage(e))
+        cl <- conditionCall(e)
+        if (is.call(cl) && startsWith(paste(deparse(cl[[1L]]), collapse = ""), "na."))
+            stop_arg("na.action", "refused the data: ", conditionMessage(e))
+        vars <- tryCatch(all.vars(stats::formula(eval(mf$formula, env))),
+                         error = function(e) character(0))
+        missing_var <- sub("^object '(.*)' not found$", "\\1", conditionMessage(e))
+        if (missing_var %in% vars)
+            stop_arg("formula", sprintf("has the variable '%s', which is neither in data nor in ",
+                                        missing_var), "the formula's environment")
         stop(e)
     })
+    if (!nrow(mf))
+        stop_arg("data", "has no rows left after 'subset' and 'na.action'")
     mt <- attr(mf, "terms")
     offset <- stats::model.offset(mf)
     if (!is.null(offset) && (!is.numeric(offset) || NCOL(offset) != 1L))
@@ -89,12 +100,13 @@ design_matrix <- function(x, intercept, arg = "x", allow_na = FALSE) {
         if (bad(x[, j]))
             stop_arg(arg, "has missing or non-finite values (the formula interface applies na.action)")
     names_x <- colnames(x)
-    if (is.null(names_x)) names_x <- paste0("x", seq_len(ncol(x)))
+    if (is.null(names_x))              # (paste0("x", integer(0)) is "x")
+        names_x <- if (ncol(x)) paste0("x", seq_len(ncol(x))) else character(0)
     if (intercept) {
         x <- cbind(1, x)
         names_x <- c("(Intercept)", names_x)
     } else if (!is.double(x)) storage.mode(x) <- "double"
-    if (!identical(colnames(x), names_x)) colnames(x) <- names_x
+    if (length(names_x) && !identical(colnames(x), names_x)) colnames(x) <- names_x
     if (ncol(x) == 0L) stop_arg("x", "has no columns")
     x
 }
@@ -219,7 +231,7 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
     if (as.double(n_keep) * design$D > .Machine$integer.max)
         stop_arg("thin", sprintf("= %d keeps %.3g draws per chain, more than memory allows: ",
                                  thin, n_keep), "thin the chain more")
-    chains <- check_count(chains, "chains", 1L)
+    chains <- check_count(chains, "chains", 1L, 100000L)   # (each made before any runs)
     cores <- check_count(cores, "cores", 1L)
     check_flag(progress, "progress")
     verbose <- check_flag(verbose, "verbose")

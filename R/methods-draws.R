@@ -161,7 +161,23 @@ fit_difference <- function(a, b) {
 #' @rdname sgfit-draws
 #' @export
 window.sgfit <- function(x, ...) {
-    ## coda's window() checks the arguments and finds the iterations kept
+    ## coda's window() finds the iterations kept; its errors do not name the
+    ## argument, and it takes a thin that is no whole number
+    args <- list(...)
+    mc <- coda::mcpar(first_chain(x))
+    for (a in intersect(c("start", "end"), names(args))) {
+        v <- args[[a]]
+        if (!is.numeric(v) || length(v) != 1L || !is.finite(v) ||
+            (if (a == "start") v > mc[2L] else v < mc[1L]))
+            stop_arg(a, sprintf("must be an iteration %s the draws' %s, %d, not %s",
+                                if (a == "start") "up to" else "from",
+                                if (a == "start") "last" else "first",
+                                as.integer(mc[if (a == "start") 2L else 1L]), format_value(v)))
+    }
+    if (!is.null(args$start) && !is.null(args$end) && args$end < args$start)
+        stop_arg("end", "must not be before 'start'")
+    if (!is.null(args$thin) && check_count(args$thin, "thin", 1L) %% mc[3L] != 0)
+        stop_arg("thin", sprintf("must be a multiple of the fit's thin, %d", as.integer(mc[3L])))
     w <- stats::window(as_coda(x), ...)
     mc <- coda::mcpar(first_chain(w))
     keep_iterations(x, mc[1L], mc[3L], mc[1L] + mc[3L] * (coda::niter(w) - 1))
@@ -193,6 +209,12 @@ keep_iterations <- function(x, start, thin, end) {
 `[.sgfit` <- function(x, i, j, drop) {
     if (inherits(x, "mcmc.list") && !missing(i) && nargs() < 3L + !missing(drop))
         return(keep_chains(x, i))
+    if (!missing(j)) {
+        pars <- coda::varnames(x)
+        if (anyNA(tryCatch(stats::setNames(seq_along(pars), pars)[j], error = function(e) NA)))
+            stop_arg("j", "selects parameters the fit does not have: it has ",
+                     paste(pars, collapse = ", "))
+    }
     out <- NextMethod()
     if (inherits(out, "sgfit") || same_draws(out, x)) x else out
 }

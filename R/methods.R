@@ -164,6 +164,7 @@ remedy_hint <- function(info) {
 #' @rdname sgfit-methods
 #' @export
 print.sgfit <- function(x, digits = 3, ...) {
+    digits <- check_count(digits, "digits", 1L, 15L)
     info <- sgfit_info(x)
     d <- all_draws(x)
     conv <- convergence_table(chain_draws_shown(x))
@@ -301,6 +302,8 @@ further_iterations <- function(info, ess, target) {
 #' @export
 summary.sgfit <- function(object, ...) {
     info <- sgfit_info(object)
+    dots <- list(...)                  # coda's summary() takes `quantiles`, ignores the rest
+    do.call(no_dots, dots[!names(dots) %in% c("", "quantiles")])
     ## coda's time-series standard error fits an AR model inside try(), which
     ## prints the error for a chain of one draw (then the SE is NA)
     if (coda::niter(object) < 2L) {
@@ -326,6 +329,7 @@ summary.sgfit <- function(object, ...) {
 #' @rdname sgfit-methods
 #' @export
 print.summary.sgfit <- function(x, digits = 3, ...) {
+    digits <- check_count(digits, "digits", 1L, 15L)
     cat(x$method, "\n")
     NextMethod()
     tab <- cbind(Rhat = round(x$rhat, 3), ESS_bulk = round(x$ess),

@@ -250,7 +250,7 @@ draw_chains <- function(object) rep(seq_len(coda::nchain(object)), each = coda::
 ## draws (S x D, original scale) to the engine's internal scale, D x S
 internal_draws <- function(B, design) {
     centred <- t(B) - design$shift
-    if (is.matrix(design$M)) solve(design$M, centred) else centred / design$M
+    if (is.matrix(design$M)) solve(design$M, centred, tol = 0) else centred / design$M
 }
 
 ## The rows to evaluate: the engine's copy x (P x m, standardised), the

@@ -42,6 +42,7 @@
 predict.sgfit <- function(object, newdata, type = c("link", "response", "class"),
                           interval = c("none", "credible", "prediction"), level = 0.95,
                           draws = NULL, offset = NULL, ...) {
+    no_dots(...)
     type <- choose_arg(type, c("link", "response", "class"), "type")
     interval <- choose_arg(interval, c("none", "credible", "prediction"), "interval")
     info <- sgfit_info(object)
@@ -202,10 +203,13 @@ training_design <- function(info) {
 new_design <- function(info, newdata) {
     if (!is.null(info$terms)) {
         tt <- stats::delete.response(info$terms)
-        m <- stats::model.frame(tt, newdata, na.action = stats::na.pass,
-                                xlev = info$xlevels)
-        if (!is.null(cl <- attr(tt, "dataClasses"))) stats::.checkMFClasses(cl, m)
-        return(stats::model.matrix(tt, m, contrasts.arg = info$contrasts))
+        return(tryCatch({
+            m <- stats::model.frame(tt, newdata, na.action = stats::na.pass,
+                                    xlev = info$xlevels)
+            if (!is.null(cl <- attr(tt, "dataClasses"))) stats::.checkMFClasses(cl, m)
+            stats::model.matrix(tt, m, contrasts.arg = info$contrasts)
+        }, error = function(e)
+            stop_arg("newdata", "does not hold the fit's predictors: ", conditionMessage(e))))
     }
     X <- design_matrix(newdata, length(info$design$intercept) > 0L, arg = "newdata",
                        allow_na = TRUE)

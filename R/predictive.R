@@ -33,6 +33,7 @@
 predictive <- function(newdata, monitor = NULL) {
     if (missing(newdata) || !(is.data.frame(newdata) || is.matrix(newdata)))
         stop_arg("newdata", "must be a data frame or a matrix of the rows to predict")
+    if (!nrow(newdata)) stop_arg("newdata", "has no rows to predict")
     if (!is.null(monitor) && !(is.character(monitor) || is.numeric(monitor)))
         stop_arg("monitor", "must be parameter names or numbers")
     structure(list(newdata = newdata, monitor = monitor), class = "sgfs_keep")
@@ -42,9 +43,12 @@ predictive <- function(newdata, monitor = NULL) {
 keep_model_matrix <- function(keep, frame) {
     if (!inherits(keep, "sgfs_keep") || !is.data.frame(keep$newdata)) return(keep)
     tt <- stats::delete.response(frame$terms)
-    m <- stats::model.frame(tt, keep$newdata, na.action = stats::na.pass,
-                            xlev = frame$xlevels)
-    keep$newdata <- stats::model.matrix(tt, m, contrasts.arg = frame$contrasts)
+    keep$newdata <- tryCatch({
+        m <- stats::model.frame(tt, keep$newdata, na.action = stats::na.pass,
+                                xlev = frame$xlevels)
+        stats::model.matrix(tt, m, contrasts.arg = frame$contrasts)
+    }, error = function(e)
+        stop_arg("keep", "has newdata without the model's predictors: ", conditionMessage(e)))
     keep
 }
 

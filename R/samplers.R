@@ -92,7 +92,7 @@
 #'   [predictive()]`(newdata)` to keep a running posterior predictive on
 #'   `newdata` (and the draws of a few parameters) instead, for networks too
 #'   large to store all their draws.
-#' @param chains number of chains; several give an `mcmc.list`.
+#' @param chains number of chains (at most 100,000); several give an `mcmc.list`.
 #' @param init where the chains start: `"map"` for the posterior mode found
 #'   by [sga()] (with its defaults; it uses random numbers before the chain
 #'   does), numbers on the original scale (one per parameter), or `NULL`

@@ -73,6 +73,10 @@ schedule_vector <- function(schedule, first, n_iter) {
         return(c(2, if (is.null(schedule$a)) first else schedule$a, C, 0))
     }
     a <- if (is.null(schedule$a)) first * (schedule$b + 1)^schedule$delta else schedule$a
+    if (!is.finite(a))
+        stop_arg("schedule", sprintf(paste("= schedule_polynomial(b = %g, delta = %g) starting at %g",
+                                           "overflows (a = step x (b + 1)^delta): use a smaller b or delta"),
+                                     schedule$b, schedule$delta, first))
     c(1, a, schedule$b, schedule$delta)
 }
 

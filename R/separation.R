@@ -126,7 +126,7 @@ level_direction <- function(level, design) {
         dir[design$intercept] <- 1
         dir[level$column] <- -1
     } else dir[level$column] <- 1
-    solve(design$M, dir)
+    solve(design$M, dir, tol = 0)
 }
 
 ## The variance of the density exp(f(t)) on the line, f's maximum at t = 0

@@ -35,9 +35,11 @@ check_flag <- function(x, arg) {
 
 format_value <- function(x) {
     if (is.null(x)) return("NULL")
+    if (is.function(x)) return("a function")
+    if (is.list(x)) return(sprintf("a %s of length %d", class(x)[1L], length(x)))
     if (length(x) != 1L) return(sprintf("a %s of length %d", class(x)[1L], length(x)))
     if (is.character(x)) return(sprintf("\"%s\"", x))
-    format(x)
+    format(x, digits = 15L)
 }
 
 ## match.arg() with an error that names the argument
