@@ -169,3 +169,39 @@ test_that("sgldcv() samples a separated level's marginal, far from the Laplace a
     expect_lt(abs(mean(draws) - m) / (s / sqrt(ess)), 4)
     expect_lt(abs(sd(draws) / s - 1), 4 * 1.2 / sqrt(2 * ess))
 })
+
+test_that("poisson zero counts and probit levels: their exact marginals too", {
+    set.seed(3)
+    N <- 3000
+    f <- factor(c(rep("d", 30), sample(c("b", "c"), N - 30, TRUE)))
+    x <- rnorm(N)
+    X <- model.matrix(~ x + f)[, -1]
+    counts <- rpois(N, exp(0.5 + 0.5 * x + ifelse(f == "c", 0.3, 0)))
+    counts[f == "d"] <- 0
+    binary <- rbinom(N, 1, pnorm(0.3 + 0.8 * x))
+    binary[f == "d"] <- 1
+    cases <- list(list(y = counts, family = poisson(),
+                       ll = function(eta) function(s) -sum(exp(eta + s))),
+                  list(y = binary, family = binomial("probit"),
+                       ll = function(eta) function(s) sum(pnorm(eta + s, log.p = TRUE))))
+    rows <- which(f == "d")
+    prior_sd <- 2.5 / sd(X[, "fd"])
+    for (cs in cases) {
+        set.seed(5)
+        fit <- sgldcv(X, cs$y, family = cs$family, n_iter = 30000, chains = 2, progress = FALSE)
+        expect_equal(attr(fit, "sgfit")$settings$separated$level, "fd")
+        draws <- as.matrix(fit)[, "fd"]
+        ess <- sgfs:::convergence_table(sgfs:::chain_draws(fit))["fd", "ess_bulk"]
+        beta <- colMeans(as.matrix(fit))
+        ll <- cs$ll(drop(cbind(1, X[rows, ]) %*% beta) - beta[["fd"]])
+        logf <- function(b) vapply(b, ll, 0) + dnorm(b, 0, prior_sd, log = TRUE)
+        g <- seq(-10 * prior_sd, 10 * prior_sd, length.out = 40001)
+        w <- exp(logf(g) - max(logf(g)))
+        w <- w / sum(w)
+        m <- sum(w * g)
+        s <- sqrt(sum(w * (g - m)^2))
+        expect_gt(ess, 1500)
+        expect_lt(abs(mean(draws) - m) / (s / sqrt(ess)), 4)
+        expect_lt(abs(sd(draws) / s - 1), 4 * 1.2 / sqrt(2 * ess))
+    }
+})
