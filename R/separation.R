@@ -118,18 +118,24 @@ level_rows <- function(level, design, xt) {
     which(!hit)
 }
 
-## the level's direction in internal coordinates: the change of theta that
-## moves the level's rows' linear predictor by 1 and no other row's
-level_direction <- function(level, design) {
-    dir <- double(nrow(design$M))
-    if (level$reference) {
-        dir[design$intercept] <- 1
-        dir[level$column] <- -1
-    } else dir[level$column] <- 1
-    solve(design$M, dir, tol = 0)
+## the levels' directions in internal coordinates (D x K): the changes of
+## theta that move a level's rows' linear predictor by 1 and no other
+## row's, M^-1 e (e: the level's column, or the intercept less a factor's
+## columns for its reference level), all solved with one factorisation of M
+level_directions <- function(levels, design) {
+    D <- nrow(design$M)
+    E <- vapply(levels, function(level) {
+        dir <- double(D)
+        if (level$reference) {
+            dir[design$intercept] <- 1
+            dir[level$column] <- -1
+        } else dir[level$column] <- 1
+        dir
+    }, double(D))
+    solve(design$M, matrix(E, D), tol = 0)
 }
 
-## The variance of the density exp(f(t)) on the line, f's maximum at t = 0
+## The variance of the density exp(f(t)) on the line (f vectorised in t), its maximum at t = 0
 ## (the mode), `sd0` the Laplace approximation's sd there: the bracket where
 ## f is within 40 of f(0), found by doubling, then a grid of 201 points (the
 ## width only sets the slice sampler's efficiency, not its correctness)
@@ -145,7 +151,7 @@ line_variance <- function(f, sd0) {
         t
     }
     t <- seq(edge(-1), edge(1), length.out = 201L)
-    lw <- vapply(t, f, 0) - f0
+    lw <- f(t) - f0
     w <- exp(ifelse(is.finite(lw), lw, -Inf))
     w <- w / sum(w)
     m <- sum(w * t)
@@ -170,17 +176,14 @@ separated_spec <- function(run, lap, n_fixed = 0L) {
     rows <- rows[lengths(rows) > 0L]
     if (!length(levels)) return(NULL)
     D <- length(lap$mode)
-    dirs <- vapply(levels, level_direction, double(D), design = design)
-    dirs <- matrix(dirs, D)
+    dirs <- level_directions(levels, design)
     sd_ratio <- width <- double(length(levels))
     for (k in seq_along(levels)) {
-        sub <- slice_rows(spec, rows[[k]])
-        sub$batch_size <- length(rows[[k]])
         v <- dirs[, k]
-        f <- function(t) {
-            th <- lap$mode + t * v
-            .Call(C_sgfs_model_loglik, sub, th)$loglik + log_prior(th, spec)$value
-        }
+        ## the log density along the line at the points t (vectorised: one
+        ## .Call for the grid), the one the engine's updates sample
+        f <- function(t) .Call(C_sgfs_line_logdens, spec, as.double(lap$mode), as.double(v),
+                               as.integer(rows[[k]] - 1L), as.double(t))
         a <- sum(v * (lap$H %*% v))
         width[k] <- sqrt(line_variance(f, 1 / sqrt(a)))
         sd_ratio[k] <- width[k] * sqrt(a)

@@ -24,6 +24,7 @@ SEXP sgfs_blas_info(void);
 SEXP sgfs_parse_libsvm(SEXP lines);
 SEXP sgfs_sparse_rows(SEXP x, SEXP center, SEXP scale, SEXP max_fill);
 SEXP sgfs_spec_version(void);
+SEXP sgfs_line_logdens(SEXP spec, SEXP theta, SEXP dir, SEXP rows, SEXP t);
 
 #define CALLDEF(name, n) { #name, (DL_FUNC) &name, n }
 
@@ -45,6 +46,7 @@ static const R_CallMethodDef call_entries[] = {
     CALLDEF(sgfs_parse_libsvm, 1),
     CALLDEF(sgfs_sparse_rows, 4),
     CALLDEF(sgfs_spec_version, 0),
+    CALLDEF(sgfs_line_logdens, 5),
     { NULL, NULL, 0 }
 };
 

@@ -44,14 +44,26 @@
 #define SLICE_STEPS 20
 #define SHRINK_MAX 200
 
-/* f(t) along level k's line from the point xi: the rows' log-likelihood at
-   eta + t and the prior at xi + t v */
+/* eta[i] = u_i' xi + o_i for the m rows */
+static void rows_eta(const sgfs_engine *e, const int *rows, int m, const double *xi,
+                     double *eta)
+{
+    const int P = e->P;
+    for (int i = 0; i < m; i++) {
+        const double *u = e->xt + (size_t) rows[i] * P;
+        double s = sgfs_row_offset(e, rows[i]);
+        for (int j = 0; j < P; j++) s += u[j] * xi[j];
+        eta[i] = s;
+    }
+}
+
+/* f(t) along a level's line from the point xi: the rows' log-likelihood at
+   eta + t and the prior at xi + t v (point: D scratch) */
 static double line_logdens(sgfs_engine *e, const int *rows, int m, const double *eta,
-                           const double *xi, const double *v, double t)
+                           const double *xi, const double *v, double t, double *point)
 {
     double f = 0.0;
     for (int i = 0; i < m; i++) f += e->model->row_loglik(e, rows[i], eta[i] + t);
-    double *point = e->sep->point;
     for (int j = 0; j < e->D; j++) point[j] = xi[j] + t * v[j];
     return f + sgfs_prior_logdens(e, point);
 }
@@ -60,22 +72,23 @@ static double line_logdens(sgfs_engine *e, const int *rows, int m, const double 
 static double slice_draw(sgfs_engine *e, const int *rows, int m, const double *eta,
                          const double *xi, const double *v, double w)
 {
-    const double f0 = line_logdens(e, rows, m, eta, xi, v, 0.0);
+    double *point = e->sep->point;
+    const double f0 = line_logdens(e, rows, m, eta, xi, v, 0.0, point);
     if (!R_FINITE(f0)) return 0.0;
     const double logy = f0 - exp_rand();
     double lo = -w * unif_rand(), hi = lo + w;
     int left = (int) floor(SLICE_STEPS * unif_rand()), right = SLICE_STEPS - 1 - left;
-    while (left > 0 && line_logdens(e, rows, m, eta, xi, v, lo) > logy) {
+    while (left > 0 && line_logdens(e, rows, m, eta, xi, v, lo, point) > logy) {
         lo -= w;
         left--;
     }
-    while (right > 0 && line_logdens(e, rows, m, eta, xi, v, hi) > logy) {
+    while (right > 0 && line_logdens(e, rows, m, eta, xi, v, hi, point) > logy) {
         hi += w;
         right--;
     }
     for (int k = 0; k < SHRINK_MAX; k++) {
         const double t = lo + unif_rand() * (hi - lo);
-        if (line_logdens(e, rows, m, eta, xi, v, t) > logy) return t;
+        if (line_logdens(e, rows, m, eta, xi, v, t, point) > logy) return t;
         if (t < 0.0) lo = t;
         else hi = t;
     }
@@ -141,19 +154,44 @@ void sgfs_separated_restrict(const sgfs_engine *e, double *z)
 void sgfs_separated_update(sgfs_engine *e)
 {
     const sgfs_separated *sep = e->sep;
-    const int P = e->P;
     double *xi = e->xi;
     for (int k = 0; k < sep->K; k++) {
         const int *rows = sep->rows + sep->ptr[k];
         const int m = sep->ptr[k + 1] - sep->ptr[k];
         const double *v = sep->dir + (size_t) k * e->D;
-        for (int i = 0; i < m; i++) {
-            const double *u = e->xt + (size_t) rows[i] * P;
-            double s = sgfs_row_offset(e, rows[i]);
-            for (int j = 0; j < P; j++) s += u[j] * xi[j];
-            sep->eta[i] = s;
-        }
+        rows_eta(e, rows, m, xi, sep->eta);
         const double t = slice_draw(e, rows, m, sep->eta, xi, v, sep->width[k]);
         for (int j = 0; j < e->D; j++) xi[j] += t * v[j];
     }
+}
+
+/* .Call: f(t) at each t along the line theta + t dir through the rows
+   (1-based in R, 0-based here) of spec's data, for R's choice of the slice
+   widths (R/separation.R): the same density the updates sample */
+SEXP sgfs_line_logdens(SEXP spec, SEXP theta, SEXP dir, SEXP rows, SEXP t)
+{
+    SEXP prot = PROTECT(sgfs_engine_alloc());
+    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta);
+    if (e->model->row_loglik == NULL || e->hs)
+        Rf_error("internal error: the line's density needs a GLM with a linear predictor");
+    if (TYPEOF(dir) != REALSXP || Rf_xlength(dir) != e->D || TYPEOF(rows) != INTSXP ||
+        TYPEOF(t) != REALSXP)
+        Rf_error("internal error: 'dir' must be D doubles, 'rows' ints and 't' doubles");
+    const int m = Rf_length(rows);
+    const int *r = INTEGER(rows);
+    for (int i = 0; i < m; i++)
+        if (r[i] == NA_INTEGER || r[i] < 0 || r[i] >= e->N)
+            Rf_error("internal error: 'rows' out of range");
+    const double *v = REAL(dir);
+    for (int j = 0; j < e->D; j++)
+        if (!R_FINITE(v[j])) Rf_error("internal error: 'dir' is not finite");
+    double *eta = (double *) R_alloc(m > 0 ? (size_t) m : 1, sizeof(double));
+    double *point = (double *) R_alloc((size_t) e->D, sizeof(double));
+    rows_eta(e, r, m, e->xi, eta);
+    const R_xlen_t n_t = Rf_xlength(t);
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, n_t));
+    for (R_xlen_t k = 0; k < n_t; k++)
+        REAL(out)[k] = line_logdens(e, r, m, eta, e->xi, v, REAL(t)[k], point);
+    UNPROTECT(2);
+    return out;
 }

@@ -85,6 +85,9 @@ fuzz_bases <- function() {
             add("hs_eval", spec, theta)
         }
         add("prior_eval", spec, theta)
+        if (!is.null(spec$separated_rows))
+            add("line_logdens", spec, theta, spec$separated_dir[seq_along(theta)],
+                spec$separated_rows[1:3], c(-1, 0, 2))
         draws <- t(sgfs:::all_draws(f))[, 1:5, drop = FALSE]
         add("ksd", spec, t(sgfs:::to_internal(t(draws), info$design)), 1, -0.5)
     }
