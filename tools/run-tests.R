@@ -1,7 +1,7 @@
 ## Runs the whole testthat suite against the installed package and ends with
 ## the line "N passed, N failed" (exit status 1 if anything failed).
 ## `--fast` (make test-fast): the development loop's tier, every file but
-## the slow ones below (about 45 s; the whole suite about 10 minutes).
+## the slow ones below (about a minute; the whole suite about 10 minutes).
 slow <- c("conjugate", "posterior", "interrupt", "run-length", "horseshoe-posterior", "fuzz")
 fast <- "--fast" %in% commandArgs(trailingOnly = TRUE)
 Sys.setenv(NOT_CRAN = "true")
