@@ -40,21 +40,19 @@ separated_share <- 0.15
 separated_levels <- function(x, y, family, icpt) {
     if (!(family %in% c("binomial", "poisson")) || nrow(x) < 2L) return(NULL)
     p <- ncol(x)
-    ## (min and max, not range(): range() of a column with the model
-    ## matrix's row names copies the names, 0.15 s a column at N = 571,012;
-    ## and sums, not which(): this runs on every binomial or poisson fit)
-    indicator <- vapply(seq_len(p), function(j) {
-        v <- x[, j]
-        min(v) >= 0 && max(v) <= 1 && all(v == 0 | v == 1)
-    }, FALSE)
-    indicator[icpt] <- FALSE
     ## a level of n1 rows whose responses sum to ys (y >= 0, and y <= 1 for
     ## a binomial response) is separated when they are all 0 or all 1
     separated <- function(n1, ys) n1 > 0 && (ys == 0 || family == "binomial" && ys == n1)
+    ## one pass a column: is it 0/1, and is its level separated?  (min and
+    ## max, not range(): range() of a column with the model matrix's row
+    ## names copies the names, 0.15 s a column at N = 571,012; and sums, not
+    ## which(): this runs on every binomial or poisson fit)
+    indicator <- logical(p)
     out <- list()
-    for (j in which(indicator)) {
+    for (j in setdiff(seq_len(p), icpt)) {
         v <- x[, j]
-        if (separated(sum(v), sum(crossprod(v, y))))
+        indicator[j] <- min(v) >= 0 && max(v) <= 1 && all(v == 0 | v == 1)
+        if (indicator[j] && separated(sum(v), sum(crossprod(v, y))))
             out[[length(out) + 1L]] <- list(name = colnames(x)[j], column = j, reference = FALSE)
     }
     if (length(icpt)) for (g in indicator_groups(x, indicator)) {

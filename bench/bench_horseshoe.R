@@ -39,14 +39,7 @@ save_dir <- sub("^--save-fits=", "", grep("^--save-fits=", args, value = TRUE))
 scale_runs <- if (quick) 0.1 else 1
 cores <- min(4L, parallel::detectCores())
 
-sim_sparse <- function(seed = 2026, N = 2000, p = 200) {
-    set.seed(seed)
-    x <- matrix(rnorm(N * p), N)
-    colnames(x) <- sprintf("x%03d", seq_len(p))
-    beta <- c(2, -1.5, 1, -1, 0.75, rep(0, p - 5))
-    y <- rbinom(N, 1, plogis(-0.5 + drop(x %*% beta)))
-    list(x = x, y = y, tau0 = 5 / (p - 5) * 2 / sqrt(N))
-}
+source("bench/sim_sparse.R")         # sim_sparse(): the horseshoe's simulated data
 d <- sim_sparse()
 prior <- hs(global_scale = d$tau0)
 

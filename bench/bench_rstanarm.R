@@ -172,15 +172,7 @@ bwt_formula <- low ~ age + lwt + race + smoke + ptd + ht + ui + smoke:ui
 states <- as.data.frame(state.x77)
 names(states) <- make.names(names(states))      # Life.Exp, HS.Grad
 states$w <- states$Population / mean(states$Population)
-## bench_horseshoe.R's simulated sparse logistic regression
-sim_sparse <- function(seed = 2026, N = 2000, p = 200) {
-    set.seed(seed)
-    x <- matrix(rnorm(N * p), N)
-    colnames(x) <- sprintf("x%03d", seq_len(p))
-    beta <- c(2, -1.5, 1, -1, 0.75, rep(0, p - 5))
-    y <- rbinom(N, 1, plogis(-0.5 + drop(x %*% beta)))
-    list(x = x, y = y, tau0 = 5 / (p - 5) * 2 / sqrt(N))
-}
+source("bench/sim_sparse.R")         # sim_sparse(): the horseshoe's simulated data
 
 cases <- list(
     "birthwt-logit" = function() list(

@@ -123,31 +123,29 @@ void sgfs_separated_basis(sgfs_engine *e)
     }
 }
 
-/* x <- x - B B' x: the part of x (D, in z) off the levels' lines */
-void sgfs_separated_project(const sgfs_engine *e, double *x)
+/* target <- target - B B' x (x may be target: B is orthonormal) */
+static void remove_span(const sgfs_separated *sep, int D, const double *x, double *target)
 {
-    const sgfs_separated *sep = e->sep;
-    const int D = e->D;
     for (int k = 0; k < sep->K; k++) {
         const double *b = sep->basis + (size_t) k * D;
         const double a = dot(b, x, D);
-        for (int j = 0; j < D; j++) x[j] -= a * b[j];
+        for (int j = 0; j < D; j++) target[j] -= a * b[j];
     }
+}
+
+/* x <- x - B B' x: the part of x (D, in z) off the levels' lines */
+void sgfs_separated_project(const sgfs_engine *e, double *x)
+{
+    remove_span(e->sep, e->D, x, x);
 }
 
 /* z <- z_old + (I - B B')(z - z_old): the rule's step (from z_old, saved
    by the driver) without its move along the levels' lines */
 void sgfs_separated_restrict(const sgfs_engine *e, double *z)
 {
-    const sgfs_separated *sep = e->sep;
-    const int D = e->D;
-    double *move = sep->z_old;
-    for (int j = 0; j < D; j++) move[j] = z[j] - move[j];
-    for (int k = 0; k < sep->K; k++) {
-        const double *b = sep->basis + (size_t) k * D;
-        const double a = dot(b, move, D);
-        for (int j = 0; j < D; j++) z[j] -= a * b[j];
-    }
+    double *move = e->sep->z_old;
+    for (int j = 0; j < e->D; j++) move[j] = z[j] - move[j];
+    remove_span(e->sep, e->D, move, z);
 }
 
 /* the Gibbs updates of every level at xi (the model's parameters, D) */

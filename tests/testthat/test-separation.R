@@ -17,6 +17,26 @@ separated_data <- function(seed = 1) {
     data.frame(y = y, x = x, e = e, f = f)
 }
 
+## the exact marginal (mean, sd) of a separated level's coefficient b: the
+## prior normal(0, prior_sd) times its rows' likelihood ll(b), on a grid of
+## +- 10 prior sd
+exact_marginal <- function(ll, prior_sd) {
+    g <- seq(-10 * prior_sd, 10 * prior_sd, length.out = 40001)
+    lf <- vapply(g, ll, 0) + dnorm(g, 0, prior_sd, log = TRUE)
+    w <- exp(lf - max(lf))
+    w <- w / sum(w)
+    m <- sum(w * g)
+    c(mean = m, sd = sqrt(sum(w * (g - m)^2)))
+}
+
+## the level's draws against it, within Monte Carlo error from their ESS
+## (the sd's error for a skewed, light-tailed marginal at most 1.2 /
+## sqrt(2 ESS) relative)
+expect_exact_marginal <- function(draws, ess, exact) {
+    expect_lt(abs(mean(draws) - exact[["mean"]]) / (exact[["sd"]] / sqrt(ess)), 4)
+    expect_lt(abs(sd(draws) / exact[["sd"]] - 1), 4 * 1.2 / sqrt(2 * ess))
+}
+
 test_that("separated levels are found through the formula and the matrix interface", {
     d <- separated_data()
     run <- sgfs:::prepare_run(model.matrix(y ~ x + e + f, d)[, -1], d$y, binomial(),
@@ -150,24 +170,15 @@ test_that("sgldcv() samples a separated level's marginal, far from the Laplace a
     beta <- colMeans(as.matrix(fit))
     rows <- which(d$f == "d")
     eta <- drop(cbind(1, x[rows, ]) %*% beta) - beta[["fd"]]
-    prior_sd <- 2.5 / sd(x[, "fd"])
-    logf <- function(b) vapply(b, function(s) sum(plogis(eta + s, log.p = TRUE)), 0) +
-        dnorm(b, 0, prior_sd, log = TRUE)
-    g <- seq(-10 * prior_sd, 10 * prior_sd, length.out = 40001)
-    w <- exp(logf(g) - max(logf(g)))
-    w <- w / sum(w)
-    m <- sum(w * g)
-    s <- sqrt(sum(w * (g - m)^2))
+    exact <- exact_marginal(function(b) sum(plogis(eta + b, log.p = TRUE)),
+                            2.5 / sd(x[, "fd"]))
     ## far from the Laplace approximation: its sd is much smaller
     lap <- sgfs:::posterior_laplace(run)
     expect_gt(sgfs:::separated_spec(run, lap)$levels$sd_ratio, 1.5)
-    ## Monte Carlo error from the chains' ESS (with the sd's error for a
-    ## skewed, light-tailed marginal, at most 1.2 / sqrt(2 ESS) relative)
     ## the exact updates mix the level: bulk ESS about 4,600 of 58,000 draws
     ## (without them, in the same run, about 430)
     expect_gt(ess, 2000)
-    expect_lt(abs(mean(draws) - m) / (s / sqrt(ess)), 4)
-    expect_lt(abs(sd(draws) / s - 1), 4 * 1.2 / sqrt(2 * ess))
+    expect_exact_marginal(draws, ess, exact)
 })
 
 test_that("poisson zero counts and probit levels: their exact marginals too", {
@@ -193,15 +204,9 @@ test_that("poisson zero counts and probit levels: their exact marginals too", {
         draws <- as.matrix(fit)[, "fd"]
         ess <- sgfs:::convergence_table(sgfs:::chain_draws(fit))["fd", "ess_bulk"]
         beta <- colMeans(as.matrix(fit))
-        ll <- cs$ll(drop(cbind(1, X[rows, ]) %*% beta) - beta[["fd"]])
-        logf <- function(b) vapply(b, ll, 0) + dnorm(b, 0, prior_sd, log = TRUE)
-        g <- seq(-10 * prior_sd, 10 * prior_sd, length.out = 40001)
-        w <- exp(logf(g) - max(logf(g)))
-        w <- w / sum(w)
-        m <- sum(w * g)
-        s <- sqrt(sum(w * (g - m)^2))
+        exact <- exact_marginal(cs$ll(drop(cbind(1, X[rows, ]) %*% beta) - beta[["fd"]]),
+                                prior_sd)
         expect_gt(ess, 1500)
-        expect_lt(abs(mean(draws) - m) / (s / sqrt(ess)), 4)
-        expect_lt(abs(sd(draws) / s - 1), 4 * 1.2 / sqrt(2 * ess))
+        expect_exact_marginal(draws, ess, exact)
     }
 })
