@@ -7,26 +7,18 @@
 gamma_fpc <- function(N, n) 1 + (N / n) * (N - n) / max(N - 1, 1)
 
 subset_spec <- function(spec, m = 5000L) {
-    N <- ncol(spec$xt)
+    N <- spec$N
     spec$batch_size <- min(N, m, 500L)
     if (m >= N) return(spec)
     slice_rows(spec, as.integer(round(seq(1, N, length.out = min(N, m)))))
 }
 
-## the spec of the rows idx (1-based) of spec's data: their columns of xt,
-## responses, offsets and weights; without the compressed-row copy
-slice_rows <- function(spec, idx) {
-    spec$xt <- spec$xt[, idx, drop = FALSE]
-    spec$y <- spec$y[idx]
-    if (!is.null(spec$offset)) spec$offset <- spec$offset[idx]
-    if (!is.null(spec$weights)) spec$weights <- spec$weights[idx]
-    spec$rows <- NULL
-    spec
-}
-
-## log posterior (likelihood of the subset scaled by N/m) and its gradient
+## log posterior (likelihood of the subset scaled by N/m) and its gradient;
+## each evaluation one pass in C, in chunks whose P x chunk scratch stays
+## near 8 MB whatever P (a wide design's P can be 10^5)
 subset_log_posterior <- function(spec, N) {
-    w <- N / ncol(spec$xt)
+    w <- N / spec$N
+    spec$batch_size <- as.integer(max(1, min(spec$N, 500, floor(2^20 / spec$P))))
     function(theta) {
         ll <- .Call(C_sgfs_model_loglik, spec, theta)
         lp <- log_prior(theta, spec)
@@ -59,7 +51,7 @@ posterior_stiffness <- function(run, precond = NULL, n_power = 30L) {
         return(list(mode = lap$mode, lambda_max = max(eigen(lap$H, symmetric = TRUE,
                                                             only.values = TRUE)$values)))
     }
-    N <- ncol(run$spec$xt)
+    N <- run$spec$N
     spec <- subset_spec(run$spec)
     post <- subset_log_posterior(spec, N)
     ## a network has many modes: its curvature is taken at the start, which
@@ -89,7 +81,7 @@ posterior_stiffness <- function(run, precond = NULL, n_power = 30L) {
 ## factor U, or scales), of the scores in its coordinates U'^-1 g
 psgld_preconditioner <- function(lambda, N, n, metric = NULL) {
     function(mode, spec) {
-        m <- ncol(spec$xt)
+        m <- spec$N
         spec$batch_size <- m
         scores <- .Call(C_sgfs_model_eval, spec, mode, seq_len(m), NULL, FALSE)$scores
         if (is.matrix(metric)) scores <- t(backsolve(metric, t(scores), transpose = TRUE))
@@ -116,11 +108,11 @@ mode_gap <- function(value, m = 100000L) {
     d <- all_draws(value)
     rows <- unique(round(seq(1, nrow(d), length.out = min(nrow(d), 20L))))
     internal <- lapply(rows, function(r) to_internal(d[r, ], info$design))
-    spec <- subset_spec(info$spec, m)
+    spec <- subset_spec(fit_spec(info), m)
     post <- subset_log_posterior(spec, info$N)
     values <- vapply(internal, function(th) post(th)$value, 0)
     D <- length(internal[[1L]])
-    r <- info$N / ncol(spec$xt)
+    r <- info$N / spec$N
     if (!is.null(info$laplace)) {
         noise <- sqrt(max(r - 1, 0) * D)
         return(list(gap = post(info$laplace$mode)$value - mean(values), expected = D / 2,

@@ -114,8 +114,9 @@ read_uci <- function(name, path) {
 #' @return A list with `x`, the N x `n_features` design (columns named
 #'   `f1`, `f2`, ...; absent features are 0), and `y`, the labels as numbers.
 #'   For a binary problem labelled -1/+1, `y == 1` is the 0/1 response the
-#'   package's `binomial()` models take.  The samplers still make a dense
-#'   copy of a sparse design (see [sgfs()]).
+#'   package's `binomial()` models take.  The samplers keep a sparse design
+#'   as compressed rows, without a dense copy: a minibatch's gradient costs
+#'   its rows' non-zeros (see [sgfs()]).
 #' @examples
 #' path <- file.path("..", "shared", "datasets", "a9a.xz")
 #' if (file.exists(path)) {

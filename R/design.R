@@ -10,22 +10,27 @@ check_spread <- function(sds, names) {
                               paste0("'", names[huge], "'", collapse = ", ")))
 }
 
-## the compressed-row copy is made when it stores at most this fraction of
-## the N x P entries (the option sgfs.sparse_fill, for the tests: 0 turns
-## it off)
-sparse_fill <- function() getOption("sgfs.sparse_fill", 0.5)
+## per column of x (a double matrix or a dgCMatrix): the mean, the sd, the
+## mean square and whether every entry is 1, in C (src/sparse_rows.c: the
+## same numbers from either form; no N x P temporaries)
+column_stats <- function(x) {
+    if (inherits(x, "dgCMatrix")) .Call(C_sgfs_column_stats_csc, x@i, x@p, x@x, x@Dim)
+    else .Call(C_sgfs_column_stats, x)
+}
 
-prepare_design <- function(x, y, family, standardize, sigma, levels = NULL) {
-    p <- ncol(x)
-    names_x <- colnames(x)
+## (lead: an implicit intercept before x's columns, src/design_copy.c)
+prepare_design <- function(x, y, family, standardize, sigma, levels = NULL, lead = FALSE) {
+    p <- ncol(x) + lead
+    names_x <- c(if (lead) "(Intercept)", colnames(x))
     icpt <- which(names_x == "(Intercept)")
     if (length(icpt) > 1L) stop_arg("x", "has more than one intercept column")
-    ## column summaries one column at a time: no N x P temporaries (apply()
-    ## copies x whole)
-    column <- function(f, type = 0) vapply(seq_len(p), function(j) f(x[, j]), type)
+    cols <- column_stats(x)
+    if (lead) cols <- list(mean = c(1, cols$mean), sd = c(0, cols$sd),
+                           meansq = c(1, cols$meansq), ones = c(TRUE, cols$ones),
+                           checksum = c(0, cols$checksum))
     ## without an "(Intercept)" column, a column of ones is the intercept
-    if (!length(icpt)) icpt <- utils::head(which(column(function(v) all(v == 1), FALSE)), 1L)
-    sds <- column(stats::sd)
+    if (!length(icpt)) icpt <- utils::head(which(cols$ones), 1L)
+    sds <- cols$sd
     check_spread(sds, names_x)
     const <- setdiff(which(!(sds > 0)), icpt)
     if (length(const))
@@ -40,10 +45,10 @@ prepare_design <- function(x, y, family, standardize, sigma, levels = NULL) {
     y_scale <- 1
     if (standardize) {
         if (has_icpt) {
-            center <- colMeans(x)
+            center <- cols$mean
             scale <- sds
         } else {
-            scale <- sqrt(column(function(v) mean(v^2)))
+            scale <- sqrt(cols$meansq)
         }
         center[icpt] <- 0
         scale[icpt] <- 1
@@ -55,35 +60,40 @@ prepare_design <- function(x, y, family, standardize, sigma, levels = NULL) {
                 stop_arg("y", "has a spread that overflows (values near 1e154 or more): rescale it")
         }
     }
-    ## the engine's copy: P x N, one example per column
-    xt <- .Call(C_sgfs_design_copy, x, as.double(center), as.double(scale))
+    ## the engine's data: the compressed rows or the dense copy, shared with
+    ## a live fit on the same data (R/data-access.R)
+    data_key <- list(N = nrow(x), lead = lead, center = center, scale = scale, sd = sds,
+                     checksum = cols$checksum, precision = data_precision(), fill = sparse_fill())
+    data <- shared_data(data_key)
+    if (is.null(data)) data <- engine_data(x, center, scale, lead = lead)
     ys <- (y - y_center) / y_scale
+    columns <- list(mean = cols$mean, sd = sds)
 
     sample_sigma <- gaussian && is.null(sigma)
     if (sample_sigma && "log_sigma" %in% names_x)
         stop_arg("x", "has a predictor named 'log_sigma', the name of the gaussian model's ",
                  "log noise sd: rename the predictor (or fix sigma)")
     if (family$family == "categorical")
-        return(categorical_design(xt, ys, p, icpt, names_x, center, scale, levels))
+        return(c(categorical_design(ys, p, icpt, names_x, center, scale, levels),
+                 list(data = data, data_key = data_key, columns = columns)))
     D <- p + sample_sigma
-    M <- diag(c(y_scale / scale, rep(1, sample_sigma)), D)
+    C <- matrix(0, has_icpt, D)
     shift <- double(D)
     if (has_icpt) {
-        M[icpt, seq_len(p)[-icpt]] <- -y_scale * center[-icpt] / scale[-icpt]
+        C[1L, seq_len(p)[-icpt]] <- -y_scale * center[-icpt] / scale[-icpt]
         shift[icpt] <- y_center
     }
+    M <- linear_map(c(y_scale / scale, rep(1, sample_sigma)), icpt, C)
     par_names <- names_x
     if (sample_sigma) {
         shift[D] <- log(y_scale)
         par_names <- c(par_names, "log_sigma")
     }
     mpar <- if (!gaussian) 0 else if (sample_sigma) NA_real_ else log(sigma / y_scale)
-    ## the one-pass minibatch score's compressed rows (src/sparse_rows.c),
-    ## where they keep at most half the entries (binomial and poisson GLMs)
-    rows <- if (family$family %in% c("binomial", "poisson"))
-        .Call(C_sgfs_sparse_rows, x, as.double(center), as.double(scale), sparse_fill())
-    list(xt = xt, rows = rows, y = as.double(ys), D = D, p = p, n_coef = p, intercept = icpt,
-         separated = separated_levels(x, y, family$family, icpt),
+    list(data = data, data_key = data_key, columns = columns, y = as.double(ys), D = D, p = p,
+         n_coef = p,
+         intercept = icpt,
+         separated = separated_levels(x, y, family$family, icpt, lead),
          x_names = names_x, par_names = par_names, M = M, shift = shift,
          mpar = as.double(mpar), center = center, scale = scale,
          y_center = y_center, y_scale = y_scale)
@@ -91,35 +101,67 @@ prepare_design <- function(x, y, family, standardize, sigma, levels = NULL) {
 
 ## categorical(): one coefficient vector per non-reference class, each
 ## mapped between scales like a GLM's; parameters named level:predictor
-categorical_design <- function(xt, y, p, icpt, names_x, center, scale, levels) {
+categorical_design <- function(y, p, icpt, names_x, center, scale, levels) {
     K1 <- length(levels) - 1L
-    Mp <- diag(1 / scale, p)
-    if (length(icpt)) Mp[icpt, seq_len(p)[-icpt]] <- -center[-icpt] / scale[-icpt]
     D <- p * K1
-    list(xt = xt, y = as.double(y), D = D, p = p, n_coef = D,
+    ## one block per class: its intercept's row holds its slopes' centring
+    at <- if (length(icpt)) icpt + p * (seq_len(K1) - 1L) else integer(0)
+    C <- matrix(0, length(at), D)
+    for (k in seq_along(at))
+        C[k, p * (k - 1L) + seq_len(p)[-icpt]] <- -center[-icpt] / scale[-icpt]
+    list(y = as.double(y), D = D, p = p, n_coef = D,
          intercept = if (length(icpt)) icpt + p * (seq_len(K1) - 1L) else integer(0),
          x_names = names_x,
          par_names = paste0(rep(levels[-1L], each = p), ":", names_x),
-         M = kronecker(diag(K1), Mp), shift = double(D), mpar = as.double(K1 + 1L),
+         M = linear_map(rep(1 / scale, K1), at, C), shift = double(D),
+         mpar = as.double(K1 + 1L),
          center = center, scale = scale, y_center = 0, y_scale = 1)
 }
 
-## (a network's M is a vector: the diagonal)
-to_original <- function(theta, design) {
-    M <- design$M
-    if (is.matrix(theta))
-        return((if (is.matrix(M)) theta %*% t(M) else theta * rep(M, each = nrow(theta))) +
-               rep(design$shift, each = nrow(theta)))
-    (if (is.matrix(M)) drop(M %*% theta) else M * theta) + design$shift
+## The linear map between the internal and the original parameters,
+## theta_orig = M theta_int + shift, with M = diag(a) + sum_r e_at[r] C[r, ]:
+## the diagonal a (the predictors' and the response's scales) and, for each
+## intercept at[r] (one per class of a categorical model; none for a
+## network), the row C[r, ] of its slopes' centring, zero at every
+## intercept.  Never a D x D matrix: D can be 10^5 (a wide sparse design).
+linear_map <- function(a, at = integer(0), C = matrix(0, length(at), length(a)))
+    list(a = as.double(a), at = as.integer(at), C = C)
+
+## M with `extra` identity coordinates appended (a horseshoe's scales)
+map_extend <- function(M, extra)
+    linear_map(c(M$a, rep(1, extra)), M$at, cbind(M$C, matrix(0, nrow(M$C), extra)))
+
+## M of the coordinates k (a map without intercept rows: a network's)
+map_subset <- function(M, k) {
+    if (length(M$at)) stop("internal error: only a diagonal map restricts")
+    linear_map(M$a[k])
 }
 
-## (M is triangular with a non-zero diagonal: it is solved whatever its
-## condition number, which predictors on scales far from 1 make tiny)
-to_internal <- function(theta, design) {
+## M^-1 Z for the columns of Z (D x S): the intercepts' rows are solved last
+map_solve <- function(M, Z) {
+    X <- Z / M$a
+    if (length(M$at)) X[M$at, ] <- (Z[M$at, , drop = FALSE] - M$C %*% X) / M$a[M$at]
+    X
+}
+
+## theta (a vector, or draws in the rows of a matrix) to the original scale
+to_original <- function(theta, design) {
     M <- design$M
     if (is.matrix(theta)) {
-        centred <- theta - rep(design$shift, each = nrow(theta))
-        return(if (is.matrix(M)) t(solve(M, t(centred), tol = 0)) else centred / rep(M, each = nrow(theta)))
+        S <- nrow(theta)
+        out <- theta * rep(M$a, each = S)
+        if (length(M$at)) out[, M$at] <- out[, M$at] + .Call(C_sgfs_map_rows, theta, M$C)
+        return(out + rep(design$shift, each = S))
     }
-    if (is.matrix(M)) drop(solve(M, theta - design$shift, tol = 0)) else (theta - design$shift) / M
+    out <- M$a * theta
+    if (length(M$at)) out[M$at] <- out[M$at] + .Call(C_sgfs_map_rows, matrix(theta, 1L), M$C)
+    out + design$shift
+}
+
+## (M is triangular up to a permutation with a non-zero diagonal: it is
+## solved whatever its condition number, which predictors on scales far
+## from 1 make tiny)
+to_internal <- function(theta, design) {
+    if (is.matrix(theta)) return(t(map_solve(design$M, t(theta) - design$shift)))
+    drop(map_solve(design$M, matrix(theta - design$shift)))
 }

@@ -84,6 +84,7 @@ run_chains <- function(spec, states, n_iter, progress, cores,
     user <- if (exists(".Random.seed", envir = globalenv(), inherits = FALSE)) get_seed()
     on.exit(if (!is.null(user)) set_seed(user))
     if (chains == 1L) return(list(one(1L, progress)))
+    if (future_plan_set()) return(run_futures(spec, states, n_iter))
     if (cores > 1L && .Platform$OS.type != "windows")
         return(run_parallel(one, chains, min(cores, chains)))
     res <- vector("list", chains)
@@ -91,6 +92,36 @@ run_chains <- function(spec, states, n_iter, progress, cores,
         res[[k]] <- one(k, progress)
         if (res[[k]]$interrupted) break
     }
+    res
+}
+
+## TRUE when the user has chosen where futures run (future::plan() other
+## than sequential), the future package being installed
+future_plan_set <- function() {
+    requireNamespace("future", quietly = TRUE) &&
+        !inherits(future::plan("next"), "sequential")
+}
+
+## Chains as futures, wherever future::plan() runs them (other R sessions,
+## machines of a cluster, jobs of a scheduler): each worker gets the spec
+## and its chain's state, with that chain's own random-number stream (the
+## state's seed: the same draws as forked or sequential chains).  The
+## future's own L'Ecuyer stream (seed = TRUE) is replaced by the chain's.
+run_futures <- function(spec, states, n_iter) {
+    expr <- quote(run(spec, state, n_iter))
+    futures <- lapply(states, function(state)
+        future::future(expr, substitute = FALSE,
+                       globals = list(run = run_future_chain, spec = spec, state = state,
+                                      n_iter = n_iter),
+                       packages = "sgfs", seed = TRUE))
+    future::value(futures)
+}
+
+## a chain in a future's worker (run_futures())
+run_future_chain <- function(spec, state, n_iter) {
+    if (!is.null(state$seed)) set_seed(state$seed)
+    res <- run_chain(spec, state, n_iter, FALSE)
+    res$seed <- get_seed()
     res
 }
 

@@ -6,6 +6,8 @@
 ## model.frame (the offset added to the formula's offset() terms), as glm()
 ## does; `contrasts` goes to model.matrix
 formula_frame <- function(call, env, offset = NULL, weights = NULL, contrasts = NULL) {
+    plain <- numeric_frame(call, env, offset, weights, contrasts)
+    if (!is.null(plain)) return(plain)
     m <- match(c("formula", "data", "subset", "na.action"), names(call), 0L)
     mf <- call[c(1L, m)]
     names(mf)[2L] <- "formula"
@@ -50,7 +52,42 @@ formula_frame <- function(call, env, offset = NULL, weights = NULL, contrasts = 
          offset = if (!is.null(offset)) as.vector(offset),
          weights = if (!is.null(weights)) as.vector(weights),
          xlevels = stats::.getXlevels(mt, mf),
-         contrasts = attr(x, "contrasts"), na.action = attr(mf, "na.action"))
+         contrasts = attr(x, "contrasts"), na.action = attr(mf, "na.action"),
+         intercept = FALSE)            # (model.matrix() wrote its column)
+}
+
+## The model frame's short way for a formula of plain numeric columns of a
+## data frame (y ~ ., y ~ a + b - 1) without subset, weights, offsets,
+## contrasts or missing values: the design is the data's columns
+## themselves, where model.frame() would copy the data and model.matrix()
+## the frame (at N = 2e6 and 50 columns, 2.1 GB over the data's 0.76 GB),
+## and the intercept stays implicit.  The same design, terms and draws;
+## NULL where it does not apply.
+numeric_frame <- function(call, env, offset, weights, contrasts) {
+    if (!is.null(offset) || !is.null(weights) || !is.null(contrasts) || is.null(call$data) ||
+        !is.null(call$subset) || !is.null(call$na.action))
+        return(NULL)
+    data <- tryCatch(eval(call$data, env), error = function(e) NULL)
+    if (!is.data.frame(data) || !nrow(data)) return(NULL)
+    mf0 <- tryCatch(stats::model.frame(eval(call$formula, env), data[0L, , drop = FALSE]),
+                    error = function(e) NULL)
+    if (is.null(mf0)) return(NULL)
+    mt <- attr(mf0, "terms")
+    vars <- attr(mt, "term.labels")
+    response <- if (attr(mt, "response") == 1L) deparse(attr(mt, "variables")[[2L]])
+    plain <- function(v) is.numeric(v) && !is.object(v) && is.null(dim(v)) && !anyNA(v)
+    if (is.null(response) || !is.null(attr(mt, "offset")) || !length(vars) ||
+        !all(c(response, vars) %in% names(data)) ||
+        !all(vapply(vars, function(v) plain(data[[v]]), NA)) || anyNA(data[[response]]) ||
+        !is.null(dim(data[[response]])))
+        return(NULL)
+    ## the columns themselves (whole numbers made doubles): the design
+    ## routines read them where they are
+    x <- plain_frame(data[vars])
+    for (v in vars) if (!is.double(x[[v]])) x[[v]] <- as.double(x[[v]])
+    list(x = x, y = data[[response]], terms = mt, offset = NULL, weights = NULL,
+         xlevels = stats::.getXlevels(mt, mf0), contrasts = NULL, na.action = NULL,
+         intercept = attr(mt, "intercept") == 1L)
 }
 
 ## A sampler's formula method: the model frame, then its default method
@@ -76,7 +113,8 @@ fit_formula <- function(default, call, env, dots, full_call, contrasts = NULL) {
     dots$offset <- frame$offset
     dots$weights <- frame$weights
     if (!is.null(dots$keep)) dots$keep <- keep_model_matrix(dots$keep, frame)
-    fit <- do.call(default, c(list(frame$x, frame$y), dots, list(intercept = FALSE)))
+    fit <- do.call(default, c(list(frame$x, frame$y), dots, list(intercept = frame$intercept)))
+    if (inherits(fit, "sgfs_data_only")) return(fit)         # (reattach_data())
     info <- attr(fit, "sgfit")
     info$call <- generic_call(full_call)
     info$formula <- stats::formula(frame$terms)
@@ -87,32 +125,77 @@ fit_formula <- function(default, call, env, dots, full_call, contrasts = NULL) {
 }
 
 ## The design matrix: the user's matrix itself when it is already a double
-## matrix with column names and no intercept is to be added, else one copy
-## (no N x P temporaries: the finiteness check runs a column at a time; at
-## N = 2e6 and 50 columns it took 2.3 GB over the data's 0.76 GB)
-design_matrix <- function(x, intercept, arg = "x", allow_na = FALSE) {
+## matrix with column names (the intercept stays implicit, see
+## predictor_design()), else one copy; no N x P temporaries (the finiteness
+## check runs in C)
+design_matrix <- function(x, intercept, arg = "x", allow_na = FALSE, empty_ok = FALSE) {
+    if (is.data.frame(x) && !intercept && length(x) &&
+        all(vapply(x, function(v) is.double(v) && !is.object(v) && is.null(dim(v)), NA)))
+        return(frame_design(x, arg, allow_na))
     if (is.data.frame(x)) x <- as.matrix(x)
+    if (inherits(x, "sparseMatrix"))
+        return(sparse_design_matrix(x, intercept, arg, allow_na, empty_ok))
     if (inherits(x, "Matrix")) x <- dense_copy(x, arg)
     if (!is.matrix(x) || !is.numeric(x))
         stop_arg(arg, "must be a numeric matrix (or use the formula interface)")
-    bad <- function(v) if (allow_na) any(is.infinite(v)) else !all(is.finite(v))
-    for (j in seq_len(ncol(x)))
-        if (bad(x[, j]))
-            stop_arg(arg, "has missing or non-finite values (the formula interface applies na.action)")
-    names_x <- colnames(x)
-    if (is.null(names_x))              # (paste0("x", integer(0)) is "x")
-        names_x <- if (ncol(x)) paste0("x", seq_len(ncol(x))) else character(0)
+    ## (in C for a double matrix: no N-vector per column)
+    bad <- if (is.double(x)) .Call(C_sgfs_first_bad_column, x, allow_na) > 0L
+           else if (allow_na) any(is.infinite(x)) else anyNA(x)
+    if (bad) stop_arg(arg, "has missing or non-finite values (the formula interface applies na.action)")
+    names_x <- design_names(x)
     if (intercept) {
         x <- cbind(1, x)
         names_x <- c("(Intercept)", names_x)
     } else if (!is.double(x)) storage.mode(x) <- "double"
     if (length(names_x) && !identical(colnames(x), names_x)) colnames(x) <- names_x
-    if (ncol(x) == 0L) stop_arg("x", "has no columns")
+    if (ncol(x) == 0L && !empty_ok) stop_arg("x", "has no columns")
     x
 }
 
-## a Matrix package matrix (e.g. sparse, from read_libsvm()) as a dense one:
-## the engine does not sample from sparse data without its dense copy yet
+## a data frame of double columns as a design, as it is: the engine's C
+## routines read its columns where they are (src/design_copy.c), never
+## bound into a matrix
+frame_design <- function(x, arg, allow_na) {
+    x <- plain_frame(x)
+    if (.Call(C_sgfs_first_bad_column, x, allow_na) > 0L)
+        stop_arg(arg, "has missing or non-finite values (the formula interface applies na.action)")
+    names(x) <- design_names(x)
+    x
+}
+
+## a plain data.frame of the columns of x (a data frame, a tibble or a
+## list), the columns themselves, not copies
+plain_frame <- function(x)
+    structure(as.list(x), class = "data.frame", row.names = .set_row_names(length(x[[1L]])))
+
+## the column names of a design, x1, x2, ... where it has none
+design_names <- function(x) {
+    names_x <- colnames(x)
+    if (is.null(names_x))              # (paste0("x", integer(0)) is "x")
+        names_x <- if (ncol(x)) paste0("x", seq_len(ncol(x))) else character(0)
+    names_x
+}
+
+## a sparse Matrix (e.g. from read_libsvm()) as a double dgCMatrix, which
+## the engine keeps as compressed rows without densifying it
+sparse_design_matrix <- function(x, intercept, arg, allow_na, empty_ok = FALSE) {
+    x <- tryCatch(methods::as(methods::as(methods::as(x, "CsparseMatrix"), "generalMatrix"),
+                              "dMatrix"),
+                  error = function(e) stop_arg(arg, "is a sparse matrix that could not be made a ",
+                                               "dgCMatrix: ", conditionMessage(e)))
+    bad <- if (allow_na) any(is.infinite(x@x)) else !all(is.finite(x@x))
+    if (bad) stop_arg(arg, "has missing or non-finite values")
+    names_x <- design_names(x)
+    if (intercept) {
+        x <- cbind(1, x)
+        names_x <- c("(Intercept)", names_x)
+    }
+    if (ncol(x) == 0L && !empty_ok) stop_arg("x", "has no columns")
+    dimnames(x) <- list(NULL, names_x)
+    x
+}
+
+## a Matrix package matrix that is not sparse as a dense one
 dense_copy <- function(x, arg) {
     gb <- 8 * as.double(nrow(x)) * ncol(x) / 2^30
     tryCatch(as.matrix(x), error = function(e)
@@ -129,7 +212,9 @@ default_batch_size <- function(N) {
 ## the predictors (and a gaussian response) standardised.
 predictor_design <- function(x, y, family, model, standardize, sigma, intercept,
                              weights = NULL) {
-    x <- design_matrix(x, check_flag(intercept, "intercept"))
+    ## the intercept stays implicit (lead): bound to x it would copy the data
+    lead <- check_flag(intercept, "intercept")
+    x <- design_matrix(x, FALSE, empty_ok = lead)
     N <- nrow(x)
     if (N < 2L) stop_arg("x", "needs at least two rows")
     if (is.null(y)) stop_arg("y", "is missing: give the response")
@@ -148,8 +233,9 @@ predictor_design <- function(x, y, family, model, standardize, sigma, intercept,
                  "yet for networks: give mlp() a binomial() (logit), gaussian(), poisson() or ",
                  "categorical() family")
     standardize <- check_flag(standardize, "standardize")
+    if (!is.null(model) && inherits(x, "Matrix")) x <- dense_copy(x, "x")   # (a network's layers are dense)
     design <- if (is.null(model))
-        prepare_design(x, response$y, family, standardize, sigma, response$levels)
+        prepare_design(x, response$y, family, standardize, sigma, response$levels, lead)
     else mlp_design(model, x, response$y, family, standardize, sigma, response$levels)
     ## the rows' prior weights (NULL: all 1), a binomial response's trials
     ## (NULL: one each) and its kind, for the draw-level methods; the engine
@@ -157,7 +243,8 @@ predictor_design <- function(x, y, family, model, standardize, sigma, intercept,
     design$weights <- weights
     design$trials <- response$trials
     design$response_kind <- response$kind
-    list(design = design, levels = response$levels, x_names = colnames(x),
+    list(design = design, levels = response$levels,
+         x_names = c(if (lead) "(Intercept)", colnames(x)),
          weights = engine_weights(weights, response$trials))
 }
 
@@ -212,11 +299,11 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
         built <- predictor_design(x, y, family, model, standardize, sigma, intercept, weights)
         design <- built$design
         levels <- built$levels
-        x <- NULL                       # (the engine's copy is design$xt)
+        x <- NULL                       # (the engine's data are design$data)
         x_names <- built$x_names
         engine_w <- built$weights
     }
-    N <- ncol(design$xt)
+    N <- design$data$N
     offset <- check_offset(offset, N, family, model, keep)
     design$has_offset <- !is.null(offset)
     if (is.null(batch_size)) batch_size <- default_batch_size(N)
@@ -268,17 +355,21 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
         theta0 <- to_internal(as.double(init), design)
     }
     design$random_init <- NULL
-    spec <- c(list(version = .Call(C_sgfs_spec_version), xt = design$xt, y = design$y,
+    spec <- c(list(version = .Call(C_sgfs_spec_version)), data_fields(design$data),
+              list(y = design$y,
                    model = if (custom) "custom" else if (network) "mlp" else engine_model(family),
                    mpar = design$mpar),
               ## on the internal scale: a gaussian response's is divided by its scale
               if (!is.null(offset)) list(offset = offset / design$y_scale),
-              if (!is.null(design$rows)) list(rows = design$rows),
               if (!is.null(engine_w)) list(weights = engine_w),
               prior_arrays(D, parts),
               list(batch_size = batch_size, burnin = burnin, thin = thin),
-              if (custom) list(callback = design$callback) else keep_spec(keep, x_names, design))
-    design$xt <- design$rows <- design$callback <- NULL
+              if (custom) list(callback = design$callback) else keep_spec(keep, x_names, design),
+              ## (for the draw-level methods; the engine reads neither)
+              list(prior_weights = design$weights, trials = design$trials))
+    design$weighted <- !is.null(design$weights)
+    ## (in the spec, whose data the fit's handle holds)
+    design$data <- design$y <- design$callback <- design$weights <- design$trials <- NULL
     run <- list(spec = spec, design = design, family = family, levels = levels,
                 theta0 = theta0, n_iter = n_iter, chains = chains, cores = cores,
                 progress = progress, grow = grow, max_time = as.double(max_time),
@@ -336,6 +427,8 @@ chain_starts <- function(run, theta0) {
 ## `strata(step)` gives the rows a lowered step holds in every minibatch
 ## (`rows`) and the resulting `evals_per_iter`.
 sg_fit <- function(method, setup, run, call) {
+    if (the$data_only)
+        return(structure(list(spec = run$spec, design = run$design), class = "sgfs_data_only"))
     check_hs_sampler(method, run)
     t0 <- proc.time()[["elapsed"]]
     run <- resolve_start(run)
@@ -396,10 +489,13 @@ sg_fit <- function(method, setup, run, call) {
                         enough_ess, if (run$chains > 1L) sprintf(" and R-hat <= %g", enough_rhat) else "",
                         run$max_time))
     res <- run_chains(spec, states, run$n_iter, run$progress, run$cores)
+    held <- detach_data(spec)
+    share_data(run$design$data_key, held$handle, spec)
     info <- list(call = generic_call(call), method = method, settings = s$settings,
                  family = run$family, levels = run$levels,
-                 prior = run$prior, design = run$design, spec = spec,
-                 N = ncol(spec$xt), batch_size = spec$batch_size,
+                 prior = run$prior, design = run$design, spec = held$spec, handle = held$handle,
+                 data_signature = data_signature(spec), precision = data_precision(),
+                 N = spec$N, batch_size = spec$batch_size,
                  evals_per_iter = if (is.null(s$evals_per_iter)) spec$batch_size
                                   else s$evals_per_iter,
                  evals_counter = s$evals_counter,

@@ -148,7 +148,7 @@ expand_hs <- function(prior, which, arg, design, family) {
             stop_arg(arg, "is rstanarm's hs(), whose global scale for a gaussian() response is ",
                      "multiplied by the noise sd, which sgfs's horseshoe does not do: use ",
                      "sgfs's hs(), on the standardised scale (the response's sd is 1 there)")
-        a <- if (is.matrix(design$M)) diag(design$M)[coef] else design$M[coef]
+        a <- design$M$a[coef]
         w <- 1 / abs(a)
     }
     k <- length(which)
@@ -187,11 +187,7 @@ with_horseshoe <- function(run, hs) {
     d$hs <- c(hs, list(K = K, D_model = D, names = names))
     d$D <- D + K + 2L
     d$par_names <- c(d$par_names, names)
-    d$M <- if (is.matrix(d$M)) {
-        M <- diag(d$D)
-        M[seq_len(D), seq_len(D)] <- d$M
-        M
-    } else c(d$M, rep(1, K + 2L))
+    d$M <- map_extend(d$M, K + 2L)
     d$shift <- c(d$shift, double(K + 2L))
     run$design <- d
     run$theta0 <- hs_xi(run$theta0, d)

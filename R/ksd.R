@@ -86,5 +86,5 @@ ksd <- function(fit, c = 1, beta = -0.5, max_draws = 2000L) {
     d <- all_draws(fit)
     rows <- unique(round(seq(1, nrow(d), length.out = min(nrow(d), max_draws))))
     x <- to_internal(d[rows, , drop = FALSE], info$design)
-    .Call(C_sgfs_ksd, info$spec, t(x), c, as.double(beta))
+    .Call(C_sgfs_ksd, fit_spec(info), t(x), c, as.double(beta))
 }

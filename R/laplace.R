@@ -23,7 +23,13 @@ posterior_laplace <- function(run, start = run$theta0) {
     if (!is.null(run$design$hs)) return(hs_laplace(run, start))   # R/horseshoe.R
     t0 <- proc.time()[["elapsed"]]
     spec <- run$spec
-    N <- ncol(spec$xt)
+    N <- spec$N
+    if (length(start) > dense_limit && glm_lp(spec)) {
+        lap <- diagonal_laplace(spec, start)
+        lap$seconds <- proc.time()[["elapsed"]] - t0
+        if (!is.null(run$cache)) run$cache$laplace <- lap
+        return(lap)
+    }
     if (N > 2L * warm_rows)
         start <- newton_mode(subset_spec(spec, warm_rows), start, N = N, tol = 1e-3)$mode
     fit <- newton_mode(spec, start)
@@ -42,6 +48,117 @@ posterior_laplace <- function(run, start = run$theta0) {
 ## diagonal one beyond
 dense_limit <- 500L
 
+## the dense curvature H of a Laplace approximation, which a rule with a
+## D x D mass matrix or preconditioner needs; beyond dense_limit parameters
+## there is none, and the message says what to use instead
+dense_curvature <- function(lap, what) {
+    if (!is.null(lap$H)) return(lap$H)
+    stop(sprintf(paste("%s keeps a %s x %s matrix, too large for this model's %s parameters:",
+                       "use sgld() or sgldcv(), which sample in the curvature's diagonal beyond",
+                       "%d parameters"),
+                 what, big_count(length(lap$mode)), big_count(length(lap$mode)),
+                 big_count(length(lap$mode)), dense_limit), call. = FALSE)
+}
+
+## the GLMs with a linear predictor, whose curvature is a weighted sum over
+## the rows (the engine's models)
+glm_lp <- function(spec) spec$model %in% c("logistic", "probit", "poisson", "gaussian")
+
+## Beyond dense_limit parameters (a wide, often sparse design: D up to
+## 10^5 and more) a GLM's Laplace approximation keeps no D x D matrix: the
+## mode by L-BFGS (first on up to `warm_rows` evenly spaced rows, then on
+## all; each evaluation one O(stored entries) pass in C), the curvature's
+## diagonal sum_i w_i h_i u_ij^2 + the prior's (h_i = -d^2 l_i / d eta_i^2
+## at the mode, src/data.c's column sums), and products with the full
+## curvature, H v = sum_i w_i h_i u_i (u_i' v) + the prior's, for the
+## stiffness of the diagonal metric.  H and U are NULL.
+diagonal_laplace <- function(spec, start) {
+    N <- spec$N
+    lbfgs <- function(post, start, maxit) {
+        last <- NULL                          # (optim asks for the value and the gradient apart)
+        at <- function(th) {
+            if (is.null(last) || !identical(last$theta, th)) last <<- c(post(th), list(theta = th))
+            last
+        }
+        fit <- stats::optim(start, function(th) -at(th)$value, function(th) -at(th)$grad,
+                            method = "L-BFGS-B", control = list(maxit = maxit, factr = 1e5))
+        list(mode = fit$par, evals = fit$counts[[1L]])
+    }
+    check <- subset_log_posterior(spec, N)(start)
+    if (!is.finite(check$value) || !all(is.finite(check$grad)))
+        stop("the log posterior is not finite at the start: check the data and init",
+             call. = FALSE)
+    evals <- 0L
+    if (N > 2L * warm_rows) {
+        warm <- lbfgs(subset_log_posterior(subset_spec(spec, warm_rows), N), start, 500L)
+        start <- warm$mode
+        evals <- warm$evals
+    }
+    full <- lbfgs(subset_log_posterior(spec, N), start, 1000L)
+    mode <- full$mode
+    at_mode <- .Call(C_sgfs_model_loglik, spec, mode)
+    prior <- log_prior(mode, spec)
+    h <- row_curvature(spec, mode)
+    diag_h <- c(.Call(C_sgfs_data_col_wss, spec, h$beta), h$log_sigma) + prior$curvature
+    list(mode = mode, H = NULL, U = NULL, scales = sqrt(diag_h),
+         hess_times = function(v) glm_hess_times(spec, mode, h, v),
+         lik_grad = at_mode$grad, log_post = at_mode$loglik + prior$value,
+         steps = evals + full$evals)
+}
+
+## the rows' curvature -d^2 l_i / d eta_i^2 (times their weights) at theta,
+## and for a gaussian model with its log sigma sampled that coordinate's,
+## 2 sum_i w_i r_i^2 / sigma^2 (its cross terms with beta are left out of
+## the diagonal and kept in glm_hess_times)
+row_curvature <- function(spec, theta) {
+    P <- spec$P
+    eta <- data_xb(spec, theta)
+    if (!is.null(spec$offset)) eta <- eta + spec$offset
+    w <- if (is.null(spec$weights)) 1 else spec$weights
+    y <- spec$y
+    log_sigma <- NULL
+    h <- switch(spec$model,
+        logistic = { p <- stats::plogis(eta); p * (1 - p) },
+        poisson = exp(eta),
+        probit = probit_curvature(y, eta),
+        gaussian = {
+            sampled <- length(theta) > P
+            ls <- if (sampled) theta[P + 1L] else spec$mpar[1L]
+            r <- y - eta
+            if (sampled) log_sigma <- 2 * sum(w * r^2) * exp(-2 * ls)
+            rep(exp(-2 * ls), spec$N)
+        })
+    list(beta = w * h, log_sigma = log_sigma, eta = eta)
+}
+
+## -d^2/d eta^2 of the probit log-likelihood y log Phi(eta) + (1 - y) log
+## Phi(-eta): y c(eta) + (1 - y) c(-eta), c(z) = lambda(z) (lambda(z) + z),
+## lambda the inverse Mills ratio
+probit_curvature <- function(y, eta) {
+    c <- function(z) {
+        l <- exp(stats::dnorm(z, log = TRUE) - stats::pnorm(z, log.p = TRUE))
+        l * (l + z)
+    }
+    y * c(eta) + (1 - y) * c(-eta)
+}
+
+## H v for a GLM's full curvature at the mode (h from row_curvature()):
+## sum_i h_i u_i (u_i' v) plus the prior's curvature times v (and a sampled
+## log sigma's block)
+glm_hess_times <- function(spec, mode, h, v) {
+    P <- spec$P
+    out <- .Call(C_sgfs_data_xtr, spec, h$beta * data_xb(spec, v))
+    if (!is.null(h$log_sigma)) {
+        ## the cross terms d^2 / d beta d log sigma = -2 sum_i w_i r_i u_i / sigma^2
+        w <- if (is.null(spec$weights)) 1 else spec$weights
+        ls <- mode[P + 1L]
+        r <- spec$y - h$eta
+        cross <- 2 * exp(-2 * ls) * .Call(C_sgfs_data_xtr, spec, w * r)
+        out <- c(out + cross * v[P + 1L], sum(cross * v[seq_len(P)]) + h$log_sigma * v[P + 1L])
+    }
+    out + log_prior(mode, spec)$curvature * v
+}
+
 ## The metric the engine takes (spec$metric): U, or the scales
 metric_factor <- function(lap) if (is.null(lap$U)) lap$scales else lap$U
 
@@ -51,11 +168,11 @@ metric_factor <- function(lap) if (is.null(lap$U)) lap$scales else lap$U
 metric_stiffness <- function(lap, n_power = 50L) {
     if (!is.null(lap$U)) return(1)
     s <- lap$scales
-    A <- lap$H / outer(s, s)
-    v <- rep(1, nrow(A)) / sqrt(nrow(A))
+    times <- if (!is.null(lap$H)) function(v) drop(lap$H %*% v) else lap$hess_times
+    v <- rep(1, length(s)) / sqrt(length(s))
     lambda <- 1
     for (k in seq_len(n_power)) {
-        w <- drop(A %*% v)
+        w <- times(v / s) / s
         lambda <- sqrt(sum(w^2))
         v <- w / lambda
     }
@@ -82,13 +199,12 @@ metric_stiffness <- function(lap, n_power = 50L) {
 minibatch_strata <- function(run, lap, reach, cv, max_rows = 10L * run$spec$batch_size) {
     none <- list(rows = integer(0), shrink = 1)
     spec <- run$spec
-    N <- ncol(spec$xt)
+    N <- spec$N
     n <- spec$batch_size
     if (!(spec$model %in% c("logistic", "probit", "gaussian", "poisson")) || N - n < 2L ||
         !is.null(run$design$hs))               # (the metric is in the horseshoe's coordinates)
         return(none)
-    P <- nrow(spec$xt)
-    q <- .Call(C_sgfs_row_leverage, spec, metric_factor(lap), P)
+    q <- .Call(C_sgfs_row_leverage, spec, metric_factor(lap), spec$P)
     k <- (N / n) * sqrt(q) * residual_reach(spec, lap$mode, 2 * sqrt(q), cv)
     jump <- reach * k
     if (!any(jump > 0.5)) return(none)
@@ -112,8 +228,7 @@ residual_reach <- function(spec, theta, move, cv) {
 }
 
 residual_reach_unweighted <- function(spec, theta, move, cv) {
-    P <- nrow(spec$xt)
-    eta <- drop(crossprod(spec$xt, theta[seq_len(P)]))
+    eta <- data_xb(spec, theta)
     if (!is.null(spec$offset)) eta <- eta + spec$offset
     if (spec$model == "probit") {
         r <- function(e) probit_residual(spec$y, e)
@@ -129,7 +244,7 @@ residual_reach_unweighted <- function(spec, theta, move, cv) {
         return(if (cv) pmax(up - mu, mu - down) else pmax(abs(spec$y - up), abs(spec$y - down)))
     }
     if (spec$model == "gaussian") {
-        log_sigma <- if (length(theta) > P) theta[P + 1L] else spec$mpar[1L]
+        log_sigma <- if (length(theta) > spec$P) theta[spec$P + 1L] else spec$mpar[1L]
         s2 <- exp(2 * log_sigma)
         return(if (cv) move / s2 else (abs(spec$y - eta) + move) / s2)
     }

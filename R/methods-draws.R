@@ -135,14 +135,16 @@ fit_difference <- function(a, b) {
     if (!identical(coda::varnames(a), coda::varnames(b)))
         return("the parameters")
     if (!identical(ia$levels, ib$levels)) return("the response's levels")
-    sa <- ia$spec
-    sb <- ib$spec
+    ## (the data through the handles, unless both fits share one)
+    shared <- identical(ia$handle$key, ib$handle$key)
+    sa <- c(ia$spec, if (!shared) handle_data(ia))
+    sb <- c(ib$spec, if (!shared) handle_data(ib))
     parts <- union(names(sa), names(sb))
     same <- vapply(parts, function(p)
         if (p == "callback") same_custom_data(sa$callback, sb$callback)
         else identical(sa[[p]], sb[[p]]), NA)
     differ <- parts[!same]
-    if (any(c("xt", "y", "callback") %in% differ)) return("the data")
+    if (any(c("N", "P", "xt", "xt32", "rows", "y", "callback") %in% differ)) return("the data")
     if (any(c("burnin", "thin") %in% differ))
         return(sprintf("the kept iterations (burnin %d, thin %d, not burnin %d, thin %d)",
                        sb$burnin, sb$thin, sa$burnin, sa$thin))

@@ -98,7 +98,7 @@ check_has_formula <- function(info, what) {
 ## the training response as the fit used it: 0/1 for binomial(), the
 ## original scale for gaussian(), class indicators (rows x K) for categorical()
 training_response <- function(info) {
-    y <- info$spec$y
+    y <- fit_spec(info)$y
     switch(info$family$family,
            gaussian = info$design$y_center + info$design$y_scale * y,
            categorical = {
@@ -115,7 +115,7 @@ training_response <- function(info) {
 fitted.sgfit <- function(object, ...) {
     info <- sgfit_info(object)
     check_has_mean(object, info, "fitted()")
-    predict_rows(object, info, training_design(info), NULL, "response", "none", 0.95, NULL)
+    predict_rows(object, info, NULL, NULL, "response", "none", 0.95, NULL)
 }
 
 #' @rdname sgfit-glm-methods
@@ -132,7 +132,7 @@ residuals.sgfit <- function(object, type = c("response", "pearson"), ...) {
     r <- stats::naresid(info$na.action, training_response(info)) - mu
     if (type == "pearson") {
         r <- r / sqrt(info$family$variance(mu))
-        w <- info$spec$weights
+        w <- fit_spec(info)$weights
         if (!is.null(w)) r <- r * sqrt(stats::naresid(info$na.action, w))
     }
     r
@@ -143,7 +143,7 @@ residuals.sgfit <- function(object, type = c("response", "pearson"), ...) {
 weights.sgfit <- function(object, ...) {
     info <- sgfit_info(object)
     check_has_mean(object, info, "weights()")
-    w <- info$spec$weights
+    w <- fit_spec(info)$weights
     if (is.null(w)) w <- rep(1, info$N)
     stats::naresid(info$na.action, w)
 }

@@ -122,13 +122,13 @@ fisher_hint <- function(info, otherwise) {
     if (!laplace_available(info$design)) return(otherwise)
     mode <- info$laplace$mode
     if (is.null(mode))              # (not cached: from the first chain's last state)
-        mode <- tryCatch(newton_mode(info$spec, info$states[[1L]]$theta)$mode,
+        mode <- tryCatch(newton_mode(fit_spec(info), info$states[[1L]]$theta)$mode,
                          error = function(e) NULL)
     if (is.null(mode)) return(otherwise)
-    cur <- tryCatch(full_curvature(info$spec, mode, cov = TRUE), error = function(e) NULL)
+    cur <- tryCatch(full_curvature(fit_spec(info), mode, cov = TRUE), error = function(e) NULL)
     R <- if (!is.null(cur)) tryCatch(chol(cur$H), error = function(e) NULL)
     if (is.null(R)) return(otherwise)
-    A <- ncol(info$spec$xt) * cur$C + diag(info$spec$prior_prec, length(mode))
+    A <- info$spec$N * cur$C + diag(info$spec$prior_prec, length(mode))
     Ri <- backsolve(R, diag(nrow(R)))
     ev <- eigen(crossprod(Ri, A %*% Ri), symmetric = TRUE)
     k <- length(ev$values)

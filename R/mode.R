@@ -26,13 +26,12 @@ full_curvature <- function(spec, theta, weight = 1, cov = FALSE) {
 ## `max_steps` Newton steps, until the Newton decrement g'H^-1 g is below
 ## `tol`.  Returns the mode and the curvature there, which must be positive
 ## definite.
-newton_mode <- function(spec, start, max_steps = 100L, N = ncol(spec$xt), tol = 1e-10) {
+newton_mode <- function(spec, start, max_steps = 100L, N = spec$N, tol = 1e-10) {
     theta <- start
-    weight <- N / ncol(spec$xt)
+    weight <- N / spec$N
     post <- subset_log_posterior(spec, N)
     ## a gaussian model's sampled log sigma: its own block (below)
-    split <- if (identical(spec$model, "gaussian") && length(theta) > nrow(spec$xt))
-        nrow(spec$xt)
+    split <- if (identical(spec$model, "gaussian") && length(theta) > spec$P) spec$P
     cur <- full_curvature(spec, theta, weight)
     for (k in seq_len(max_steps)) {
         step <- newton_step(cur$H, cur$grad, split)
@@ -140,7 +139,7 @@ check_estimate <- function(run, theta, what, remedy, m = 100000L) {
     if (!is.null(run$design$network) || !is.null(run$design$custom) || length(theta) > 200L)
         return(invisible())
     sub <- subset_spec(run$spec, m)
-    r <- ncol(run$spec$xt) / ncol(sub$xt)
+    r <- run$spec$N / sub$N
     cur <- full_curvature(sub, theta, weight = r)
     gap <- sum(newton_step(cur$H, cur$grad) * cur$grad) / 2
     D <- length(theta)

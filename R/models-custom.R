@@ -113,9 +113,10 @@ custom_design <- function(model, x, y, family_given, sigma) {
     D <- length(model$init)
     callback <- custom_callback(model, x)
     check_at_init(callback, model$init, seq_len(min(N, 20L)), model$names)
-    list(xt = matrix(as.double(seq_len(N)), 1L), y = double(N), D = D, p = 0L,
+    list(data = list(N = N, P = 1L, xt = matrix(as.double(seq_len(N)), 1L)),
+         y = double(N), D = D, p = 0L,
          n_coef = D, intercept = integer(0), x_names = character(0),
-         par_names = model$names, M = rep(1, D), shift = double(D),
+         par_names = model$names, M = linear_map(rep(1, D)), shift = double(D),
          mpar = as.double(D), groups = rep(1L, D), custom = model,
          start = model$init, callback = callback)
 }
@@ -247,8 +248,9 @@ custom_log_lik <- function(object, info, newdata, draws, y) {
     if (!identical(coda::varnames(object), info$design$par_names))
         stop("log_lik() needs every parameter's draws", call. = FALSE)
     data <- if (!is.null(newdata)) newdata else {
-        env <- environment(info$spec$callback$score)
-        data_subset(env$x, as.integer(info$spec$xt[1L, ]))
+        spec <- fit_spec(info)
+        env <- environment(spec$callback$score)
+        data_subset(env$x, as.integer(spec$xt[1L, ]))
     }
     n <- tryCatch(data_rows(data), error = function(e)
         stop_arg("newdata", "must be data in the custom model's form: a vector, a matrix, a ",

@@ -85,15 +85,16 @@ resolve_model <- function(model) {
 ## the layer widths, parameter names and blocks, the engine's settings and
 ## the (diagonal) map between internal and original parameters.
 mlp_design <- function(model, x, y, family, standardize, sigma, levels) {
-    x <- x[, colnames(x) != "(Intercept)", drop = FALSE]
+    if ("(Intercept)" %in% colnames(x)) x <- x[, colnames(x) != "(Intercept)", drop = FALSE]
     if (ncol(x) == 0L) stop_arg("x", "has no predictors besides the intercept")
-    sds <- apply(x, 2L, stats::sd)
+    cols <- column_stats(x)
+    sds <- cols$sd
     check_spread(sds, colnames(x))
     if (any(!(sds > 0)))
         stop_arg("x", sprintf("has constant column(s) %s: remove them",
                               paste0("'", colnames(x)[!(sds > 0)], "'", collapse = ", ")))
     P <- ncol(x)
-    center <- if (standardize) colMeans(x) else rep(0, P)
+    center <- if (standardize) cols$mean else rep(0, P)
     scale <- if (standardize) sds else rep(1, P)
     gaussian <- family$family == "gaussian"
     y_center <- if (gaussian && standardize) mean(y) else 0
@@ -125,11 +126,11 @@ mlp_design <- function(model, x, y, family, standardize, sigma, levels) {
         if (sample_sigma) shift[D] <- log(y_scale)
     }
     gain <- if (model$activation == "relu") 2 else 1
-    list(xt = .Call(C_sgfs_design_copy, x, as.double(center), as.double(scale)),
+    list(data = engine_data(x, center, scale, rows = FALSE),
          y = as.double((y - y_center) / y_scale), D = D, p = P,
          n_coef = length(layer), intercept = integer(0), x_names = colnames(x),
          par_names = c(unlist(layer_names), if (sample_sigma) "log_sigma"),
-         M = M, shift = shift,
+         M = linear_map(M), shift = shift,
          mpar = as.double(c(switch(family$family, binomial = 0, gaussian = 1, categorical = 2,
                                    poisson = 3),
                             out, match(model$activation, c("tanh", "logistic", "relu")) - 1,

@@ -115,12 +115,13 @@ pp_check.sgfit <- function(object, plotfun = NULL, ndraws = 50, seed = NULL, ...
     yrep <- posterior_predict.sgfit(object, draws = min(ndraws, S), seed = seed)
     yrep <- matrix(as.vector(yrep), nrow(yrep))
     d <- info$design
-    y <- switch(fam, gaussian = d$y_center + d$y_scale * info$spec$y,
-                categorical = as.integer(info$spec$y) + 1L,
+    y_int <- fit_spec(info)$y
+    y <- switch(fam, gaussian = d$y_center + d$y_scale * y_int,
+                categorical = as.integer(y_int) + 1L,
                 binomial = if (identical(d$response_kind, "cbind"))
-                               as.integer(round(info$spec$y * d$trials))
-                           else if (identical(d$response_kind, "proportion")) info$spec$y
-                           else as.integer(info$spec$y),
-                as.integer(info$spec$y))
+                               as.integer(round(y_int * training_trials(info)))
+                           else if (identical(d$response_kind, "proportion")) y_int
+                           else as.integer(y_int),
+                as.integer(y_int))
     fun(y, yrep, ...)
 }

@@ -250,7 +250,7 @@ draw_chains <- function(object) rep(seq_len(coda::nchain(object)), each = coda::
 ## draws (S x D, original scale) to the engine's internal scale, D x S
 internal_draws <- function(B, design) {
     centred <- t(B) - design$shift
-    if (is.matrix(design$M)) solve(design$M, centred, tol = 0) else centred / design$M
+    map_solve(design$M, centred)
 }
 
 ## The rows to evaluate: the engine's copy x (P x m, standardised), the
@@ -265,14 +265,16 @@ draw_rows <- function(info, newdata, y, need_y, offset = NULL, weights = NULL) {
         if (!is.null(weights))
             stop_arg("weights", "are for newdata's rows: without newdata the training rows' ",
                      "weights are used")
-        return(list(x = info$spec$xt, y = info$spec$y, names = NULL,
-                    offset = row_offsets(info, NULL, offset, ncol(info$spec$xt)),
+        spec <- fit_spec(info)
+        return(list(x = data_columns(spec), y = spec$y, names = NULL,
+                    offset = row_offsets(info, NULL, offset, spec$N),
                     weighing = if (need_y)
-                        log_lik_weighing(info$family, info$spec$y,
-                                         binomial_rows(d$response_kind, d$weights, d$trials),
-                                         d$weights)))
+                        log_lik_weighing(info$family, spec$y,
+                                         binomial_rows(d$response_kind, spec$prior_weights,
+                                                       spec$trials),
+                                         spec$prior_weights)))
     }
-    if (!is.data.frame(newdata) && !is.matrix(newdata))
+    if (!is.data.frame(newdata) && !is.matrix(newdata) && !inherits(newdata, "Matrix"))
         stop_arg("newdata", "must be a data frame (or, for a fit given a matrix x, a matrix), not ",
                  format_value(newdata))
     X <- tryCatch(new_design(info, newdata), error = function(e) {
@@ -281,18 +283,19 @@ draw_rows <- function(info, newdata, y, need_y, offset = NULL, weights = NULL) {
         stop_arg("newdata", "does not have the fit's predictors: ", msg)
     })
     if (!is.null(d$network)) X <- X[, colnames(X) != "(Intercept)", drop = FALSE]
-    missing_rows <- which(!stats::complete.cases(X))
+    missing_rows <- which(!complete_rows(X))
     if (length(missing_rows))
         stop_arg("newdata", "has missing values in row(s) ",
                  paste(utils::head(missing_rows, 5L), collapse = ", "),
                  if (length(missing_rows) > 5L) ", ...", ": remove or impute them")
+    if (inherits(X, "Matrix")) X <- as.matrix(X)
     storage.mode(X) <- "double"
     off <- row_offsets(info, newdata, offset, nrow(X))
     if (!is.null(off) && !all(is.finite(off)))
         stop_arg("newdata", "has missing or non-finite offsets in row(s) ",
                  paste(utils::head(which(!is.finite(off)), 5L), collapse = ", "))
     response <- if (need_y) new_response(info, newdata, y, nrow(X))
-    list(x = .Call(C_sgfs_design_copy, X, as.double(d$center), as.double(d$scale)),
+    list(x = .Call(C_sgfs_design_copy, X, as.double(d$center), as.double(d$scale), FALSE),
          y = response$y, names = rownames(X), offset = off,
          weighing = if (need_y) {
              prior <- row_weights(info, newdata, weights, nrow(X))
@@ -309,7 +312,7 @@ draw_rows <- function(info, newdata, y, need_y, offset = NULL, weights = NULL) {
 ## formula fit's weights expression evaluated in newdata (as its offsets),
 ## a matrix fit's `weights` (NULL: 1 each)
 row_weights <- function(info, newdata, weights, n) {
-    if (is.null(newdata)) return(info$design$weights)
+    if (is.null(newdata)) return(training_weights(info))
     if (!is.null(info$terms)) {
         if (!is.null(weights))
             stop_arg("weights", "are for fits given a matrix x: a formula fit evaluates its ",
@@ -394,12 +397,13 @@ predictive_rows <- function(info, newdata, weights, trials, n) {
         if (!is.null(trials) || !is.null(weights))
             stop_arg(if (!is.null(trials)) "trials" else "weights",
                      "are for newdata's rows: without newdata the training rows' are used")
-        bin <- binomial_rows(d$response_kind, d$weights, d$trials)
+        w <- training_weights(info)
+        bin <- binomial_rows(d$response_kind, w, training_trials(info))
         if (!is.null(bin$trials) && any(bin$trials != round(bin$trials)))
             stop_arg("weights", "must be whole numbers for posterior_predict(): they are the ",
                      "trials of the fit's proportions")
         return(list(trials = bin$trials, kind = d$response_kind,
-                    precision = if (fam == "gaussian") d$weights))
+                    precision = if (fam == "gaussian") w))
     }
     kind <- d$response_kind
     if (fam == "binomial" && !is.null(kind)) {

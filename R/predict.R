@@ -59,9 +59,11 @@ predict.sgfit <- function(object, newdata, type = c("link", "response", "class")
     }
     if (interval == "prediction" && info$family$family != "gaussian")
         stop_arg("interval", "\"prediction\" needs a gaussian() fit")
-    X <- if (is.null(newdata)) training_design(info) else new_design(info, newdata)
+    ## (the training rows are read from the fit's data in blocks, never
+    ## rebuilt whole: X is NULL)
+    X <- if (!is.null(newdata)) new_design(info, newdata)
     predict_rows(object, info, X, newdata, type, interval, level, draws,
-                 row_offsets(info, newdata, offset, nrow(X)))
+                 row_offsets(info, newdata, offset, n_rows(info, X)))
 }
 
 ## The offsets (original scale) of the rows predicted, or NULL for a fit
@@ -78,7 +80,7 @@ row_offsets <- function(info, newdata, offset, n) {
         if (!is.null(offset))
             stop_arg("offset", "is for newdata's rows: without newdata the training rows' ",
                      "offsets are used")
-        return(info$spec$offset * info$design$y_scale)
+        return(fit_spec(info)$offset * info$design$y_scale)
     }
     if (!is.null(info$terms)) {
         if (!is.null(offset))
@@ -104,12 +106,16 @@ row_offsets <- function(info, newdata, offset, n) {
     as.double(off)
 }
 
-## predict() for the rows of the design X (the training rows when newdata
-## is NULL, padded for na.exclude), from the fit's draws
+## the rows predicted: newdata's design X, or (X NULL) the training rows
+n_rows <- function(info, X) if (is.null(X)) info$spec$N else nrow(X)
+
+## predict() for the rows of the design X (X NULL: the training rows, read
+## from the fit's data, padded for na.exclude), from the fit's draws
 predict_rows <- function(object, info, X, newdata, type, interval, level, draws,
-                         offset = row_offsets(info, newdata, NULL, nrow(X))) {
+                         offset = row_offsets(info, newdata, NULL, n_rows(info, X))) {
     theta <- internal_draws(chosen_draws(object, draws), info$design)
-    if (!is.null(info$design$network)) X <- X[, colnames(X) != "(Intercept)", drop = FALSE]
+    if (!is.null(X) && !is.null(info$design$network))
+        X <- X[, colnames(X) != "(Intercept)", drop = FALSE]
     if (info$family$family == "categorical")
         return(predict_categorical(info, X, theta, newdata, type, interval))
     if (type == "class" && info$family$family != "binomial")
@@ -154,12 +160,12 @@ predict_gaussian <- function(info, X, theta, newdata, offset = NULL) {
     s2 <- mean(draw_sigmas(info, theta)^2)
     ## the noise variance sigma^2 / w_i: the training rows' precision
     ## weights (new rows weigh 1)
-    if (is.null(newdata) && !is.null(info$design$weights)) {
+    if (is.null(newdata) && isTRUE(info$design$weighted)) {
         out <- row_summaries(info, X, theta, newdata, c("fit", "var"), 1L, function(mu) {
             fit <- colMeans(mu)
             cbind(fit, colMeans((mu - rep(fit, each = nrow(mu)))^2))
         }, offset)
-        w <- stats::naresid(info$na.action, info$design$weights)
+        w <- stats::naresid(info$na.action, training_weights(info))
         out[, 2L] <- sqrt(s2 / w + out[, 2L])
         colnames(out)[2L] <- "sd"
         return(out)
@@ -177,25 +183,39 @@ predict_gaussian <- function(info, X, theta, newdata, offset = NULL) {
 ## length(columns) summaries; `offset`: the rows' offsets (rows with a
 ## missing one get NA), or NULL
 row_summaries <- function(info, X, theta, newdata, columns, what, summarise, offset = NULL) {
-    out <- matrix(NA_real_, nrow(X), length(columns), dimnames = list(rownames(X), columns))
-    ok <- stats::complete.cases(X)
+    spec <- if (is.null(X)) fit_spec(info)
+    out <- matrix(NA_real_, n_rows(info, X), length(columns),
+                  dimnames = list(rownames(X), columns))
+    ok <- if (is.null(X)) rep(TRUE, nrow(out)) else complete_rows(X)
     if (!is.null(offset)) ok <- ok & is.finite(offset)
     ok <- which(ok)
     d <- info$design
     block <- max(1L, floor(1e6 / (ncol(theta) * max(1L, length(info$levels)))))
     for (r in split(ok, ceiling(seq_along(ok) / block))) {
-        Xr <- X[r, , drop = FALSE]
-        storage.mode(Xr) <- "double"
-        x <- .Call(C_sgfs_design_copy, Xr, as.double(d$center), as.double(d$scale))
+        x <- if (is.null(X)) data_columns(spec, r) else {
+            Xr <- X[r, , drop = FALSE]
+            if (inherits(Xr, "Matrix")) Xr <- as.matrix(Xr)
+            storage.mode(Xr) <- "double"
+            .Call(C_sgfs_design_copy, Xr, as.double(d$center), as.double(d$scale), FALSE)
+        }
         out[r, ] <- summarise(draws_eval(info, theta, x, what, offset = offset[r]))
     }
     if (is.null(newdata)) out <- stats::napredict(info$na.action, out)
     out
 }
 
+## complete.cases() of a design, a dense matrix or a sparse Matrix
+complete_rows <- function(X) {
+    if (!inherits(X, "sparseMatrix")) return(stats::complete.cases(X))
+    X <- methods::as(X, "TsparseMatrix")
+    ok <- rep(TRUE, nrow(X))
+    ok[X@i[is.na(X@x)] + 1L] <- FALSE
+    ok
+}
+
 training_design <- function(info) {
     d <- info$design
-    X <- sweep(sweep(t(info$spec$xt), 2L, d$scale, "*"), 2L, d$center, "+")
+    X <- sweep(sweep(t(data_columns(fit_spec(info))), 2L, d$scale, "*"), 2L, d$center, "+")
     colnames(X) <- d$x_names
     X
 }

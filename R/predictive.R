@@ -18,7 +18,8 @@
 #' accordingly.
 #'
 #' @param newdata the rows to predict: a data frame for a formula fit, a
-#'   matrix of predictors (as `x`) for a matrix fit.  No missing values.
+#'   matrix of predictors (as `x`, dense or sparse) for a matrix fit.  No
+#'   missing values.
 #' @param monitor the parameters whose draws are kept (names or numbers),
 #'   for a network; `NULL` keeps the output layer's biases (and
 #'   `log_sigma`).  A GLM keeps all its (few) parameters.
@@ -31,8 +32,10 @@
 #' mean((p > 0.5) == (Pima.te$type == "Yes"))
 #' @export
 predictive <- function(newdata, monitor = NULL) {
-    if (missing(newdata) || !(is.data.frame(newdata) || is.matrix(newdata)))
-        stop_arg("newdata", "must be a data frame or a matrix of the rows to predict")
+    if (missing(newdata) ||
+        !(is.data.frame(newdata) || is.matrix(newdata) || inherits(newdata, "Matrix")))
+        stop_arg("newdata", "must be a data frame or a matrix (dense or sparse) of the rows ",
+                 "to predict")
     if (!nrow(newdata)) stop_arg("newdata", "has no rows to predict")
     if (!is.null(monitor) && !(is.character(monitor) || is.numeric(monitor)))
         stop_arg("monitor", "must be parameter names or numbers")
@@ -59,7 +62,7 @@ keep_spec <- function(keep, names_x, design) {
     if (!inherits(keep, "sgfs_keep"))
         stop_arg("keep", "must be \"draws\" or predictive(newdata)")
     newx <- keep$newdata
-    if (is.data.frame(newx)) newx <- as.matrix(newx)
+    if (is.data.frame(newx) || inherits(newx, "Matrix")) newx <- as.matrix(newx)
     if (!is.numeric(newx) || anyNA(newx) || any(!is.finite(newx)))
         stop_arg("keep", "has newdata with missing or non-numeric values")
     if (ncol(newx) == length(names_x) - ("(Intercept)" %in% names_x) &&
@@ -72,7 +75,7 @@ keep_spec <- function(keep, names_x, design) {
     if (!is.null(design$network)) newx <- newx[, colnames(newx) != "(Intercept)", drop = FALSE]
     monitor <- monitored(keep$monitor, design)
     list(pred_x = .Call(C_sgfs_design_copy, newx, as.double(design$center),
-                        as.double(design$scale)),
+                        as.double(design$scale), FALSE),
          monitor = as.integer(monitor - 1L))
 }
 
@@ -103,7 +106,7 @@ monitored_design <- function(design, monitor) {
     if (is.null(monitor)) return(design)
     k <- monitor + 1L
     if (length(k) == design$D && all(k == seq_len(design$D))) return(design)
-    design$M <- design$M[k]
+    design$M <- map_subset(design$M, k)
     design$shift <- design$shift[k]
     design$par_names <- design$par_names[k]
     design

@@ -64,7 +64,7 @@ prior_summary.sgfit <- function(object, ...) {
     info <- sgfit_info(object)
     d <- info$design
     spec <- info$spec
-    a <- if (is.matrix(d$M)) diag(d$M) else d$M
+    a <- d$M$a
     group <- prior_groups(d)
     given <- info$prior
     hs <- d$hs

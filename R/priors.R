@@ -222,22 +222,23 @@ rstanarm_to_internal <- function(prior, which, arg, loc, sc, design, family) {
         slope <- which(!icpt)
         if (length(slope)) {
             col <- (which[slope] - 1L) %% design$p + 1L
-            spread <- vapply(col, function(c) {
-                v <- design$xt[c, ]
-                if (all(v == v[1L])) 1 else stats::sd(v) * design$scale[c]
-            }, 0)
+            spread <- design$columns$sd[col]
+            spread[!(spread > 0)] <- 1
             sc[slope] <- sc[slope] / spread
         }
     }
     if (any(icpt) && glm && all(design$center == 0)) {
-        means <- rowMeans(design$xt)[-design$intercept[1L]]
-        if (any(abs(means) > 1e-8 * (1 + sqrt(rowMeans(design$xt^2)[-design$intercept[1L]]))))
+        ## the predictors' means and root mean squares (on the engine's scale)
+        slopes <- -design$intercept[1L]
+        means <- (design$columns$mean / design$scale)[slopes]
+        rms <- (sqrt(design$columns$sd^2 + design$columns$mean^2) / design$scale)[slopes]
+        if (any(abs(means) > 1e-8 * (1 + rms)))
             stop_arg(arg, "is an rstanarm prior, whose intercept is the one at the predictors' ",
                      "means; with standardize = FALSE this model's intercept is the one at ",
                      "predictors 0: use standardize = TRUE (which centres the predictors, as ",
                      "rstanarm does), or this package's prior for the intercept")
     }
-    a <- if (is.matrix(design$M)) diag(design$M)[which] else design$M[which]
+    a <- design$M$a[which]
     list(loc = (loc - design$shift[which]) / a, scale = sc / abs(a))
 }
 

@@ -235,6 +235,6 @@ continue_thinned <- function(fit, n_iter, thin, progress) {
         d[(iter - info$burnin) %% thin == 0L, , drop = FALSE]
     })
     info$thin <- info$spec$thin <- thin
-    res <- run_chains(info$spec, info$states, n_iter, progress, info$cores)
+    res <- run_chains(fit_spec(info), info$states, n_iter, progress, info$cores)
     new_sgfit(info, res, draws, info$burnin + thin, checks = FALSE)
 }

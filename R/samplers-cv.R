@@ -155,7 +155,7 @@ sgldcv.default <- function(x, y, family = binomial(), model = NULL,
         ## Taylor expansion at the centre (minus the likelihood's Hessian
         ## there, H less the prior's curvature there)
         second <- if (hs) list(centre_hessian = lap$beta_lik_H)
-                  else if (!is.null(m) && !is.null(lap))
+                  else if (!is.null(m) && !is.null(lap$H))
             list(centre_hessian = lap$H - diag(log_prior(centre, run$spec)$curvature,
                                                length(centre)))
         list(engine = "sgld", spar = if (is.null(m)) 0 else 1, schedule = sched,

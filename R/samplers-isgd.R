@@ -71,7 +71,7 @@ isgd.default <- function(x, y, family = binomial(), model = NULL,
     }
     group_index <- match(groups, unique(groups)) - 1
     setup <- function(run) {
-        stiff <- gamma_fpc(ncol(run$spec$xt), run$spec$batch_size) *
+        stiff <- gamma_fpc(run$spec$N, run$spec$batch_size) *
             posterior_stiffness(run)$lambda_max
         eps <- if (is.null(stepsize)) 0.2 / stiff else stepsize
         list(engine = "isgd", spar = c(warmup %/% 2L, warmup, group_index),

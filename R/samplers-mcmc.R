@@ -122,7 +122,8 @@ metropolis_setup <- function(run, method, stepsize, mass, target_accept, adapt,
                    newton_mode(run$spec, run$theta0)
                else {
                    lap <- posterior_laplace(run)
-                   list(mode = lap$mode, curvature = list(H = lap$H))
+                   list(mode = lap$mode,
+                        curvature = list(H = dense_curvature(lap, sprintf("%s()", method))))
                }
         H <- fit$curvature$H
         U <- switch(mass, dense = chol(H), diagonal = diag(sqrt(diag(H)), D),
@@ -137,7 +138,7 @@ metropolis_setup <- function(run, method, stepsize, mass, target_accept, adapt,
                                       adapt, length, U),
              schedule = schedule_vector("constant", h, run$n_iter),
              start = if (!user_init) fit$mode,
-             evals_counter = list(slot = 8L, per = ncol(run$spec$xt)),
+             evals_counter = list(slot = 8L, per = run$spec$N),
              settings = list(stepsize = h, mass = mass, target_accept = target_accept,
                              adapt = adapt, n_leapfrog = n_leapfrog,
                              trajectory_length = length))

@@ -141,7 +141,7 @@ sgnht.default <- function(x, y, family = binomial(), model = NULL,
 ## which shrinks the variance (by about 1 / (L + 1) at small steps)
 momentum_default_step <- function(run, friction, stepsize, schedule, trajectory = 0,
                                   metric = NULL) {
-    N <- ncol(run$spec$xt)
+    N <- run$spec$N
     gamma <- gamma_fpc(N, run$spec$batch_size)
     lambda <- if (is.null(metric)) posterior_stiffness(run)$lambda_max else metric$lambda
     step_5pct <- momentum_step(friction, gamma, lambda)

@@ -78,7 +78,7 @@ osgfs.default <- function(x, y, family = binomial(), model = NULL,
         stop_arg("stepsize", "must be a number in (0, 1] or \"max\", not ", format_value(stepsize))
     opt_iter <- check_count(opt_iter, "opt_iter", 2L)
     mode <- check_point(mode, run$design, "mode")
-    N <- ncol(run$spec$xt)
+    N <- run$spec$N
     n <- run$spec$batch_size
     if (n == N && is.numeric(stepsize) && stepsize == 1)
         stop_arg("stepsize", "= 1 with batch_size = N (all rows) gives a deterministic ",
@@ -87,7 +87,7 @@ osgfs.default <- function(x, y, family = binomial(), model = NULL,
         lap <- if (is.null(mode) && laplace_available(run$design)) posterior_laplace(run)
         if (!is.null(lap)) {
             mode <- lap$mode
-            H <- lap$H
+            H <- dense_curvature(lap, "osgfs()")
         } else {
             if (is.null(mode)) mode <- run_sga(run, opt_iter, opt_iter %/% 2L)$estimate
             fit <- tryCatch(newton_mode(run$spec, mode, max_steps = 10L), error = function(e)
@@ -122,7 +122,7 @@ osgfs.default <- function(x, y, family = binomial(), model = NULL,
 ## exact), and their number: from the sums over all rows and over the fixed
 ## rows, C = (sum g g' - N_pool gbar gbar') / N_pool over the pool.
 pool_score_cov <- function(spec, theta, fixed) {
-    N <- ncol(spec$xt)
+    N <- spec$N
     all <- .Call(C_sgfs_model_curvature, spec, theta, TRUE)
     if (!length(fixed)) return(list(C = all$score_cov, N = N))
     rows <- fixed + 1L

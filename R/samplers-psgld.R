@@ -62,7 +62,7 @@ psgld.default <- function(x, y, family = binomial(), model = NULL,
         stop_arg("decay", "must be a number between 0 and 1, not ", format_value(decay))
     lambda <- check_positive(lambda, "lambda")
     setup <- function(run) {
-        N <- ncol(run$spec$xt)
+        N <- run$spec$N
         n <- run$spec$batch_size
         gamma <- gamma_fpc(N, n)
         m <- sampler_metric(metric, run)

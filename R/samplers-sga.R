@@ -82,7 +82,7 @@ sga.default <- function(x, y, family = binomial(), model = NULL,
     attr(out, "sgfit") <- list(
         call = generic_call(match.call()), method = "sga", family = run$family,
         levels = run$levels,
-        design = run$design, N = ncol(run$spec$xt), batch_size = run$spec$batch_size,
+        design = run$design, N = run$spec$N, batch_size = run$spec$batch_size,
         n_iter = run$n_iter, burnin = run$spec$burnin, thin = run$spec$thin,
         spec = run$spec[c("model", "mpar")],     # for predict(): the model, not the data
         elapsed = res$elapsed,

@@ -31,8 +31,17 @@
 #' correlated blocks it under-estimates variances at large steps, like SGFS-d.
 #'
 #' @param x a formula `y ~ predictors` (with `data`), or a numeric matrix of
-#'   predictors; for a [custom_model()], its data (a vector, matrix, data
-#'   frame or list of them, one example per element or row).
+#'   predictors, dense or sparse (a [Matrix::sparseMatrix()], e.g. from
+#'   [read_libsvm()]: kept as compressed rows, never densified, with the
+#'   same draws as its dense version); for a [custom_model()], its data (a
+#'   vector, matrix, data frame or list of them, one example per element or
+#'   row).  The fit refers to its data rather than carrying a copy: a fit
+#'   saved with [saveRDS()] holds its draws, and read back in another
+#'   session takes its data again through [update()][update.sgfit].  The
+#'   engine's one copy of a dense design is standardised in double
+#'   precision; with `options(sgfs.precision = "single")` in single
+#'   precision, half the memory (each value rounded once: a relative error
+#'   below 6e-8, far inside any posterior's spread).
 #' @param y the response, for the matrix method: 0/1, logical or a two-level
 #'   factor for `binomial()` (as in [stats::glm()], the second level is the
 #'   event whose probability is modelled), numbers for `gaussian()`, counts
@@ -120,7 +129,10 @@
 #'   response's scale; `NULL` samples `log_sigma` (prior `normal(0, 5)` on
 #'   the standardised scale).
 #' @param cores chains run in parallel on this many cores (forked workers;
-#'   the draws equal those of sequential chains).
+#'   the draws equal those of sequential chains).  With a [future::plan()]
+#'   other than sequential (another R session, a cluster of machines, a
+#'   scheduler's jobs) the chains run there instead, as futures, with the
+#'   same draws, and `cores` is not used.
 #' @param max_time with `n_iter = NULL`: the time budget in seconds of the
 #'   whole call; the run does not start an extension whose time, projected
 #'   from the pace so far, would pass it (the report says so), and its first
@@ -240,7 +252,7 @@ sgfs.default <- function(x, y, family = binomial(), model = NULL,
     fisher_rows <- if (is.null(fisher_rows)) default_fisher_rows(n, D)
                    else check_count(fisher_rows, "fisher_rows", 2L, n)
     alpha <- check_nonnegative(alpha, "alpha")
-    if (alpha == 0 && run$spec$batch_size == ncol(run$spec$xt))
+    if (alpha == 0 && run$spec$batch_size == run$spec$N)
         stop_arg("alpha", "= 0 with batch_size = N (all rows) injects no noise: the chain ",
                  "would be deterministic; use alpha > 0 or a smaller batch_size")
     setup <- function(run) {
@@ -340,7 +352,7 @@ sgld.default <- function(x, y, family = binomial(), model = NULL,
         ## gamma * lambda_max: the stiffest direction's curvature (in the
         ## metric's coordinates), inflated by the minibatch noise
         m <- sampler_metric(metric, run)
-        gamma <- gamma_fpc(ncol(run$spec$xt), run$spec$batch_size)
+        gamma <- gamma_fpc(run$spec$N, run$spec$batch_size)
         lambda <- if (is.null(m)) posterior_stiffness(run)$lambda_max else m$lambda
         eps <- if (is.null(stepsize)) 0.2 / (gamma * lambda) else check_positive(stepsize, "stepsize")
         strata <- if (!is.null(m)) minibatch_strata(run, m$laplace, eps / 2, cv = FALSE)

@@ -32,36 +32,54 @@
 separated_share <- 0.15
 
 ## The separated levels of a binomial or poisson design, each
-## list(name, column, reference): a 0/1 column of x (reference FALSE), or,
-## with an intercept, the rows a group of 0/1 columns with disjoint rows
-## leaves out (reference TRUE: a factor's reference level).  A wrong
-## grouping only proposes a direction that is then measured
-## (the update along any line is exact), never a wrong one.
-separated_levels <- function(x, y, family, icpt) {
+## list(name, column, reference, rows): a 0/1 column of x (reference FALSE),
+## or, with an intercept, the rows a group of 0/1 columns with disjoint rows
+## leaves out (reference TRUE: a factor's reference level); rows are the
+## level's (1-based).  x is a dense matrix or a dgCMatrix, read a column's
+## non-zeros at a time.  A wrong grouping only proposes a direction that is
+## then measured (the update along any line is exact), never a wrong one.
+separated_levels <- function(x, y, family, icpt, lead = FALSE) {
     if (!(family %in% c("binomial", "poisson")) || nrow(x) < 2L) return(NULL)
-    p <- ncol(x)
+    ## (the scan runs on x's columns; with an implicit intercept before them,
+    ## lead = TRUE, a level's column in the design is one further)
+    has_icpt <- length(icpt) > 0L
+    icpt <- icpt[icpt > lead] - lead
     ## a level of n1 rows whose responses sum to ys (y >= 0, and y <= 1 for
     ## a binomial response) is separated when they are all 0 or all 1
-    separated <- function(n1, ys) n1 > 0 && (ys == 0 || family == "binomial" && ys == n1)
-    ## one pass a column: is it 0/1, and is its level separated?  (min and
-    ## max, not range(): range() of a column with the model matrix's row
-    ## names copies the names, 0.15 s a column at N = 571,012; and sums, not
-    ## which(): this runs on every binomial or poisson fit)
-    indicator <- logical(p)
+    separated <- function(n1, ys) n1 > 0 & (ys == 0 | family == "binomial" & ys == n1)
+    ## which columns are 0/1, their ones and responses' sums: one scan in C
+    ## (src/sparse_rows.c), a column's rows (its non-zeros) read only for the
+    ## separated ones
+    st <- if (inherits(x, "dgCMatrix"))
+        .Call(C_sgfs_indicator_stats_csc, x@i, x@p, x@x, x@Dim, as.double(y))
+    else .Call(C_sgfs_indicator_stats, x, as.double(y))
+    indicator <- st$indicator
+    indicator[icpt] <- FALSE
     out <- list()
-    for (j in setdiff(seq_len(p), icpt)) {
-        v <- x[, j]
-        indicator[j] <- min(v) >= 0 && max(v) <= 1 && all(v == 0 | v == 1)
-        if (indicator[j] && separated(sum(v), sum(crossprod(v, y))))
-            out[[length(out) + 1L]] <- list(name = colnames(x)[j], column = j, reference = FALSE)
-    }
-    if (length(icpt)) for (g in indicator_groups(x, indicator)) {
-        inside <- level_count(x, g)
-        if (separated(nrow(x) - sum(inside), sum(y) - sum(crossprod(inside, y))))
-            out[[length(out) + 1L]] <- list(name = reference_name(colnames(x)[g]), column = g,
-                                            reference = TRUE)
+    for (j in which(indicator & separated(st$ones, st$ysum)))
+        out[[length(out) + 1L]] <- list(name = colnames(x)[j], column = j + lead,
+                                        reference = FALSE, rows = column_nonzeros(x, j)$i)
+    if (has_icpt) for (g in indicator_groups(x, indicator)) {
+        rows <- which(level_count(x, g) == 0L)
+        if (separated(length(rows), sum(y[rows])))
+            out[[length(out) + 1L]] <- list(name = reference_name(colnames(x)[g]), column = g + lead,
+                                            reference = TRUE, rows = rows)
     }
     if (length(out)) out
+}
+
+## column j's non-zero entries: their rows (1-based) i and values v (of a
+## dense matrix or a dgCMatrix)
+column_nonzeros <- function(x, j) {
+    if (inherits(x, "dgCMatrix")) {
+        k <- seq.int(x@p[j] + 1L, length.out = x@p[j + 1L] - x@p[j])
+        v <- x@x[k]
+        keep <- v != 0
+        return(list(i = x@i[k][keep] + 1L, v = v[keep]))
+    }
+    v <- if (is.data.frame(x)) x[[j]] else x[, j]
+    i <- unname(which(v != 0))
+    list(i = i, v = v[i])
 }
 
 ## Groups of 0/1 columns with disjoint rows, a factor's dummies: the
@@ -72,33 +90,33 @@ indicator_groups <- function(x, indicator) {
     assign <- attr(x, "assign")
     if (!is.null(assign) && length(assign) == ncol(x)) {
         groups <- split(which(indicator), assign[indicator])
-        return(Filter(function(g) length(g) >= 2L && max(level_count(x, g)) <= 1, groups))
+        return(Filter(function(g) length(g) >= 2L && max(level_count(x, g)) <= 1L, groups))
     }
     groups <- list()
     current <- integer(0)
-    covered <- NULL
+    covered <- logical(nrow(x))     # (the current run's rows; cleared row by row,
+    covered_rows <- list()          # not whole: a wide design has 10^5 columns)
     for (j in seq_len(ncol(x))) {
-        v <- indicator[j]
-        rows <- if (v) x[, j] == 1
-        if (v && length(current) && !any(covered & rows)) {
+        rows <- if (indicator[j]) column_nonzeros(x, j)$i
+        if (indicator[j] && length(current) && !any(covered[rows])) {
             current <- c(current, j)
-            covered <- covered | rows
+            covered[rows] <- TRUE
+            covered_rows[[length(covered_rows) + 1L]] <- rows
             next
         }
         if (length(current) >= 2L) groups[[length(groups) + 1L]] <- current
-        current <- if (v) j else integer(0)
-        covered <- rows
+        current <- if (indicator[j]) j else integer(0)
+        for (r in covered_rows) covered[r] <- FALSE
+        covered[rows] <- TRUE
+        covered_rows <- list(rows)
     }
     if (length(current) >= 2L) groups[[length(groups) + 1L]] <- current
     groups
 }
 
-## the number of the columns g that are 1 in each row
-level_count <- function(x, g) {
-    s <- 0
-    for (j in g) s <- s + x[, j]
-    s
-}
+## the number of the 0/1 columns g that are 1 in each row
+level_count <- function(x, g)
+    tabulate(unlist(lapply(g, function(j) column_nonzeros(x, j)$i)), nrow(x))
 
 ## "the reference level of soil2, ..., soil40"
 reference_name <- function(names) {
@@ -106,22 +124,12 @@ reference_name <- function(names) {
     paste("the reference level of", paste(shown, collapse = ", "))
 }
 
-## the rows of a level (1-based) from the engine's internal design: a 0/1
-## column's internal value is (x - center) / scale, scale > 0
-level_rows <- function(level, design, xt) {
-    mid <- (0.5 - design$center[level$column]) / design$scale[level$column]
-    if (!level$reference) return(which(xt[level$column, ] > mid))
-    hit <- logical(ncol(xt))
-    for (k in seq_along(mid)) hit <- hit | xt[level$column[k], ] > mid[k]
-    which(!hit)
-}
-
 ## the levels' directions in internal coordinates (D x K): the changes of
 ## theta that move a level's rows' linear predictor by 1 and no other
 ## row's, M^-1 e (e: the level's column, or the intercept less a factor's
 ## columns for its reference level), all solved with one factorisation of M
 level_directions <- function(levels, design) {
-    D <- nrow(design$M)
+    D <- length(design$M$a)
     E <- vapply(levels, function(level) {
         dir <- double(D)
         if (level$reference) {
@@ -130,7 +138,7 @@ level_directions <- function(levels, design) {
         } else dir[level$column] <- 1
         dir
     }, double(D))
-    solve(design$M, matrix(E, D), tol = 0)
+    map_solve(design$M, matrix(E, D))
 }
 
 ## The variance of the density exp(f(t)) on the line (f vectorised in t), its maximum at t = 0
@@ -169,7 +177,7 @@ separated_spec <- function(run, lap, n_fixed = 0L) {
     if (!length(design$separated) || !is.null(design$hs) ||
         !(spec$model %in% c("logistic", "probit", "poisson")) || is.null(lap$H))
         return(NULL)
-    rows <- lapply(design$separated, level_rows, design = design, xt = spec$xt)
+    rows <- lapply(design$separated, `[[`, "rows")
     levels <- design$separated[lengths(rows) > 0L]
     rows <- rows[lengths(rows) > 0L]
     if (!length(levels)) return(NULL)
@@ -186,7 +194,7 @@ separated_spec <- function(run, lap, n_fixed = 0L) {
         width[k] <- sqrt(line_variance(f, 1 / sqrt(a)))
         sd_ratio[k] <- width[k] * sqrt(a)
     }
-    cost <- sum(lengths(rows)) * (nrow(spec$xt) + 16) + 16 * length(levels) * D
+    cost <- sum(lengths(rows)) * (spec$P + 16) + 16 * length(levels) * D
     every <- separated_every(cost, spec, n_fixed)
     list(spec = list(separated_rows = as.integer(unlist(rows) - 1L),
                      separated_ptr = as.integer(c(0L, cumsum(lengths(rows)))),
@@ -202,6 +210,6 @@ separated_spec <- function(run, lap, n_fixed = 0L) {
 ## rows of P): a function of the rows held in every minibatch, so recomputed
 ## when a pilot's step changes them (the run then equals one at that step)
 separated_every <- function(cost, spec, n_fixed) {
-    per_iter <- (spec$batch_size + n_fixed) * nrow(spec$xt)
+    per_iter <- (spec$batch_size + n_fixed) * spec$P
     max(1L, as.integer(ceiling(cost / (separated_share * per_iter))))
 }

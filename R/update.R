@@ -14,6 +14,12 @@
 #' random-number stream, up to where the others' draws end, so that the
 #' continued fit has every chain, as an uninterrupted run would.
 #'
+#' A fit refers to its data rather than carrying a copy (see [sgfs()]): a
+#' fit saved with [saveRDS()] keeps its draws and settings, and read back in
+#' a new session it has no data.  Give them again, `update(fit, n_iter = k,
+#' data = d)` (`x = , y = ` for a fit given a matrix): they are checked
+#' against the fit's and the chains go on as if never saved.
+#'
 #' With a new formula (`update(fit, . ~ . - x)`, as for [stats::glm()] fits) or
 #' other arguments, the fit's call is re-evaluated with them: a new fit,
 #' whose chains start afresh.  `n_iter` and `progress` then go to the new
@@ -28,7 +34,9 @@
 #'   the new ones.
 #' @param progress show a progress bar.
 #' @param ... other arguments of the sampler: if any are given, the model is
-#'   refitted with them instead.
+#'   refitted with them instead; except the data (`data`, `x`, `y`,
+#'   `weights`, `offset`, `subset`) of a fit whose data are gone, which are
+#'   attached and the chains continued.
 #' @return A fit of the same class.
 #' @examples
 #' data(Pima.tr, package = "MASS")
@@ -50,6 +58,15 @@ update.sgfit <- function(object, formula., n_iter, append = TRUE, progress = int
         new_formula <- NULL
     }
     extras <- match.call(expand.dots = FALSE)$...
+    ## the data again, for a fit whose data are gone (read back with
+    ## readRDS()): attached (checked against the fit's), then the chains go on
+    if (is.null(new_formula) && length(extras) && !is.null(names(extras)) &&
+        all(names(extras) %in% c("data", "x", "y", "weights", "offset", "subset")) &&
+        is.null(handle_data(info))) {
+        object <- reattach_data(object, extras, parent.frame())
+        info <- sgfit_info(object)
+        extras <- NULL
+    }
     if (!is.null(new_formula) || length(extras)) {
         if (!missing(append))
             stop_arg("append", "is for continuing the chains; with a new formula or other ",
@@ -90,7 +107,7 @@ update.sgfit <- function(object, formula., n_iter, append = TRUE, progress = int
     if (!append) info$pred <- info$pred_stale <- NULL
     first <- if (append) stats::start(object) else
         info$burnin + info$thin * (n_kept_between(0, iters[1L], info$burnin, info$thin) + 1L)
-    res <- run_chains(info$spec, info$states, n_iter, check_flag(progress, "progress"),
+    res <- run_chains(fit_spec(info), info$states, n_iter, check_flag(progress, "progress"),
                       info$cores, own_streams = length(info$states) > 1L || isTRUE(info$own_stream))
     new_sgfit(info, res, previous, first)
 }
@@ -131,7 +148,7 @@ catch_up <- function(object, info) {
              "the fit", call. = FALSE)
     target <- stats::end(object)
     res <- lapply(info$waiting, function(state)
-        run_chains(info$spec, list(state), max(target - state$iter, 0), FALSE, 1L,
+        run_chains(fit_spec(info), list(state), max(target - state$iter, 0), FALSE, 1L,
                    own_streams = TRUE)[[1L]])
     K <- length(info$states)
     info$states <- c(info$states, info$waiting)

@@ -3,6 +3,10 @@
  *
  *   xt = (t(x) - center) / scale      x: N x P (R's layout), xt: P x N,
  *
+ * with, when `lead` is TRUE, a first row of ones (the intercept) before
+ * x's columns: the intercept is never bound to x by a copy (cbind(1, x)
+ * took as much memory again as the data),
+ *
  * so that one example is one contiguous column (a minibatch gather is n
  * short contiguous reads).  Before the copy is written, Linux is asked to
  * back it with transparent huge pages (madvise MADV_HUGEPAGE): random
@@ -31,33 +35,115 @@ void sgfs_advise_huge_pages(void *p, size_t bytes)
 #endif
 }
 
-/* the design x (N x P doubles) and its P centres and scales, or an error */
-void sgfs_check_design(SEXP x, SEXP center, SEXP scale)
+/* The columns of a dense design x: a double matrix, or a list of double
+   vectors of one length (a data frame's columns, never bound into a
+   matrix): their length into *N, their number into *P and a pointer to
+   each (an R_alloc'ed array), or an error */
+const double **sgfs_dense_columns(SEXP x, int *N, int *P)
 {
-    if (TYPEOF(x) != REALSXP || !Rf_isMatrix(x))
-        Rf_error("internal error: 'x' must be a double matrix");
-    const int P = Rf_ncols(x);
-    if (TYPEOF(center) != REALSXP || TYPEOF(scale) != REALSXP ||
-        Rf_length(center) != P || Rf_length(scale) != P)
-        Rf_error("internal error: 'center' and 'scale' must have %d values", P);
+    const double **cols;
+    if (TYPEOF(x) == REALSXP && Rf_isMatrix(x)) {
+        *N = Rf_nrows(x);
+        *P = Rf_ncols(x);
+        cols = (const double **) R_alloc((size_t) *P + 1, sizeof(double *));
+        for (int j = 0; j < *P; j++) cols[j] = REAL(x) + (size_t) j * *N;
+        return cols;
+    }
+    if (TYPEOF(x) != VECSXP || Rf_xlength(x) > INT_MAX)
+        Rf_error("internal error: 'x' must be a double matrix or a list of double columns");
+    *P = (int) Rf_xlength(x);
+    *N = *P > 0 ? (int) Rf_xlength(VECTOR_ELT(x, 0)) : 0;
+    cols = (const double **) R_alloc((size_t) *P + 1, sizeof(double *));
+    for (int j = 0; j < *P; j++) {
+        SEXP v = VECTOR_ELT(x, j);
+        if (TYPEOF(v) != REALSXP || Rf_xlength(v) != *N)
+            Rf_error("internal error: the columns of 'x' must be doubles of one length");
+        cols[j] = REAL(v);
+    }
+    return cols;
 }
 
-SEXP sgfs_design_copy(SEXP x, SEXP center, SEXP scale)
+/* the design x (sgfs_dense_columns), `lead` (TRUE: an implicit first
+   column of ones, the intercept, before x's columns) and the P + lead
+   centres and scales, or an error; returns lead as 0 or 1 and x's columns */
+int sgfs_check_design(SEXP x, SEXP center, SEXP scale, SEXP lead, int *N, int *P,
+                      const double ***cols)
 {
-    sgfs_check_design(x, center, scale);
-    const int N = Rf_nrows(x), P = Rf_ncols(x);
+    *cols = sgfs_dense_columns(x, N, P);
+    if (TYPEOF(lead) != LGLSXP || Rf_length(lead) != 1 || LOGICAL(lead)[0] == NA_LOGICAL)
+        Rf_error("internal error: 'lead' must be TRUE or FALSE");
+    const int one = LOGICAL(lead)[0];
+    if (*N < 1 || *P + one < 1)
+        Rf_error("internal error: the design is empty");
+    if (TYPEOF(center) != REALSXP || TYPEOF(scale) != REALSXP ||
+        Rf_length(center) != *P + one || Rf_length(scale) != *P + one)
+        Rf_error("internal error: 'center' and 'scale' must have %d values", *P + one);
+    return one;
+}
+
+SEXP sgfs_design_copy(SEXP x, SEXP center, SEXP scale, SEXP lead)
+{
+    int N, P;
+    const double **in;
+    const int one = sgfs_check_design(x, center, scale, lead, &N, &P, &in);
+    P += one;
     SEXP xt = PROTECT(Rf_allocMatrix(REALSXP, P, N));
     double *out = REAL(xt);
-    const double *in = REAL(x), *c = REAL(center), *s = REAL(scale);
+    const double *c = REAL(center), *s = REAL(scale);
     sgfs_advise_huge_pages(out, (size_t) P * N * sizeof(double));
     for (int i0 = 0; i0 < N; i0 += BLOCK) {
         int i1 = i0 + BLOCK < N ? i0 + BLOCK : N;
-        for (int j = 0; j < P; j++) {
-            const double *col = in + (size_t) j * N;
+        if (one)
+            for (int i = i0; i < i1; i++) out[(size_t) P * i] = (1.0 - c[0]) / s[0];
+        for (int j = one; j < P; j++) {
+            const double *col = in[j - one];
             for (int i = i0; i < i1; i++)
                 out[j + (size_t) P * i] = (col[i] - c[j]) / s[j];
         }
     }
     UNPROTECT(1);
     return xt;
+}
+
+/* the same copy in single precision (options(sgfs.precision = "single"),
+   data.c): a raw vector of P x N floats, each value rounded once */
+SEXP sgfs_design_copy32(SEXP x, SEXP center, SEXP scale, SEXP lead)
+{
+    int N, P;
+    const double **in;
+    const int one = sgfs_check_design(x, center, scale, lead, &N, &P, &in);
+    P += one;
+    SEXP xt = PROTECT(Rf_allocVector(RAWSXP, 4 * (R_xlen_t) P * N));
+    float *out = (float *) RAW(xt);
+    const double *c = REAL(center), *s = REAL(scale);
+    sgfs_advise_huge_pages(out, (size_t) P * N * sizeof(float));
+    for (int i0 = 0; i0 < N; i0 += BLOCK) {
+        int i1 = i0 + BLOCK < N ? i0 + BLOCK : N;
+        if (one)
+            for (int i = i0; i < i1; i++) out[(size_t) P * i] = (float) ((1.0 - c[0]) / s[0]);
+        for (int j = one; j < P; j++) {
+            const double *col = in[j - one];
+            for (int i = i0; i < i1; i++)
+                out[j + (size_t) P * i] = (float) ((col[i] - c[j]) / s[j]);
+        }
+    }
+    UNPROTECT(1);
+    return xt;
+}
+
+/* the first column (1-based) of the dense design x (sgfs_dense_columns)
+   holding a value that is not finite (with allow_na, only an infinite
+   one), or 0: the check of a design without an N-vector temporary per
+   column */
+SEXP sgfs_first_bad_column(SEXP x, SEXP allow_na)
+{
+    const int na_ok = Rf_asLogical(allow_na) == TRUE;
+    int N, P;
+    const double **cols = sgfs_dense_columns(x, &N, &P);
+    for (int j = 0; j < P; j++) {
+        const double *col = cols[j];
+        for (R_xlen_t i = 0; i < N; i++)
+            if (!R_FINITE(col[i]) && !(na_ok && ISNAN(col[i]))) return Rf_ScalarInteger(j + 1);
+    }
+    return Rf_ScalarInteger(0);
 }

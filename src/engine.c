@@ -7,7 +7,9 @@
  *               a fit carries its spec, and update() of a fit saved by
  *               another version of the package stops here with a message
  *               instead of reading settings of another layout
- *   xt          P x N double, one example per column
+ *   N, P        ints: examples and features of the data (data.c), held as
+ *   xt          P x N double, one example per column, or as
+ *   rows        the compressed rows (sparse_rows.c); the other absent or NULL
  *   y           N doubles
  *   model       an engine model name (registry.c);  mpar: model settings (doubles)
  *   prior_type  D ints (0 normal, 1 laplace, 2 student_t); prior_loc,
@@ -33,9 +35,6 @@
  *   callback    (optional) R functions the model calls (model_custom.c)
  *   offset      (optional) N doubles added to the linear predictor (the
  *               GLM models); absent or NULL: no offset
- *   rows        (optional) the compressed-row copy of a mostly-zero design
- *               (sparse_rows.c) for the one-pass minibatch score; absent
- *               or NULL: xt alone
  *   weights     (optional) N non-negative doubles, the rows' prior weights
  *               (the GLM models: logistic, probit, poisson, gaussian);
  *               absent or NULL: every row weight 1
@@ -283,30 +282,19 @@ void sgfs_prior_setup(sgfs_engine *e, SEXP spec, int D)
     sgfs_prior_check(e);
 }
 
-/* the optional compressed-row copy (sparse_rows.c), checked against xt */
-static void read_sparse_rows(sgfs_engine *e, SEXP rows)
+/* The columns of the gathered-minibatch scratch xb (P x cols): n, except
+   on compressed rows of a wide design (P n doubles above 64 MB: 400 MB at
+   P = 10^5, n = 500) whose run never gathers -- a GLM with one-pass scores
+   and full-data passes (row_residual), a rule without per-example scores
+   and without second-order control variates (whose set-up uses the
+   model's Hessian): then 1 (sgfs_batch_columns() checks). */
+static int xb_columns(const sgfs_engine *e, SEXP spec, int need_G)
 {
-    if (rows == NULL || rows == R_NilValue) return;
-    SEXP ptr = sgfs_list_elt(rows, "ptr"), ent = sgfs_list_elt(rows, "ent"),
-        width = sgfs_list_elt(rows, "width"), shift = sgfs_list_elt(rows, "shift");
-    const R_xlen_t stored = Rf_xlength(ent) / 2;
-    if (TYPEOF(ptr) != REALSXP || Rf_xlength(ptr) != (R_xlen_t) e->N + 1 ||
-        TYPEOF(ent) != REALSXP || Rf_xlength(ent) % 2 != 0 ||
-        TYPEOF(width) != INTSXP || Rf_xlength(width) != 1 || TYPEOF(shift) != REALSXP ||
-        Rf_xlength(shift) != e->P || REAL(ptr)[0] != 0.0 || REAL(ptr)[e->N] != (double) stored)
-        Rf_error("internal error: 'rows' does not match the %d x %d design", e->P, e->N);
-    const double *p = REAL(ptr), *x = REAL(ent);
-    const int w = INTEGER(width)[0];
-    for (int i = 0; i < e->N; i++)
-        if (p[i + 1] < p[i] || (w > 0 && p[i + 1] - p[i] != w))
-            Rf_error("internal error: 'rows' has inconsistent row starts");
-    for (R_xlen_t k = 0; k < stored; k++)
-        if (!(x[2 * k + 1] >= 0 && x[2 * k + 1] < e->P))
-            Rf_error("internal error: 'rows' has a column index out of range");
-    e->rows_ptr = p;
-    e->rows_ent = x;
-    e->rows_width = w;
-    e->rows_shift = REAL(shift);
+    const int wide = (double) e->P * e->n * sizeof(double) > 64.0 * 1024 * 1024;
+    SEXP second = optional_elt(spec, "centre_hessian");
+    const int gathers = e->rows_ptr == NULL || e->model->row_residual == NULL || need_G ||
+                        (second != NULL && second != R_NilValue);
+    return wide && !gathers ? 1 : e->n;
 }
 
 /* the layout version of the specs this build reads (R puts it in each) */
@@ -341,12 +329,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
                  version != NULL && TYPEOF(version) == INTSXP && Rf_xlength(version) == 1
                      ? INTEGER(version)[0] : 0, SGFS_SPEC_VERSION);
 
-    SEXP xt = sgfs_list_elt(spec, "xt");
-    if (TYPEOF(xt) != REALSXP || !Rf_isMatrix(xt))
-        Rf_error("internal error: 'xt' must be a double matrix");
-    e->P = Rf_nrows(xt);
-    e->N = Rf_ncols(xt);
-    e->xt = REAL(xt);
+    sgfs_data_setup(e, spec);
     e->y = REAL(typed_elt(spec, "y", REALSXP, e->N));
     SEXP offset = optional_elt(spec, "offset");
     if (offset != NULL && offset != R_NilValue) {
@@ -360,7 +343,6 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
             Rf_error("internal error: 'weights' must be %d doubles", e->N);
         e->weights = REAL(weights);
     }
-    read_sparse_rows(e, optional_elt(spec, "rows"));
     e->model = sgfs_find_model(CHAR(STRING_ELT(
         typed_elt(spec, "model", STRSXP, 1), 0)));
     if (e->weights && strcmp(e->model->name, "logistic") && strcmp(e->model->name, "probit") &&
@@ -411,7 +393,6 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     SEXP slots = Rf_allocVector(RAWSXP, (R_xlen_t) e->n * (R_xlen_t) sizeof(R_xlen_t));
     SET_VECTOR_ELT(prot, SLOT_SLOTS, slots);
     e->batch.slot = (R_xlen_t *) RAW(slots);
-    e->xb = fresh_real(prot, SLOT_XB, (R_xlen_t) e->P * e->n);
     const R_xlen_t eta_len = e->model->scratch ? e->model->scratch(e->P, e->n, e->mpar)
                                                : (R_xlen_t) e->n * ((D + e->P - 1) / e->P);
     e->eta = fresh_real(prot, SLOT_ETA, eta_len);
@@ -448,6 +429,8 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
         e->sched.b = sch[2];
         e->sched.delta = sch[3];
         need_G = e->sampler->needs_scores;
+        e->xb_cols = xb_columns(e, spec, need_G);
+        e->xb = fresh_real(prot, SLOT_XB, (R_xlen_t) e->P * e->xb_cols);
         setup_metric(e, prot, spec, state);
         setup_fixed_rows(e, prot, spec);
         setup_separated(e, prot, spec);
@@ -482,6 +465,10 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
             e->centre_score = REAL(typed_elt(spec, "centre_score", REALSXP, D));
             e->grad_centre = fresh_real(prot, SLOT_GRAD_CENTRE, D);
         }
+    }
+    if (!with_sampler) {
+        e->xb_cols = e->n;
+        e->xb = fresh_real(prot, SLOT_XB, (R_xlen_t) e->P * e->n);
     }
     e->G = need_G ? fresh_real(prot, SLOT_G, (R_xlen_t) D * e->n) : NULL;
 

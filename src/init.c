@@ -16,13 +16,35 @@ SEXP sgfs_prior_eval(SEXP spec, SEXP theta);
 SEXP sgfs_hs_eval(SEXP spec, SEXP xi);
 SEXP sgfs_row_leverage(SEXP spec, SEXP U, SEXP P1);
 SEXP sgfs_bench_gradients(SEXP spec, SEXP n_iter);
-SEXP sgfs_design_copy(SEXP x, SEXP center, SEXP scale);
+SEXP sgfs_design_copy(SEXP x, SEXP center, SEXP scale, SEXP lead);
+SEXP sgfs_design_copy32(SEXP x, SEXP center, SEXP scale, SEXP lead);
+SEXP sgfs_first_bad_column(SEXP x, SEXP allow_na);
 SEXP sgfs_ksd(SEXP spec, SEXP x, SEXP c, SEXP beta);
 SEXP sgfs_draws_eval(SEXP spec, SEXP theta, SEXP x, SEXP y, SEXP what,
                      SEXP log_sigma, SEXP affine, SEXP offset);
 SEXP sgfs_blas_info(void);
 SEXP sgfs_parse_libsvm(SEXP lines);
-SEXP sgfs_sparse_rows(SEXP x, SEXP center, SEXP scale, SEXP max_fill);
+SEXP sgfs_sparse_rows(SEXP x, SEXP center, SEXP scale, SEXP max_fill, SEXP lead);
+SEXP sgfs_sparse_rows_csc(SEXP i, SEXP p, SEXP x, SEXP dim, SEXP center, SEXP scale,
+                          SEXP max_fill, SEXP lead);
+SEXP sgfs_column_stats(SEXP x);
+SEXP sgfs_column_stats_csc(SEXP i, SEXP p, SEXP x, SEXP dim);
+SEXP sgfs_data_xb(SEXP spec, SEXP beta);
+SEXP sgfs_indicator_stats(SEXP x, SEXP y);
+SEXP sgfs_indicator_stats_csc(SEXP i, SEXP p, SEXP x, SEXP dim, SEXP y);
+SEXP sgfs_weakref(SEXP key, SEXP value);
+SEXP sgfs_weakref_value(SEXP ref);
+SEXP sgfs_data_xtr(SEXP spec, SEXP r);
+SEXP sgfs_data_col_wss(SEXP spec, SEXP h);
+SEXP sgfs_data_rows_of(SEXP spec, SEXP idx);
+SEXP sgfs_data_slice(SEXP spec, SEXP idx);
+SEXP sgfs_design_file_write(SEXP path, SEXP x, SEXP names, SEXP append, SEXP bytes);
+SEXP sgfs_design_file_info(SEXP path);
+SEXP sgfs_design_file_map(void);
+SEXP sgfs_design_file_stats(SEXP file, SEXP allow_na);
+SEXP sgfs_design_file_indicators(SEXP file, SEXP y);
+SEXP sgfs_design_file_rows(SEXP file, SEXP idx);
+SEXP sgfs_map_rows(SEXP theta, SEXP C);
 SEXP sgfs_spec_version(void);
 SEXP sgfs_line_logdens(SEXP spec, SEXP theta, SEXP dir, SEXP rows, SEXP t);
 
@@ -39,12 +61,33 @@ static const R_CallMethodDef call_entries[] = {
     CALLDEF(sgfs_hs_eval, 2),
     CALLDEF(sgfs_row_leverage, 3),
     CALLDEF(sgfs_bench_gradients, 2),
-    CALLDEF(sgfs_design_copy, 3),
+    CALLDEF(sgfs_design_copy, 4),
+    CALLDEF(sgfs_design_copy32, 4),
+    CALLDEF(sgfs_first_bad_column, 2),
     CALLDEF(sgfs_ksd, 4),
     CALLDEF(sgfs_draws_eval, 8),
     CALLDEF(sgfs_blas_info, 0),
     CALLDEF(sgfs_parse_libsvm, 1),
-    CALLDEF(sgfs_sparse_rows, 4),
+    CALLDEF(sgfs_sparse_rows, 5),
+    CALLDEF(sgfs_sparse_rows_csc, 8),
+    CALLDEF(sgfs_column_stats, 1),
+    CALLDEF(sgfs_column_stats_csc, 4),
+    CALLDEF(sgfs_data_xb, 2),
+    CALLDEF(sgfs_indicator_stats, 2),
+    CALLDEF(sgfs_indicator_stats_csc, 5),
+    CALLDEF(sgfs_weakref, 2),
+    CALLDEF(sgfs_weakref_value, 1),
+    CALLDEF(sgfs_data_xtr, 2),
+    CALLDEF(sgfs_data_col_wss, 2),
+    CALLDEF(sgfs_data_rows_of, 2),
+    CALLDEF(sgfs_data_slice, 2),
+    CALLDEF(sgfs_design_file_write, 5),
+    CALLDEF(sgfs_design_file_info, 1),
+    CALLDEF(sgfs_design_file_map, 0),
+    CALLDEF(sgfs_design_file_stats, 2),
+    CALLDEF(sgfs_design_file_indicators, 2),
+    CALLDEF(sgfs_design_file_rows, 2),
+    CALLDEF(sgfs_map_rows, 2),
     CALLDEF(sgfs_spec_version, 0),
     CALLDEF(sgfs_line_logdens, 5),
     { NULL, NULL, 0 }

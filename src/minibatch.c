@@ -152,47 +152,50 @@ static inline SGFS_ALWAYS_INLINE void axpy4(double r, const double *restrict u, 
     for (; j < P; j++) s[j] += r * u[j];
 }
 
-/* starts the cache misses of a column of P doubles (used PREFETCH_AHEAD
-   examples before it is read) */
-static inline void prefetch_column(const double *u, int P)
+/* starts the cache misses of `bytes` bytes from u (used PREFETCH_AHEAD
+   examples before they are read) */
+static inline void prefetch_bytes(const void *u, size_t bytes)
 {
 #if defined(__GNUC__)
     const char *c = (const char *) u;
-    for (size_t off = 0; off < (size_t) P * sizeof(double); off += 64)
+    for (size_t off = 0; off < bytes; off += 64)
         __builtin_prefetch(c + off, 0, 3);
 #else
-    (void) u; (void) P;
+    (void) u; (void) bytes;
 #endif
 }
 
-/* sum_k v_k beta[col_k] over a stored row of (value, column) pairs, four
-   partial sums */
-static inline SGFS_ALWAYS_INLINE double sparse_dot(const double *restrict ent, R_xlen_t len,
-                                                   const double *restrict beta)
+/* ... of a column of P doubles */
+static inline void prefetch_column(const double *u, int P)
+{
+    prefetch_bytes(u, (size_t) P * sizeof(double));
+}
+
+/* dot4 and axpy4 on a single-precision column (each value widened) */
+static inline SGFS_ALWAYS_INLINE double dot4f(const float *restrict u, const double *restrict beta, int P)
 {
     double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-    R_xlen_t k = 0;
-    for (; k + 4 <= len; k += 4) {
-        const double *q = ent + 2 * k;
-        s0 += q[0] * beta[(int) q[1]];
-        s1 += q[2] * beta[(int) q[3]];
-        s2 += q[4] * beta[(int) q[5]];
-        s3 += q[6] * beta[(int) q[7]];
+    int j = 0;
+    for (; j + 4 <= P; j += 4) {
+        s0 += (double) u[j] * beta[j];
+        s1 += (double) u[j + 1] * beta[j + 1];
+        s2 += (double) u[j + 2] * beta[j + 2];
+        s3 += (double) u[j + 3] * beta[j + 3];
     }
-    for (; k < len; k++) s0 += ent[2 * k] * beta[(int) ent[2 * k + 1]];
+    for (; j < P; j++) s0 += (double) u[j] * beta[j];
     return (s0 + s1) + (s2 + s3);
 }
 
-/* the first entry of row i and the number of its entries */
-static inline SGFS_ALWAYS_INLINE const double *sparse_row(const sgfs_engine *e, int i, R_xlen_t *len)
+static inline SGFS_ALWAYS_INLINE void axpy4f(double r, const float *restrict u, double *restrict s, int P)
 {
-    if (e->rows_width > 0) {
-        *len = e->rows_width;
-        return e->rows_ent + 2 * (size_t) i * (size_t) e->rows_width;
+    int j = 0;
+    for (; j + 4 <= P; j += 4) {
+        s[j] += r * (double) u[j];
+        s[j + 1] += r * (double) u[j + 1];
+        s[j + 2] += r * (double) u[j + 2];
+        s[j + 3] += r * (double) u[j + 3];
     }
-    const size_t a = (size_t) e->rows_ptr[i];
-    *len = (R_xlen_t) ((size_t) e->rows_ptr[i + 1] - a);
-    return e->rows_ent + 2 * a;
+    for (; j < P; j++) s[j] += r * (double) u[j];
 }
 
 /* sgfs_rows_score on the compressed rows: each row costs its stored
@@ -211,15 +214,15 @@ static inline SGFS_ALWAYS_INLINE void rows_score_sparse(
             __builtin_prefetch(e->rows_ptr + idx[i + 2 * PREFETCH_AHEAD], 0, 3);
         if (i + PREFETCH_AHEAD < n) {
             R_xlen_t ahead;
-            const char *c = (const char *) sparse_row(e, idx[i + PREFETCH_AHEAD], &ahead);
+            const char *c = (const char *) sgfs_sparse_row(e, idx[i + PREFETCH_AHEAD], &ahead);
             for (size_t off = 0; off < 2 * (size_t) ahead * sizeof(double); off += 64)
                 __builtin_prefetch(c + off, 0, 3);
         }
 #endif
         R_xlen_t len;
-        const double *restrict q = sparse_row(e, idx[i], &len);
-        const double r = resid(idx[i], sparse_dot(q, len, beta) - mb,
-                               centre ? sparse_dot(q, len, centre) - mc : 0.0, ctx);
+        const double *restrict q = sgfs_sparse_row(e, idx[i], &len);
+        const double r = resid(idx[i], sgfs_sparse_dot(q, len, beta) - mb,
+                               centre ? sgfs_sparse_dot(q, len, centre) - mc : 0.0, ctx);
         for (R_xlen_t k = 0; k < len; k++) sum[(int) q[2 * k + 1]] += r * q[2 * k];
         r_sum += r;
     }
@@ -241,6 +244,27 @@ void sgfs_rows_score(const sgfs_engine *e, const int *idx, int n,
     for (int j = 0; j < P; j++) sum[j] = 0.0;
     if (e->rows_ptr != NULL) {
         rows_score_sparse(e, idx, n, beta, centre, resid, ctx, sum);
+        return;
+    }
+    if (e->xt32 != NULL) {
+        for (int i = 0; i < n; i++) {
+            const float *restrict u = e->xt32 + (size_t) idx[i] * P;
+            if (i + PREFETCH_AHEAD < n)
+                prefetch_bytes(e->xt32 + (size_t) idx[i + PREFETCH_AHEAD] * P, P * sizeof(float));
+            const double r = resid(idx[i], dot4f(u, beta, P), centre ? dot4f(u, centre, P) : 0.0,
+                                   ctx);
+            axpy4f(r, u, sum, P);
+        }
+        return;
+    }
+    if (xt == NULL) {               /* a design file: each row read into xb */
+        for (int i = 0; i < n; i++) {
+            sgfs_data_columns(e, idx + i, 1, e->xb);
+            const double *u = e->xb;
+            const double r = resid(idx[i], dot4(u, beta, P), centre ? dot4(u, centre, P) : 0.0,
+                                   ctx);
+            axpy4(r, u, sum, P);
+        }
         return;
     }
     for (int i = 0; i < n; i++) {
@@ -281,8 +305,23 @@ void sgfs_add_offset(const sgfs_engine *e, const int *idx, int n, double *eta)
 const double *sgfs_batch_columns(sgfs_engine *e, const double *beta,
                                  const int *idx, int n, double *eta)
 {
+    if (n > e->xb_cols)                 /* (cannot happen: engine.c's xb_columns()) */
+        Rf_error("internal error: a gather of %d columns into a scratch of %d", n, e->xb_cols);
     int block = 1;
     for (int i = 1; i < n && block; i++) block = idx[i] == idx[0] + i;
+    if (e->xt == NULL) {            /* the compressed rows, floats or a file: gathered */
+        sgfs_data_columns(e, idx, n, e->xb);
+        if (beta) {
+            /* (the floats' and a file's eta as the dense copy's would be:
+               dot4 per gathered column, dgemv on a block, so that they
+               give its draws) */
+            if ((e->xt32 || e->file_x || e->file_x32) && !block)
+                for (int i = 0; i < n; i++) eta[i] = dot4(e->xb + (size_t) i * e->P, beta, e->P);
+            else sgfs_xt_beta(e->xb, e->P, n, beta, eta);
+            sgfs_add_offset(e, idx, n, eta);
+        }
+        return e->xb;
+    }
     if (!block) {
         if (beta) {
             sgfs_gather_dot(e->xt, e->P, idx, n, beta, e->xb, eta);

@@ -27,6 +27,11 @@ double sgfs_full_score(sgfs_engine *e, const double *theta, double *sum)
 {
     double ll = 0.0, *part = e->grad;
     int *idx = e->batch.idx;        /* a contiguous block of examples */
+    /* on the compressed rows a GLM's pass reads each row's stored entries
+       once (data.c): O(stored entries + P), where chunks would cost P per
+       row gathered (P can be 10^5 on a wide sparse design) */
+    if (e->rows_ptr != NULL && e->model->row_residual != NULL)
+        return sgfs_data_glm_pass(e, theta, sum);
     for (int j = 0; j < e->D; j++) sum[j] = 0.0;
     for (int start = 0; start < e->N; start += e->n) {
         int m = e->N - start < e->n ? e->N - start : e->n;
@@ -182,25 +187,48 @@ SEXP sgfs_model_curvature(SEXP spec, SEXP theta, SEXP with_cov)
 
 SEXP sgfs_row_leverage(SEXP spec, SEXP U, SEXP P1)
 {
-    SEXP xt = sgfs_list_elt(spec, "xt");
-    const int P = Rf_nrows(xt), N = Rf_ncols(xt), p = Rf_asInteger(P1);
+    sgfs_engine data;
+    memset(&data, 0, sizeof(data));
+    sgfs_data_setup(&data, spec);
+    const int P = data.P, N = data.N, p = Rf_asInteger(P1);
     const int dense = Rf_isMatrix(U);
-    if (TYPEOF(xt) != REALSXP || TYPEOF(U) != REALSXP || p != P ||
-        (dense ? Rf_nrows(U) < p : Rf_xlength(U) < p))
+    if (TYPEOF(U) != REALSXP || p != P || (dense ? Rf_nrows(U) < p : Rf_xlength(U) < p))
         Rf_error("internal error: leverage needs a P x P factor or P scales");
     const int ld = dense ? Rf_nrows(U) : 0, block = 512;
-    const double *u = REAL(U), *x = REAL(xt);
+    const double *u = REAL(U);
     SEXP out = PROTECT(Rf_allocVector(REALSXP, N));
     double *q = REAL(out);
     double *buf = (double *) R_alloc((size_t) P * block, sizeof(double));
+    int *idx = (int *) R_alloc(block, sizeof(int));
     /* the leading block of U, contiguous (dtrsm's leading dimension P) */
     double *u1 = dense ? (double *) R_alloc((size_t) P * P, sizeof(double)) : NULL;
     if (dense)
         for (int j = 0; j < P; j++)
             memcpy(u1 + (size_t) j * P, u + (size_t) j * ld, (size_t) P * sizeof(double));
+    if (!dense && data.rows_ptr != NULL) {
+        /* a diagonal metric on the compressed rows: u_ij = v_ij - m_j, so
+           q_i = sum_j (m_j / s_j)^2 + sum over the stored entries of
+           ((v - m_j)^2 - m_j^2) / s_j^2, without a pass over P per row */
+        double base = 0.0;
+        for (int j = 0; j < P; j++) base += (data.rows_shift[j] / u[j]) * (data.rows_shift[j] / u[j]);
+        for (int i = 0; i < N; i++) {
+            R_xlen_t len;
+            const double *e = sgfs_sparse_row(&data, i, &len);
+            double s = base;
+            for (R_xlen_t k = 0; k < len; k++) {
+                const int j = (int) e[2 * k + 1];
+                const double mj = data.rows_shift[j] / u[j], vj = e[2 * k] / u[j];
+                s += (vj - mj) * (vj - mj) - mj * mj;
+            }
+            q[i] = s;
+        }
+        UNPROTECT(1);
+        return out;
+    }
     for (int start = 0; start < N; start += block) {
         const int m = N - start < block ? N - start : block;
-        memcpy(buf, x + (size_t) start * P, (size_t) P * m * sizeof(double));
+        for (int i = 0; i < m; i++) idx[i] = start + i;
+        sgfs_data_columns(&data, idx, m, buf);
         if (dense) sgfs_upper_t_solve_columns(u1, P, m, buf);
         else for (int i = 0; i < m; i++)
                  for (int j = 0; j < P; j++) buf[j + (size_t) i * P] /= u[j];

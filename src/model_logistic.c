@@ -157,6 +157,11 @@ static double logistic_row_loglik(const sgfs_engine *e, int row, double eta)
     return sgfs_row_weight(e, row) * (e->y[row] * eta - softplus(eta));
 }
 
+static double logistic_row_residual(const sgfs_engine *e, int row, double eta)
+{
+    return sgfs_row_weight(e, row) * (e->y[row] - sgfs_sigmoid(eta));
+}
+
 static int logistic_n_out(const double *mpar, int *kind)
 {
     (void) mpar;
@@ -169,5 +174,6 @@ const sgfs_model sgfs_model_logistic = {
     .loglik = logistic_loglik, .neg_hessian = logistic_neg_hessian,
     .n_pred = logistic_n_pred, .predict = logistic_predict,
     .score_change = logistic_score_change, .row_loglik = logistic_row_loglik,
+    .row_residual = logistic_row_residual,
     .n_out = logistic_n_out, .outputs = sgfs_glm_outputs
 };

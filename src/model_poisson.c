@@ -148,6 +148,11 @@ static void poisson_predict(sgfs_engine *e, const double *theta,
     for (int i = 0; i < m; i++) out[i] += exp(e->eta[i]);
 }
 
+static double poisson_row_residual(const sgfs_engine *e, int row, double eta)
+{
+    return sgfs_row_weight(e, row) * (e->y[row] - exp(eta));
+}
+
 static double poisson_row_loglik(const sgfs_engine *e, int row, double eta)
 {
     return sgfs_row_weight(e, row) * (e->y[row] * eta - exp(eta));
@@ -165,5 +170,6 @@ const sgfs_model sgfs_model_poisson = {
     .loglik = poisson_loglik, .neg_hessian = poisson_neg_hessian,
     .n_pred = poisson_n_pred, .predict = poisson_predict,
     .score_change = poisson_score_change, .row_loglik = poisson_row_loglik,
+    .row_residual = poisson_row_residual,
     .n_out = poisson_n_out, .outputs = sgfs_glm_outputs
 };

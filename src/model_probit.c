@@ -207,6 +207,11 @@ static void probit_predict(sgfs_engine *e, const double *theta,
     for (int i = 0; i < m; i++) out[i] += pnorm(e->eta[i], 0.0, 1.0, 1, 0);
 }
 
+static double probit_row_residual(const sgfs_engine *e, int row, double eta)
+{
+    return sgfs_row_weight(e, row) * residual(e->y[row], eta);
+}
+
 static double probit_row_loglik(const sgfs_engine *e, int row, double eta)
 {
     const double y = e->y[row];
@@ -225,5 +230,6 @@ const sgfs_model sgfs_model_probit = {
     .loglik = probit_loglik, .neg_hessian = probit_neg_hessian,
     .n_pred = probit_n_pred, .predict = probit_predict,
     .score_change = probit_score_change, .row_loglik = probit_row_loglik,
+    .row_residual = probit_row_residual,
     .n_out = probit_n_out, .outputs = sgfs_glm_outputs
 };

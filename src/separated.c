@@ -48,13 +48,8 @@
 static void rows_eta(const sgfs_engine *e, const int *rows, int m, const double *xi,
                      double *eta)
 {
-    const int P = e->P;
-    for (int i = 0; i < m; i++) {
-        const double *u = e->xt + (size_t) rows[i] * P;
-        double s = sgfs_row_offset(e, rows[i]);
-        for (int j = 0; j < P; j++) s += u[j] * xi[j];
-        eta[i] = s;
-    }
+    sgfs_data_dots(e, rows, m, xi, eta);
+    for (int i = 0; i < m; i++) eta[i] += sgfs_row_offset(e, rows[i]);
 }
 
 /* f(t) along a level's line from the point xi: the rows' log-likelihood at

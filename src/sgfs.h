@@ -29,6 +29,7 @@
 #include <R_ext/BLAS.h>
 #include <R_ext/Lapack.h>
 #include <limits.h>
+#include <stdint.h>
 #ifndef FCONE
 # define FCONE
 #endif
@@ -119,6 +120,9 @@ typedef struct sgfs_model {
        (offset included), for the exact updates along separated levels
        (separated.c).  NULL: not a GLM with a linear predictor */
     double (*row_loglik)(const sgfs_engine *e, int row, double eta);
+    /* and its derivative w_i dl_i/deta at eta (offset included), for the
+       full-data passes over compressed rows (data.c), or NULL */
+    double (*row_residual)(const sgfs_engine *e, int row, double eta);
     int (*n_out)(const double *mpar, int *kind);
     void (*outputs)(sgfs_engine *e, const double *theta, int S,
                     const double *x, int m, double *z, size_t ldz, size_t ldk);
@@ -238,6 +242,9 @@ struct sgfs_engine {
     int Ds;                     /* the sampler's coordinates: D, or D + K + 2
                                    with a horseshoe (prior_hs.c)              */
     const double *xt, *y;       /* P x N design (transposed), N responses      */
+    const float *xt32;          /* or the design in single precision (half the
+                                   memory; options(sgfs.precision = "single")),
+                                   else NULL (data.c)                         */
     const double *offset;       /* N offsets added to the linear predictor
                                    (GLMs: binomial, gaussian, poisson), or
                                    NULL for none                              */
@@ -252,6 +259,13 @@ struct sgfs_engine {
        to rows_ptr[i + 1] - 1, and u_i = those - rows_shift              */
     const double *rows_ptr, *rows_ent, *rows_shift;
     int rows_width;
+    /* or a design file's raw rows (design_file.c), mapped: row i's
+       file_ncol values at file_x (doubles) or file_x32 (floats) + i
+       file_ncol, standardised when read by file_center and file_scale (P
+       values), after file_lead implicit ones (data.c) */
+    const double *file_x, *file_center, *file_scale;
+    const float *file_x32;
+    int file_ncol, file_lead;
     const sgfs_model *model;
     const double *mpar;         /* model settings (e.g. fixed log sigma)       */
     SEXP callback;              /* R functions the model calls (custom models:
@@ -306,7 +320,9 @@ struct sgfs_engine {
     int check_every;            /* iterations between polls for Ctrl-C         */
     /* scratch, allocated once */
     sgfs_batch batch;           /* the current minibatch                       */
-    double *xb;                 /* P x n gathered minibatch                    */
+    double *xb;                 /* P x xb_cols gathered minibatch columns      */
+    int xb_cols;                /* n, or 1 where no rule or model of the run
+                                   gathers (xb_columns() in engine.c)         */
     double *eta;                /* linear predictors / residuals: n per output,
                                    n ceil(D / P) in all, or the model's own
                                    scratch size                              */
@@ -338,6 +354,54 @@ struct sgfs_engine {
     /* exact updates along separated levels (separated.c), or NULL */
     sgfs_separated *sep;
 };
+
+/* ---- the data (data.c): the dense copy xt or the compressed rows ---- */
+void sgfs_data_setup(sgfs_engine *e, SEXP spec);
+void sgfs_data_columns(const sgfs_engine *e, const int *idx, int n, double *out);
+void sgfs_data_dots(const sgfs_engine *e, const int *idx, int n, const double *beta,
+                    double *out);
+double sgfs_data_glm_pass(const sgfs_engine *e, const double *beta, double *sum);
+
+/* sum_k v_k beta[col_k] over a stored row of (value, column) pairs, four
+   partial sums */
+static inline SGFS_ALWAYS_INLINE double sgfs_sparse_dot(const double *restrict ent, R_xlen_t len,
+                                                   const double *restrict beta)
+{
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    R_xlen_t k = 0;
+    for (; k + 4 <= len; k += 4) {
+        const double *q = ent + 2 * k;
+        s0 += q[0] * beta[(int) q[1]];
+        s1 += q[2] * beta[(int) q[3]];
+        s2 += q[4] * beta[(int) q[5]];
+        s3 += q[6] * beta[(int) q[7]];
+    }
+    for (; k < len; k++) s0 += ent[2 * k] * beta[(int) ent[2 * k + 1]];
+    return (s0 + s1) + (s2 + s3);
+}
+
+/* the first entry of row i and the number of its entries */
+static inline SGFS_ALWAYS_INLINE const double *sgfs_sparse_row(const sgfs_engine *e, int i, R_xlen_t *len)
+{
+    if (e->rows_width > 0) {
+        *len = e->rows_width;
+        return e->rows_ent + 2 * (size_t) i * (size_t) e->rows_width;
+    }
+    const size_t a = (size_t) e->rows_ptr[i];
+    *len = (R_xlen_t) ((size_t) e->rows_ptr[i + 1] - a);
+    return e->rows_ent + 2 * a;
+}
+
+/* a weight in [0, 1) for row i, fixed and scattered (Knuth's
+   multiplicative hash): the rows' order enters a column's checksum
+   (sparse_rows.c, design_file.c) */
+static inline double sgfs_checksum_weight(int i)
+{
+    return (double) ((uint32_t) i * 2654435761u) / 4294967296.0;
+}
+
+/* a design file's rows, mapped on first use (design_file.c) */
+const void *sgfs_design_file_base(SEXP file, int *N, int *ncol, int *bytes);
 
 /* ---- engine construction (engine.c, model.c) ------------------------ */
 SEXP sgfs_engine_alloc(void);
@@ -432,7 +496,9 @@ void sgfs_metric_clip(sgfs_engine *e, double *g);
 /* design_copy.c: back a large array about to be written with huge pages;
    check a design and its centres and scales */
 void sgfs_advise_huge_pages(void *p, size_t bytes);
-void sgfs_check_design(SEXP x, SEXP center, SEXP scale);
+const double **sgfs_dense_columns(SEXP x, int *N, int *P);
+int sgfs_check_design(SEXP x, SEXP center, SEXP scale, SEXP lead, int *N, int *P,
+                      const double ***cols);
 
 /* blas_threads.c: a threaded BLAS on one thread around the engine's loop */
 int sgfs_blas_single_begin(void);

@@ -39,20 +39,72 @@
    the entries */
 static const double pad_limit = 1.25;
 
-SEXP sgfs_sparse_rows(SEXP x, SEXP center, SEXP scale, SEXP max_fill)
+/* the design's columns: a dense N x P matrix x, or a compressed-column
+   sparse one (a dgCMatrix's slots i, p, x), whose zero entries are never
+   visited one by one in a sparse column */
+typedef struct design_columns {
+    int N, P;                           /* P counts the leading column      */
+    const double **dense;               /* the P - lead columns, or NULL    */
+    const int *ci, *cp;                 /* 0-based rows; column starts      */
+    const double *cx;                   /* the stored values                */
+    double *buf;                        /* N: a sparse matrix's column made
+                                           dense, or the column of ones     */
+    int lead;                           /* 1: an implicit first column of
+                                           ones (the intercept, never bound
+                                           to x by a copy), else 0          */
+} design_columns;
+
+/* the stored part of column j >= lead: a dense column, or the range
+   [*from, *to) of the compressed column's entries */
+static const double *dense_column(const design_columns *d, int j)
 {
-    sgfs_check_design(x, center, scale);
-    const int N = Rf_nrows(x), P = Rf_ncols(x);
-    const double *in = REAL(x), *c = REAL(center), *s = REAL(scale);
-    const double fill = Rf_asReal(max_fill);
+    return d->dense[j - d->lead];
+}
+static void csc_range(const design_columns *d, int j, int *from, int *to)
+{
+    *from = d->cp[j - d->lead];
+    *to = d->cp[j - d->lead + 1];
+}
+
+static R_xlen_t column_nonzeros(const design_columns *d, int j)
+{
+    if (j < d->lead) return d->N;
+    R_xlen_t nz = 0;
+    if (d->dense) {
+        const double *col = dense_column(d, j);
+        for (int i = 0; i < d->N; i++) nz += col[i] != 0.0;
+    } else {
+        int from, to;
+        csc_range(d, j, &from, &to);
+        for (int k = from; k < to; k++) nz += d->cx[k] != 0.0;
+    }
+    return nz;
+}
+
+/* column j with every entry */
+static const double *column_values(const design_columns *d, int j)
+{
+    if (j < d->lead) {
+        for (int i = 0; i < d->N; i++) d->buf[i] = 1.0;
+        return d->buf;
+    }
+    if (d->dense) return dense_column(d, j);
+    int from, to;
+    csc_range(d, j, &from, &to);
+    for (int i = 0; i < d->N; i++) d->buf[i] = 0.0;
+    for (int k = from; k < to; k++) d->buf[d->ci[k]] = d->cx[k];
+    return d->buf;
+}
+
+static SEXP build_rows(design_columns *d, const double *c, const double *s, double fill)
+{
+    const int N = d->N, P = d->P;
 
     /* which columns are sparse, and the entries stored */
     int *sparse = (int *) R_alloc((size_t) P, sizeof(int));
     double stored = 0.0;
     for (int j = 0; j < P; j++) {
-        const double *col = in + (size_t) j * N;
-        R_xlen_t nz = 0;
-        for (int i = 0; i < N; i++) nz += col[i] != 0.0;
+        const R_xlen_t nz = column_nonzeros(d, j);
         sparse[j] = 2 * nz <= (R_xlen_t) N;
         stored += sparse[j] ? (double) nz : (double) N;
     }
@@ -63,8 +115,16 @@ SEXP sgfs_sparse_rows(SEXP x, SEXP center, SEXP scale, SEXP max_fill)
     R_xlen_t *next = (R_xlen_t *) R_alloc((size_t) N, sizeof(R_xlen_t));
     for (int i = 0; i < N; i++) next[i] = 0;
     for (int j = 0; j < P; j++) {
-        const double *col = in + (size_t) j * N;
-        for (int i = 0; i < N; i++) next[i] += !sparse[j] || col[i] != 0.0;
+        if (!sparse[j])
+            for (int i = 0; i < N; i++) next[i]++;
+        else if (d->dense) {
+            const double *col = dense_column(d, j);
+            for (int i = 0; i < N; i++) next[i] += col[i] != 0.0;
+        } else {
+            int from, to;
+            csc_range(d, j, &from, &to);
+            for (int k = from; k < to; k++) next[d->ci[k]] += d->cx[k] != 0.0;
+        }
     }
     R_xlen_t widest = 0;
     for (int i = 0; i < N; i++) widest = next[i] > widest ? next[i] : widest;
@@ -100,8 +160,19 @@ SEXP sgfs_sparse_rows(SEXP x, SEXP center, SEXP scale, SEXP max_fill)
        score sum) */
     for (R_xlen_t k = 0; k < total; k++) ent[2 * k] = ent[2 * k + 1] = 0.0;
     for (int j = 0; j < P; j++) {
-        const double *col = in + (size_t) j * N;
         m[j] = sparse[j] ? c[j] / s[j] : 0.0;
+        if (sparse[j] && !d->dense) {
+            int from, to;
+            csc_range(d, j, &from, &to);
+            for (int k = from; k < to; k++) {
+                if (d->cx[k] == 0.0) continue;
+                const R_xlen_t at = next[d->ci[k]]++;
+                ent[2 * at] = d->cx[k] / s[j];
+                ent[2 * at + 1] = (double) j;
+            }
+            continue;
+        }
+        const double *col = column_values(d, j);
         for (int i = 0; i < N; i++) {
             if (sparse[j] && col[i] == 0.0) continue;
             const R_xlen_t at = next[i]++;
@@ -111,4 +182,201 @@ SEXP sgfs_sparse_rows(SEXP x, SEXP center, SEXP scale, SEXP max_fill)
     }
     UNPROTECT(1);
     return out;
+}
+
+/* the columns of a dgCMatrix from its slots i (0-based rows), p (column
+   starts), x (values) and Dim, checked */
+static void csc_columns(design_columns *d, SEXP i, SEXP p, SEXP x, SEXP dim)
+{
+    if (TYPEOF(i) != INTSXP || TYPEOF(p) != INTSXP || TYPEOF(x) != REALSXP ||
+        TYPEOF(dim) != INTSXP || Rf_length(dim) != 2)
+        Rf_error("internal error: a sparse design needs integer 'i', 'p', 'dim' and double 'x'");
+    const int N = INTEGER(dim)[0], P = INTEGER(dim)[1];
+    const int *cp = INTEGER(p), *ci = INTEGER(i);
+    if (N < 1 || P < 1 || Rf_xlength(p) != (R_xlen_t) P + 1 || cp[0] != 0 ||
+        cp[P] != Rf_xlength(i) ||
+        Rf_xlength(x) != Rf_xlength(i))
+        Rf_error("internal error: malformed sparse design");
+    for (int j = 0; j < P; j++)
+        if (cp[j + 1] < cp[j]) Rf_error("internal error: malformed sparse design");
+    for (R_xlen_t k = 0; k < Rf_xlength(i); k++)
+        if (ci[k] < 0 || ci[k] >= N) Rf_error("internal error: malformed sparse design");
+    d->N = N;
+    d->P = P;
+    d->dense = NULL;
+    d->ci = ci;
+    d->cp = cp;
+    d->cx = REAL(x);
+    d->buf = (double *) R_alloc((size_t) N, sizeof(double));
+    d->lead = 0;
+}
+
+SEXP sgfs_sparse_rows(SEXP x, SEXP center, SEXP scale, SEXP max_fill, SEXP lead)
+{
+    int N, P;
+    const double **cols;
+    const int one = sgfs_check_design(x, center, scale, lead, &N, &P, &cols);
+    design_columns d = {N, P + one, cols, NULL, NULL, NULL,
+                        one ? (double *) R_alloc((size_t) N, sizeof(double)) : NULL, one};
+    return build_rows(&d, REAL(center), REAL(scale), Rf_asReal(max_fill));
+}
+
+/* the same from a dgCMatrix's slots */
+SEXP sgfs_sparse_rows_csc(SEXP i, SEXP p, SEXP x, SEXP dim, SEXP center, SEXP scale,
+                          SEXP max_fill, SEXP lead)
+{
+    design_columns d;
+    csc_columns(&d, i, p, x, dim);
+    if (TYPEOF(lead) != LGLSXP || Rf_length(lead) != 1 || LOGICAL(lead)[0] == NA_LOGICAL)
+        Rf_error("internal error: 'lead' must be TRUE or FALSE");
+    d.lead = LOGICAL(lead)[0];
+    d.P += d.lead;
+    if (TYPEOF(center) != REALSXP || TYPEOF(scale) != REALSXP || Rf_length(center) != d.P ||
+        Rf_length(scale) != d.P)
+        Rf_error("internal error: malformed sparse design");
+    return build_rows(&d, REAL(center), REAL(scale), Rf_asReal(max_fill));
+}
+
+/* Per column: the mean, the sd (denominator N - 1), the mean square,
+   whether every entry is 1 and a checksum that the rows' order enters
+   (sum_i x_ij w_i, w_i = sgfs_checksum_weight(i): data shared between fits must be
+   the same, R/data-access.R) -- the same numbers, to the last bit, from a
+   dense matrix and from a sparse one: sums run over the non-zero entries
+   in row order (a zero adds nothing), and the squared deviations of a
+   column with more than half its entries non-zero (stored whole in the
+   rows) over every entry in row order, two-pass.  A column with at most
+   half its entries non-zero sums (x - m)^2 - m^2 over its non-zeros and
+   adds N m^2: there the variance is at least m^2 times (1 - f) / f >= 1
+   (f the non-zero fraction), so the cancellation costs at most a bit or
+   two, and no pass over its zeros is made.  Double sums, as R's sd(): a
+   spread near 1e154 overflows and is refused in R. */
+static SEXP column_stats(design_columns *d)
+{
+    const int N = d->N, P = d->P;
+    const char *names[] = {"mean", "sd", "meansq", "ones", "checksum", ""};
+    SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
+    for (int k = 0; k < 3; k++) SET_VECTOR_ELT(out, k, Rf_allocVector(REALSXP, P));
+    SET_VECTOR_ELT(out, 3, Rf_allocVector(LGLSXP, P));
+    SET_VECTOR_ELT(out, 4, Rf_allocVector(REALSXP, P));
+    double *mean = REAL(VECTOR_ELT(out, 0)), *sd = REAL(VECTOR_ELT(out, 1)),
+        *meansq = REAL(VECTOR_ELT(out, 2)), *check = REAL(VECTOR_ELT(out, 4));
+    int *ones = LOGICAL(VECTOR_ELT(out, 3));
+    for (int j = 0; j < P; j++) {
+        const R_xlen_t nz = column_nonzeros(d, j);
+        double s = 0.0, s2 = 0.0, sw = 0.0;
+        int all_one = nz == N;
+        const double *col = NULL;
+        if (d->dense || 2 * nz > (R_xlen_t) N) {
+            col = column_values(d, j);
+            for (int i = 0; i < N; i++)
+                if (col[i] != 0.0) {
+                    s += col[i];
+                    s2 += col[i] * col[i];
+                    sw += col[i] * sgfs_checksum_weight(i);
+                    all_one = all_one && col[i] == 1.0;
+                }
+        } else
+            for (int k = d->cp[j]; k < d->cp[j + 1]; k++)
+                if (d->cx[k] != 0.0) {
+                    s += d->cx[k];
+                    s2 += d->cx[k] * d->cx[k];
+                    sw += d->cx[k] * sgfs_checksum_weight(d->ci[k]);
+                    all_one = all_one && d->cx[k] == 1.0;
+                }
+        check[j] = sw;
+        const double m = s / N;
+        double ss = 0.0;
+        if (2 * nz > (R_xlen_t) N)
+            for (int i = 0; i < N; i++) ss += (col[i] - m) * (col[i] - m);
+        else {
+            if (d->dense) {
+                for (int i = 0; i < N; i++)
+                    if (col[i] != 0.0) ss += (col[i] - m) * (col[i] - m) - m * m;
+            } else
+                for (int k = d->cp[j]; k < d->cp[j + 1]; k++)
+                    if (d->cx[k] != 0.0) ss += (d->cx[k] - m) * (d->cx[k] - m) - m * m;
+            ss += (double) N * m * m;
+        }
+        mean[j] = m;
+        sd[j] = N > 1 ? sqrt(fmax(ss, 0.0) / (N - 1)) : NA_REAL;
+        meansq[j] = s2 / N;
+        ones[j] = all_one;
+    }
+    UNPROTECT(1);
+    return out;
+}
+
+SEXP sgfs_column_stats(SEXP x)
+{
+    int N, P;
+    const double **cols = sgfs_dense_columns(x, &N, &P);
+    if (N < 1) Rf_error("internal error: the design is empty");
+    design_columns d = {N, P, cols, NULL, NULL, NULL, NULL, 0};
+    return column_stats(&d);
+}
+
+SEXP sgfs_column_stats_csc(SEXP i, SEXP p, SEXP x, SEXP dim)
+{
+    design_columns d;
+    csc_columns(&d, i, p, x, dim);
+    return column_stats(&d);
+}
+
+/* Per column of a design (dense or a dgCMatrix's slots) and the responses
+   y: whether every entry is 0 or 1 (a level's indicator), its number of
+   ones and the sum of y over them -- the separated levels' scan
+   (R/separation.R) without an N-vector per column. */
+static SEXP indicator_stats(design_columns *d, SEXP y)
+{
+    const int N = d->N, P = d->P;
+    if (TYPEOF(y) != REALSXP || Rf_xlength(y) != N)
+        Rf_error("internal error: 'y' must be %d doubles", N);
+    const double *yy = REAL(y);
+    const char *names[] = {"indicator", "ones", "ysum", ""};
+    SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
+    SET_VECTOR_ELT(out, 0, Rf_allocVector(LGLSXP, P));
+    SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, P));
+    SET_VECTOR_ELT(out, 2, Rf_allocVector(REALSXP, P));
+    int *ind = LOGICAL(VECTOR_ELT(out, 0));
+    double *ones = REAL(VECTOR_ELT(out, 1)), *ysum = REAL(VECTOR_ELT(out, 2));
+    for (int j = 0; j < P; j++) {
+        int ok = 1;
+        double n1 = 0.0, s = 0.0;
+        if (d->dense) {
+            const double *col = d->dense[j];
+            for (int i = 0; i < N && ok; i++) {
+                if (col[i] == 0.0) continue;
+                ok = col[i] == 1.0;
+                n1 += 1.0;
+                s += yy[i];
+            }
+        } else
+            for (int k = d->cp[j]; k < d->cp[j + 1] && ok; k++) {
+                if (d->cx[k] == 0.0) continue;
+                ok = d->cx[k] == 1.0;
+                n1 += 1.0;
+                s += yy[d->ci[k]];
+            }
+        ind[j] = ok;
+        ones[j] = ok ? n1 : NA_REAL;
+        ysum[j] = ok ? s : NA_REAL;
+    }
+    UNPROTECT(1);
+    return out;
+}
+
+SEXP sgfs_indicator_stats(SEXP x, SEXP y)
+{
+    int N, P;
+    const double **cols = sgfs_dense_columns(x, &N, &P);
+    if (N < 1) Rf_error("internal error: the design is empty");
+    design_columns d = {N, P, cols, NULL, NULL, NULL, NULL, 0};
+    return indicator_stats(&d, y);
+}
+
+SEXP sgfs_indicator_stats_csc(SEXP i, SEXP p, SEXP x, SEXP dim, SEXP y)
+{
+    design_columns d;
+    csc_columns(&d, i, p, x, dim);
+    return indicator_stats(&d, y);
 }

@@ -293,7 +293,7 @@ test_that("a rule's settings (spar) that are too few are refused by the engine",
     d <- pima_data()
     for (f in list(sgld, sgldcv, psgld, sghmc, sgnht, isgd, hmc)) {
         fit <- withr::with_seed(3, f(d$x, d$y, n_iter = 20, progress = FALSE, burnin = 10))
-        spec <- attr(fit, "sgfit")$spec
+        spec <- sgfs:::fit_spec(attr(fit, "sgfit"))
         state <- attr(fit, "sgfit")$states[[1L]]
         spec$spar <- spec$spar[seq_len(if (spec$sampler == "hmc") 5L else 0L)]
         expect_error(.Call(sgfs:::C_sgfs_engine_new, spec, state, 1L),

@@ -70,7 +70,7 @@ fuzz_bases <- function() {
     for (from in names(fits)) {
         f <- fits[[from]]
         info <- attr(f, "sgfit")
-        spec <- info$spec
+        spec <- sgfs:::fit_spec(info)
         state <- info$states[[1L]]
         theta <- state$theta
         D <- length(theta)
@@ -93,20 +93,55 @@ fuzz_bases <- function() {
     }
     from <- "sgldcv"
     glm_info <- attr(fits$sgldcv, "sgfit")
-    spec <- glm_info$spec
-    P <- nrow(spec$xt)
+    spec <- sgfs:::fit_spec(glm_info)
+    P <- spec$P
     add("row_leverage", spec, glm_info$spec$metric, P)
     add("bench_gradients", spec, 3L)
     th <- matrix(glm_info$states[[1L]]$theta, ncol = 1)
     for (what in 0:2)
-        add("draws_eval", spec, th, spec$xt[, 1:4, drop = FALSE],
+        add("draws_eval", spec, th, sgfs:::data_columns(spec, 1:4),
             if (what == 2L) as.double(spec$y[1:4]), what, double(0), c(0, 1), NULL)
+    ## the data routines on compressed rows (sgldcv's one-hot design) and on
+    ## a dense copy (the network's)
+    fits$single <- withr::with_options(list(sgfs.precision = "single"),
+                                       sgld(type ~ ., Pima.tr, n_iter = 20, progress = FALSE))
+    for (from in c("sgldcv", "mlp", "single")) {
+        spec <- sgfs:::fit_spec(attr(fits[[from]], "sgfit"))
+        add("data_xb", spec, rep(0.5, spec$P))
+        add("data_rows_of", spec, c(1L, 3L, 2L))
+        add("data_slice", spec, c(2L, 1L, 4L))
+        if (from == "single")            # (the engine on the single-precision copy)
+            add("engine_new", spec, attr(fits[[from]], "sgfit")$states[[1L]], 5L)
+        add("data_xtr", spec, rep(0.5, spec$N))
+        add("data_col_wss", spec, rep(0.5, spec$N))
+    }
     from <- "data"
     x <- model.matrix(y ~ x1 + x2 + f + g, onehot)
     center <- c(0, colMeans(x)[-1])
     scale <- c(1, apply(x, 2, sd)[-1])
-    add("design_copy", x, center, scale)
-    add("sparse_rows", x, center, scale, 0.9)
+    add("design_copy", x, center, scale, FALSE)
+    add("design_copy32", x, center, scale, FALSE)
+    add("first_bad_column", x, FALSE)
+    ## a data frame's columns, read where they are
+    xf <- as.list(as.data.frame(x[, -1]))
+    add("design_copy", xf, center, scale, TRUE)
+    add("sparse_rows", xf, center, scale, 0.9, TRUE)
+    add("column_stats", xf)
+    add("first_bad_column", xf, TRUE)
+    add("sparse_rows", x, center, scale, 0.9, FALSE)
+    ## the same with the intercept implicit (lead = TRUE)
+    add("design_copy", x[, -1], center, scale, TRUE)
+    add("sparse_rows", x[, -1], center, scale, 0.9, TRUE)
+    xs <- Matrix::Matrix(x, sparse = TRUE)
+    add("sparse_rows_csc", xs@i, xs@p, xs@x, xs@Dim, center, scale, 0.9, FALSE)
+    add("column_stats", x)
+    add("column_stats_csc", xs@i, xs@p, xs@x, xs@Dim)
+    yo <- as.double(onehot$y)
+    add("indicator_stats", x, yo)
+    add("indicator_stats_csc", xs@i, xs@p, xs@x, xs@Dim, yo)
+    key <- new.env()
+    add("weakref", key, list(a = 1))
+    add("weakref_value", .Call(sgfs:::C_sgfs_weakref, key, list(a = 1)))
     add("parse_libsvm", c("1 1:0.5 3:1", "-1 2:1 # c", "+1 qid:3 1:2"))
     add("blas_info")
     add("spec_version")
@@ -116,6 +151,8 @@ fuzz_bases <- function() {
 ## the malformed versions of one value ("removed": the list element dropped)
 removed <- structure(list(), class = "fuzz_removed")
 mutations <- function(v) {
+    if (is.environment(v) || typeof(v) == "weakref")       # (a handle's parts)
+        return(list(null = NULL, character = "a", number = 1, list = list(v)))
     n <- length(v)
     out <- list(removed = removed, null = NULL, character = "a", empty = v[0],
                 first = if (n) v[1L], doubled = c(v, v), list = list(v))

@@ -130,7 +130,7 @@ test_that("the engine's data copy is the transposed, standardised design", {
     x <- matrix(withr::with_seed(12, rnorm(300 * 7)), 300, 7)
     center <- colMeans(x)
     scale <- apply(x, 2, sd)
-    xt <- .Call(sgfs:::C_sgfs_design_copy, x, center, scale)
+    xt <- .Call(sgfs:::C_sgfs_design_copy, x, center, scale, FALSE)
     expect_identical(dim(xt), c(7L, 300L))
     expect_equal(xt, t(scale(x)), ignore_attr = TRUE, tolerance = 1e-15)
 })
@@ -228,8 +228,7 @@ test_that("the second-order score change adds the Hessian at the centre times th
     check <- function(run, theta, centre) {
         ev <- model_eval(run$spec, theta, idx, centre, second = TRUE)
         H <- .Call(sgfs:::C_sgfs_model_curvature,
-                   modifyList(run$spec, list(xt = run$spec$xt[, idx, drop = FALSE],
-                                             y = run$spec$y[idx], batch_size = length(idx))),
+                   sgfs:::slice_rows(run$spec, idx),
                    as.double(centre), FALSE)$neg_hessian
         first <- model_eval(run$spec, theta, idx, centre)$change
         expect_equal(ev$change, first + drop(H %*% (theta - centre)), tolerance = 1e-10)
@@ -295,9 +294,7 @@ test_that("weighted scores, curvatures and control variates match finite differe
             expect_equal(full$grad, all$grad, tolerance = 1e-10, label = label)
             expect_equal(full$loglik, all$loglik, tolerance = 1e-12, label = label)
             ## the curvature (model_curvature's neg_hessian) of the rows idx
-            sub <- modifyList(run$spec, list(xt = run$spec$xt[, idx, drop = FALSE], y = run$spec$y[idx],
-                                             weights = w[idx], offset = o[idx],
-                                             batch_size = length(idx)))
+            sub <- sgfs:::slice_rows(modifyList(run$spec, list(weights = w, offset = o)), idx)
             H <- .Call(sgfs:::C_sgfs_model_curvature, sub, th, TRUE)
             expect_equal(H$neg_hessian, fd_neg_hessian(run$spec, th, idx), tolerance = 1e-6,
                          label = label)

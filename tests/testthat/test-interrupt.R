@@ -51,7 +51,7 @@ test_that("chains interrupted at different iterations stay aligned with their st
     user <- get(".Random.seed", envir = globalenv())
     on.exit(sgfs:::set_seed(user), add = TRUE)
     run <- function(k, n_iter)
-        sgfs:::run_chains(info$spec, info$starts[k], n_iter, FALSE, 1L)[[1]]
+        sgfs:::run_chains(sgfs:::fit_spec(info), info$starts[k], n_iter, FALSE, 1L)[[1]]
     r1 <- run(1, 2000)
     r2 <- run(2, 1200)
     r2$interrupted <- TRUE
@@ -100,7 +100,7 @@ test_that("chains an interrupt kept from starting wait for update(), which runs 
     user <- get(".Random.seed", envir = globalenv())
     on.exit(sgfs:::set_seed(user), add = TRUE)
     run <- function(k, n_iter)
-        sgfs:::run_chains(info$spec, info$starts[k], n_iter, FALSE, 1L)[[1]]
+        sgfs:::run_chains(sgfs:::fit_spec(info), info$starts[k], n_iter, FALSE, 1L)[[1]]
     r2 <- run(2, 1200)
     r2$interrupted <- TRUE
     info$elapsed <- 0

@@ -60,7 +60,7 @@ test_that("several chains start from dispersed points, reproducibly under set.se
     mode <- attr(a, "sgfit")$laplace$mode
     ## distinct, about 2 Laplace sd from the mode in every direction
     expect_equal(nrow(unique(starts)), 3L)
-    H <- sgfs:::full_curvature(attr(a, "sgfit")$spec, mode)$H
+    H <- sgfs:::full_curvature(sgfs:::fit_spec(attr(a, "sgfit")), mode)$H
     z2 <- apply(starts, 1L, function(th) drop(t(th - mode) %*% H %*% (th - mode)))
     D <- length(mode)
     expect_true(all(z2 > 4 * D / 4 & z2 < 4 * D * 4))

@@ -130,7 +130,7 @@ test_that("draws are on the original scale of the predictors", {
     X <- model.matrix(~ npreg + glu + bmi + age, MASS::Pima.tr)
     info <- attr(fit, "sgfit")
     internal <- sgfs:::to_internal(as.matrix(fit)[7, ], info$design)
-    eta_int <- drop(crossprod(info$spec$xt, internal))
+    eta_int <- sgfs:::data_xb(sgfs:::fit_spec(info), internal)
     expect_equal(drop(X %*% as.matrix(fit)[7, ]), eta_int, ignore_attr = TRUE)
     expect_equal(sgfs:::to_original(internal, info$design), as.matrix(fit)[7, ],
                  ignore_attr = TRUE)
@@ -197,16 +197,57 @@ test_that("a fit keeps no reference to the caller's data and survives saveRDS", 
     y <- withr::with_seed(27, rbinom(1000, 1, 0.5))
     set.seed(28)
     fit <- sgld(big, y, n_iter = 200, batch_size = 50, progress = FALSE)
-    ## only the engine's P x N copy of the data is kept (for update and predict)
-    expect_lt(length(serialize(fit, NULL)), 1.3 * 8 * 1000 * 5 + 2e5)
+    ## the fit refers to its data: serialised, it holds its draws, not them,
+    ## and its size does not grow with the rows
+    big10 <- big[rep(1:1000, 10), ]
+    fit10 <- withr::with_seed(28, sgld(big10, rep(y, 10), n_iter = 200, batch_size = 50,
+                                       progress = FALSE))
+    expect_equal(length(serialize(fit10, NULL)), length(serialize(fit, NULL)), tolerance = 0.02)
     f <- tempfile(fileext = ".rds")
     saveRDS(fit, f)
     back <- readRDS(f)
     set.seed(29)
     a <- update(fit, n_iter = 50, progress = FALSE)
+    ## read back, it has no data: update() and in-sample predict() say how
+    ## to give them again
+    expect_error(update(back, n_iter = 50, progress = FALSE),
+                 "this fit's data are not in this R session .* update\\(fit, n_iter = , data =")
+    expect_error(predict(back), "not in this R session")
+    expect_equal(predict(back, newdata = big[1:3, ]), predict(fit, newdata = big[1:3, ]))
+    ## given again, they are checked and the chains go on as if never saved
     set.seed(30)
-    b <- update(back, n_iter = 50, progress = FALSE)
+    b <- update(back, n_iter = 50, progress = FALSE, x = big, y = y)
     expect_identical(sgfs:::all_draws(a), sgfs:::all_draws(b))
+    expect_equal(predict(b), predict(a))
+    expect_error(update(back, n_iter = 50, progress = FALSE, x = big, y = 1 - y),
+                 "'x' must be the data this fit was made with")
+})
+
+test_that("fits on the same data share the engine's copy while one of them lives", {
+    skip_if_not(capabilities("profmem"), "R without memory profiling (tracemem)")
+    x <- matrix(withr::with_seed(31, rnorm(8000)), 2000, 4)
+    y <- withr::with_seed(32, rbinom(2000, 1, 0.5))
+    address <- function(fit) {
+        a <- tracemem(sgfs:::fit_spec(attr(fit, "sgfit"))$xt)
+        untracemem(sgfs:::fit_spec(attr(fit, "sgfit"))$xt)
+        a
+    }
+    a <- sgld(x, y, n_iter = 50, progress = FALSE)
+    b <- sgldcv(x, y, n_iter = 50, progress = FALSE)
+    expect_identical(address(b), address(a))
+    ## other data (two rows swapped: the same column statistics) get their own
+    x2 <- x
+    x2[1:2, ] <- x2[2:1, ]
+    expect_false(identical(address(sgld(x2, y, n_iter = 50, progress = FALSE)), address(a)))
+    ## a saved fit does not keep them, nor does the package once no fit does
+    f <- tempfile(fileext = ".rds")
+    saveRDS(a, f)
+    expect_null(sgfs:::handle_data(attr(readRDS(f), "sgfit")))
+    key <- attr(a, "sgfit")$design$data_key
+    expect_false(is.null(sgfs:::shared_data(key)))
+    rm(a, b)
+    invisible(gc())
+    expect_null(sgfs:::shared_data(key))
 })
 
 test_that("predict gives NA for rows with missing predictors, and pads na.exclude", {

@@ -55,9 +55,7 @@ test_that("poisson control variates: first- and second-order score changes", {
         spec$offset <- off
         ev <- model_eval(spec, theta, idx, centre)
         expect_equal(ev$change, ev$grad - model_eval(spec, centre, idx)$grad, tolerance = 1e-12)
-        sub <- modifyList(spec, list(xt = spec$xt[, idx, drop = FALSE], y = spec$y[idx],
-                                     batch_size = length(idx)))
-        sub$offset <- off[idx]
+        sub <- sgfs:::slice_rows(spec, idx)
         H <- .Call(sgfs:::C_sgfs_model_curvature, sub, centre, FALSE)$neg_hessian
         ev2 <- model_eval(spec, theta, idx, centre, second = TRUE)
         expect_equal(ev2$change, ev$change + drop(H %*% (theta - centre)), tolerance = 1e-10)
@@ -92,7 +90,8 @@ test_that("the poisson mode equals glm()'s estimate (MASS::Insurance)", {
                  ignore_attr = TRUE)
     ## the curvature there is glm's information
     H <- lap$H - diag(run$spec$prior_prec)
-    M <- run$design$M
+    J <- diag(length(lap$mode))              # (M as a matrix: its columns M e_k)
+    M <- t(sgfs:::to_original(J, run$design) - rep(run$design$shift, each = nrow(J)))
     expect_equal(M %*% solve(H) %*% t(M), vcov(ref), tolerance = 1e-5, ignore_attr = TRUE)
 })
 
@@ -183,8 +182,7 @@ test_that("binomial and gaussian scores with an offset match finite differences"
     expect_equal(.Call(sgfs:::C_sgfs_model_loglik, run$spec, th)$loglik,
                  sum(dnorm(yg, eta, 1.3, log = TRUE)), tolerance = 1e-12)
     ev <- model_eval(run$spec, th, idx, c(centre, 0.1), second = TRUE)
-    sub <- modifyList(run$spec, list(xt = run$spec$xt[, idx, drop = FALSE], y = run$spec$y[idx],
-                                     offset = off[idx], batch_size = length(idx)))
+    sub <- sgfs:::slice_rows(run$spec, idx)
     H <- .Call(sgfs:::C_sgfs_model_curvature, sub, c(centre, 0.1), FALSE)$neg_hessian
     first <- model_eval(run$spec, th, idx, c(centre, 0.1))$change
     expect_equal(first, ev$grad - model_eval(run$spec, c(centre, 0.1), idx)$grad, tolerance = 1e-12)

@@ -40,9 +40,7 @@ test_that("probit scores, log-likelihood, Hessian and score changes match R and 
         centre <- withr::with_seed(12, rnorm(ncol(x), sd = 0.6))
         ev <- model_eval(spec, theta, idx, centre)
         expect_equal(ev$change, ev$grad - model_eval(spec, centre, idx)$grad, tolerance = 1e-12)
-        sub <- modifyList(spec, list(xt = spec$xt[, idx, drop = FALSE], y = spec$y[idx],
-                                     batch_size = length(idx)))
-        sub$offset <- off[idx]
+        sub <- sgfs:::slice_rows(spec, idx)
         H <- .Call(sgfs:::C_sgfs_model_curvature, sub, centre, FALSE)$neg_hessian
         ev2 <- model_eval(spec, theta, idx, centre, second = TRUE)
         expect_equal(ev2$change, ev$change + drop(H %*% (theta - centre)), tolerance = 1e-10)

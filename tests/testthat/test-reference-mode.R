@@ -86,7 +86,7 @@ test_that("OSGFS: C chain equals the R reference with the fit's matrices", {
     r <- r_chain(p, 3, 10L, 40L, function(t) 0.5, upd, theta0 = start)
     expect_equal(unname(sgfs:::all_draws(fit)), r, tolerance = 1e-10)
     ## the matrices are those of ALGORITHMS.md 2.9 at the full-data mode
-    spec <- info$spec
+    spec <- sgfs:::fit_spec(info)
     cur <- sgfs:::full_curvature(spec, start, cov = TRUE)
     expect_lt(max(abs(cur$grad)), 1e-6)                  # Newton-polished mode
     gamma <- 1 + 50 / 10 * 40 / 49
@@ -117,11 +117,11 @@ test_that("OSGFS with fixed rows: the pool's score covariance, and the C chain r
     pool <- setdiff(seq_len(200), fixed)
     S <- r_scores(p, start, pool)
     C_pool <- crossprod(sweep(S, 2L, colMeans(S))) / length(pool)
-    got <- sgfs:::pool_score_cov(info$spec, start, fixed - 1L)
+    got <- sgfs:::pool_score_cov(sgfs:::fit_spec(info), start, fixed - 1L)
     expect_equal(got$N, length(pool))
     expect_equal(got$C, C_pool, tolerance = 1e-10)
     ## the matrices use the pool's N, gamma and C
-    cur <- sgfs:::full_curvature(info$spec, start)
+    cur <- sgfs:::full_curvature(sgfs:::fit_spec(info), start)
     gamma <- 1 + length(pool) / 10 * (length(pool) - 10) / (length(pool) - 1)
     Dm <- 2 / gamma * solve(cur$H)
     A <- matrix(info$spec$spar[1:9], 3)

@@ -47,10 +47,8 @@ test_that("separated levels are found through the formula and the matrix interfa
     expect_equal(vapply(levels, `[[`, "", "name"),
                  c("fd", "the reference level of fb, fc, fd"))
     expect_equal(vapply(levels, `[[`, NA, "reference"), c(FALSE, TRUE))
-    expect_equal(sort(sgfs:::level_rows(levels[[2]], run$design, run$spec$xt)),
-                 which(d$f == "a"))
-    expect_equal(sort(sgfs:::level_rows(levels[[1]], run$design, run$spec$xt)),
-                 which(d$f == "d"))
+    expect_equal(levels[[2]]$rows, which(d$f == "a"))
+    expect_equal(levels[[1]]$rows, which(d$f == "d"))
     ## the formula interface: the factor's columns from the model matrix
     fit <- sgld(y ~ f + x + e, d, n_iter = 50, progress = FALSE)
     expect_equal(vapply(attr(fit, "sgfit")$design$separated, `[[`, "", "name"),
@@ -88,12 +86,12 @@ test_that("a separated level's line moves only its rows; its width is the exact 
     expect_equal(sep$spec$separated_ptr, c(0L, length(rows)))
     expect_equal(sep$levels$level, "fd")
     v <- sep$spec$separated_dir
-    eta_move <- drop(crossprod(run$spec$xt, v))
+    eta_move <- sgfs:::data_xb(run$spec, v)
     expect_equal(eta_move[rows], rep(1, length(rows)), tolerance = 1e-10)
     expect_lt(max(abs(eta_move[-rows])), 1e-10)
     ## the exact conditional density along the line through the mode,
     ## written out here: the rows' log-likelihood (all y = 1) plus the prior
-    eta <- drop(crossprod(run$spec$xt[, rows], lap$mode))
+    eta <- sgfs:::data_xb(run$spec, lap$mode)[rows]
     logf <- function(t) vapply(t, function(s)
         sum(plogis(eta + s, log.p = TRUE)) +
             sgfs:::log_prior(lap$mode + s * v, run$spec)$value, 0)
@@ -109,7 +107,7 @@ test_that("a separated level's line moves only its rows; its width is the exact 
     expect_equal(sep$levels$sd_ratio, sqrt(var_t * a), tolerance = 1e-3)
     expect_gt(sep$levels$sd_ratio, 1.5)
     ## every: the updates cost about 15 % of the iterations' gradients
-    P <- nrow(run$spec$xt)
+    P <- run$spec$P
     expect_equal(sep$every, max(1L, as.integer(ceiling(
         (length(rows) * (P + 16) + 16 * P) / (0.15 * run$spec$batch_size * P)))))
     ## in the metric of the mode the chain gets them; not with the papers' rule
@@ -135,7 +133,7 @@ test_that("SGLD and SGLD-CV with separated levels: C chains equal the R replay",
                               standardize = FALSE, progress = FALSE, init = double(D)))
         info <- attr(fit, "sgfit")
         expect_equal(info$spec$separated_rows, which(lev == 1) - 1L)
-        spec <- info$spec
+        spec <- sgfs:::fit_spec(info)
         spec$separated_every <- 1L               # every iteration, for the replay
         set.seed(23)
         theta0 <- double(D)

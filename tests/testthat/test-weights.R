@@ -25,7 +25,7 @@ weak <- normal(0, 1e5)
 ## (the sampler's own stops at a Newton decrement of 1e-10), original scale
 polished_mode <- function(fit) {
     info <- attr(fit, "sgfit")
-    mode <- sgfs:::newton_mode(info$spec, info$laplace$mode, tol = 1e-24)$mode
+    mode <- sgfs:::newton_mode(sgfs:::fit_spec(info), info$laplace$mode, tol = 1e-24)$mode
     stats::setNames(sgfs:::to_original(mode, info$design), info$design$par_names)
 }
 
@@ -101,7 +101,7 @@ test_that("integer weights k give the log posterior of the rows repeated k times
         expect_equal(a$loglik - shift, b$loglik, tolerance = 1e-13)
         expect_equal(a$grad, b$grad, tolerance = 1e-13)
         expect_equal(a$neg_hessian, b$neg_hessian, tolerance = 1e-13)
-        post <- function(run) sgfs:::subset_log_posterior(run$spec, ncol(run$spec$xt))(theta)
+        post <- function(run) sgfs:::subset_log_posterior(run$spec, run$spec$N)(theta)
         expect_equal(post(wr)$value - shift, post(rr)$value, tolerance = 1e-13)
     }
     ## a two-column response is its rows' Bernoulli trials

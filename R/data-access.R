@@ -1,0 +1,204 @@
+## The engine's data (src/data.c): N examples of P standardised features,
+## u_i = (x_i - center) / scale, held as the dense copy xt (P x N, one
+## example per column) or as compressed rows (src/sparse_rows.c: each row's
+## non-zero entries, the centring applied implicitly), whichever is smaller
+## (the rows when they keep at most `sparse_fill()` of the N P entries).  A
+## sparse matrix (Matrix's dgCMatrix) is never densified on the way.  With
+## options(sgfs.precision = "single") the dense copy is kept in single
+## precision, xt32 (half the memory; each value rounded once, relative
+## error below 6e-8).  A spec carries N, P and one of xt, xt32 and rows; R
+## reads the data only through the functions below.
+
+## the package's state: the data shared between fits, and whether a call is
+## re-evaluated only for its data (below)
+the <- new.env(parent = emptyenv())
+
+## the dense copy's precision: "double" (the default) or "single"
+data_precision <- function() {
+    p <- getOption("sgfs.precision", "double")
+    if (!identical(p, "double") && !identical(p, "single"))
+        stop("options(sgfs.precision =) must be \"double\" or \"single\", not ", format_value(p),
+             call. = FALSE)
+    p
+}
+
+## the compressed rows are made when they store at most this fraction of
+## the N x P entries (the option sgfs.sparse_fill, for the tests: 0 keeps
+## the dense copy)
+sparse_fill <- function() getOption("sgfs.sparse_fill", 0.5)
+
+## list(N, P, xt, rows) for the N x P design x (a dense matrix or a
+## dgCMatrix) standardised by center and scale, with (lead = TRUE) an
+## implicit first column of ones, the intercept (then P is ncol(x) + 1, and
+## center and scale have P values); `rows = FALSE` for the dense copy
+## whatever the zeros
+engine_data <- function(x, center, scale, rows = TRUE, lead = FALSE) {
+    center <- as.double(center)
+    scale <- as.double(scale)
+    compressed <- if (rows) {
+        if (inherits(x, "dgCMatrix"))
+            .Call(C_sgfs_sparse_rows_csc, x@i, x@p, x@x, x@Dim, center, scale, sparse_fill(),
+                  lead)
+        else .Call(C_sgfs_sparse_rows, x, center, scale, sparse_fill(), lead)
+    }
+    if (is.null(compressed) && inherits(x, "Matrix")) x <- dense_copy(x, "x")
+    single <- data_precision() == "single" && is.null(compressed)
+    list(N = nrow(x), P = ncol(x) + lead,
+         xt = if (is.null(compressed) && !single) .Call(C_sgfs_design_copy, x, center, scale, lead),
+         xt32 = if (single) .Call(C_sgfs_design_copy32, x, center, scale, lead),
+         rows = compressed)
+}
+
+## the spec's data fields (to put in a spec, or to replace a spec's)
+data_fields <- function(data) list(N = as.integer(data$N), P = as.integer(data$P),
+                                   xt = data$xt, xt32 = data$xt32, rows = data$rows)
+
+## spec restricted to its rows idx (1-based): data, responses, offsets
+## and weights
+slice_rows <- function(spec, idx) {
+    idx <- as.integer(idx)
+    part <- .Call(C_sgfs_data_slice, spec, idx)
+    spec[c("xt", "rows", "xt32")] <- list(part$xt, part$rows, part$xt32)
+    spec$N <- length(idx)
+    spec$y <- spec$y[idx]
+    if (!is.null(spec$offset)) spec$offset <- spec$offset[idx]
+    if (!is.null(spec$weights)) spec$weights <- spec$weights[idx]
+    spec$batch_size <- min(spec$batch_size, length(idx))
+    spec
+}
+
+## the N values u_i' beta[1:P] (without offsets)
+data_xb <- function(spec, beta) .Call(C_sgfs_data_xb, spec, as.double(beta))
+
+## the examples idx (1-based) as the columns of a P x m matrix (internal scale)
+data_columns <- function(spec, idx = seq_len(spec$N))
+    .Call(C_sgfs_data_rows_of, spec, as.integer(idx))
+
+## ---- a fit's handle on its data ------------------------------------------
+##
+## A fit refers to its data instead of carrying them (as glm(model = FALSE)):
+## the spec's N-sized fields live in a weak reference whose key is an
+## environment the fit keeps (src/data.c), so the data stay as long as a
+## fit (or a copy, window() or update() of it) refers to them, and every
+## such fit shares one copy.  serialize() writes a weak reference empty:
+## a fit saved with saveRDS() holds its draws and settings, not its data,
+## and in a new session takes them again through update(fit, data = ) (or
+## x = , y = ), which checks that they are the same.
+
+## A weak reference to `value`, alive while the environment `key` is, and
+## its value (NULL once gone, or after serialisation).  The value is boxed
+## in an environment: R copies a referenced value when it makes a weak
+## reference, and would copy the data; an environment is never copied.
+weak_ref <- function(key, value) {
+    box <- new.env(parent = emptyenv())
+    box$value <- value
+    .Call(C_sgfs_weakref, key, box)
+}
+weak_value <- function(ref) {
+    box <- .Call(C_sgfs_weakref_value, ref)
+    if (is.environment(box)) box$value
+}
+
+## the spec's fields held by the handle
+handle_fields <- c("xt", "xt32", "rows", "y", "offset", "weights", "callback", "prior_weights",
+                   "trials")
+
+## list(spec without the data, handle)
+detach_data <- function(spec) {
+    held <- intersect(names(spec), handle_fields)
+    key <- new.env(parent = emptyenv())
+    list(spec = spec[setdiff(names(spec), held)],
+         handle = list(key = key, ref = weak_ref(key, spec[held])))
+}
+
+## Fits on the same data share the engine's copy: each fit registers its
+## copy under the key of the data it was made from (the standardisation,
+## the columns' sds and order-sensitive checksums, the precision and the
+## rows' threshold: prepare_design()), through a weak reference on the
+## fit's handle, and a later design with the same key takes that copy
+## while the fit lives.
+the$shared <- list()
+
+## the engine data (list(N, P, xt, xt32, rows)) a live fit holds for `key`,
+## or NULL
+shared_data <- function(key) {
+    alive <- Filter(function(s) !is.null(weak_value(s$ref)), the$shared)
+    the$shared <- alive
+    for (s in alive) if (identical(s$key, key)) return(weak_value(s$ref))
+    NULL
+}
+
+## registers the data a fit's handle (its key environment) holds under key
+share_data <- function(key, handle, spec) {
+    if (is.null(key)) return(invisible())
+    data <- list(N = spec$N, P = spec$P, xt = spec$xt, xt32 = spec$xt32, rows = spec$rows)
+    the$shared <- c(the$shared, list(list(key = key, ref = weak_ref(handle$key, data))))
+    invisible()
+}
+
+## the fit's data (the spec's held fields), or NULL when they are gone
+handle_data <- function(info) {
+    if (is.null(info$handle)) return(NULL)
+    weak_value(info$handle$ref)
+}
+
+## the training rows' prior weights and binomial trials (NULL: none)
+training_weights <- function(info) fit_spec(info)$prior_weights
+training_trials <- function(info) fit_spec(info)$trials
+
+## the fit's full spec (settings and data), or a clear error when its data
+## are not in this session
+fit_spec <- function(info) {
+    data <- handle_data(info)
+    if (is.null(data))
+        stop("this fit's data are not in this R session (a fit saved with saveRDS() keeps ",
+             "its draws, not its data): give them again with update(fit, n_iter = , data = ",
+             "<the data>) (x = , y = for a fit given a matrix), or predict() with newdata",
+             call. = FALSE)
+    c(info$spec, data)
+}
+
+## numbers that tell a fit's data apart (checked when they are given again,
+## with the design's column means and sds): N, P and sums of the responses,
+## offsets and weights
+data_signature <- function(spec) {
+    total <- function(v) if (is.null(v)) 0 else as.double(sum(v))   # (no copy of v)
+    N <- spec$N
+    c(N = N, P = spec$P, y = total(spec$y), y_order = sum(spec$y * (seq_len(N) / N)),
+      offset = total(spec$offset), weights = total(spec$weights))
+}
+
+## set while a sampler's call is re-evaluated only for its data
+## (reattach_data): sg_fit() then returns the prepared spec and design, not
+## a fit
+the$data_only <- FALSE
+
+## a fit whose handle is gone (a fit read back with readRDS()) with its data
+## again: the sampler's call re-evaluated with `args` (unevaluated, in env)
+## up to its engine spec, whose data must be the fit's (data_signature)
+reattach_data <- function(object, args, env) {
+    info <- sgfit_info(object)
+    call <- info$call
+    for (a in names(args)) call[[a]] <- args[[a]]
+    ## (the engine's copy in the fit's precision)
+    old <- options(sgfs.precision = if (is.null(info$precision)) "double" else info$precision)
+    the$data_only <- TRUE
+    on.exit({
+        the$data_only <- FALSE
+        options(old)
+    })
+    got <- eval(call, env)
+    the$data_only <- FALSE
+    if (!inherits(got, "sgfs_data_only")) stop("internal error: the call did not stop at its data")
+    spec <- got$spec
+    if (!isTRUE(all.equal(data_signature(spec), info$data_signature, tolerance = 1e-12)) ||
+        !isTRUE(all.equal(got$design$columns, info$design$columns, tolerance = 1e-12)))
+        stop_arg(names(args)[1L], "must be the data this fit was made with; these differ ",
+                 sprintf("(%s rows and %s columns; the fit's: %s and %s, or other values)",
+                         big_count(spec$N), big_count(spec$P), big_count(info$data_signature[["N"]]),
+                         big_count(info$data_signature[["P"]])))
+    held <- detach_data(spec)
+    info$handle <- held$handle
+    attr(object, "sgfit") <- info
+    object
+}

@@ -1,0 +1,408 @@
+/*
+ * data.c - the design as every model, pass and check reads it.
+ *
+ * The engine's data are N examples u_i, the standardised rows of the
+ * design, u_ij = (x_ij - c_j) / s_j, held by one of three backends:
+ *   dense  xt, P x N, one example per column (design_copy.c);
+ *   single xt32, the same in single precision (a raw vector of 4 P N
+ *          bytes: half the memory and memory traffic; each value rounded
+ *          once, relative error below 6e-8), read as doubles;
+ *   rows   the compressed rows (sparse_rows.c): row i's stored (value,
+ *          column) pairs v_ik and the centring m, u_i = sum_k v_ik e_k - m;
+ *          made from a dense matrix or from a sparse one (a dgCMatrix,
+ *          never densified) when at most half the N P entries are stored;
+ *   file   a design file (design_file.c): the raw rows, mapped, each value
+ *          standardised when read, as design_copy.c writes xt, so that a
+ *          file gives the draws of the same data in memory.
+ * A spec names N and P (its fields "N" and "P") and carries xt, xt32, rows
+ * or file (list(design = the R object design_file() returns, center,
+ * scale, lead)).
+ * Everything reads the data through these routines (and sgfs_rows_score
+ * in minibatch.c for the one-pass score), so a backend is one branch here:
+ *
+ *   sgfs_data_setup(e, spec)         N, P and the backend of a spec
+ *   sgfs_data_columns(e, idx, n, out) u_idx[k] into column k of out (P x n)
+ *   sgfs_data_dots(e, idx, n, b, out) out[k] = u_idx[k]' b
+ *   sgfs_data_glm_pass(e, b, sum)     a GLM's full-data log-likelihood (returned)
+ *                                     and score sum (into sum, P) on the rows:
+ *                                     one pass, O(stored entries + P)
+ *
+ * and, for R (no engine needed):
+ *   sgfs_data_xb(spec, beta)          the N values u_i' beta
+ *   sgfs_data_rows_of(spec, idx)      the rows idx (1-based) as a P x m matrix
+ *   sgfs_data_slice(spec, idx)        the data of the rows idx (1-based):
+ *                                     list(xt, rows), the other NULL
+ *   sgfs_data_xtr(spec, r)            sum_i r_i u_i (P values)
+ *   sgfs_data_col_wss(spec, h)        sum_i h_i u_ij^2 for each column j
+ * The last two (a GLM's full-data score and its curvature's diagonal)
+ * cost O(stored entries + P) on the rows: with u_ij = v_ij - m_j,
+ *   sum_i r_i u_i    = sum_i r_i v_i - (sum_i r_i) m,
+ *   sum_i h_i u_ij^2 = (sum_i h_i) m_j^2 + sum_stored h_i ((v_ij - m_j)^2 - m_j^2).
+ */
+#include "sgfs.h"
+
+static SEXP elt_or_null(SEXP list, const char *name)
+{
+    SEXP names = Rf_getAttrib(list, R_NamesSymbol);
+    for (R_xlen_t k = 0; k < Rf_xlength(list); k++)
+        if (strcmp(CHAR(STRING_ELT(names, k)), name) == 0) return VECTOR_ELT(list, k);
+    return R_NilValue;
+}
+
+static int count_elt(SEXP spec, const char *name)
+{
+    SEXP v = elt_or_null(spec, name);
+    if (TYPEOF(v) != INTSXP || Rf_xlength(v) != 1 || INTEGER(v)[0] == NA_INTEGER ||
+        INTEGER(v)[0] < 1)
+        Rf_error("internal error: the spec's '%s' must be a positive integer", name);
+    return INTEGER(v)[0];
+}
+
+/* the compressed rows, checked against N and P */
+static void read_rows(sgfs_engine *e, SEXP rows)
+{
+    SEXP ptr = sgfs_list_elt(rows, "ptr"), ent = sgfs_list_elt(rows, "ent"),
+        width = sgfs_list_elt(rows, "width"), shift = sgfs_list_elt(rows, "shift");
+    if (TYPEOF(ptr) != REALSXP || Rf_xlength(ptr) != (R_xlen_t) e->N + 1 ||
+        TYPEOF(ent) != REALSXP || Rf_xlength(ent) % 2 != 0 ||
+        TYPEOF(width) != INTSXP || Rf_xlength(width) != 1 || TYPEOF(shift) != REALSXP ||
+        Rf_xlength(shift) != e->P)
+        Rf_error("internal error: 'rows' does not match the %d x %d design", e->P, e->N);
+    const R_xlen_t stored = Rf_xlength(ent) / 2;
+    const double *p = REAL(ptr), *x = REAL(ent);
+    const int w = INTEGER(width)[0];
+    if (p[0] != 0.0 || p[e->N] != (double) stored || w < 0 ||
+        (w > 0 && (double) w * e->N != (double) stored))
+        Rf_error("internal error: 'rows' does not match the %d x %d design", e->P, e->N);
+    for (int i = 0; i < e->N; i++)
+        if (!(p[i + 1] >= p[i]) || (w > 0 && p[i + 1] - p[i] != w))
+            Rf_error("internal error: 'rows' has inconsistent row starts");
+    for (R_xlen_t k = 0; k < stored; k++)
+        if (!(x[2 * k + 1] >= 0 && x[2 * k + 1] < e->P))
+            Rf_error("internal error: 'rows' has a column index out of range");
+    e->rows_ptr = p;
+    e->rows_ent = x;
+    e->rows_width = w;
+    e->rows_shift = REAL(shift);
+}
+
+/* a design file, mapped, and its standardisation, checked against N and P */
+static void read_file(sgfs_engine *e, SEXP file)
+{
+    SEXP center = sgfs_list_elt(file, "center"), scale = sgfs_list_elt(file, "scale"),
+        lead = sgfs_list_elt(file, "lead");
+    int N, ncol, bytes;
+    const void *x = sgfs_design_file_base(sgfs_list_elt(file, "design"), &N, &ncol, &bytes);
+    if (TYPEOF(lead) != LGLSXP || Rf_length(lead) != 1 || LOGICAL(lead)[0] == NA_LOGICAL ||
+        N != e->N || ncol + LOGICAL(lead)[0] != e->P || TYPEOF(center) != REALSXP ||
+        TYPEOF(scale) != REALSXP || Rf_length(center) != e->P || Rf_length(scale) != e->P)
+        Rf_error("internal error: 'file' does not match the %d x %d design", e->P, e->N);
+    e->file_lead = LOGICAL(lead)[0];
+    e->file_ncol = ncol;
+    e->file_center = REAL(center);
+    e->file_scale = REAL(scale);
+    if (bytes == 8) e->file_x = (const double *) x;
+    else e->file_x32 = (const float *) x;
+}
+
+/* u_i of a design file's row i into u (P values) */
+static void file_row(const sgfs_engine *e, int i, double *u)
+{
+    const int P = e->P, lead = e->file_lead;
+    const double *c = e->file_center, *s = e->file_scale;
+    if (lead) u[0] = (1.0 - c[0]) / s[0];
+    if (e->file_x) {
+        const double *x = e->file_x + (size_t) i * e->file_ncol;
+        for (int j = lead; j < P; j++) u[j] = (x[j - lead] - c[j]) / s[j];
+    } else {
+        const float *x = e->file_x32 + (size_t) i * e->file_ncol;
+        for (int j = lead; j < P; j++) u[j] = ((double) x[j - lead] - c[j]) / s[j];
+    }
+}
+
+/* u_i' beta for a design file's row i, summed as over a copy of u_i */
+static double file_dot(const sgfs_engine *e, int i, const double *beta)
+{
+    const int P = e->P, lead = e->file_lead;
+    const double *c = e->file_center, *s = e->file_scale;
+    double d = 0.0;
+    if (lead) d += (1.0 - c[0]) / s[0] * beta[0];
+    if (e->file_x) {
+        const double *x = e->file_x + (size_t) i * e->file_ncol;
+        for (int j = lead; j < P; j++) d += (x[j - lead] - c[j]) / s[j] * beta[j];
+    } else {
+        const float *x = e->file_x32 + (size_t) i * e->file_ncol;
+        for (int j = lead; j < P; j++) d += ((double) x[j - lead] - c[j]) / s[j] * beta[j];
+    }
+    return d;
+}
+
+void sgfs_data_setup(sgfs_engine *e, SEXP spec)
+{
+    e->N = count_elt(spec, "N");
+    e->P = count_elt(spec, "P");
+    SEXP xt = elt_or_null(spec, "xt"), rows = elt_or_null(spec, "rows"),
+        xt32 = elt_or_null(spec, "xt32"), file = elt_or_null(spec, "file");
+    if ((xt != R_NilValue) + (rows != R_NilValue) + (xt32 != R_NilValue) +
+        (file != R_NilValue) != 1)
+        Rf_error("internal error: the spec must hold its data as one of 'xt', 'xt32', 'rows' "
+                 "and 'file'");
+    if (file != R_NilValue) read_file(e, file);
+    else if (xt32 != R_NilValue) {
+        if (TYPEOF(xt32) != RAWSXP ||
+            (double) Rf_xlength(xt32) != 4.0 * (double) e->P * (double) e->N)
+            Rf_error("internal error: 'xt32' must hold %d x %d floats", e->P, e->N);
+        e->xt32 = (const float *) RAW(xt32);
+    } else if (xt != R_NilValue) {
+        if (TYPEOF(xt) != REALSXP || !Rf_isMatrix(xt) || Rf_nrows(xt) != e->P ||
+            Rf_ncols(xt) != e->N)
+            Rf_error("internal error: 'xt' must be a %d x %d double matrix", e->P, e->N);
+        e->xt = REAL(xt);
+    } else read_rows(e, rows);
+}
+
+void sgfs_data_columns(const sgfs_engine *e, const int *idx, int n, double *out)
+{
+    const int P = e->P;
+    for (int i = 0; i < n; i++) {
+        double *u = out + (size_t) i * P;
+        if (e->xt) {
+            memcpy(u, e->xt + (size_t) idx[i] * P, (size_t) P * sizeof(double));
+            continue;
+        }
+        if (e->xt32) {
+            const float *v = e->xt32 + (size_t) idx[i] * P;
+            for (int j = 0; j < P; j++) u[j] = v[j];
+            continue;
+        }
+        if (e->file_x || e->file_x32) {
+            file_row(e, idx[i], u);
+            continue;
+        }
+        for (int j = 0; j < P; j++) u[j] = -e->rows_shift[j];
+        R_xlen_t len;
+        const double *q = sgfs_sparse_row(e, idx[i], &len);
+        for (R_xlen_t k = 0; k < len; k++) u[(int) q[2 * k + 1]] += q[2 * k];
+    }
+}
+
+void sgfs_data_dots(const sgfs_engine *e, const int *idx, int n, const double *beta,
+                    double *out)
+{
+    const int P = e->P;
+    double mb = 0.0;
+    if (e->rows_ptr)
+        for (int j = 0; j < P; j++) mb += e->rows_shift[j] * beta[j];
+    for (int i = 0; i < n; i++) {
+        if (e->xt) {
+            const double *u = e->xt + (size_t) idx[i] * P;
+            double s = 0.0;
+            for (int j = 0; j < P; j++) s += u[j] * beta[j];
+            out[i] = s;
+        } else if (e->xt32) {
+            const float *u = e->xt32 + (size_t) idx[i] * P;
+            double s = 0.0;
+            for (int j = 0; j < P; j++) s += (double) u[j] * beta[j];
+            out[i] = s;
+        } else if (e->file_x || e->file_x32) {
+            out[i] = file_dot(e, idx[i], beta);
+        } else {
+            R_xlen_t len;
+            const double *q = sgfs_sparse_row(e, idx[i], &len);
+            out[i] = sgfs_sparse_dot(q, len, beta) - mb;
+        }
+    }
+}
+
+double sgfs_data_glm_pass(const sgfs_engine *e, const double *beta, double *sum)
+{
+    const int P = e->P;
+    double mb = 0.0, ll = 0.0, r_sum = 0.0;
+    for (int j = 0; j < P; j++) {
+        mb += e->rows_shift[j] * beta[j];
+        sum[j] = 0.0;
+    }
+    for (int i = 0; i < e->N; i++) {
+        R_xlen_t len;
+        const double *q = sgfs_sparse_row(e, i, &len);
+        const double eta = sgfs_sparse_dot(q, len, beta) - mb + sgfs_row_offset(e, i);
+        const double r = e->model->row_residual(e, i, eta);
+        ll += e->model->row_loglik(e, i, eta);
+        for (R_xlen_t k = 0; k < len; k++) sum[(int) q[2 * k + 1]] += r * q[2 * k];
+        r_sum += r;
+    }
+    for (int j = 0; j < P; j++) sum[j] -= r_sum * e->rows_shift[j];
+    return ll;
+}
+
+/* an engine holding only a spec's data (for the R entry points) */
+static void data_only(sgfs_engine *e, SEXP spec)
+{
+    memset(e, 0, sizeof(*e));
+    sgfs_data_setup(e, spec);
+}
+
+/* 0-based row numbers from R's 1-based idx, checked */
+static int *zero_based(SEXP idx, int N)
+{
+    if (TYPEOF(idx) != INTSXP) Rf_error("internal error: 'idx' must be integers");
+    const int m = Rf_length(idx);
+    int *r = (int *) R_alloc(m > 0 ? (size_t) m : 1, sizeof(int));
+    for (int i = 0; i < m; i++) {
+        const int v = INTEGER(idx)[i];
+        if (v == NA_INTEGER || v < 1 || v > N) Rf_error("internal error: 'idx' out of range");
+        r[i] = v - 1;
+    }
+    return r;
+}
+
+SEXP sgfs_data_xb(SEXP spec, SEXP beta)
+{
+    sgfs_engine e;
+    data_only(&e, spec);
+    if (TYPEOF(beta) != REALSXP || Rf_xlength(beta) < e.P)
+        Rf_error("internal error: 'beta' must be at least %d doubles", e.P);
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, e.N));
+    const int block = 4096;
+    int *idx = (int *) R_alloc(block, sizeof(int));
+    for (int start = 0; start < e.N; start += block) {
+        const int m = e.N - start < block ? e.N - start : block;
+        for (int i = 0; i < m; i++) idx[i] = start + i;
+        sgfs_data_dots(&e, idx, m, REAL(beta), REAL(out) + start);
+    }
+    UNPROTECT(1);
+    return out;
+}
+
+SEXP sgfs_data_rows_of(SEXP spec, SEXP idx)
+{
+    sgfs_engine e;
+    data_only(&e, spec);
+    const int m = Rf_length(idx);
+    const int *r = zero_based(idx, e.N);
+    SEXP out = PROTECT(Rf_allocMatrix(REALSXP, e.P, m));
+    sgfs_data_columns(&e, r, m, REAL(out));
+    UNPROTECT(1);
+    return out;
+}
+
+SEXP sgfs_data_slice(SEXP spec, SEXP idx)
+{
+    sgfs_engine e;
+    data_only(&e, spec);
+    const int m = Rf_length(idx);
+    if (m < 1) Rf_error("internal error: 'idx' is empty");
+    const int *r = zero_based(idx, e.N);
+    const char *names[] = {"xt", "rows", "xt32", ""};
+    SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
+    if (e.xt || e.file_x || e.file_x32) {       /* (a file's rows: in memory) */
+        SEXP xt = Rf_allocMatrix(REALSXP, e.P, m);
+        SET_VECTOR_ELT(out, 0, xt);
+        sgfs_data_columns(&e, r, m, REAL(xt));
+        UNPROTECT(1);
+        return out;
+    }
+    if (e.xt32) {
+        SEXP xt32 = Rf_allocVector(RAWSXP, 4 * (R_xlen_t) e.P * m);
+        SET_VECTOR_ELT(out, 2, xt32);
+        float *to = (float *) RAW(xt32);
+        for (int i = 0; i < m; i++)
+            memcpy(to + (size_t) i * e.P, e.xt32 + (size_t) r[i] * e.P,
+                   (size_t) e.P * sizeof(float));
+        UNPROTECT(1);
+        return out;
+    }
+    /* the rows keep their entries (and padding) as stored */
+    R_xlen_t total = 0;
+    for (int i = 0; i < m; i++) {
+        R_xlen_t len;
+        sgfs_sparse_row(&e, r[i], &len);
+        total += len;
+    }
+    const char *row_names[] = {"ptr", "ent", "width", "shift", ""};
+    SEXP rows = Rf_mkNamed(VECSXP, row_names);
+    SET_VECTOR_ELT(out, 1, rows);
+    SEXP ptr = Rf_allocVector(REALSXP, (R_xlen_t) m + 1);
+    SET_VECTOR_ELT(rows, 0, ptr);
+    SEXP ent = Rf_allocVector(REALSXP, 2 * total);
+    SET_VECTOR_ELT(rows, 1, ent);
+    SET_VECTOR_ELT(rows, 2, Rf_ScalarInteger(e.rows_width));
+    SEXP shift = Rf_allocVector(REALSXP, e.P);
+    SET_VECTOR_ELT(rows, 3, shift);
+    memcpy(REAL(shift), e.rows_shift, (size_t) e.P * sizeof(double));
+    double *p = REAL(ptr), *to = REAL(ent);
+    R_xlen_t at = 0;
+    for (int i = 0; i < m; i++) {
+        R_xlen_t len;
+        const double *q = sgfs_sparse_row(&e, r[i], &len);
+        p[i] = (double) at;
+        memcpy(to + 2 * at, q, 2 * (size_t) len * sizeof(double));
+        at += len;
+    }
+    p[m] = (double) at;
+    UNPROTECT(1);
+    return out;
+}
+
+/* sum_i w_i u_i (squares = 0) or sum_i w_i u_ij^2 for each column j
+   (squares = 1): on the rows, u_ij = v_ij - m_j over the stored entries
+   and -m_j elsewhere, so the unstored part is (sum_i w_i) (-m_j)^p */
+static SEXP weighted_column_sums(SEXP spec, SEXP weights, int squares)
+{
+    sgfs_engine e;
+    data_only(&e, spec);
+    if (TYPEOF(weights) != REALSXP || Rf_xlength(weights) != e.N)
+        Rf_error("internal error: the row weights must be %d doubles", e.N);
+    const double *w = REAL(weights);
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, e.P));
+    double *s = REAL(out);
+    memset(s, 0, (size_t) e.P * sizeof(double));
+    double total = 0.0, *row = (double *) R_alloc((size_t) e.P, sizeof(double));
+    for (int i = 0; i < e.N; i++) {
+        if (!e.rows_ptr) {
+            sgfs_data_columns(&e, &i, 1, row);
+            for (int j = 0; j < e.P; j++) s[j] += w[i] * (squares ? row[j] * row[j] : row[j]);
+            continue;
+        }
+        R_xlen_t len;
+        const double *q = sgfs_sparse_row(&e, i, &len);
+        for (R_xlen_t k = 0; k < len; k++) {
+            const int j = (int) q[2 * k + 1];
+            const double m = e.rows_shift[j], d = q[2 * k] - m;
+            /* the stored entry's part less the part the correction adds */
+            s[j] += w[i] * (squares ? d * d - m * m : q[2 * k]);
+        }
+        total += w[i];
+    }
+    if (e.rows_ptr)
+        for (int j = 0; j < e.P; j++)
+            s[j] += total * (squares ? e.rows_shift[j] * e.rows_shift[j] : -e.rows_shift[j]);
+    UNPROTECT(1);
+    return out;
+}
+
+SEXP sgfs_data_xtr(SEXP spec, SEXP r)
+{
+    return weighted_column_sums(spec, r, 0);
+}
+
+SEXP sgfs_data_col_wss(SEXP spec, SEXP h)
+{
+    return weighted_column_sums(spec, h, 1);
+}
+
+/* A fit's handle on its data (R/data-access.R): a weak reference whose key
+   is an environment the fit keeps, so the data live as long as a fit
+   refers to them; serialize() writes a weak reference empty, so a saved
+   fit holds its draws, not its data. */
+SEXP sgfs_weakref(SEXP key, SEXP value)
+{
+    if (TYPEOF(key) != ENVSXP) Rf_error("internal error: a handle's key must be an environment");
+    return R_MakeWeakRef(key, value, R_NilValue, FALSE);
+}
+
+SEXP sgfs_weakref_value(SEXP ref)
+{
+    if (TYPEOF(ref) != WEAKREFSXP) return R_NilValue;
+    return R_WeakRefValue(ref);
+}

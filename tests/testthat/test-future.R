@@ -1,0 +1,48 @@
+## Chains on any future backend (future::plan()): the same draws as forked
+## and sequential chains for the same seed; fits run separately combine.
+
+future_problem <- function() {
+    withr::with_seed(1, {
+        x <- matrix(rnorm(2000), 500, 4, dimnames = list(NULL, paste0("x", 1:4)))
+        list(x = x, y = rbinom(500, 1, plogis(x[, 1] - 0.5 * x[, 2])))
+    })
+}
+
+test_that("chains on multisession and cluster futures equal forked and sequential chains", {
+    skip_if_not_installed("future")
+    skip_on_cran()
+    p <- future_problem()
+    fit <- function(cores = 1L) withr::with_seed(7, sgld(p$x, p$y, chains = 3, cores = cores,
+                                                         n_iter = 300, progress = FALSE))
+    sequential <- fit()
+    forked <- fit(2L)
+    expect_identical(sgfs:::all_draws(forked), sgfs:::all_draws(sequential))
+    old <- future::plan()
+    on.exit(future::plan(old), add = TRUE)
+    future::plan(future::multisession, workers = 2)
+    multi <- fit()
+    expect_identical(sgfs:::all_draws(multi), sgfs:::all_draws(forked))
+    ## continued on the futures, as the forked fit continued
+    expect_identical(sgfs:::all_draws(withr::with_seed(8, update(multi, n_iter = 100))),
+                     sgfs:::all_draws(withr::with_seed(8, update(forked, n_iter = 100))))
+    ## the user's random-number stream is left as it was
+    withr::with_seed(9, { fit(); a <- runif(1) })
+    future::plan(future::sequential)
+    withr::with_seed(9, { fit(); b <- runif(1) })
+    expect_identical(a, b)
+    cl <- parallel::makeCluster(2L)
+    on.exit(parallel::stopCluster(cl), add = TRUE)
+    future::plan(future::cluster, workers = cl)
+    expect_identical(sgfs:::all_draws(fit()), sgfs:::all_draws(forked))
+})
+
+test_that("fits of the same model run separately combine into one multi-chain fit", {
+    p <- future_problem()
+    one <- function(seed) withr::with_seed(seed, sgld(p$x, p$y, n_iter = 300, progress = FALSE))
+    a <- one(1)
+    b <- one(2)
+    both <- c(a, b)
+    expect_identical(coda::nchain(both), 2L)
+    expect_identical(sgfs:::all_draws(both), rbind(sgfs:::all_draws(a), sgfs:::all_draws(b)))
+    expect_s3_class(summary(both), "summary.mcmc")
+})
