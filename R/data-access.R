@@ -35,6 +35,9 @@ sparse_fill <- function() getOption("sgfs.sparse_fill", 0.5)
 engine_data <- function(x, center, scale, rows = TRUE, lead = FALSE) {
     center <- as.double(center)
     scale <- as.double(scale)
+    if (is_design_file(x))
+        return(list(N = nrow(x), P = ncol(x) + lead,
+                    file = list(design = x, center = center, scale = scale, lead = lead)))
     compressed <- if (rows) {
         if (inherits(x, "dgCMatrix"))
             .Call(C_sgfs_sparse_rows_csc, x@i, x@p, x@x, x@Dim, center, scale, sparse_fill(),
@@ -51,14 +54,15 @@ engine_data <- function(x, center, scale, rows = TRUE, lead = FALSE) {
 
 ## the spec's data fields (to put in a spec, or to replace a spec's)
 data_fields <- function(data) list(N = as.integer(data$N), P = as.integer(data$P),
-                                   xt = data$xt, xt32 = data$xt32, rows = data$rows)
+                                   xt = data$xt, xt32 = data$xt32, rows = data$rows,
+                                   file = data$file)
 
 ## spec restricted to its rows idx (1-based): data, responses, offsets
 ## and weights
 slice_rows <- function(spec, idx) {
     idx <- as.integer(idx)
     part <- .Call(C_sgfs_data_slice, spec, idx)
-    spec[c("xt", "rows", "xt32")] <- list(part$xt, part$rows, part$xt32)
+    spec[c("xt", "rows", "xt32", "file")] <- list(part$xt, part$rows, part$xt32, NULL)
     spec$N <- length(idx)
     spec$y <- spec$y[idx]
     if (!is.null(spec$offset)) spec$offset <- spec$offset[idx]
@@ -100,7 +104,7 @@ weak_value <- function(ref) {
 }
 
 ## the spec's fields held by the handle
-handle_fields <- c("xt", "xt32", "rows", "y", "offset", "weights", "callback", "prior_weights",
+handle_fields <- c("xt", "xt32", "rows", "file", "y", "offset", "weights", "callback", "prior_weights",
                    "trials")
 
 ## list(spec without the data, handle)
@@ -131,7 +135,8 @@ shared_data <- function(key) {
 ## registers the data a fit's handle (its key environment) holds under key
 share_data <- function(key, handle, spec) {
     if (is.null(key)) return(invisible())
-    data <- list(N = spec$N, P = spec$P, xt = spec$xt, xt32 = spec$xt32, rows = spec$rows)
+    data <- list(N = spec$N, P = spec$P, xt = spec$xt, xt32 = spec$xt32, rows = spec$rows,
+                 file = spec$file)
     the$shared <- c(the$shared, list(list(key = key, ref = weak_ref(handle$key, data))))
     invisible()
 }

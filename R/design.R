@@ -10,11 +10,12 @@ check_spread <- function(sds, names) {
                               paste0("'", names[huge], "'", collapse = ", ")))
 }
 
-## per column of x (a double matrix or a dgCMatrix): the mean, the sd, the
+## per column of x (a double matrix, a dgCMatrix or a design file): the mean, the sd, the
 ## mean square and whether every entry is 1, in C (src/sparse_rows.c: the
 ## same numbers from either form; no N x P temporaries)
 column_stats <- function(x) {
-    if (inherits(x, "dgCMatrix")) .Call(C_sgfs_column_stats_csc, x@i, x@p, x@x, x@Dim)
+    if (is_design_file(x)) design_file_stats(x)[c("mean", "sd", "meansq", "ones", "checksum")]
+    else if (inherits(x, "dgCMatrix")) .Call(C_sgfs_column_stats_csc, x@i, x@p, x@x, x@Dim)
     else .Call(C_sgfs_column_stats, x)
 }
 

@@ -109,6 +109,9 @@ fit_formula <- function(default, call, env, dots, full_call, contrasts = NULL) {
     if (is_custom_model(dots$model))
         stop_arg("model", "is a custom_model(), whose data are given as x (a vector, matrix, ",
                  "data frame or list), not through a formula")
+    if (is_design_file(eval(call$data, env)))
+        stop_arg("data", "is a design file: give it as x, with the response as y ",
+                 "(e.g. sgld(x = design_file(path), y = y))")
     frame <- formula_frame(call, env, call$offset, call$weights, contrasts)
     dots$offset <- frame$offset
     dots$weights <- frame$weights
@@ -129,6 +132,12 @@ fit_formula <- function(default, call, env, dots, full_call, contrasts = NULL) {
 ## predictor_design()), else one copy; no N x P temporaries (the finiteness
 ## check runs in C)
 design_matrix <- function(x, intercept, arg = "x", allow_na = FALSE, empty_ok = FALSE) {
+    if (is_design_file(x)) {
+        if (intercept)
+            stop_arg(arg, "is a design file: give its rows in memory instead (e.g. ", arg,
+                     " = <file>[rows, ])")
+        return(file_design(x, arg, allow_na))
+    }
     if (is.data.frame(x) && !intercept && length(x) &&
         all(vapply(x, function(v) is.double(v) && !is.object(v) && is.null(dim(v)), NA)))
         return(frame_design(x, arg, allow_na))
@@ -234,6 +243,9 @@ predictor_design <- function(x, y, family, model, standardize, sigma, intercept,
                  "categorical() family")
     standardize <- check_flag(standardize, "standardize")
     if (!is.null(model) && inherits(x, "Matrix")) x <- dense_copy(x, "x")   # (a network's layers are dense)
+    if (!is.null(model) && is_design_file(x))
+        stop_arg("x", "is a design file, which GLMs (model = NULL) sample from; a network ",
+                 "(model = mlp()) needs its data in memory: x = as.matrix(<file>)")
     design <- if (is.null(model))
         prepare_design(x, response$y, family, standardize, sigma, response$levels, lead)
     else mlp_design(model, x, response$y, family, standardize, sigma, response$levels)

@@ -35,7 +35,7 @@ separated_share <- 0.15
 ## list(name, column, reference, rows): a 0/1 column of x (reference FALSE),
 ## or, with an intercept, the rows a group of 0/1 columns with disjoint rows
 ## leaves out (reference TRUE: a factor's reference level); rows are the
-## level's (1-based).  x is a dense matrix or a dgCMatrix, read a column's
+## level's (1-based).  x is a dense matrix, a dgCMatrix or a design file, read a column's
 ## non-zeros at a time.  A wrong grouping only proposes a direction that is
 ## then measured (the update along any line is exact), never a wrong one.
 separated_levels <- function(x, y, family, icpt, lead = FALSE) {
@@ -52,7 +52,10 @@ separated_levels <- function(x, y, family, icpt, lead = FALSE) {
     ## separated ones
     st <- if (inherits(x, "dgCMatrix"))
         .Call(C_sgfs_indicator_stats_csc, x@i, x@p, x@x, x@Dim, as.double(y))
+    else if (is_design_file(x)) .Call(C_sgfs_design_file_indicators, x, as.double(y))
     else .Call(C_sgfs_indicator_stats, x, as.double(y))
+    ## (a design file's 0/1 columns read in one pass, the rest never)
+    if (is_design_file(x)) x <- file_indicator_columns(x, which(st$indicator))
     indicator <- st$indicator
     indicator[icpt] <- FALSE
     out <- list()

@@ -29,12 +29,14 @@
  *   sgfs_design_file_write(path, x, names, append, bytes) -> N written
  *   sgfs_design_file_info(path)     list(N, ncol, bytes, offset, names)
  *   sgfs_design_file_map()          an empty handle (mapped on first use)
- *   sgfs_design_file_stats(file, allow_na)   the columns' statistics as
- *       column_stats() in sparse_rows.c gives them, in the same order of
- *       summation (the same numbers), and the first column with a value
- *       that is not finite: two sequential passes
+ *   sgfs_design_file_stats(file)   the columns' statistics as column_stats()
+ *       in sparse_rows.c gives them, in the same order of summation (the
+ *       same numbers), and the first columns (1-based, or 0) with a value
+ *       that is not finite ("bad") and infinite ("infinite"): two
+ *       sequential passes
  *   sgfs_design_file_indicators(file, y)     indicator_stats() likewise
  *   sgfs_design_file_rows(file, idx)         raw rows idx (1-based), m x ncol
+ *   sgfs_design_file_columns(file, cols)     columns' non-zeros, as CSC slots
  */
 #include "sgfs.h"
 #include <errno.h>
@@ -309,16 +311,13 @@ static inline double raw_value(const void *x, int bytes, int ncol, int i, int j)
 /* see column_stats() in sparse_rows.c: per column, the sums of the
    non-zero values, of their squares and of their row weights, then the
    squared deviations from the mean, over all rows when more than half
-   are non-zero, else over the non-zeros with N m^2 added.  Also "bad":
-   the first column (1-based) with a value that is not finite (with
-   allow_na, infinite), or 0 */
-SEXP sgfs_design_file_stats(SEXP file, SEXP allow_na)
+   are non-zero, else over the non-zeros with N m^2 added */
+SEXP sgfs_design_file_stats(SEXP file)
 {
     int N, P, bytes;
     const void *x = sgfs_design_file_base(file, &N, &P, &bytes);
     if (N < 1) Rf_error("internal error: the design is empty");
-    const int na_ok = Rf_asLogical(allow_na) == TRUE;
-    const char *names[] = {"mean", "sd", "meansq", "ones", "checksum", "bad", ""};
+    const char *names[] = {"mean", "sd", "meansq", "ones", "checksum", "bad", "infinite", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     for (int k = 0; k < 3; k++) SET_VECTOR_ELT(out, k, Rf_allocVector(REALSXP, P));
     SET_VECTOR_ELT(out, 3, Rf_allocVector(LGLSXP, P));
@@ -334,13 +333,16 @@ SEXP sgfs_design_file_stats(SEXP file, SEXP allow_na)
         nz[j] = 0;
         ones[j] = 1;
     }
-    int bad = 0;
+    int bad = 0, inf = 0;
     for (int i = 0; i < N; i++) {
         if (i % 65536 == 0) R_CheckUserInterrupt();
         const double w = sgfs_checksum_weight(i);
         for (int j = 0; j < P; j++) {
             const double v = raw_value(x, bytes, P, i, j);
-            if (!R_FINITE(v) && !(na_ok && ISNAN(v)) && (bad == 0 || j + 1 < bad)) bad = j + 1;
+            if (!R_FINITE(v)) {
+                if (bad == 0 || j + 1 < bad) bad = j + 1;
+                if (!ISNAN(v) && (inf == 0 || j + 1 < inf)) inf = j + 1;
+            }
             if (v != 0.0) {
                 s[j] += v;
                 meansq[j] += v * v;
@@ -368,6 +370,7 @@ SEXP sgfs_design_file_stats(SEXP file, SEXP allow_na)
         meansq[j] /= N;
     }
     SET_VECTOR_ELT(out, 5, Rf_ScalarInteger(bad));
+    SET_VECTOR_ELT(out, 6, Rf_ScalarInteger(inf));
     UNPROTECT(1);
     return out;
 }
@@ -422,6 +425,60 @@ SEXP sgfs_design_file_rows(SEXP file, SEXP idx)
             Rf_error("internal error: 'idx' out of range");
         }
         for (int j = 0; j < P; j++) o[i + (size_t) j * m] = raw_value(x, bytes, P, r - 1, j);
+    }
+    UNPROTECT(1);
+    return out;
+}
+
+/* the non-zero entries of the columns cols (1-based) of a design file, as
+   a compressed-column matrix's slots over all ncol columns (the others
+   empty): list(i = 0-based rows, p = ncol + 1 column starts, x = values),
+   two passes -- for the separated levels' scan of 0/1 columns
+   (R/separation.R) */
+SEXP sgfs_design_file_columns(SEXP file, SEXP cols)
+{
+    int N, P, bytes;
+    const void *x = sgfs_design_file_base(file, &N, &P, &bytes);
+    if (TYPEOF(cols) != INTSXP) Rf_error("internal error: 'cols' must be integers");
+    const int m = Rf_length(cols);
+    int *want = (int *) R_alloc((size_t) P, sizeof(int));
+    for (int j = 0; j < P; j++) want[j] = 0;
+    for (int k = 0; k < m; k++) {
+        const int j = INTEGER(cols)[k];
+        if (j == NA_INTEGER || j < 1 || j > P) Rf_error("internal error: 'cols' out of range");
+        want[j - 1] = 1;
+    }
+    const char *names[] = {"i", "p", "x", ""};
+    SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
+    SEXP p = Rf_allocVector(INTSXP, (R_xlen_t) P + 1);
+    SET_VECTOR_ELT(out, 1, p);
+    int *ptr = INTEGER(p);
+    double *count = (double *) R_alloc((size_t) P + 1, sizeof(double));
+    for (int j = 0; j <= P; j++) count[j] = 0.0;
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < P; j++)
+            if (want[j] && raw_value(x, bytes, P, i, j) != 0.0) count[j + 1] += 1.0;
+    for (int j = 0; j < P; j++) count[j + 1] += count[j];
+    if (count[P] > INT_MAX) {
+        UNPROTECT(1);
+        Rf_error("the 0/1 columns of this design file have more than %d non-zero entries", INT_MAX);
+    }
+    for (int j = 0; j <= P; j++) ptr[j] = (int) count[j];
+    SEXP ii = Rf_allocVector(INTSXP, ptr[P]);
+    SET_VECTOR_ELT(out, 0, ii);
+    SEXP xx = Rf_allocVector(REALSXP, ptr[P]);
+    SET_VECTOR_ELT(out, 2, xx);
+    int *at = (int *) R_alloc((size_t) P, sizeof(int));
+    for (int j = 0; j < P; j++) at[j] = ptr[j];
+    for (int i = 0; i < N; i++) {
+        if (i % 65536 == 0) R_CheckUserInterrupt();
+        for (int j = 0; j < P; j++) {
+            if (!want[j]) continue;
+            const double v = raw_value(x, bytes, P, i, j);
+            if (v == 0.0) continue;
+            INTEGER(ii)[at[j]] = i;
+            REAL(xx)[at[j]++] = v;
+        }
     }
     UNPROTECT(1);
     return out;

@@ -41,9 +41,10 @@ SEXP sgfs_data_slice(SEXP spec, SEXP idx);
 SEXP sgfs_design_file_write(SEXP path, SEXP x, SEXP names, SEXP append, SEXP bytes);
 SEXP sgfs_design_file_info(SEXP path);
 SEXP sgfs_design_file_map(void);
-SEXP sgfs_design_file_stats(SEXP file, SEXP allow_na);
+SEXP sgfs_design_file_stats(SEXP file);
 SEXP sgfs_design_file_indicators(SEXP file, SEXP y);
 SEXP sgfs_design_file_rows(SEXP file, SEXP idx);
+SEXP sgfs_design_file_columns(SEXP file, SEXP cols);
 SEXP sgfs_map_rows(SEXP theta, SEXP C);
 SEXP sgfs_spec_version(void);
 SEXP sgfs_line_logdens(SEXP spec, SEXP theta, SEXP dir, SEXP rows, SEXP t);
@@ -84,9 +85,10 @@ static const R_CallMethodDef call_entries[] = {
     CALLDEF(sgfs_design_file_write, 5),
     CALLDEF(sgfs_design_file_info, 1),
     CALLDEF(sgfs_design_file_map, 0),
-    CALLDEF(sgfs_design_file_stats, 2),
+    CALLDEF(sgfs_design_file_stats, 1),
     CALLDEF(sgfs_design_file_indicators, 2),
     CALLDEF(sgfs_design_file_rows, 2),
+    CALLDEF(sgfs_design_file_columns, 2),
     CALLDEF(sgfs_map_rows, 2),
     CALLDEF(sgfs_spec_version, 0),
     CALLDEF(sgfs_line_logdens, 5),

@@ -2,26 +2,6 @@
 ## densified: the same seed gives the same draws as the dense matrix, for
 ## every sampler and family.
 
-sparse_problem <- function(N = 300L, seed = 1L) {
-    withr::with_seed(seed, {
-        ## one-hot columns of two factors, rare binary features and a
-        ## mostly-zero continuous one
-        f <- sample(5L, N, replace = TRUE, prob = c(40, 25, 20, 10, 5))
-        g <- sample(3L, N, replace = TRUE)
-        x <- cbind(outer(f, 2:5, "==") + 0, outer(g, 2:3, "==") + 0,
-                   rare = stats::rbinom(N, 1L, 0.05),
-                   amount = stats::rexp(N) * stats::rbinom(N, 1L, 0.3),
-                   dense = stats::rnorm(N))
-        colnames(x) <- c(paste0("f", 2:5), paste0("g", 2:3), "rare", "amount", "dense")
-        eta <- -0.5 + x %*% c(0.5, -0.5, 1, 0.3, 0.4, -0.4, 1, 0.6, 0.5)
-        list(x = x, sparse = Matrix::Matrix(x, sparse = TRUE),
-             y = stats::rbinom(N, 1L, stats::plogis(drop(eta))),
-             count = stats::rpois(N, exp(0.3 * drop(eta))),
-             z = drop(eta) + stats::rnorm(N),
-             class = factor(sample(c("a", "b", "c"), N, replace = TRUE)))
-    })
-}
-
 same_draws <- function(fit_dense, fit_sparse, label) {
     spec <- sgfs:::fit_spec(attr(fit_sparse, "sgfit"))
     expect_null(spec$xt, label = label)

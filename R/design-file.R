@@ -1,0 +1,168 @@
+## Designs kept in a file, for data larger than memory (src/design_file.c):
+## written once, chunk by chunk, then mapped by the engine, which reads a
+## minibatch's rows where they are and standardises them as it reads.
+
+#' Designs kept in a file, for data larger than memory
+#'
+#' `write_design_file()` writes a numeric design (a matrix, or a data frame
+#' of numeric columns) to a file, or appends rows to one, so that data
+#' larger than memory can be written chunk by chunk; `design_file()` opens
+#' such a file.  The object it returns is given to the samplers as `x`,
+#' with the response `y` (and any `weights` or `offset`) in memory:
+#' `sgld(design_file(path), y)`.
+#'
+#' The engine maps the file: the operating system keeps in memory what
+#' fits and reads the rest when it is touched, so a minibatch costs its
+#' rows' reads wherever the file is, and the data are never copied into R.
+#' Each value is standardised as it is read, with the same arithmetic as
+#' the in-memory copy, so a fit on a file gives the draws of the same fit
+#' on the same data in memory.  Making a fit reads the file from start to
+#' end three or four times (the columns' statistics, the 0/1 columns of
+#' separated levels); the samplers' set-up then adds their full-data
+#' passes (a mode search, curvature): for data much larger than memory,
+#' each pass runs at the disk's speed, and a sampler given `step_size` (and
+#' `init`) avoids them.  Chains on other processes or machines (see
+#' [future::plan()]) open the file from its path instead of receiving a
+#' copy: give a path every worker can read.
+#'
+#' Rows are stored one after another, so the file keeps the order they
+#' were written in; minibatches are drawn at random from all rows whatever
+#' that order.  Factors must be expanded first (e.g. by
+#' [stats::model.matrix()] on each chunk, with the same levels).
+#'
+#' @param x a numeric matrix, or a data frame of numeric columns.
+#' @param path the file's path.
+#' @param append `FALSE` (the default) creates (or overwrites) the file;
+#'   `TRUE` adds `x`'s rows to it (the same columns, by name).
+#' @param precision `"double"` (the default) or `"single"`: each value in 4
+#'   bytes instead of 8 (about 7 significant digits), half the disk space
+#'   and reads.  Fixed when the file is created.
+#' @return `design_file()`: an object of class `"sgfs_design_file"`, with
+#'   methods for `dim()`, `dimnames()`, `[` (rows read into a matrix),
+#'   `as.matrix()` and `print()`.  `write_design_file()`: the same, for the
+#'   file written, invisibly.
+#' @examples
+#' path <- tempfile(fileext = ".sgd")
+#' x <- matrix(rnorm(2000), 500, 4, dimnames = list(NULL, paste0("x", 1:4)))
+#' y <- rbinom(500, 1, plogis(x %*% c(1, -1, 0, 0.5)))
+#' write_design_file(x[1:250, ], path)
+#' write_design_file(x[251:500, ], path, append = TRUE)   # in chunks
+#' xf <- design_file(path)
+#' xf
+#' fit <- sgld(xf, y, n_iter = 500, progress = FALSE)
+#' summary(fit)$statistics[, 1:2]
+#' unlink(path)
+#' @export
+write_design_file <- function(x, path, append = FALSE, precision = c("double", "single")) {
+    path <- check_path(path, must_exist = FALSE)
+    append <- check_flag(append, "append")
+    precision <- match.arg(precision)
+    if (is.data.frame(x)) {
+        num <- vapply(x, function(v) is.numeric(v) && is.null(dim(v)), NA)
+        if (!all(num))
+            stop_arg("x", "has column(s) that are not numeric (",
+                     paste0("'", names(x)[!num], "'", collapse = ", "),
+                     "): expand factors first, e.g. with model.matrix()")
+        names_x <- design_names(x)
+        x <- lapply(x, as.double)
+    } else {
+        if (!is.matrix(x) || !is.numeric(x))
+            stop_arg("x", "must be a numeric matrix or a data frame of numeric columns")
+        names_x <- design_names(x)
+        if (!is.double(x)) storage.mode(x) <- "double"
+    }
+    if (!length(names_x)) stop_arg("x", "has no columns")
+    if (NROW(if (is.list(x)) x[[1L]] else x) == 0L) stop_arg("x", "has no rows")
+    if (append) {
+        if (!file.exists(path)) stop_arg("path", sprintf("'%s' does not exist: nothing to append to", path))
+        old <- design_file(path)
+        if (!identical(old$names, names_x))
+            stop_arg("x", sprintf("has columns %s; the file's are %s", short_names(names_x),
+                                  short_names(old$names)))
+    }
+    .Call(C_sgfs_design_file_write, path, x, names_x, append,
+          if (precision == "double") 8L else 4L)
+    invisible(design_file(path))
+}
+
+#' @rdname write_design_file
+#' @export
+design_file <- function(path) {
+    path <- normalizePath(check_path(path, must_exist = TRUE))
+    info <- .Call(C_sgfs_design_file_info, path)
+    if (info$N < 2L) stop_arg("path", sprintf("'%s' has %d row(s): write at least two", path, info$N))
+    structure(list(path = path, N = info$N, ncol = info$ncol, bytes = info$bytes,
+                   offset = info$offset, names = info$names,
+                   map = .Call(C_sgfs_design_file_map),   # (mapped on first use)
+                   cache = new.env(parent = emptyenv())),
+              class = "sgfs_design_file")
+}
+
+is_design_file <- function(x) inherits(x, "sgfs_design_file")
+
+check_path <- function(path, must_exist) {
+    if (!is.character(path) || length(path) != 1L || is.na(path) || !nzchar(path))
+        stop_arg("path", "must be the path of one file")
+    if (must_exist && !file.exists(path)) stop_arg("path", sprintf("'%s' does not exist", path))
+    if (dir.exists(path)) stop_arg("path", sprintf("'%s' is a folder, not a file", path))
+    path
+}
+
+short_names <- function(names) {
+    shown <- paste0("'", utils::head(names, 5L), "'", collapse = ", ")
+    if (length(names) > 5L) paste0(shown, ", ... (", length(names), ")") else shown
+}
+
+#' @export
+dim.sgfs_design_file <- function(x) c(x$N, x$ncol)
+
+#' @export
+dimnames.sgfs_design_file <- function(x) list(NULL, x$names)
+
+#' @export
+`[.sgfs_design_file` <- function(x, i, j, drop = TRUE) {
+    rows <- if (missing(i)) seq_len(x$N) else seq_len(x$N)[i]
+    if (anyNA(rows)) stop_arg("i", "selects rows beyond the file's ", big_count(x$N))
+    out <- .Call(C_sgfs_design_file_rows, x, as.integer(rows))
+    colnames(out) <- x$names
+    if (!missing(j)) out <- out[, j, drop = FALSE]
+    if (drop) drop(out) else out
+}
+
+#' @export
+as.matrix.sgfs_design_file <- function(x, ...) x[, , drop = FALSE]
+
+#' @export
+print.sgfs_design_file <- function(x, ...) {
+    size <- structure(x$bytes * as.double(x$N) * x$ncol, class = "object_size")
+    cat(sprintf("<design file %s: %s rows x %s columns (%s) of %s, %s>\n", x$path,
+                big_count(x$N), big_count(x$ncol), short_names(x$names),
+                if (x$bytes == 8L) "doubles" else "floats", format(size, units = "auto")))
+    invisible(x)
+}
+
+## the columns' statistics (column_stats(): mean, sd, meansq, ones,
+## checksum) and the first columns with a non-finite ("bad") or infinite
+## value: two passes over the file, once per opened file
+design_file_stats <- function(x) {
+    if (is.null(x$cache$stats)) x$cache$stats <- .Call(C_sgfs_design_file_stats, x)
+    x$cache$stats
+}
+
+## the design file x as a design: checked (every value finite), its
+## columns named
+file_design <- function(x, arg, allow_na) {
+    st <- design_file_stats(x)
+    if ((if (allow_na) st$infinite else st$bad) > 0L)
+        stop_arg(arg, sprintf("(the design file %s) has missing or non-finite values in column '%s'",
+                              x$path, x$names[if (allow_na) st$infinite else st$bad]))
+    x
+}
+
+## the 0/1 columns cols of a design file as a dgCMatrix (the others
+## empty), for the separated levels' scan: one pass
+file_indicator_columns <- function(x, cols) {
+    s <- .Call(C_sgfs_design_file_columns, x, as.integer(cols))
+    Matrix::sparseMatrix(i = s$i, p = s$p, x = s$x, dims = c(x$N, x$ncol),
+                         dimnames = list(NULL, x$names), index1 = FALSE)
+}
