@@ -37,7 +37,8 @@ engine_data <- function(x, center, scale, rows = TRUE, lead = FALSE) {
     scale <- as.double(scale)
     if (is_design_file(x))
         return(list(N = nrow(x), P = ncol(x) + lead,
-                    file = list(design = x, center = center, scale = scale, lead = lead)))
+                    file = list(design = x, center = center, scale = scale, lead = lead,
+                                prefetch = file_prefetch(x))))
     compressed <- if (rows) {
         if (inherits(x, "dgCMatrix"))
             .Call(C_sgfs_sparse_rows_csc, x@i, x@p, x@x, x@Dim, center, scale, sparse_fill(),

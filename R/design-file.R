@@ -100,6 +100,26 @@ design_file <- function(path) {
 
 is_design_file <- function(x) inherits(x, "sgfs_design_file")
 
+## Whether the engine asks the system for a minibatch's rows of the design
+## file x before it reads them (src/design_file.c): options(sgfs.file_prefetch
+## = TRUE or FALSE), or by default (NA) when the file is larger than half
+## the machine's memory.  A file that fits stays in the page cache after
+## the set-up's passes, and asking would only add a system call per row
+## (sgld, batch 500, 50 columns, cached: 162 -> 452 us per iteration).
+file_prefetch <- function(x) {
+    p <- getOption("sgfs.file_prefetch", NA)
+    if (!is.logical(p) || length(p) != 1L)
+        stop("options(sgfs.file_prefetch =) must be TRUE, FALSE or NA, not ", format_value(p),
+             call. = FALSE)
+    if (!is.na(p)) return(p)
+    file_prefetch_default(x)
+}
+file_prefetch_default <- function(x) {
+    memory <- physical_memory()
+    !is.na(memory) && x$bytes * as.double(x$N) * x$ncol > memory / 2
+}
+physical_memory <- function() .Call(C_sgfs_physical_memory)
+
 check_path <- function(path, must_exist) {
     if (!is.character(path) || length(path) != 1L || is.na(path) || !nzchar(path))
         stop_arg("path", "must be the path of one file")

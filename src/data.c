@@ -90,13 +90,17 @@ static void read_rows(sgfs_engine *e, SEXP rows)
 static void read_file(sgfs_engine *e, SEXP file)
 {
     SEXP center = sgfs_list_elt(file, "center"), scale = sgfs_list_elt(file, "scale"),
-        lead = sgfs_list_elt(file, "lead");
+        lead = sgfs_list_elt(file, "lead"), prefetch = sgfs_list_elt(file, "prefetch");
     int N, ncol, bytes;
     const void *x = sgfs_design_file_base(sgfs_list_elt(file, "design"), &N, &ncol, &bytes);
     if (TYPEOF(lead) != LGLSXP || Rf_length(lead) != 1 || LOGICAL(lead)[0] == NA_LOGICAL ||
         N != e->N || ncol + LOGICAL(lead)[0] != e->P || TYPEOF(center) != REALSXP ||
         TYPEOF(scale) != REALSXP || Rf_length(center) != e->P || Rf_length(scale) != e->P)
         Rf_error("internal error: 'file' does not match the %d x %d design", e->P, e->N);
+    if (TYPEOF(prefetch) != LGLSXP || Rf_length(prefetch) != 1 ||
+        LOGICAL(prefetch)[0] == NA_LOGICAL)
+        Rf_error("internal error: 'file' must say whether to prefetch");
+    e->file_prefetch = LOGICAL(prefetch)[0];
     e->file_lead = LOGICAL(lead)[0];
     e->file_ncol = ncol;
     e->file_center = REAL(center);
@@ -164,6 +168,7 @@ void sgfs_data_setup(sgfs_engine *e, SEXP spec)
 void sgfs_data_columns(const sgfs_engine *e, const int *idx, int n, double *out)
 {
     const int P = e->P;
+    if (n > 1) sgfs_data_prefetch(e, idx, n);
     for (int i = 0; i < n; i++) {
         double *u = out + (size_t) i * P;
         if (e->xt) {
@@ -191,6 +196,7 @@ void sgfs_data_dots(const sgfs_engine *e, const int *idx, int n, const double *b
 {
     const int P = e->P;
     double mb = 0.0;
+    if (n > 1) sgfs_data_prefetch(e, idx, n);
     if (e->rows_ptr)
         for (int j = 0; j < P; j++) mb += e->rows_shift[j] * beta[j];
     for (int i = 0; i < n; i++) {

@@ -226,6 +226,8 @@ SEXP sgfs_design_file_info(SEXP path)
 typedef struct mapping {
     void *base;                 /* the whole file                            */
     size_t len;
+    int N, ncol, bytes;         /* its header's, when mapped                 */
+    double offset;
 } mapping;
 
 static void unmap(SEXP ptr)
@@ -263,7 +265,11 @@ const void *sgfs_design_file_base(SEXP file, int *N, int *ncol, int *bytes)
     *bytes = INTEGER(field(file, "bytes", INTSXP, 1))[0];
     const double offset = REAL(field(file, "offset", REALSXP, 1))[0];
     mapping *m = (mapping *) R_ExternalPtrAddr(map);
-    if (m != NULL) return (const char *) m->base + (size_t) offset;
+    if (m != NULL) {
+        if (m->N != *N || m->ncol != *ncol || m->bytes != *bytes || m->offset != offset)
+            Rf_error("internal error: a design file's fields differ from its map");
+        return (const char *) m->base + (size_t) offset;
+    }
 #if defined(_WIN32)
     Rf_error("design files need a system with mmap(); read the data into memory instead");
 #else
@@ -293,6 +299,10 @@ const void *sgfs_design_file_base(SEXP file, int *N, int *ncol, int *bytes)
     }
     m->base = base;
     m->len = len;
+    m->N = *N;
+    m->ncol = *ncol;
+    m->bytes = *bytes;
+    m->offset = offset;
     R_SetExternalPtrAddr(map, m);
     R_RegisterCFinalizerEx(map, unmap, TRUE);
     return (const char *) base + (size_t) offset;
@@ -482,4 +492,47 @@ SEXP sgfs_design_file_columns(SEXP file, SEXP cols)
     }
     UNPROTECT(1);
     return out;
+}
+
+/* the machine's physical memory in bytes (NA where unknown): a design
+   file larger than half of it is prefetched (R/design-file.R) */
+SEXP sgfs_physical_memory(void)
+{
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE) && !defined(_WIN32)
+    const double memory = (double) sysconf(_SC_PHYS_PAGES) * (double) sysconf(_SC_PAGESIZE);
+    return Rf_ScalarReal(memory > 0 ? memory : NA_REAL);
+#else
+    return Rf_ScalarReal(NA_REAL);
+#endif
+}
+
+/* Asks the system to read the rows idx[0..n-1] of a mapped design file
+   (rows of row_bytes from base) before they are touched: the reads of a
+   minibatch's rows that are not in memory then run together instead of
+   one page fault after another.  One request for a contiguous block (a
+   full-data pass's chunk), else one per row's pages. */
+void sgfs_design_file_prefetch(const void *base, size_t row_bytes, const int *idx, int n)
+{
+#if defined(MADV_WILLNEED) && !defined(_WIN32)
+    if (n < 1) return;
+    const uintptr_t page = (uintptr_t) PAGE;
+    int block = 1;
+    for (int i = 1; i < n && block; i++) block = idx[i] == idx[0] + i;
+    if (block) {
+        const uintptr_t a = (uintptr_t) base + (uintptr_t) idx[0] * row_bytes;
+        const uintptr_t from = a & ~(page - 1), to = a + (uintptr_t) n * row_bytes;
+        (void) madvise((void *) from, to - from, MADV_WILLNEED);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        const uintptr_t a = (uintptr_t) base + (uintptr_t) idx[i] * row_bytes;
+        const uintptr_t from = a & ~(page - 1), to = a + row_bytes;
+        (void) madvise((void *) from, to - from, MADV_WILLNEED);
+    }
+#else
+    (void) base;
+    (void) row_bytes;
+    (void) idx;
+    (void) n;
+#endif
 }

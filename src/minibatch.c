@@ -258,6 +258,7 @@ void sgfs_rows_score(const sgfs_engine *e, const int *idx, int n,
         return;
     }
     if (xt == NULL) {               /* a design file: each row read into xb */
+        sgfs_data_prefetch(e, idx, n);
         for (int i = 0; i < n; i++) {
             sgfs_data_columns(e, idx + i, 1, e->xb);
             const double *u = e->xb;

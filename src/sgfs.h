@@ -265,7 +265,7 @@ struct sgfs_engine {
        values), after file_lead implicit ones (data.c) */
     const double *file_x, *file_center, *file_scale;
     const float *file_x32;
-    int file_ncol, file_lead;
+    int file_ncol, file_lead, file_prefetch;
     const sgfs_model *model;
     const double *mpar;         /* model settings (e.g. fixed log sigma)       */
     SEXP callback;              /* R functions the model calls (custom models:
@@ -402,6 +402,15 @@ static inline double sgfs_checksum_weight(int i)
 
 /* a design file's rows, mapped on first use (design_file.c) */
 const void *sgfs_design_file_base(SEXP file, int *N, int *ncol, int *bytes);
+void sgfs_design_file_prefetch(const void *base, size_t row_bytes, const int *idx, int n);
+/* the same for the engine's file backend when it prefetches (nothing for
+   the others) */
+static inline void sgfs_data_prefetch(const sgfs_engine *e, const int *idx, int n)
+{
+    if (!e->file_prefetch) return;
+    if (e->file_x) sgfs_design_file_prefetch(e->file_x, (size_t) e->file_ncol * 8, idx, n);
+    else if (e->file_x32) sgfs_design_file_prefetch(e->file_x32, (size_t) e->file_ncol * 4, idx, n);
+}
 
 /* ---- engine construction (engine.c, model.c) ------------------------ */
 SEXP sgfs_engine_alloc(void);

@@ -34,6 +34,11 @@ fuzz_bases <- function() {
     onehot$count <- rpois(300, exp(0.3 * onehot$x1))
     separated <- onehot                 # level "a" all 1, the reference level
     separated$y[separated$f == "a"] <- 1
+    ## a design file (in the session's temporary folder: the child processes
+    ## run there too, so that a mutated path writes nowhere else)
+    pima_x <- model.matrix(type ~ . - 1, Pima.tr)
+    pima_y <- as.double(Pima.tr$type == "Yes")
+    pima_file <- write_design_file(pima_x, tempfile(fileext = ".sgd"))
     fits <- suppressWarnings(list(
         sgldcv = sgldcv(type ~ ., Pima.tr, n_iter = 20, progress = FALSE),
         sgld_rows = sgld(y ~ x1 + x2 + f + g, onehot, n_iter = 20, progress = FALSE),
@@ -57,6 +62,7 @@ fuzz_bases <- function() {
                            progress = FALSE),
         probit = sgld(type ~ glu + bmi, Pima.tr, family = binomial("probit"), n_iter = 20,
                       progress = FALSE),
+        file = sgld(pima_file, pima_y, n_iter = 20, progress = FALSE),
         mlp = sgld(mpg ~ wt + hp, mtcars, family = gaussian(), model = mlp(3), n_iter = 20,
                    progress = FALSE),
         student = sgld(type ~ glu + bmi, Pima.tr, prior = student_t(3, 0, 2), n_iter = 20,
@@ -105,7 +111,7 @@ fuzz_bases <- function() {
     ## a dense copy (the network's)
     fits$single <- withr::with_options(list(sgfs.precision = "single"),
                                        sgld(type ~ ., Pima.tr, n_iter = 20, progress = FALSE))
-    for (from in c("sgldcv", "mlp", "single")) {
+    for (from in c("sgldcv", "mlp", "single", "file")) {
         spec <- sgfs:::fit_spec(attr(fits[[from]], "sgfit"))
         add("data_xb", spec, rep(0.5, spec$P))
         add("data_rows_of", spec, c(1L, 3L, 2L))
@@ -143,6 +149,23 @@ fuzz_bases <- function() {
     add("weakref", key, list(a = 1))
     add("weakref_value", .Call(sgfs:::C_sgfs_weakref, key, list(a = 1)))
     add("parse_libsvm", c("1 1:0.5 3:1", "-1 2:1 # c", "+1 qid:3 1:2"))
+    ## the design file's routines, on its R object (mapped in the child by
+    ## the first case that reads it: the later ones check their fields
+    ## against the map)
+    from <- "file"
+    add("design_file_info", pima_file$path)
+    add("design_file_map")
+    add("design_file_stats", pima_file)
+    add("design_file_indicators", pima_file, pima_y)
+    add("design_file_rows", pima_file, c(3L, 1L, 200L))
+    add("design_file_columns", pima_file, c(1L, 7L))
+    add("design_file_write", tempfile(fileext = ".sgd"), pima_x[1:5, ], colnames(pima_x),
+        FALSE, 8L)
+    add("design_file_write", pima_file$path, pima_x[1:5, ], colnames(pima_x), TRUE, 8L)
+    add("physical_memory")
+    info <- attr(fits$sgldcv, "sgfit")
+    add("map_rows", matrix(as.double(unclass(sgfs:::all_draws(fits$sgldcv))[1:3, ]), 3L),
+        info$design$M$C)
     add("blas_info")
     add("spec_version")
     calls
@@ -151,7 +174,7 @@ fuzz_bases <- function() {
 ## the malformed versions of one value ("removed": the list element dropped)
 removed <- structure(list(), class = "fuzz_removed")
 mutations <- function(v) {
-    if (is.environment(v) || typeof(v) == "weakref")       # (a handle's parts)
+    if (is.environment(v) || typeof(v) %in% c("weakref", "externalptr"))   # (a handle's parts)
         return(list(null = NULL, character = "a", number = 1, list = list(v)))
     n <- length(v)
     out <- list(removed = removed, null = NULL, character = "a", empty = v[0],
@@ -224,6 +247,7 @@ run_fuzz <- function(cases, timeout = 120) {
         "args <- commandArgs(TRUE)",
         "suppressMessages(library(sgfs))",
         "cases <- readRDS(args[1]); start <- as.integer(args[3])",
+        "setwd(dirname(args[1]))            # (a mutated file path writes here)",
         "con <- file(args[2], open = 'a')",
         "ns <- asNamespace('sgfs')",
         "for (k in seq.int(start, length(cases))) {",
