@@ -181,3 +181,8 @@ sparse_problem <- function(N = 300L, seed = 1L) {
              class = factor(sample(c("a", "b", "c"), N, replace = TRUE)))
     })
 }
+
+## the samplers that return draws (every one but sga()), by name
+draw_samplers <- function()
+    list(sgld = sgld, sgldcv = sgldcv, psgld = psgld, sghmc = sghmc, sgnht = sgnht,
+         sgfs = sgfs, osgfs = osgfs, isgd = isgd, hmc = hmc, mala = mala)

@@ -57,9 +57,7 @@ test_that("every sampler gives the same draws from a design file and from memory
     xf <- file_of(p$x)
     run <- function(f, x, ...) withr::with_seed(11, suppressWarnings(
         f(x, p$y, n_iter = 300, progress = FALSE, ...)))
-    samplers <- list(sgld = sgld, sgldcv = sgldcv, psgld = psgld, sghmc = sghmc,
-                     sgnht = sgnht, sgfs = sgfs, osgfs = osgfs, isgd = isgd, hmc = hmc,
-                     mala = mala)
+    samplers <- draw_samplers()
     for (name in names(samplers))
         same_file_draws(run(samplers[[name]], p$x), run(samplers[[name]], xf), name)
     expect_equal(unclass(run(sga, xf))[1:2], unclass(run(sga, p$x))[1:2], tolerance = 1e-12)

@@ -47,9 +47,7 @@ test_that("every sampler gives the same draws from the sparse and the dense desi
     p <- sparse_problem()
     run <- function(f, x, ...) withr::with_seed(11, suppressWarnings(
         f(x, p$y, n_iter = 300, progress = FALSE, ...)))
-    samplers <- list(sgld = sgld, sgldcv = sgldcv, psgld = psgld, sghmc = sghmc,
-                     sgnht = sgnht, sgfs = sgfs, osgfs = osgfs, isgd = isgd, hmc = hmc,
-                     mala = mala)
+    samplers <- draw_samplers()
     for (name in names(samplers))
         same_draws(run(samplers[[name]], p$x), run(samplers[[name]], p$sparse), name)
     ## sga(): the estimate and its trajectory
