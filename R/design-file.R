@@ -27,7 +27,9 @@
 #'
 #' Rows are stored one after another, so the file keeps the order they
 #' were written in; minibatches are drawn at random from all rows whatever
-#' that order.  Factors must be expanded first (e.g. by
+#' that order, a row at a time.  For a file larger than memory, put its
+#' rows in random order once with [shuffle_design_file()]: minibatches are
+#' then windows of consecutive rows, each read from the disk as one block.  Factors must be expanded first (e.g. by
 #' [stats::model.matrix()] on each chunk, with the same levels).
 #'
 #' @param x a numeric matrix, or a data frame of numeric columns.
@@ -92,7 +94,7 @@ design_file <- function(path) {
     info <- .Call(C_sgfs_design_file_info, path)
     if (info$N < 2L) stop_arg("path", sprintf("'%s' has %d row(s): write at least two", path, info$N))
     structure(list(path = path, N = info$N, ncol = info$ncol, bytes = info$bytes,
-                   offset = info$offset, names = info$names,
+                   offset = info$offset, names = info$names, shuffled = info$shuffled,
                    map = .Call(C_sgfs_design_file_map),   # (mapped on first use)
                    cache = new.env(parent = emptyenv())),
               class = "sgfs_design_file")
@@ -100,10 +102,96 @@ design_file <- function(path) {
 
 is_design_file <- function(x) inherits(x, "sgfs_design_file")
 
+#' Put a design file's rows in random order
+#'
+#' Writes a copy of a design file (see [write_design_file()]) whose rows
+#' are in a uniformly random order, and returns it with the response (and
+#' any other per-row values) in the same order.  Samplers then take each
+#' minibatch as a window of consecutive rows from a random start (a random
+#' sample, since the rows are in random order), which the disk reads as one
+#' block: for data larger than memory, the only way a disk keeps up with
+#' the sampler.  The rows of a file that is not shuffled are drawn one by
+#' one at random, which is exact whatever their order but costs a disk
+#' read per row for the rows not in memory.
+#'
+#' The shuffle reads and writes sequentially in two passes (each row goes
+#' to one of several bucket files next to `out`, then each bucket is put
+#' in order in memory and appended), holding at most `memory` bytes of rows
+#' and the permutation (4 bytes a row) in memory.  It needs free disk space
+#' for the input's size twice over while it runs (the buckets and the
+#' output).  The permutation comes from R's random numbers: `set.seed()`
+#' makes it reproducible.
+#'
+#' @param path the design file to shuffle.
+#' @param out the shuffled file's path (may be `path`: the file is then
+#'   replaced once the shuffled copy is complete).
+#' @param y,weights,offset optional per-row values in the input's order
+#'   (vectors of its number of rows), returned in the output's.
+#' @param memory the most memory, in bytes, for rows in the second pass.
+#' @return A list: `x`, the shuffled file ([design_file()]); `order`, the
+#'   input rows in the output's order (`x`'s row `i` is the input's row
+#'   `order[i]`); and `y`, `weights` and `offset` in that order, for those
+#'   given.
+#' @examples
+#' path <- tempfile(fileext = ".sgd")
+#' x <- matrix(rnorm(2000), 500, 4, dimnames = list(NULL, paste0("x", 1:4)))
+#' y <- rbinom(500, 1, plogis(x %*% c(1, -1, 0, 0.5)))
+#' write_design_file(x, path)
+#' set.seed(1)
+#' s <- shuffle_design_file(path, tempfile(fileext = ".sgd"), y = y)
+#' s$x
+#' all.equal(s$x[1:3, ], x[s$order[1:3], ])
+#' fit <- sgld(s$x, s$y, n_iter = 500, progress = FALSE)   # windows of rows
+#' unlink(c(path, s$x$path))
+#' @export
+shuffle_design_file <- function(path, out, y = NULL, weights = NULL, offset = NULL,
+                                memory = 2^30) {
+    out <- check_path(out, must_exist = FALSE, arg = "out")
+    x <- design_file(path)
+    if (!is.numeric(memory) || length(memory) != 1L || is.na(memory) || memory < 1)
+        stop_arg("memory", "must be a positive number of bytes")
+    extra <- list(y = y, weights = weights, offset = offset)
+    for (name in names(extra)) if (!is.null(extra[[name]]) && NROW(extra[[name]]) != x$N)
+        stop_arg(name, sprintf("has %s values; the file has %s rows",
+                               big_count(NROW(extra[[name]])), big_count(x$N)))
+    row_bytes <- x$bytes * as.double(x$ncol)
+    ## at most `memory` bytes of rows a bucket, and at most 256 buckets
+    B <- max(floor(memory / row_bytes), ceiling(x$N / 256), 1)
+    B <- as.integer(min(B, x$N))
+    order <- sample.int(x$N)
+    same <- file.exists(out) && normalizePath(out) == x$path
+    target <- if (same) tempfile("shuffled", tmpdir = dirname(x$path), fileext = ".sgd") else out
+    tmp <- tempfile("buckets", tmpdir = dirname(normalizePath(target, mustWork = FALSE)))
+    .Call(C_sgfs_design_file_shuffle, x$path, target, order, B, tmp)
+    if (same && !file.rename(target, out)) {
+        unlink(target)
+        stop_arg("out", sprintf("could not replace '%s'", out))
+    }
+    value <- list(x = design_file(out), order = order)
+    for (name in names(extra)) if (!is.null(extra[[name]]))
+        value[[name]] <- if (is.matrix(extra[[name]])) extra[[name]][order, , drop = FALSE]
+                         else extra[[name]][order]
+    value
+}
+
+## Minibatches as windows of consecutive rows (src/minibatch.c), their
+## starts drawn this many iterations ahead, or 0: random rows.
+## options(sgfs.batches = "windows" or "rows"); by default (NA) windows
+## for a design file whose rows shuffle_design_file() put in random order.
+## (The depth keeps a few windows' reads in flight on the disk at once.)
+batch_windows <- function(data) {
+    b <- getOption("sgfs.batches", NA)
+    if (!(identical(b, NA) || identical(b, "rows") || identical(b, "windows")))
+        stop("options(sgfs.batches =) must be \"rows\", \"windows\" or NA, not ",
+             format_value(b), call. = FALSE)
+    windows <- if (is.na(b)) isTRUE(data$file$design$shuffled) else b == "windows"
+    if (windows) 8L else 0L
+}
+
 ## Whether the engine asks the system for a minibatch's rows of the design
 ## file x before it reads them (src/design_file.c): options(sgfs.file_prefetch
 ## = TRUE or FALSE), or by default (NA) when the file is larger than half
-## the machine's memory.  A file that fits stays in the page cache after
+## the machine's memory or read in windows (batch_windows()).  A file that fits stays in the page cache after
 ## the set-up's passes, and asking would only add a system call per row
 ## (sgld, batch 500, 50 columns, cached: 162 -> 452 us per iteration).
 file_prefetch <- function(x) {
@@ -116,15 +204,17 @@ file_prefetch <- function(x) {
 }
 file_prefetch_default <- function(x) {
     memory <- physical_memory()
-    !is.na(memory) && x$bytes * as.double(x$N) * x$ncol > memory / 2
+    big <- !is.na(memory) && x$bytes * as.double(x$N) * x$ncol > memory / 2
+    ## windows: one request a window, drawn iterations before it is read
+    big || batch_windows(list(file = list(design = x))) > 0L
 }
 physical_memory <- function() .Call(C_sgfs_physical_memory)
 
-check_path <- function(path, must_exist) {
+check_path <- function(path, must_exist, arg = "path") {
     if (!is.character(path) || length(path) != 1L || is.na(path) || !nzchar(path))
-        stop_arg("path", "must be the path of one file")
-    if (must_exist && !file.exists(path)) stop_arg("path", sprintf("'%s' does not exist", path))
-    if (dir.exists(path)) stop_arg("path", sprintf("'%s' is a folder, not a file", path))
+        stop_arg(arg, "must be the path of one file")
+    if (must_exist && !file.exists(path)) stop_arg(arg, sprintf("'%s' does not exist", path))
+    if (dir.exists(path)) stop_arg(arg, sprintf("'%s' is a folder, not a file", path))
     path
 }
 

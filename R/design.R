@@ -62,9 +62,11 @@ prepare_design <- function(x, y, family, standardize, sigma, levels = NULL, lead
         }
     }
     ## the engine's data: the compressed rows or the dense copy, shared with
-    ## a live fit on the same data (R/data-access.R)
+    ## a live fit on the same data (R/data-access.R); a design file's only
+    ## with fits on that file (the same numbers in memory are another backend)
     data_key <- list(N = nrow(x), lead = lead, center = center, scale = scale, sd = sds,
-                     checksum = cols$checksum, precision = data_precision(), fill = sparse_fill())
+                     checksum = cols$checksum, precision = data_precision(), fill = sparse_fill(),
+                     file = if (is_design_file(x)) x$path)
     data <- shared_data(data_key)
     if (is.null(data)) data <- engine_data(x, center, scale, lead = lead)
     ys <- (y - y_center) / y_scale

@@ -375,7 +375,8 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
               if (!is.null(offset)) list(offset = offset / design$y_scale),
               if (!is.null(engine_w)) list(weights = engine_w),
               prior_arrays(D, parts),
-              list(batch_size = batch_size, burnin = burnin, thin = thin),
+              list(batch_size = batch_size, burnin = burnin, thin = thin,
+                   windows = batch_windows(design$data)),
               if (custom) list(callback = design$callback) else keep_spec(keep, x_names, design),
               ## (for the draw-level methods; the engine reads neither)
               list(prior_weights = design$weights, trials = design$trials))

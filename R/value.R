@@ -23,7 +23,8 @@ new_sgfit <- function(info, res, previous = NULL, first = NULL, checks = TRUE) {
     ## (a chain that did not run keeps its state: its start in a new fit)
     before <- if (is.null(info$states)) info$starts else info$states
     states <- lapply(seq_len(K), function(k)
-        if (ran[k]) res[[k]][c("theta", "iter", "sstate", "seed", if (!is.null(res[[k]]$z)) "z")]
+        if (ran[k]) res[[k]][c("theta", "iter", "sstate", "seed", if (!is.null(res[[k]]$z)) "z",
+                               if (!is.null(res[[k]]$starts)) "starts")]
         else before[[k]])
     div <- vapply(seq_len(K), function(k) if (ran[k]) res[[k]]$diverged else 0, 0)
     ## an interrupt stopped a chain, or kept one without draws from starting

@@ -11,6 +11,8 @@
  *   16-23        N (rows written so far), 24-31 ncol
  *   32-39        the names' length L, 40-47 the data's offset (a multiple
  *                of the page size, 4096, at least 64 + L)
+ *   48-51        1 if the rows are in random order (shuffle_design_file(),
+ *                design_file_shuffle.c), else 0 (cleared by an append)
  *   64-(64+L)    the column names, each ended by '\n'
  *
  * Rows are appended in chunks (sgfs_design_file_write), so a file can be
@@ -27,7 +29,7 @@
  * themselves instead of receiving a copy.
  *
  *   sgfs_design_file_write(path, x, names, append, bytes) -> N written
- *   sgfs_design_file_info(path)     list(N, ncol, bytes, offset, names)
+ *   sgfs_design_file_info(path)     list(N, ncol, bytes, offset, names, shuffled)
  *   sgfs_design_file_map()          an empty handle (mapped on first use)
  *   sgfs_design_file_stats(file)   the columns' statistics as column_stats()
  *       in sparse_rows.c gives them, in the same order of summation (the
@@ -39,9 +41,8 @@
  *   sgfs_design_file_columns(file, cols)     columns' non-zeros, as CSC slots
  */
 #include "sgfs.h"
+#include "design_file.h"
 #include <errno.h>
-#include <stdint.h>
-#include <stdio.h>
 #if !defined(_WIN32)
 # include <fcntl.h>
 # include <sys/mman.h>
@@ -49,23 +50,13 @@
 # include <unistd.h>
 #endif
 
-#define HEADER 64
-#define PAGE 4096
-#define MAGIC "SGFSDSN1"
-#define ORDER 0x01020304u
-#define CHUNK 1024              /* rows written or read per block */
-
-typedef struct header {
-    int64_t N, ncol, names_len, offset;
-    int bytes;
-} header;
-
+/* the header's layout: design_file.h */
 static void put_u32(unsigned char *b, uint32_t v) { memcpy(b, &v, 4); }
 static void put_i64(unsigned char *b, int64_t v) { memcpy(b, &v, 8); }
 static uint32_t get_u32(const unsigned char *b) { uint32_t v; memcpy(&v, b, 4); return v; }
 static int64_t get_i64(const unsigned char *b) { int64_t v; memcpy(&v, b, 8); return v; }
 
-static void encode(const header *h, unsigned char *b)
+void sgfs_dfh_encode(const sgfs_dfh *h, unsigned char *b)
 {
     memset(b, 0, HEADER);
     memcpy(b, MAGIC, 8);
@@ -75,27 +66,47 @@ static void encode(const header *h, unsigned char *b)
     put_i64(b + 24, h->ncol);
     put_i64(b + 32, h->names_len);
     put_i64(b + 40, h->offset);
+    put_u32(b + 48, (uint32_t) h->shuffled);
 }
 
-/* the header of an open file, checked, or an error naming path */
-static header read_header(FILE *f, const char *path)
+/* the header of an open file, checked, or NULL and what is wrong in *why */
+int sgfs_dfh_read(FILE *f, sgfs_dfh *h, const char **why)
 {
     unsigned char b[HEADER];
-    header h;
     if (fseek(f, 0, SEEK_SET) != 0 || fread(b, 1, HEADER, f) != HEADER ||
-        memcmp(b, MAGIC, 8) != 0)
-        Rf_error("'%s' is not a design file (write one with write_design_file())", path);
-    if (get_u32(b + 8) != ORDER)
-        Rf_error("'%s' was written on a machine of another byte order", path);
-    h.bytes = (int) get_u32(b + 12);
-    h.N = get_i64(b + 16);
-    h.ncol = get_i64(b + 24);
-    h.names_len = get_i64(b + 32);
-    h.offset = get_i64(b + 40);
-    if ((h.bytes != 8 && h.bytes != 4) || h.N < 0 || h.N > INT_MAX || h.ncol < 1 ||
-        h.ncol > INT_MAX || h.names_len < 0 || h.offset < HEADER + h.names_len ||
-        h.offset % PAGE != 0)
-        Rf_error("'%s' has a damaged header", path);
+        memcmp(b, MAGIC, 8) != 0) {
+        *why = "is not a design file (write one with write_design_file())";
+        return 0;
+    }
+    if (get_u32(b + 8) != ORDER) {
+        *why = "was written on a machine of another byte order";
+        return 0;
+    }
+    h->bytes = (int) get_u32(b + 12);
+    h->N = get_i64(b + 16);
+    h->ncol = get_i64(b + 24);
+    h->names_len = get_i64(b + 32);
+    h->offset = get_i64(b + 40);
+    const uint32_t shuffled = get_u32(b + 48);
+    h->shuffled = (int) shuffled;
+    if ((h->bytes != 8 && h->bytes != 4) || h->N < 0 || h->N > INT_MAX || h->ncol < 1 ||
+        h->ncol > INT_MAX || h->names_len < 0 || h->offset < HEADER + h->names_len ||
+        h->offset % PAGE != 0 || shuffled > 1) {
+        *why = "has a damaged header";
+        return 0;
+    }
+    return 1;
+}
+
+/* the same, or an error naming path (f closed first) */
+static sgfs_dfh read_header(FILE *f, const char *path)
+{
+    sgfs_dfh h;
+    const char *why;
+    if (!sgfs_dfh_read(f, &h, &why)) {
+        fclose(f);
+        Rf_error("'%s' %s", path, why);
+    }
     return h;
 }
 
@@ -123,7 +134,7 @@ SEXP sgfs_design_file_write(SEXP path, SEXP x, SEXP names, SEXP append, SEXP byt
     if (width != 8 && width != 4) Rf_error("internal error: 'bytes' must be 8 or 4");
     if (TYPEOF(names) != STRSXP || Rf_length(names) != ncol)
         Rf_error("internal error: 'names' must have %d strings", ncol);
-    header h;
+    sgfs_dfh h;
     FILE *f;
     if (add) {
         f = open_or_error(p, "r+b");
@@ -138,17 +149,19 @@ SEXP sgfs_design_file_write(SEXP path, SEXP x, SEXP names, SEXP append, SEXP byt
             fclose(f);
             Rf_error("'%s' would have more than %d rows", p, INT_MAX);
         }
+        h.shuffled = 0;             /* the rows appended are in their own order */
     } else {
         R_xlen_t len = 0;
         for (int j = 0; j < ncol; j++) len += (R_xlen_t) strlen(Rf_translateCharUTF8(STRING_ELT(names, j))) + 1;
         h.N = 0;
+        h.shuffled = 0;
         h.ncol = ncol;
         h.bytes = width;
         h.names_len = len;
         h.offset = (HEADER + len + PAGE - 1) / PAGE * PAGE;
         f = open_or_error(p, "w+b");
         unsigned char b[HEADER];
-        encode(&h, b);
+        sgfs_dfh_encode(&h, b);
         if (fwrite(b, 1, HEADER, f) != HEADER) fail(f, p, "cannot write");
         for (int j = 0; j < ncol; j++) {
             const char *s = Rf_translateCharUTF8(STRING_ELT(names, j));
@@ -180,7 +193,7 @@ SEXP sgfs_design_file_write(SEXP path, SEXP x, SEXP names, SEXP append, SEXP byt
     }
     h.N += N;
     unsigned char b[HEADER];
-    encode(&h, b);
+    sgfs_dfh_encode(&h, b);
     if (fseek(f, 0, SEEK_SET) != 0 || fwrite(b, 1, HEADER, f) != HEADER) fail(f, p, "cannot write");
     if (fclose(f) != 0) Rf_error("cannot write '%s': %s", p, strerror(errno));
     return Rf_ScalarInteger((int) h.N);
@@ -190,7 +203,7 @@ SEXP sgfs_design_file_info(SEXP path)
 {
     const char *p = R_ExpandFileName(Rf_translateChar(STRING_ELT(path, 0)));
     FILE *f = open_or_error(p, "rb");
-    header h = read_header(f, p);
+    sgfs_dfh h = read_header(f, p);
     char *txt = R_alloc((size_t) h.names_len + 1, 1);
     if (fread(txt, 1, (size_t) h.names_len, f) != (size_t) h.names_len) {
         fclose(f);
@@ -198,7 +211,7 @@ SEXP sgfs_design_file_info(SEXP path)
     }
     fclose(f);
     txt[h.names_len] = '\0';
-    const char *fields[] = {"N", "ncol", "bytes", "offset", "names", ""};
+    const char *fields[] = {"N", "ncol", "bytes", "offset", "names", "shuffled", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, fields));
     SET_VECTOR_ELT(out, 0, Rf_ScalarInteger((int) h.N));
     SET_VECTOR_ELT(out, 1, Rf_ScalarInteger((int) h.ncol));
@@ -206,6 +219,7 @@ SEXP sgfs_design_file_info(SEXP path)
     SET_VECTOR_ELT(out, 3, Rf_ScalarReal((double) h.offset));
     SEXP nm = Rf_allocVector(STRSXP, (R_xlen_t) h.ncol);
     SET_VECTOR_ELT(out, 4, nm);
+    SET_VECTOR_ELT(out, 5, Rf_ScalarLogical(h.shuffled));
     char *s = txt;
     for (int j = 0; j < h.ncol; j++) {
         char *nl = strchr(s, '\n');
@@ -275,7 +289,7 @@ const void *sgfs_design_file_base(SEXP file, int *N, int *ncol, int *bytes)
 #else
     const char *p = R_ExpandFileName(Rf_translateChar(STRING_ELT(field(file, "path", STRSXP, 1), 0)));
     FILE *f = open_or_error(p, "rb");
-    header h = read_header(f, p);
+    sgfs_dfh h = read_header(f, p);
     fclose(f);
     if (h.N != *N || h.ncol != *ncol || h.bytes != *bytes || (double) h.offset != offset)
         Rf_error("'%s' has changed since it was opened (%d x %d then, %d x %d now): open it again "
@@ -506,33 +520,35 @@ SEXP sgfs_physical_memory(void)
 #endif
 }
 
-/* Asks the system to read the rows idx[0..n-1] of a mapped design file
-   (rows of row_bytes from base) before they are touched: the reads of a
-   minibatch's rows that are not in memory then run together instead of
-   one page fault after another.  One request for a contiguous block (a
-   full-data pass's chunk), else one per row's pages. */
-void sgfs_design_file_prefetch(const void *base, size_t row_bytes, const int *idx, int n)
+/* Asks the system to read the rows from .. to - 1 of a mapped design file
+   (rows of row_bytes from base) before they are touched, in one request:
+   the reads of the pages not in memory then run together (and, asked for
+   iterations ahead, while the engine computes) instead of one page fault
+   after another. */
+void sgfs_design_file_prefetch_rows(const void *base, size_t row_bytes, int from, int to)
 {
 #if defined(MADV_WILLNEED) && !defined(_WIN32)
-    if (n < 1) return;
+    if (to <= from) return;
     const uintptr_t page = (uintptr_t) PAGE;
-    int block = 1;
-    for (int i = 1; i < n && block; i++) block = idx[i] == idx[0] + i;
-    if (block) {
-        const uintptr_t a = (uintptr_t) base + (uintptr_t) idx[0] * row_bytes;
-        const uintptr_t from = a & ~(page - 1), to = a + (uintptr_t) n * row_bytes;
-        (void) madvise((void *) from, to - from, MADV_WILLNEED);
-        return;
-    }
-    for (int i = 0; i < n; i++) {
-        const uintptr_t a = (uintptr_t) base + (uintptr_t) idx[i] * row_bytes;
-        const uintptr_t from = a & ~(page - 1), to = a + row_bytes;
-        (void) madvise((void *) from, to - from, MADV_WILLNEED);
-    }
+    const uintptr_t a = (uintptr_t) base + (uintptr_t) from * row_bytes;
+    const uintptr_t start = a & ~(page - 1), end = a + (uintptr_t) (to - from) * row_bytes;
+    (void) madvise((void *) start, end - start, MADV_WILLNEED);
 #else
     (void) base;
     (void) row_bytes;
-    (void) idx;
-    (void) n;
+    (void) from;
+    (void) to;
 #endif
+}
+
+/* ... of the rows idx[0..n-1]: one request per run of consecutive rows (a
+   full-data pass's chunk or a window is one or two, random rows one each) */
+void sgfs_design_file_prefetch(const void *base, size_t row_bytes, const int *idx, int n)
+{
+    for (int i = 0; i < n;) {
+        int k = i + 1;
+        while (k < n && idx[k] == idx[k - 1] + 1) k++;
+        sgfs_design_file_prefetch_rows(base, row_bytes, idx[i], idx[k - 1] + 1);
+        i = k;
+    }
 }

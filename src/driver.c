@@ -2,7 +2,8 @@
  * driver.c - the one iteration loop shared by every stochastic-gradient
  * sampler (DESIGN.md section 2).  For t = iter + 1, iter + 2, ...:
  *
- *   S_t     <- n distinct indices, a uniform random subset (minibatch.c)
+ *   S_t     <- n distinct indices, a uniform random subset, or with
+ *              windows n consecutive ones from a random start (minibatch.c)
  *   grad    <- grad log p(theta) + (N/n) sum_{i in S_t} g_i(theta)
  *              (its likelihood part kept in grad_lik)
  *              (and the per-example scores G if the sampler needs them:
@@ -104,6 +105,28 @@ static int far(const sgfs_engine *e)
     return sgfs_prior_far(e, e->xi) || (e->hs && sgfs_hs_far(e, e->xi));
 }
 
+/* this iteration's window (minibatch.c), and a request for the rows of
+   the windows drawn for later iterations (a design file's reads then run
+   while this and the next iterations compute) */
+static void next_window(sgfs_engine *e)
+{
+    const int Np = e->N - e->n_fixed, n = e->n, L = e->batch.ahead;
+    const int drawn = sgfs_minibatch_window(&e->batch, Np, n);
+    if (!e->file_prefetch) return;
+    for (int k = L - drawn; k < L; k++) {
+        const int s = (int) e->batch.starts[k], end = s + n < Np ? s + n : Np;
+        /* positions s..end-1, then 0..s+n-Np-1; rows through the pool,
+           which is increasing */
+        if (e->pool) {
+            sgfs_data_prefetch_rows(e, e->pool[s], e->pool[end - 1] + 1);
+            if (s + n > Np) sgfs_data_prefetch_rows(e, e->pool[0], e->pool[s + n - Np - 1] + 1);
+        } else {
+            sgfs_data_prefetch_rows(e, s, end);
+            if (s + n > Np) sgfs_data_prefetch_rows(e, 0, s + n - Np);
+        }
+    }
+}
+
 /* one iteration; returns 0, or 1 if the update failed */
 static int iterate(sgfs_engine *e)
 {
@@ -115,7 +138,8 @@ static int iterate(sgfs_engine *e)
         if (e->hs) hs_point(e);
         return failed;
     }
-    sgfs_minibatch(&e->batch, e->N - e->n_fixed, e->n);
+    if (e->batch.ahead) next_window(e);
+    else sgfs_minibatch(&e->batch, e->N - e->n_fixed, e->n);
     if (e->pool)
         for (int i = 0; i < e->n; i++) e->batch.idx[i] = e->pool[e->batch.idx[i]];
     if (e->centre && e->model->score_change && !e->sampler->needs_scores) {
@@ -238,7 +262,8 @@ SEXP sgfs_engine_result(SEXP ptr)
     const int Ds = e->Ds;
     const R_xlen_t len = e->sstate_len;
     const char *names[] = {"draws", "theta", "iter", "sstate", "eps",
-                           "diverged", "pred", "pred_count", "clipped", "z", "grad_sq", ""};
+                           "diverged", "pred", "pred_count", "clipped", "z", "grad_sq",
+                           "starts", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SEXP draws = Rf_allocMatrix(REALSXP, e->n_kept, e->n_monitor);
     SET_VECTOR_ELT(out, 0, draws);
@@ -263,6 +288,11 @@ SEXP sgfs_engine_result(SEXP ptr)
         SEXP sq = Rf_allocVector(REALSXP, Ds);
         SET_VECTOR_ELT(out, 10, sq);
         memcpy(REAL(sq), e->grad_sq, (size_t) Ds * sizeof(double));
+    }
+    if (e->batch.ahead) {                /* the windows drawn ahead, to continue */
+        SEXP starts = Rf_allocVector(REALSXP, e->batch.ahead);
+        SET_VECTOR_ELT(out, 11, starts);
+        memcpy(REAL(starts), e->batch.starts, (size_t) e->batch.ahead * sizeof(double));
     }
     if (e->pred_x) {
         SEXP pred = Rf_allocMatrix(REALSXP, e->n_pred, e->pred_cols);

@@ -43,13 +43,17 @@
  *               `every` iterations (separated.c): level k's rows (ints,
  *               0-based) rows[ptr[k]..ptr[k+1]-1], its direction in theta
  *               (column k of the D x K dir) and slice width (K doubles)
+ *   windows     (optional) int in 0..64: each minibatch n consecutive rows
+ *               from a random start, drawn that many iterations ahead
+ *               (minibatch.c); absent or 0: random rows
  *   hs          (optional) the regularised horseshoe's settings (prior_hs.c):
  *               the chain samples its parameters too (rules sgld, hmc, sga,
  *               adam)
  * state (list): theta (D; with a horseshoe, spec$hs, the Ds = D + K + 2
  *   unconstrained coordinates xi of prior_hs.c), iter (1), sstate (the
  *   sampler's, or empty for a fresh one), and optionally z (Ds; with a
- *   metric, the sampler's coordinates, else computed from theta).  They are copied: a fit's state is never modified in place.
+ *   metric, the sampler's coordinates, else computed from theta) and starts
+ *   (with windows: the windows drawn ahead, else fresh).  They are copied: a fit's state is never modified in place.
  *
  * No memory is allocated after setup: the iteration loop works in the
  * scratch arrays allocated here.
@@ -60,7 +64,7 @@ enum { SLOT_ENGINE, SLOT_SPEC, SLOT_THETA, SLOT_ITER, SLOT_SSTATE, SLOT_BATCH, S
        SLOT_XB, SLOT_ETA, SLOT_GRAD, SLOT_GRAD_LIK, SLOT_GRAD_CENTRE, SLOT_G, SLOT_WORK,
        SLOT_DRAWS, SLOT_PRED, SLOT_Z, SLOT_POOL, SLOT_GRAD_FIXED, SLOT_CENTRE_FIXED, SLOT_GRAD_SQ, SLOT_ETA_CENTRE,
        SLOT_CENTRE_HESSIAN, SLOT_CENTRE_DELTA, SLOT_HS, SLOT_HS_SCRATCH, SLOT_PAR, SLOT_REPORT,
-       SLOT_SEP, SLOT_SEP_ETA, SLOT_SEP_POINT, SLOT_SEP_BASIS, SLOT_SEP_Z_OLD, N_SLOTS };
+       SLOT_SEP, SLOT_SEP_ETA, SLOT_SEP_POINT, SLOT_SEP_BASIS, SLOT_SEP_Z_OLD, SLOT_STARTS, N_SLOTS };
 
 /* the element `name` of list, or NULL if there is none */
 static SEXP optional_elt(SEXP list, const char *name)
@@ -125,6 +129,33 @@ static R_xlen_t sampler_array_len(R_xlen_t (*by_settings)(const double *, R_xlen
     if (len < 0)
         Rf_error("internal error: sampler settings do not fit %d parameters", D);
     return len;
+}
+
+/* spec$windows and state$starts (minibatch.c) */
+static void setup_windows(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
+{
+    SEXP w = optional_elt(spec, "windows");
+    if (w == NULL || w == R_NilValue) return;
+    const int L = int_elt(spec, "windows");
+    if (L == NA_INTEGER || L < 0 || L > 64)
+        Rf_error("internal error: 'windows' must be an integer in 0..64");
+    if (L == 0) return;
+    e->batch.ahead = L;
+    SEXP starts = optional_elt(state, "starts");
+    if (starts == NULL || starts == R_NilValue) {
+        e->batch.starts = fresh_real(prot, SLOT_STARTS, L);
+        for (int k = 0; k < L; k++) e->batch.starts[k] = -1.0;
+        return;
+    }
+    const double Np = (double) e->N - e->n_fixed;
+    if (TYPEOF(starts) != REALSXP || Rf_xlength(starts) != L)
+        Rf_error("internal error: state 'starts' must be %d doubles", L);
+    for (int k = 0; k < L; k++) {
+        const double s = REAL(starts)[k];
+        if (!(s == -1.0 || (s >= 0 && s < Np && s == floor(s))) || (REAL(starts)[0] < 0) != (s < 0))
+            Rf_error("internal error: state 'starts' out of range");
+    }
+    e->batch.starts = copy_real(prot, SLOT_STARTS, starts);
 }
 
 /* spec$metric: z = U theta becomes the sampler's coordinates; a continued
@@ -433,6 +464,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
         e->xb = fresh_real(prot, SLOT_XB, (R_xlen_t) e->P * e->xb_cols);
         setup_metric(e, prot, spec, state);
         setup_fixed_rows(e, prot, spec);
+        setup_windows(e, prot, spec, state);
         setup_separated(e, prot, spec);
         const sgfs_sampler *smp = e->sampler;
         const R_xlen_t len = sampler_array_len(smp->state_len, smp->state, spar, Ds);

@@ -45,6 +45,7 @@ SEXP sgfs_design_file_stats(SEXP file);
 SEXP sgfs_design_file_indicators(SEXP file, SEXP y);
 SEXP sgfs_design_file_rows(SEXP file, SEXP idx);
 SEXP sgfs_design_file_columns(SEXP file, SEXP cols);
+SEXP sgfs_design_file_shuffle(SEXP from, SEXP to, SEXP order, SEXP bucket_rows, SEXP tmp);
 SEXP sgfs_map_rows(SEXP theta, SEXP C);
 SEXP sgfs_physical_memory(void);
 SEXP sgfs_spec_version(void);
@@ -90,6 +91,7 @@ static const R_CallMethodDef call_entries[] = {
     CALLDEF(sgfs_design_file_indicators, 2),
     CALLDEF(sgfs_design_file_rows, 2),
     CALLDEF(sgfs_design_file_columns, 2),
+    CALLDEF(sgfs_design_file_shuffle, 5),
     CALLDEF(sgfs_map_rows, 2),
     CALLDEF(sgfs_physical_memory, 0),
     CALLDEF(sgfs_spec_version, 0),

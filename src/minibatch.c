@@ -24,6 +24,17 @@
  *   log2 were 186k, unif_rand itself 141k, which stays).
  *   sgfs_minibatch_begin reads the sample kind (RNGkind()) before each run.
  *
+ * sgfs_minibatch_window: n consecutive indices s, s + 1, ..., s + n - 1
+ *   (mod N) from a start s = U{0..N-1}, the same R_unif_index as above: every
+ *   row is in the window with probability n/N, so the gradient stays
+ *   unbiased, and when the rows are in random order (a shuffled design
+ *   file, shuffle_design_file()) a window is a random sample of them read
+ *   as one contiguous block -- the only way a disk keeps up with a sampler
+ *   whose data do not fit in memory.  The starts are drawn `ahead`
+ *   iterations before they are used (the first call draws `ahead`, then
+ *   each call one), so that the driver can ask for a window's rows while
+ *   the iterations before it compute.
+ *
  * sgfs_gather_dot: copies the n columns xt[, idx] (P x N, one example per
  *   column) into the contiguous P x n buffer xb and forms
  *   eta_i = xt[, idx_i]' beta on the way, while the column is in L1.  The
@@ -96,6 +107,32 @@ static inline double unif_index_rejection(double dn, int bits)
         dv = (double) (v & mask);
     } while (dn <= dv);
     return dv;
+}
+
+/* U{0..N-1}: R's R_unif_index(N) */
+static double unif_index(double dn, int rounding)
+{
+    if (rounding) return floor(dn * unif_rand());
+    int bits = 0;
+    while ((double) ((int_least64_t) 1 << bits) < dn) bits++;
+    return unif_index_rejection(dn, bits);
+}
+
+/* the window of this iteration into b->idx; returns how many starts were
+   drawn, the last ones of b->starts (ahead on the first call, else 1) */
+int sgfs_minibatch_window(sgfs_batch *b, int N, int n)
+{
+    const int L = b->ahead;
+    int drawn = 1;
+    if (b->starts[0] < 0) {
+        for (int k = 0; k < L; k++) b->starts[k] = unif_index((double) N, b->rounding);
+        drawn = L;
+    }
+    const int s = (int) b->starts[0];
+    memmove(b->starts, b->starts + 1, (size_t) (L - 1) * sizeof(double));
+    b->starts[L - 1] = unif_index((double) N, b->rounding);
+    for (int k = 0; k < n; k++) b->idx[k] = s + k < N ? s + k : s + k - N;
+    return drawn;
 }
 
 void sgfs_minibatch(sgfs_batch *b, int N, int n)

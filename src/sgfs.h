@@ -67,6 +67,15 @@ typedef struct sgfs_batch {
     R_xlen_t table_size;        /* a power of two >= 2n                        */
     int rounding;               /* R's sample.kind is "Rounding" (set by
                                    sgfs_minibatch_begin before each run)       */
+    /* windows (spec$windows > 0): each minibatch is n consecutive rows
+       from a uniform random start, wrapping around (minibatch.c), drawn
+       `ahead` iterations before it is used so that a design file's reads
+       run ahead of the arithmetic; 0: n rows by Floyd's algorithm */
+    int ahead;
+    double *starts;             /* ahead: the next iterations' starts, the
+                                   next first; -1 before the first draw
+                                   (chain state: a continued run goes on
+                                   with them)                                */
 } sgfs_batch;
 
 /* ---- models --------------------------------------------------------- */
@@ -403,6 +412,7 @@ static inline double sgfs_checksum_weight(int i)
 /* a design file's rows, mapped on first use (design_file.c) */
 const void *sgfs_design_file_base(SEXP file, int *N, int *ncol, int *bytes);
 void sgfs_design_file_prefetch(const void *base, size_t row_bytes, const int *idx, int n);
+void sgfs_design_file_prefetch_rows(const void *base, size_t row_bytes, int from, int to);
 /* the same for the engine's file backend when it prefetches (nothing for
    the others) */
 static inline void sgfs_data_prefetch(const sgfs_engine *e, const int *idx, int n)
@@ -410,6 +420,14 @@ static inline void sgfs_data_prefetch(const sgfs_engine *e, const int *idx, int 
     if (!e->file_prefetch) return;
     if (e->file_x) sgfs_design_file_prefetch(e->file_x, (size_t) e->file_ncol * 8, idx, n);
     else if (e->file_x32) sgfs_design_file_prefetch(e->file_x32, (size_t) e->file_ncol * 4, idx, n);
+}
+/* ... of the rows from .. to - 1 (one request) */
+static inline void sgfs_data_prefetch_rows(const sgfs_engine *e, int from, int to)
+{
+    if (!e->file_prefetch || to <= from) return;
+    if (e->file_x) sgfs_design_file_prefetch_rows(e->file_x, (size_t) e->file_ncol * 8, from, to);
+    else if (e->file_x32)
+        sgfs_design_file_prefetch_rows(e->file_x32, (size_t) e->file_ncol * 4, from, to);
 }
 
 /* ---- engine construction (engine.c, model.c) ------------------------ */
@@ -422,6 +440,7 @@ sgfs_engine *sgfs_eval_engine(SEXP prot, SEXP spec, SEXP theta);
 R_xlen_t sgfs_minibatch_table_size(int n);
 void sgfs_minibatch_begin(sgfs_batch *b);
 void sgfs_minibatch(sgfs_batch *b, int N, int n);
+int sgfs_minibatch_window(sgfs_batch *b, int N, int n);
 void sgfs_gather_dot(const double *xt, int P, const int *idx, int n,
                      const double *beta, double *xb, double *eta);
 void sgfs_add_offset(const sgfs_engine *e, const int *idx, int n, double *eta);

@@ -106,6 +106,20 @@ r_minibatch <- function(N, n) {
     taken + 1L
 }
 
+## minibatches as windows (src/minibatch.c), replayed: a function(N, n)
+## giving each iteration's n consecutive rows (1-based, wrapping around)
+## from a start drawn `ahead` iterations before (the first call draws
+## `ahead` starts, each call then one more)
+r_windows <- function(ahead = 8L) {
+    starts <- integer(0)
+    function(N, n) {
+        if (!length(starts)) starts <<- vapply(seq_len(ahead), function(k) sample.int(N, 1L), 0L) - 1L
+        s <- starts[1L]
+        starts <<- c(starts[-1L], sample.int(N, 1L) - 1L)
+        (s + seq_len(n) - 1L) %% N + 1L
+    }
+}
+
 ## the draws' means within mean_tol posterior sd of the exact ones and their
 ## variances within var_tol (relative), with enough effective draws for the
 ## Monte Carlo error to be at most a third of mean_tol

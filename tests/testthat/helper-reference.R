@@ -69,7 +69,7 @@ prior_prec <- function(D, p) 1 / c(rep(1, ncol(p$X)), 5)[seq_len(D)]^2
 
 ## With a `centre`, the gradient has control variates (ALGORITHMS.md 1.3).
 r_chain <- function(p, D, n, n_iter, eps_at, update, theta0 = double(D),
-                    centre = NULL) {
+                    centre = NULL, minibatch = r_minibatch) {
     prec <- prior_prec(D, p)
     N <- nrow(p$X)
     theta <- theta0
@@ -77,7 +77,7 @@ r_chain <- function(p, D, n, n_iter, eps_at, update, theta0 = double(D),
     out <- matrix(NA_real_, n_iter, D)
     if (!is.null(centre)) full <- colSums(r_scores(p, centre, seq_len(N)))
     for (t in seq_len(n_iter)) {
-        idx <- r_minibatch(N, n)
+        idx <- minibatch(N, n)
         G <- r_scores(p, theta, idx)
         grad <- if (is.null(centre)) -prec * theta + N / n * colSums(G)
                 else -prec * theta + full + N / n * colSums(G - r_scores(p, centre, idx))

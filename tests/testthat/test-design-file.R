@@ -15,6 +15,7 @@ same_file_draws <- function(fit_memory, fit_file, label) {
     spec <- sgfs:::fit_spec(attr(fit_file, "sgfit"))
     expect_false(is.null(spec$file), label = label)
     expect_null(spec$xt, label = label)
+    expect_null(sgfs:::fit_spec(attr(fit_memory, "sgfit"))$file, label = label)
     expect_equal(unclass(as.matrix(fit_file)), unclass(as.matrix(fit_memory)),
                  tolerance = 1e-12, label = label)
 }
@@ -53,6 +54,7 @@ test_that("a design file holds the rows written, in chunks, and their statistics
 })
 
 test_that("every sampler gives the same draws from a design file and from memory", {
+    withr::local_options(sgfs.sparse_fill = 0)     # memory: the dense copy, as a file
     p <- sparse_problem()
     xf <- file_of(p$x)
     run <- function(f, x, ...) withr::with_seed(11, suppressWarnings(
@@ -61,15 +63,14 @@ test_that("every sampler gives the same draws from a design file and from memory
     for (name in names(samplers))
         same_file_draws(run(samplers[[name]], p$x), run(samplers[[name]], xf), name)
     expect_equal(unclass(run(sga, xf))[1:2], unclass(run(sga, p$x))[1:2], tolerance = 1e-12)
-    ## the dense copy (not the compressed rows) as the reference too
-    withr::with_options(list(sgfs.sparse_fill = 0),
-                        same_file_draws(run(sgfs, p$x, preconditioner = "diagonal"),
-                                        run(sgfs, xf, preconditioner = "diagonal"), "dense copy"))
+    same_file_draws(run(sgfs, p$x, preconditioner = "diagonal"),
+                    run(sgfs, xf, preconditioner = "diagonal"), "sgfs-d")
     same_file_draws(run(sgldcv, p$x, chains = 2, thin = 3, burnin = 60),
                     run(sgldcv, xf, chains = 2, thin = 3, burnin = 60), "sgldcv, 2 chains")
 })
 
 test_that("every family samples a design file as the data in memory", {
+    withr::local_options(sgfs.sparse_fill = 0)     # memory: the dense copy, as a file
     p <- sparse_problem()
     xf <- file_of(p$x, chunks = 2L)
     fit <- function(x, y, family, ...) withr::with_seed(5, suppressWarnings(
@@ -93,6 +94,7 @@ test_that("every family samples a design file as the data in memory", {
 })
 
 test_that("a file's fit: methods, separated levels, saved and reattached, futures", {
+    withr::local_options(sgfs.sparse_fill = 0)     # memory: the dense copy, as a file
     p <- sparse_problem()
     xf <- file_of(p$x)
     a <- withr::with_seed(3, sgld(xf, p$y, n_iter = 400, progress = FALSE))
