@@ -6,8 +6,11 @@
 ## sparse matrix (Matrix's dgCMatrix) is never densified on the way.  With
 ## options(sgfs.precision = "single") the dense copy is kept in single
 ## precision, xt32 (half the memory; each value rounded once, relative
-## error below 6e-8).  A spec carries N, P and one of xt, xt32 and rows; R
-## reads the data only through the functions below.
+## error below 6e-8).  A design file (R/design-file.R) and, where a copy
+## would not fit, the user's double matrix itself (in_place()) are read
+## where they are, each value standardised when read.  A spec carries N, P
+## and one of xt, xt32, rows, file and matrix; R reads the data only
+## through the functions below.
 
 ## the package's state: the data shared between fits, and whether a call is
 ## re-evaluated only for its data (below)
@@ -20,6 +23,22 @@ data_precision <- function() {
         stop("options(sgfs.precision =) must be \"double\" or \"single\", not ", format_value(p),
              call. = FALSE)
     p
+}
+
+## Whether the engine reads the dense double matrix x where it is instead of
+## making its copy (one example per column, a minibatch's rows contiguous):
+## options(sgfs.in_place = TRUE or FALSE), or by default (NA) when the copy
+## would take more than a quarter of the machine's memory.  In place, the
+## fit adds no copy of the data (a fit keeps x alive, as R shares it), but a
+## random row is ncol scattered reads instead of one contiguous block.
+in_place <- function(x) {
+    p <- getOption("sgfs.in_place", NA)
+    if (!is.logical(p) || length(p) != 1L)
+        stop("options(sgfs.in_place =) must be TRUE, FALSE or NA, not ", format_value(p),
+             call. = FALSE)
+    if (!is.na(p)) return(p)
+    memory <- physical_memory()
+    !is.na(memory) && 8 * as.double(nrow(x)) * ncol(x) > memory / 4
 }
 
 ## the compressed rows are made when they store at most this fraction of
@@ -45,6 +64,9 @@ engine_data <- function(x, center, scale, rows = TRUE, lead = FALSE) {
                   lead)
         else .Call(C_sgfs_sparse_rows, x, center, scale, sparse_fill(), lead)
     }
+    if (is.null(compressed) && is.matrix(x) && is.double(x) && in_place(x))
+        return(list(N = nrow(x), P = ncol(x) + lead,
+                    matrix = list(x = x, center = center, scale = scale, lead = lead)))
     if (is.null(compressed) && inherits(x, "Matrix")) x <- dense_copy(x, "x")
     single <- data_precision() == "single" && is.null(compressed)
     list(N = nrow(x), P = ncol(x) + lead,
@@ -56,14 +78,14 @@ engine_data <- function(x, center, scale, rows = TRUE, lead = FALSE) {
 ## the spec's data fields (to put in a spec, or to replace a spec's)
 data_fields <- function(data) list(N = as.integer(data$N), P = as.integer(data$P),
                                    xt = data$xt, xt32 = data$xt32, rows = data$rows,
-                                   file = data$file)
+                                   file = data$file, matrix = data$matrix)
 
 ## spec restricted to its rows idx (1-based): data, responses, offsets
 ## and weights
 slice_rows <- function(spec, idx) {
     idx <- as.integer(idx)
     part <- .Call(C_sgfs_data_slice, spec, idx)
-    spec[c("xt", "rows", "xt32", "file")] <- list(part$xt, part$rows, part$xt32, NULL)
+    spec[c("xt", "rows", "xt32", "file", "matrix")] <- list(part$xt, part$rows, part$xt32, NULL, NULL)
     spec$N <- length(idx)
     spec$y <- spec$y[idx]
     if (!is.null(spec$offset)) spec$offset <- spec$offset[idx]
@@ -105,7 +127,7 @@ weak_value <- function(ref) {
 }
 
 ## the spec's fields held by the handle
-handle_fields <- c("xt", "xt32", "rows", "file", "y", "offset", "weights", "callback", "prior_weights",
+handle_fields <- c("xt", "xt32", "rows", "file", "matrix", "y", "offset", "weights", "callback", "prior_weights",
                    "trials")
 
 ## list(spec without the data, handle)
@@ -137,7 +159,7 @@ shared_data <- function(key) {
 share_data <- function(key, handle, spec) {
     if (is.null(key)) return(invisible())
     data <- list(N = spec$N, P = spec$P, xt = spec$xt, xt32 = spec$xt32, rows = spec$rows,
-                 file = spec$file)
+                 file = spec$file, matrix = spec$matrix)
     the$shared <- c(the$shared, list(list(key = key, ref = weak_ref(handle$key, data))))
     invisible()
 }

@@ -2,7 +2,7 @@
  * data.c - the design as every model, pass and check reads it.
  *
  * The engine's data are N examples u_i, the standardised rows of the
- * design, u_ij = (x_ij - c_j) / s_j, held by one of three backends:
+ * design, u_ij = (x_ij - c_j) / s_j, held by one of five backends:
  *   dense  xt, P x N, one example per column (design_copy.c);
  *   single xt32, the same in single precision (a raw vector of 4 P N
  *          bytes: half the memory and memory traffic; each value rounded
@@ -13,10 +13,13 @@
  *          never densified) when at most half the N P entries are stored;
  *   file   a design file (design_file.c): the raw rows, mapped, each value
  *          standardised when read, as design_copy.c writes xt, so that a
- *          file gives the draws of the same data in memory.
- * A spec names N and P (its fields "N" and "P") and carries xt, xt32, rows
- * or file (list(design = the R object design_file() returns, center,
- * scale, lead)).
+ *          file gives the draws of the same data in memory;
+ *   matrix the user's N x ncol double matrix itself, read in place and
+ *          standardised when read like a file (no copy: for data that
+ *          leave no room for one; a random row is ncol scattered reads).
+ * A spec names N and P (its fields "N" and "P") and carries xt, xt32, rows,
+ * file (list(design = the R object design_file() returns, center, scale,
+ * lead, prefetch)) or matrix (list(x, center, scale, lead)).
  * Everything reads the data through these routines (and sgfs_rows_score
  * in minibatch.c for the one-pass score), so a backend is one branch here:
  *
@@ -86,57 +89,98 @@ static void read_rows(sgfs_engine *e, SEXP rows)
     e->rows_shift = REAL(shift);
 }
 
+/* a raw backend's standardisation, checked against P (ncol raw columns) */
+static void read_standardisation(sgfs_engine *e, SEXP raw, int ncol, const char *what)
+{
+    SEXP center = sgfs_list_elt(raw, "center"), scale = sgfs_list_elt(raw, "scale"),
+        lead = sgfs_list_elt(raw, "lead");
+    if (TYPEOF(lead) != LGLSXP || Rf_length(lead) != 1 || LOGICAL(lead)[0] == NA_LOGICAL ||
+        ncol + LOGICAL(lead)[0] != e->P || TYPEOF(center) != REALSXP ||
+        TYPEOF(scale) != REALSXP || Rf_length(center) != e->P || Rf_length(scale) != e->P)
+        Rf_error("internal error: '%s' does not match the %d x %d design", what, e->P, e->N);
+    e->raw_lead = LOGICAL(lead)[0];
+    e->raw_center = REAL(center);
+    e->raw_scale = REAL(scale);
+}
+
 /* a design file, mapped, and its standardisation, checked against N and P */
 static void read_file(sgfs_engine *e, SEXP file)
 {
-    SEXP center = sgfs_list_elt(file, "center"), scale = sgfs_list_elt(file, "scale"),
-        lead = sgfs_list_elt(file, "lead"), prefetch = sgfs_list_elt(file, "prefetch");
+    SEXP prefetch = sgfs_list_elt(file, "prefetch");
     int N, ncol, bytes;
     const void *x = sgfs_design_file_base(sgfs_list_elt(file, "design"), &N, &ncol, &bytes);
-    if (TYPEOF(lead) != LGLSXP || Rf_length(lead) != 1 || LOGICAL(lead)[0] == NA_LOGICAL ||
-        N != e->N || ncol + LOGICAL(lead)[0] != e->P || TYPEOF(center) != REALSXP ||
-        TYPEOF(scale) != REALSXP || Rf_length(center) != e->P || Rf_length(scale) != e->P)
-        Rf_error("internal error: 'file' does not match the %d x %d design", e->P, e->N);
+    if (N != e->N) Rf_error("internal error: 'file' does not match the %d x %d design", e->P, e->N);
+    read_standardisation(e, file, ncol, "file");
     if (TYPEOF(prefetch) != LGLSXP || Rf_length(prefetch) != 1 ||
         LOGICAL(prefetch)[0] == NA_LOGICAL)
         Rf_error("internal error: 'file' must say whether to prefetch");
     e->file_prefetch = LOGICAL(prefetch)[0];
-    e->file_lead = LOGICAL(lead)[0];
-    e->file_ncol = ncol;
-    e->file_center = REAL(center);
-    e->file_scale = REAL(scale);
-    if (bytes == 8) e->file_x = (const double *) x;
-    else e->file_x32 = (const float *) x;
+    e->raw_row = (size_t) ncol;
+    e->raw_col = 1;
+    if (bytes == 8) e->raw_x = (const double *) x;
+    else e->raw_x32 = (const float *) x;
 }
 
-/* u_i of a design file's row i into u (P values) */
-static void file_row(const sgfs_engine *e, int i, double *u)
+/* the user's N x ncol double matrix, read in place, and its standardisation */
+static void read_matrix(sgfs_engine *e, SEXP matrix)
 {
-    const int P = e->P, lead = e->file_lead;
-    const double *c = e->file_center, *s = e->file_scale;
+    SEXP x = sgfs_list_elt(matrix, "x");
+    if (TYPEOF(x) != REALSXP || !Rf_isMatrix(x) || Rf_nrows(x) != e->N)
+        Rf_error("internal error: 'matrix' must hold a double matrix of %d rows", e->N);
+    read_standardisation(e, matrix, Rf_ncols(x), "matrix");
+    e->raw_row = 1;
+    e->raw_col = (size_t) e->N;
+    e->raw_x = REAL(x);
+}
+
+/* starts the cache misses of a matrix read in place's row i (its values
+   are ncol scattered reads; nothing for the other backends), some rows
+   before they are read */
+void sgfs_data_touch(const sgfs_engine *e, int i)
+{
+#if defined(__GNUC__)
+    if (e->raw_col > 1 && e->raw_x) {
+        const double *x = e->raw_x + i;
+        const int ncol = e->P - e->raw_lead;
+        for (int j = 0; j < ncol; j++) __builtin_prefetch(x + (size_t) j * e->raw_col, 0, 0);
+    }
+#else
+    (void) e;
+    (void) i;
+#endif
+}
+
+/* u_i of a raw backend's row i into u (P values) */
+static void raw_row(const sgfs_engine *e, int i, double *u)
+{
+    const int P = e->P, lead = e->raw_lead;
+    const size_t step = e->raw_col;
+    const double *c = e->raw_center, *s = e->raw_scale;
     if (lead) u[0] = (1.0 - c[0]) / s[0];
-    if (e->file_x) {
-        const double *x = e->file_x + (size_t) i * e->file_ncol;
-        for (int j = lead; j < P; j++) u[j] = (x[j - lead] - c[j]) / s[j];
+    if (e->raw_x) {
+        const double *x = e->raw_x + (size_t) i * e->raw_row;
+        for (int j = lead; j < P; j++) u[j] = (x[(size_t) (j - lead) * step] - c[j]) / s[j];
     } else {
-        const float *x = e->file_x32 + (size_t) i * e->file_ncol;
-        for (int j = lead; j < P; j++) u[j] = ((double) x[j - lead] - c[j]) / s[j];
+        const float *x = e->raw_x32 + (size_t) i * e->raw_row;
+        for (int j = lead; j < P; j++) u[j] = ((double) x[(size_t) (j - lead) * step] - c[j]) / s[j];
     }
 }
 
-/* u_i' beta for a design file's row i, summed as over a copy of u_i */
-static double file_dot(const sgfs_engine *e, int i, const double *beta)
+/* u_i' beta for a raw backend's row i, summed as over a copy of u_i */
+static double raw_dot(const sgfs_engine *e, int i, const double *beta)
 {
-    const int P = e->P, lead = e->file_lead;
-    const double *c = e->file_center, *s = e->file_scale;
+    const int P = e->P, lead = e->raw_lead;
+    const size_t step = e->raw_col;
+    const double *c = e->raw_center, *s = e->raw_scale;
     double d = 0.0;
     if (lead) d += (1.0 - c[0]) / s[0] * beta[0];
-    if (e->file_x) {
-        const double *x = e->file_x + (size_t) i * e->file_ncol;
-        for (int j = lead; j < P; j++) d += (x[j - lead] - c[j]) / s[j] * beta[j];
+    if (e->raw_x) {
+        const double *x = e->raw_x + (size_t) i * e->raw_row;
+        for (int j = lead; j < P; j++) d += (x[(size_t) (j - lead) * step] - c[j]) / s[j] * beta[j];
     } else {
-        const float *x = e->file_x32 + (size_t) i * e->file_ncol;
-        for (int j = lead; j < P; j++) d += ((double) x[j - lead] - c[j]) / s[j] * beta[j];
+        const float *x = e->raw_x32 + (size_t) i * e->raw_row;
+        for (int j = lead; j < P; j++)
+            d += ((double) x[(size_t) (j - lead) * step] - c[j]) / s[j] * beta[j];
     }
     return d;
 }
@@ -146,12 +190,14 @@ void sgfs_data_setup(sgfs_engine *e, SEXP spec)
     e->N = count_elt(spec, "N");
     e->P = count_elt(spec, "P");
     SEXP xt = elt_or_null(spec, "xt"), rows = elt_or_null(spec, "rows"),
-        xt32 = elt_or_null(spec, "xt32"), file = elt_or_null(spec, "file");
+        xt32 = elt_or_null(spec, "xt32"), file = elt_or_null(spec, "file"),
+        matrix = elt_or_null(spec, "matrix");
     if ((xt != R_NilValue) + (rows != R_NilValue) + (xt32 != R_NilValue) +
-        (file != R_NilValue) != 1)
-        Rf_error("internal error: the spec must hold its data as one of 'xt', 'xt32', 'rows' "
-                 "and 'file'");
+        (file != R_NilValue) + (matrix != R_NilValue) != 1)
+        Rf_error("internal error: the spec must hold its data as one of 'xt', 'xt32', 'rows', "
+                 "'file' and 'matrix'");
     if (file != R_NilValue) read_file(e, file);
+    else if (matrix != R_NilValue) read_matrix(e, matrix);
     else if (xt32 != R_NilValue) {
         if (TYPEOF(xt32) != RAWSXP ||
             (double) Rf_xlength(xt32) != 4.0 * (double) e->P * (double) e->N)
@@ -171,6 +217,7 @@ void sgfs_data_columns(const sgfs_engine *e, const int *idx, int n, double *out)
     if (n > 1) sgfs_data_prefetch(e, idx, n);
     for (int i = 0; i < n; i++) {
         double *u = out + (size_t) i * P;
+        if (e->raw_col > 1 && i + SGFS_TOUCH_AHEAD < n) sgfs_data_touch(e, idx[i + SGFS_TOUCH_AHEAD]);
         if (e->xt) {
             memcpy(u, e->xt + (size_t) idx[i] * P, (size_t) P * sizeof(double));
             continue;
@@ -180,8 +227,8 @@ void sgfs_data_columns(const sgfs_engine *e, const int *idx, int n, double *out)
             for (int j = 0; j < P; j++) u[j] = v[j];
             continue;
         }
-        if (e->file_x || e->file_x32) {
-            file_row(e, idx[i], u);
+        if (e->raw_x || e->raw_x32) {
+            raw_row(e, idx[i], u);
             continue;
         }
         for (int j = 0; j < P; j++) u[j] = -e->rows_shift[j];
@@ -210,8 +257,8 @@ void sgfs_data_dots(const sgfs_engine *e, const int *idx, int n, const double *b
             double s = 0.0;
             for (int j = 0; j < P; j++) s += (double) u[j] * beta[j];
             out[i] = s;
-        } else if (e->file_x || e->file_x32) {
-            out[i] = file_dot(e, idx[i], beta);
+        } else if (e->raw_x || e->raw_x32) {
+            out[i] = raw_dot(e, idx[i], beta);
         } else {
             R_xlen_t len;
             const double *q = sgfs_sparse_row(e, idx[i], &len);
@@ -301,7 +348,7 @@ SEXP sgfs_data_slice(SEXP spec, SEXP idx)
     const int *r = zero_based(idx, e.N);
     const char *names[] = {"xt", "rows", "xt32", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
-    if (e.xt || e.file_x || e.file_x32) {       /* (a file's rows: in memory) */
+    if (e.xt || e.raw_x || e.raw_x32) {       /* (raw rows: a copy in memory) */
         SEXP xt = Rf_allocMatrix(REALSXP, e.P, m);
         SET_VECTOR_ELT(out, 0, xt);
         sgfs_data_columns(&e, r, m, REAL(xt));

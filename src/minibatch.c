@@ -294,9 +294,11 @@ void sgfs_rows_score(const sgfs_engine *e, const int *idx, int n,
         }
         return;
     }
-    if (xt == NULL) {               /* a design file: each row read into xb */
+    if (xt == NULL) {               /* raw rows (a file, a matrix in place): each read into xb */
         sgfs_data_prefetch(e, idx, n);
+        for (int i = 0; i < SGFS_TOUCH_AHEAD && i < n; i++) sgfs_data_touch(e, idx[i]);
         for (int i = 0; i < n; i++) {
+            if (i + SGFS_TOUCH_AHEAD < n) sgfs_data_touch(e, idx[i + SGFS_TOUCH_AHEAD]);
             sgfs_data_columns(e, idx + i, 1, e->xb);
             const double *u = e->xb;
             const double r = resid(idx[i], dot4(u, beta, P), centre ? dot4(u, centre, P) : 0.0,
@@ -353,7 +355,7 @@ const double *sgfs_batch_columns(sgfs_engine *e, const double *beta,
             /* (the floats' and a file's eta as the dense copy's would be:
                dot4 per gathered column, dgemv on a block, so that they
                give its draws) */
-            if ((e->xt32 || e->file_x || e->file_x32) && !block)
+            if ((e->xt32 || e->raw_x || e->raw_x32) && !block)
                 for (int i = 0; i < n; i++) eta[i] = dot4(e->xb + (size_t) i * e->P, beta, e->P);
             else sgfs_xt_beta(e->xb, e->P, n, beta, eta);
             sgfs_add_offset(e, idx, n, eta);

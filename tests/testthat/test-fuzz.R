@@ -41,6 +41,8 @@ fuzz_bases <- function() {
     pima_file <- write_design_file(pima_x, tempfile(fileext = ".sgd"))
     fits <- suppressWarnings(list(
         sgldcv = sgldcv(type ~ ., Pima.tr, n_iter = 20, progress = FALSE),
+        windows = withr::with_options(list(sgfs.batches = "windows"),
+                                      sgld(type ~ ., Pima.tr, n_iter = 20, progress = FALSE)),
         sgld_rows = sgld(y ~ x1 + x2 + f + g, onehot, n_iter = 20, progress = FALSE),
         poisson = sgldcv(count ~ x1 + f, onehot, family = poisson(), n_iter = 20,
                          progress = FALSE),
@@ -162,6 +164,8 @@ fuzz_bases <- function() {
     add("design_file_write", tempfile(fileext = ".sgd"), pima_x[1:5, ], colnames(pima_x),
         FALSE, 8L)
     add("design_file_write", pima_file$path, pima_x[1:5, ], colnames(pima_x), TRUE, 8L)
+    add("design_file_shuffle", pima_file$path, tempfile(fileext = ".sgd"),
+        sample.int(nrow(pima_x)), 50L, tempfile("buckets"))
     add("physical_memory")
     info <- attr(fits$sgldcv, "sgfit")
     add("map_rows", matrix(as.double(unclass(sgfs:::all_draws(fits$sgldcv))[1:3, ]), 3L),
