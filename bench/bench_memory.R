@@ -7,7 +7,9 @@
 ## "Maximum resident set size" is the process's peak, the data and R
 ## included): sgfs(x, y) on an N x P numeric matrix and sgfs(y ~ ., df) on a
 ## data frame of the same columns, with the engine's copy in double and in
-## single precision (options(sgfs.precision)).  The child makes its data a
+## single precision (options(sgfs.precision)), and the matrix read in place
+## (options(sgfs.in_place = TRUE), the default when a copy would take more
+## than a quarter of the memory).  The child makes its data a
 ## column at a time (garbage collected as it goes) and reports its peak
 ## before the fit (VmHWM), so that the fit's own part shows.  Then the size
 ## of a fit (object.size and saveRDS) at N / 10 and N rows.  Results go to
@@ -29,7 +31,8 @@ child <- tempfile(fileext = ".R")
 writeLines(c(
     "suppressPackageStartupMessages(library(sgfs))",
     "a <- commandArgs(TRUE); N <- as.numeric(a[1]); P <- as.integer(a[2])",
-    "options(sgfs.precision = a[4])",
+    "options(sgfs.precision = if (a[4] == 'single') 'single' else 'double',",
+    "        sgfs.in_place = if (a[4] == 'in_place') TRUE else NA)",
     "set.seed(1); cols <- paste0('x', seq_len(P))",
     "if (a[3] == 'matrix') {",
     "    x <- matrix(0, N, P, dimnames = list(NULL, cols))",
@@ -55,12 +58,13 @@ run <- function(N, what, precision) {
     res <- as.numeric(strsplit(sub("^RESULT ", "", grep("^RESULT", out, value = TRUE)), " ")[[1]])
     rss <- as.numeric(sub(".*: ", "", grep("Maximum resident set size", out, value = TRUE))) / 1024
     data.frame(N = N, interface = if (what == "matrix") "sgfs(x, y)" else "sgfs(y ~ ., df)",
-               precision = precision, data_mb = 8 * N * opt$P / 2^20, before_mb = res[1],
+               precision = switch(precision, double = "a copy (the default)",
+                                  single = "a copy in single precision", "the matrix in place"), data_mb = 8 * N * opt$P / 2^20, before_mb = res[1],
                peak_mb = rss, fit_kb = res[2], rds_kb = res[3])
 }
 rows <- list()
 for (what in c("matrix", "formula"))
-    for (precision in c("double", "single")) {
+    for (precision in c("double", "single", if (what == "matrix") "in_place")) {
         rows[[length(rows) + 1L]] <- run(opt$N, what, precision)
         cat(what, precision, "done\n")
     }
@@ -72,7 +76,7 @@ lines <- c("# Memory of a fit, and its size", "",
            "Peak: /usr/bin/time -v's maximum resident set size of the whole process (R, the data",
            "and the fit); before: the process's peak before the fit (its data made a column at a",
            "time); ratios to the data's size (8 N P bytes).", "",
-           "| interface | precision | data, MB | peak before the fit | peak | peak / data | the fit's part / data |",
+           "| interface | the engine's data | data, MB | peak before the fit | peak | peak / data | the fit's part / data |",
            "|---|---|---:|---:|---:|---:|---:|",
            sprintf("| %s | %s | %.0f | %.0f | %.0f | %.2f | %.2f |", res$interface, res$precision,
                    res$data_mb, res$before_mb, res$peak_mb, res$peak_mb / res$data_mb,
