@@ -5,14 +5,25 @@
 ##
 ## rows: the file's rows (default 7e7: 50 columns of doubles, 26.1 GiB,
 ## more than this machine's 24 GiB of memory); dir: where to write it
-## (default tempdir(); it needs rows x 400 bytes free).  The file is
-## written in chunks of 10^6 rows (the whole design is never in memory),
-## timed, sampled from, and deleted.  In memory: 2e6 rows of the same
-## shape.  Both fits start at the same point with the same step size
-## (the set-up's full-data passes are timed separately), batch 500, and
-## run the same number of iterations; the per-iteration time is the
-## sampling phase's (attr(fit, "sgfit")$elapsed / n_iter).  Writes
-## bench/results-file.md.
+## (default tempdir(); it needs rows x 800 bytes free while the shuffle
+## runs: the file and its buckets).  The file is written in chunks of 10^6
+## rows (the whole design is never in memory), its rows put in random order
+## by shuffle_design_file() (in place), sampled from, and deleted.  In
+## memory: 2e6 rows of the same shape.  Every fit starts at the same point
+## with the same step size (no set-up passes), batch 500, and runs the same
+## number of iterations; the per-iteration time is the sampling phase's
+## (attr(fit, "sgfit")$elapsed / n_iter).
+##
+## Rows of the file, read:
+##   windows, warm    the default for a shuffled file: each minibatch a
+##                    window of 500 consecutive rows, asked of the disk 8
+##                    iterations ahead; the page cache as the shuffle left it
+##   windows, cold    the same after the page cache is emptied (as root:
+##                    /proc/sys/vm/drop_caches), so that nearly every window
+##                    is read from the disk: a file much larger than memory
+##   rows, warm       options(sgfs.batches = "rows"): 500 rows drawn one by
+##                    one, a disk read for each not in memory
+## Writes bench/results-file.md.
 suppressMessages(library(sgfs))
 args <- commandArgs(trailingOnly = TRUE)
 rows <- if (length(args) >= 1L) as.numeric(args[1]) else 7e7
@@ -24,62 +35,74 @@ beta <- c(-0.5, withr::with_seed(1, rnorm(P, sd = 0.3)))
 
 make_chunk <- function(k, m) {
     set.seed(100 + k)
+    ## rows in an order that matters: sorted by the response within a chunk
     x <- matrix(rnorm(m * P), m, P, dimnames = list(NULL, paste0("x", seq_len(P))))
     y <- rbinom(m, 1, plogis(beta[1] + drop(x %*% beta[-1])))
-    list(x = x, y = y)
+    o <- order(y)
+    list(x = x[o, , drop = FALSE], y = y[o])
 }
 
 path <- file.path(dir, "bench_file.sgd")
-y_path <- paste0(path, ".y.rds")
-if (Sys.getenv("BENCH_KEEP") != "1") on.exit(unlink(c(path, y_path)), add = TRUE)
-t_write <- NA
-if (!file.exists(y_path) || design_file(path)$N != rows) {
-    y <- integer(0)
-    t_write <- system.time({
-        for (k in seq_len(ceiling(rows / chunk))) {
-            m <- min(chunk, rows - (k - 1) * chunk)
-            ch <- make_chunk(k, m)
-            write_design_file(ch$x, path, append = k > 1L)
-            y <- c(y, ch$y)
-            rm(ch)
-        }
-    })[["elapsed"]]
-    saveRDS(y, y_path)
-} else y <- readRDS(y_path)
-xf <- design_file(path)
+y <- integer(0)
+t_write <- system.time({
+    for (k in seq_len(ceiling(rows / chunk))) {
+        m <- min(chunk, rows - (k - 1) * chunk)
+        ch <- make_chunk(k, m)
+        write_design_file(ch$x, path, append = k > 1L)
+        y <- c(y, ch$y)
+        rm(ch)
+    }
+})[["elapsed"]]
 gib <- file.size(path) / 2^30
 cat(sprintf("file: %s rows x %d, %.1f GiB, written in %.0f s\n", format(rows, big.mark = ","),
             P, gib, t_write))
+set.seed(2)
+t_shuffle <- system.time(s <- shuffle_design_file(path, path, y = y))[["elapsed"]]
+xf <- s$x
+y <- s$y
+rm(s)
+invisible(gc())
+cat(sprintf("shuffled in %.0f s\n", t_shuffle))
 
 run <- function(x, y) {
     sgld(x, y, init = c(beta[1], beta[-1]), stepsize = 2e-8, metric = "identity",
          n_iter = n_iter, batch_size = 500L, progress = FALSE, max_time = 3600)
 }
-## the file with the default prefetching (on when the file is larger than
-## half the memory) and with the other setting
-auto <- sgfs:::file_prefetch_default(xf)
-fits <- list()
-for (pf in c(auto, !auto)) {
-    f <- withr::with_options(list(sgfs.file_prefetch = pf), run(xf, y))
-    fits[[sprintf("design file, %.1f GiB, prefetch %s%s", gib, if (pf) "on" else "off",
-                  if (pf == auto) " (default)" else "")]] <- attr(f, "sgfit")
+drop_caches <- function() {
+    system("sync")
+    ok <- tryCatch({ cat("3\n", file = "/proc/sys/vm/drop_caches"); TRUE },
+                   error = function(e) FALSE, warning = function(w) FALSE)
+    if (!ok) cat("(could not empty the page cache: not root)\n")
+    ok
 }
+fits <- list()
+label <- sprintf("design file, %.1f GiB, ", gib)
+fits[[paste0(label, "windows (default), warm cache")]] <- attr(run(xf, y), "sgfit")
+if (drop_caches())
+    fits[[paste0(label, "windows (default), cold cache")]] <- attr(run(xf, y), "sgfit")
+fits[[paste0(label, "rows (sgfs.batches = \"rows\"), warm cache")]] <-
+    attr(withr::with_options(list(sgfs.batches = "rows"), run(xf, y)), "sgfit")
 rm(y)
+unlink(path)                  # (the file's space back before the in-memory run)
 invisible(gc())
 mem <- make_chunk(1, 2e6)
-fits[["in memory, 2e6 rows"]] <- attr(run(mem$x, mem$y), "sgfit")
+mem_fit <- attr(run(mem$x, mem$y), "sgfit")
+fits[["in memory, 2e6 rows (random rows, the default)"]] <- mem_fit
 us <- vapply(fits, function(info) 1e6 * info$elapsed / n_iter, 0)
-tab <- data.frame(data = names(fits), rows = c(rows, rows, 2e6),
+ref <- us[length(us)]
+tab <- data.frame(data = names(fits), rows = c(rep(rows, length(fits) - 1L), 2e6),
                   setup_s = round(vapply(fits, function(i) i$setup_seconds, 0), 1),
-                  us_per_iter = round(us), ratio = round(us / us[3], 2), row.names = NULL)
+                  us_per_iter = round(us), ratio = round(us / ref, 2), row.names = NULL)
 print(tab)
-ratio <- tab$ratio[1]
 blas <- sgfs:::blas_label()
 out <- c("# A design file larger than memory (bench/bench_file.R)", "",
          sprintf("%s; BLAS: %s; sgld(), batch 500, %d iterations from the same start with the same step size;",
                  format(Sys.Date()), blas, n_iter),
-         sprintf("the file written in chunks of 10^6 rows in %.0f s (disk needed: %.1f GiB, deleted after); %.1f GiB of memory.", t_write, gib, sgfs:::physical_memory() / 2^30),
+         sprintf("the file written in chunks of 10^6 rows in %.0f s, its rows shuffled in place by shuffle_design_file() in %.0f s (disk needed: %.1f GiB for the file and as much again while it is shuffled; deleted after); %.1f GiB of memory.",
+                 t_write, t_shuffle, gib, sgfs:::physical_memory() / 2^30),
          "", knitr::kable(tab), "",
-         sprintf("Per-iteration time on the file at the defaults: %.2f x the in-memory figure for the same shape.", ratio))
+         sprintf("Per-iteration time on the shuffled file at the defaults: %s x the in-memory figure for the same shape.",
+                 paste(sprintf("%.2f", tab$ratio[grepl("windows", tab$data)]), collapse = " (warm) and ")),
+         "(cold: after the page cache was emptied)")
 writeLines(out, "bench/results-file.md")
 cat(out, sep = "\n")
