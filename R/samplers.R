@@ -41,7 +41,16 @@
 #'   engine's one copy of a dense design is standardised in double
 #'   precision; with `options(sgfs.precision = "single")` in single
 #'   precision, half the memory (each value rounded once: a relative error
-#'   below 6e-8, far inside any posterior's spread).
+#'   below 6e-8, far inside any posterior's spread).  When that copy would
+#'   take more than a quarter of the machine's memory, the engine reads a
+#'   dense double matrix in place instead, standardising each value as it
+#'   reads it (the same draws; an iteration a few times slower, a row's
+#'   values being scattered): `options(sgfs.in_place = TRUE or FALSE)`
+#'   decides it for any size.  Data larger than memory: a [design_file()]
+#'   (see [shuffle_design_file()]).  Minibatches are random rows, or, for a
+#'   shuffled design file, windows of consecutive rows from random starts;
+#'   `options(sgfs.batches = "rows" or "windows")` chooses for any data (for
+#'   windows, the rows must be in random order).
 #' @param y the response, for the matrix method: 0/1, logical or a two-level
 #'   factor for `binomial()` (as in [stats::glm()], the second level is the
 #'   event whose probability is modelled), numbers for `gaussian()`, counts
