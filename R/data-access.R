@@ -32,13 +32,19 @@ data_precision <- function() {
 ## fit adds no copy of the data (a fit keeps x alive, as R shares it), but a
 ## random row is ncol scattered reads instead of one contiguous block.
 in_place <- function(x) {
-    p <- getOption("sgfs.in_place", NA)
-    if (!is.logical(p) || length(p) != 1L)
-        stop("options(sgfs.in_place =) must be TRUE, FALSE or NA, not ", format_value(p),
-             call. = FALSE)
+    p <- flag_option("sgfs.in_place")
     if (!is.na(p)) return(p)
     memory <- physical_memory()
     !is.na(memory) && 8 * as.double(nrow(x)) * ncol(x) > memory / 4
+}
+
+## the option `name`: TRUE, FALSE or NA (unset: the default applies)
+flag_option <- function(name) {
+    p <- getOption(name, NA)
+    if (!is.logical(p) || length(p) != 1L)
+        stop("options(", name, " =) must be TRUE, FALSE or NA, not ", format_value(p),
+             call. = FALSE)
+    p
 }
 
 ## the compressed rows are made when they store at most this fraction of

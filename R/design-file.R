@@ -191,14 +191,12 @@ batch_windows <- function(data) {
 ## Whether the engine asks the system for a minibatch's rows of the design
 ## file x before it reads them (src/design_file.c): options(sgfs.file_prefetch
 ## = TRUE or FALSE), or by default (NA) when the file is larger than half
-## the machine's memory or read in windows (batch_windows()).  A file that fits stays in the page cache after
-## the set-up's passes, and asking would only add a system call per row
-## (sgld, batch 500, 50 columns, cached: 162 -> 452 us per iteration).
+## the machine's memory or read in windows (batch_windows()).  A file that
+## fits stays in the page cache after the set-up's passes, and asking would
+## only add a system call per row (sgld, batch 500, 50 columns, cached:
+## 162 -> 452 us per iteration); a window is one request.
 file_prefetch <- function(x) {
-    p <- getOption("sgfs.file_prefetch", NA)
-    if (!is.logical(p) || length(p) != 1L)
-        stop("options(sgfs.file_prefetch =) must be TRUE, FALSE or NA, not ", format_value(p),
-             call. = FALSE)
+    p <- flag_option("sgfs.file_prefetch")
     if (!is.na(p)) return(p)
     file_prefetch_default(x)
 }
