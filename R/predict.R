@@ -12,7 +12,8 @@
 #'   \eqn{\exp(\eta)}{exp(eta)} for `poisson()`; for `categorical()` a matrix
 #'   of class probabilities, one column per level), or `"class"`
 #'   (`binomial()`: the class whose posterior predictive probability exceeds
-#'   0.5; `categorical()`: the most probable class).
+#'   0.5; `categorical()`: the most probable class).  A `categorical()`
+#'   fit has no single linear predictor: its default is `"response"`.
 #' @param interval `"none"`, `"credible"`: equal-tailed posterior intervals
 #'   of the link or response mean, or `"prediction"` (`gaussian()` fits):
 #'   the posterior predictive distribution's mean and standard deviation
@@ -43,9 +44,10 @@ predict.sgfit <- function(object, newdata, type = c("link", "response", "class")
                           interval = c("none", "credible", "prediction"), level = 0.95,
                           draws = NULL, offset = NULL, ...) {
     no_dots(...)
+    info <- sgfit_info(object)
+    if (missing(type) && identical(info$family$family, "categorical")) type <- "response"
     type <- choose_arg(type, c("link", "response", "class"), "type")
     interval <- choose_arg(interval, c("none", "credible", "prediction"), "interval")
-    info <- sgfit_info(object)
     if (!is.null(info$design$custom))
         stop("predict() needs a model with a predictive distribution, and a custom_model() ",
              "defines only its likelihood: compute predictions from the draws, as.matrix(fit)",

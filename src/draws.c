@@ -115,13 +115,13 @@ static void finish_block(const out_map *o, double *z, int Sb, int mc, size_t s0,
                     break;
                 }
                 const int c = (int) y;
-                const double zy = o->what == WHAT_LOGLIK && c > 0 ? zk[(c - 1) * ldk] : 0.0;
-                const double lognorm = sgfs_softmax_ref(zk, ldk, o->K1);
                 if (o->what == WHAT_LOGLIK) {
-                    dest[s] = zy - lognorm;
+                    const double zy = c > 0 ? zk[(c - 1) * ldk] : 0.0;
+                    dest[s] = zy - sgfs_softmax_ref(zk, ldk, o->K1);
                     break;
                 }
-                dest[s] = exp(-lognorm);               /* the reference class */
+                double shift;                           /* (the reference class's) */
+                sgfs_softmax_sum(zk, ldk, o->K1, &shift, dest + s);
                 for (int k = 0; k < o->K1; k++) dest[s + (k + 1) * plane] = zk[k * ldk];
             }
             }

@@ -25,18 +25,31 @@ double sgfs_binomial_residual(double y, double z, double *ll)
 }
 
 /* The K1 logits z[0], z[stride], ... (classes 1..K1) to their class
-   probabilities in place; returns log(1 + sum_k exp(z_k)), the log
-   normaliser with the reference class. */
-double sgfs_softmax_ref(double *z, size_t stride, int K1)
+   probabilities in place; returns the normaliser 1 + sum_k exp(z_k) as
+   exp(m) times the value returned, with m = max(0, z_k) in *shift, and the
+   reference class's probability exp(-m) / (that value) in *p_ref (unless
+   NULL): no logarithm, for callers that want probabilities only. */
+double sgfs_softmax_sum(double *z, size_t stride, int K1, double *shift, double *p_ref)
 {
     double m = 0.0, s;
     for (int k = 0; k < K1; k++) if (z[k * stride] > m) m = z[k * stride];
-    s = exp(-m);
+    const double e0 = exp(-m);
+    s = e0;
     for (int k = 0; k < K1; k++) {
         z[k * stride] = exp(z[k * stride] - m);
         s += z[k * stride];
     }
     for (int k = 0; k < K1; k++) z[k * stride] /= s;
+    *shift = m;
+    if (p_ref) *p_ref = e0 / s;
+    return s;
+}
+
+/* the same, returning the log normaliser log(1 + sum_k exp(z_k)) */
+double sgfs_softmax_ref(double *z, size_t stride, int K1)
+{
+    double m;
+    const double s = sgfs_softmax_sum(z, stride, K1, &m, NULL);
     return m + log(s);
 }
 

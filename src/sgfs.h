@@ -474,6 +474,7 @@ int sgfs_all_finite(const double *x, int n);
 double sgfs_sigmoid(double z);
 double sgfs_binomial_residual(double y, double z, double *ll);
 double sgfs_softmax_ref(double *z, size_t stride, int K1);
+double sgfs_softmax_sum(double *z, size_t stride, int K1, double *shift, double *p_ref);
 void sgfs_add_binomial_pred(const double *z, size_t stride, int m, double *out);
 void sgfs_add_gaussian_pred(const double *z, size_t stride, int m,
                             double log_sigma, double *out);
