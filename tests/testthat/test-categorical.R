@@ -42,7 +42,7 @@ test_that("every sampler runs on a categorical model", {
     ## a categorical fit has no single linear predictor: probabilities by default
     p <- predict(fit, newdata = iris[1:5, ])
     expect_identical(p, predict(fit, newdata = iris[1:5, ], type = "response"))
-    expect_equal(rowSums(p), rep(1, 5), tolerance = 1e-12)
+    expect_equal(unname(rowSums(p)), rep(1, 5), tolerance = 1e-12)
     expect_error(predict(fit, newdata = iris[1:5, ], type = "link"), "'type'")
     map <- sga(Species ~ Petal.Width, data = iris, family = categorical(), n_iter = 500,
                progress = FALSE)
