@@ -17,6 +17,10 @@
 ##   sgld_id       sgld(metric = "identity", stepsize = 1e-6): the paper's
 ##                 algorithm; attr(fit, "sgfit")$elapsed / n_iter, the C loop
 ##                 without the R-side set-up
+##   sgld_windows  sgld_id with options(sgfs.batches = "windows"): each
+##                 minibatch n consecutive rows from a random start (valid
+##                 here: the simulated rows are independent, in random
+##                 order; the default for a shuffled design file)
 ##   sgld          sgld() at its default metric ("mode") and default step
 ##   sgfs_full     sgfs(preconditioner = "full"), SGFS-f
 ##   numpy_choice  bench/sgld_numpy.py, rng.choice(N, n, replace = FALSE) per
@@ -69,7 +73,7 @@ SHAPES <- data.frame(name = c("SGMCMCJax example", "Covertype shape", "1e6 x 50"
                      batch = c(1000L, 500L, 500L),
                      n_iter = c(5000L, 2000L, 2000L))   # about 0.2-1 s each
 
-METHODS <- c("bare", "sgld_id", "sgld", "sgfs_full",
+METHODS <- c("bare", "sgld_id", "sgld_windows", "sgld", "sgfs_full",
              "numpy_choice", "numpy_epoch", "torch_epoch", "torch_randperm")
 
 simulate <- function(N, D) {
@@ -110,6 +114,9 @@ time_sampler <- function(method, dat, batch, n_iter) {
         sgld_id = function() sgld(x, y, batch_size = batch, n_iter = n_iter, burnin = 0L,
                                   thin = thin, standardize = FALSE, progress = FALSE,
                                   metric = "identity", stepsize = 1e-6),
+        sgld_windows = function() withr::with_options(list(sgfs.batches = "windows"),
+            sgld(x, y, batch_size = batch, n_iter = n_iter, burnin = 0L, thin = thin,
+                 standardize = FALSE, progress = FALSE, metric = "identity", stepsize = 1e-6)),
         sgld = function() sgld(x, y, batch_size = batch, n_iter = n_iter, burnin = 0L,
                                thin = thin, standardize = FALSE, progress = FALSE),
         sgfs_full = function() sgfs(x, y, batch_size = batch, n_iter = n_iter, burnin = 0L,
@@ -160,7 +167,7 @@ run_shape <- function(shape, opt) {
             k <- iters_for(m, shape, opt$quick)
             s <- switch(m,
                 bare = system.time(.Call(sgfs:::C_sgfs_bench_gradients, spec, k))[["elapsed"]],
-                sgld_id = , sgld = , sgfs_full = time_sampler(m, dat, shape$batch, k),
+                sgld_id = , sgld_windows = , sgld = , sgfs_full = time_sampler(m, dat, shape$batch, k),
                 time_python(m, opt, path, shape, k))
             us[r, m] <- 1e6 * s / k
             if (!is.null(attr(s, "setup"))) setup[r, m] <- attr(s, "setup")
@@ -197,14 +204,23 @@ versions <- function(python) {
          load = tryCatch(readLines("/proc/loadavg"), error = function(e) NA))
 }
 
+## how many times slower method a was than method b (median of the
+## per-repetition ratios, from their ratios to sgld_id)
+us_ratio <- function(d, a, b) {
+    g <- setNames(d$vs_sgld_id, d$method)
+    g[[a]] / g[[b]]
+}
+
 wide_table <- function(res) {
     rows <- lapply(split(res, factor(res$shape, unique(res$shape))), function(d) {
         u <- setNames(d$us_per_iter, d$method)
         b <- setNames(d$vs_bare, d$method)
         g <- setNames(d$vs_sgld_id, d$method)
-        sprintf("| %s, %s, %d | %.0f | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx sgld_id) | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx) |",
+        w <- us_ratio(d, "numpy_epoch", "sgld_windows")
+        sprintf("| %s, %s, %d | %.0f | %.0f (%.2fx) | %.0f (%.2fx; NumPy epoch %.2fx slower) | %.0f (%.2fx) | %.0f (%.2fx sgld_id) | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx) |",
                 format(d$N[1], big.mark = ",", scientific = FALSE), d$D[1], d$batch[1],
                 u[["bare"]], u[["sgld_id"]], b[["sgld_id"]],
+                u[["sgld_windows"]], b[["sgld_windows"]], w,
                 u[["sgld"]], b[["sgld"]],
                 u[["sgfs_full"]], g[["sgfs_full"]],
                 u[["numpy_choice"]], g[["numpy_choice"]],
@@ -212,8 +228,8 @@ wide_table <- function(res) {
                 u[["torch_epoch"]], g[["torch_epoch"]],
                 u[["torch_randperm"]], g[["torch_randperm"]])
     })
-    c("| shape (N, D, batch) | bare loop | sgld(metric = \"identity\") (x bare) | sgld() default (x bare) | sgfs() full | NumPy, choice (x sgld_id) | NumPy, epoch perm. (x sgld_id) | PyTorch, epoch perm. (x sgld_id) | PyTorch, randperm (x sgld_id) |",
-      "|---|---|---|---|---|---|---|---|---|", unlist(rows))
+    c("| shape (N, D, batch) | bare loop | sgld(metric = \"identity\") (x bare) | the same in windows (x bare) | sgld() default (x bare) | sgfs() full | NumPy, choice (x sgld_id) | NumPy, epoch perm. (x sgld_id) | PyTorch, epoch perm. (x sgld_id) | PyTorch, randperm (x sgld_id) |",
+      "|---|---|---|---|---|---|---|---|---|---|", unlist(rows))
 }
 
 main <- function() {
