@@ -106,13 +106,22 @@ is_design_file <- function(x) inherits(x, "sgfs_design_file")
 #'
 #' Writes a copy of a design file (see [write_design_file()]) whose rows
 #' are in a uniformly random order, and returns it with the response (and
-#' any other per-row values) in the same order.  Samplers then take each
-#' minibatch as a window of consecutive rows from a random start (a random
-#' sample, since the rows are in random order), which the disk reads as one
-#' block: for data larger than memory, the only way a disk keeps up with
-#' the sampler.  The rows of a file that is not shuffled are drawn one by
-#' one at random, which is exact whatever their order but costs a disk
-#' read per row for the rows not in memory.
+#' any other per-row values) in the same order.  When such a file is larger
+#' than half the machine's memory, samplers take each minibatch as a window
+#' of consecutive rows from a random start (a random sample, since the rows
+#' are in random order), which the disk reads as one block: for data larger
+#' than memory, the only way a disk keeps up with the sampler.  Otherwise,
+#' and for a file that is not shuffled, rows are drawn one by one at random,
+#' which is exact whatever their order but costs a disk read for each row
+#' not in memory.  `options(sgfs.batches = "windows" or "rows")` chooses for
+#' any data.
+#'
+#' Windows are not quite random rows: the N windows of one order are not
+#' all the subsets random rows draw from, and the covariance of the
+#' minibatch noise is off by about \eqn{\sqrt{2n/N}}{sqrt(2 n / N)}
+#' relative for batches of n rows (0.4 % at 7e7 rows and n = 500; at N = 100
+#' n SGFS's variances came out 26 % off in a test).  Hence the default only
+#' for files that leave no choice, which have many rows.
 #'
 #' The shuffle reads and writes sequentially in two passes (each row goes
 #' to one of several bucket files next to `out`, then each bucket is put
@@ -141,7 +150,7 @@ is_design_file <- function(x) inherits(x, "sgfs_design_file")
 #' s <- shuffle_design_file(path, tempfile(fileext = ".sgd"), y = y)
 #' s$x
 #' all.equal(s$x[1:3, ], x[s$order[1:3], ])
-#' fit <- sgld(s$x, s$y, n_iter = 500, progress = FALSE)   # windows of rows
+#' fit <- sgld(s$x, s$y, n_iter = 500, progress = FALSE)
 #' unlink(c(path, s$x$path))
 #' @export
 shuffle_design_file <- function(path, out, y = NULL, weights = NULL, offset = NULL,
@@ -177,34 +186,42 @@ shuffle_design_file <- function(path, out, y = NULL, weights = NULL, offset = NU
 ## Minibatches as windows of consecutive rows (src/minibatch.c), their
 ## starts drawn this many iterations ahead, or 0: random rows.
 ## options(sgfs.batches = "windows" or "rows"); by default (NA) windows
-## for a design file whose rows shuffle_design_file() put in random order.
-## (The depth keeps a few windows' reads in flight on the disk at once.)
+## for a design file whose rows shuffle_design_file() put in random order
+## and that is larger than half the memory, where random rows would cost a
+## disk read each.  (Not for less: the N windows of one order are not all
+## the subsets random rows draw from, and the minibatch noise's covariance
+## is off by about sqrt(2 n / N) relative -- negligible at 7e7 rows, but at
+## N = 100 n SGFS's variances came out 26 % off.)  The depth keeps a few
+## windows' reads in flight on the disk at once.
 batch_windows <- function(data) {
     b <- getOption("sgfs.batches", NA)
     if (!(identical(b, NA) || identical(b, "rows") || identical(b, "windows")))
         stop("options(sgfs.batches =) must be \"rows\", \"windows\" or NA, not ",
              format_value(b), call. = FALSE)
-    windows <- if (is.na(b)) isTRUE(data$file$design$shuffled) else b == "windows"
+    f <- data$file$design
+    windows <- if (is.na(b)) isTRUE(f$shuffled) && larger_than_memory(f) else b == "windows"
     if (windows) 8L else 0L
 }
 
 ## Whether the engine asks the system for a minibatch's rows of the design
 ## file x before it reads them (src/design_file.c): options(sgfs.file_prefetch
 ## = TRUE or FALSE), or by default (NA) when the file is larger than half
-## the machine's memory or read in windows (batch_windows()).  A file that
-## fits stays in the page cache after the set-up's passes, and asking would
-## only add a system call per row (sgld, batch 500, 50 columns, cached:
-## 162 -> 452 us per iteration); a window is one request.
+## the machine's memory (then, shuffled, it is read in windows: one request
+## a window, made iterations before it is read).  A file that fits stays in
+## the page cache after the set-up's passes, and asking would only add a
+## system call per row (sgld, batch 500, 50 columns, cached: 162 -> 452 us
+## per iteration).
 file_prefetch <- function(x) {
     p <- flag_option("sgfs.file_prefetch")
     if (!is.na(p)) return(p)
     file_prefetch_default(x)
 }
-file_prefetch_default <- function(x) {
+file_prefetch_default <- function(x) larger_than_memory(x)
+
+## a design file larger than half the machine's memory
+larger_than_memory <- function(x) {
     memory <- physical_memory()
-    big <- !is.na(memory) && x$bytes * as.double(x$N) * x$ncol > memory / 2
-    ## windows: one request a window, drawn iterations before it is read
-    big || batch_windows(list(file = list(design = x))) > 0L
+    !is.na(memory) && x$bytes * as.double(x$N) * x$ncol > memory / 2
 }
 physical_memory <- function() .Call(C_sgfs_physical_memory)
 

@@ -48,9 +48,10 @@
 #'   values being scattered): `options(sgfs.in_place = TRUE or FALSE)`
 #'   decides it for any size.  Data larger than memory: a [design_file()]
 #'   (see [shuffle_design_file()]).  Minibatches are random rows, or, for a
-#'   shuffled design file, windows of consecutive rows from random starts;
-#'   `options(sgfs.batches = "rows" or "windows")` chooses for any data (for
-#'   windows, the rows must be in random order).
+#'   shuffled design file larger than half the memory, windows of
+#'   consecutive rows from random starts; `options(sgfs.batches = "rows" or
+#'   "windows")` chooses for any data (for windows, the rows must be in
+#'   random order; see [shuffle_design_file()] for what they cost).
 #' @param y the response, for the matrix method: 0/1, logical or a two-level
 #'   factor for `binomial()` (as in [stats::glm()], the second level is the
 #'   event whose probability is modelled), numbers for `gaussian()`, counts

@@ -85,7 +85,7 @@ test_that("windows: the C chain equals the R replay (SGLD, SGLD-CV's stratified 
     expect_equal(unname(c2), r2, tolerance = 1e-12)
 })
 
-test_that("a shuffled file is read in windows, with the draws of the same rows in memory", {
+test_that("a shuffled file in windows gives the draws of the same rows in memory", {
     withr::local_options(sgfs.sparse_fill = 0)     # memory: the dense copy, as a file
     p <- sparse_problem()
     s <- shuffled_file(p$x, p$y)
@@ -96,20 +96,29 @@ test_that("a shuffled file is read in windows, with the draws of the same rows i
     windows <- function(f, x) withr::with_options(list(sgfs.batches = "windows"), run(f, x))
     samplers <- draw_samplers()
     for (name in names(samplers)) {
-        from_file <- run(samplers[[name]], s$x)
+        from_file <- windows(samplers[[name]], s$x)
         expect_identical(sgfs:::fit_spec(attr(from_file, "sgfit"))$windows, 8L)
         expect_equal(unclass(as.matrix(from_file)), unclass(as.matrix(windows(samplers[[name]], xs))),
                      tolerance = 1e-12, label = name)
     }
-    ## the file in rows (the option), the draws of random rows in memory
-    rows <- withr::with_options(list(sgfs.batches = "rows"), run(sgld, s$x))
+    ## a shuffled file that fits in memory: random rows by default, the
+    ## draws of random rows in memory
+    rows <- run(sgld, s$x)
     expect_equal(unclass(as.matrix(rows)), unclass(as.matrix(run(sgld, xs))), tolerance = 1e-12)
     expect_identical(sgfs:::fit_spec(attr(rows, "sgfit"))$windows, 0L)
+    ## larger than half the memory (as this machine would see a larger file):
+    ## windows by default
+    big <- s$x
+    big$N <- as.integer(min(.Machine$integer.max, ceiling(sgfs:::physical_memory() /
+                                                            (big$bytes * big$ncol))))
+    expect_identical(sgfs:::batch_windows(list(file = list(design = big))), 8L)
+    expect_identical(sgfs:::batch_windows(list(file = list(design = s$x))), 0L)
     ## windows are not the random rows' draws
-    expect_false(isTRUE(all.equal(as.matrix(rows), as.matrix(run(sgld, s$x)))))
+    expect_false(isTRUE(all.equal(as.matrix(rows), as.matrix(windows(sgld, s$x)))))
 })
 
 test_that("a run in windows continues exactly, and its chains run anywhere with the same draws", {
+    withr::local_options(sgfs.batches = "windows")
     p <- sparse_problem()
     s <- shuffled_file(p$x, p$y)
     on.exit(unlink(s$x$path), add = TRUE)
@@ -138,8 +147,10 @@ test_that("windows of shuffled rows sample the posterior of random rows", {
     y <- sort(y)
     s <- shuffled_file(x, y, memory = 400 * 24)
     on.exit(unlink(s$x$path), add = TRUE)
-    fit <- withr::with_seed(22, sgldcv(s$x, s$y, family = gaussian(), n_iter = 20000,
-                                       batch_size = 100, chains = 2, progress = FALSE))
+    fit <- withr::with_seed(22, withr::with_options(list(sgfs.batches = "windows"),
+        sgldcv(s$x, s$y, family = gaussian(), n_iter = 20000, batch_size = 100, chains = 2,
+               progress = FALSE)))
+    expect_identical(sgfs:::fit_spec(attr(fit, "sgfit"))$windows, 8L)
     ref <- lm(y ~ x)
     est <- summary(fit)$statistics
     se <- sqrt(diag(vcov(ref)))[2:4]
