@@ -20,7 +20,8 @@
 ##   sgld_windows  sgld_id with options(sgfs.batches = "windows"): each
 ##                 minibatch n consecutive rows from a random start (valid
 ##                 here: the simulated rows are independent, in random
-##                 order; the default for a shuffled design file)
+##                 order; the default for a shuffled design file larger
+##                 than half the memory)
 ##   sgld          sgld() at its default metric ("mode") and default step
 ##   sgfs_full     sgfs(preconditioner = "full"), SGFS-f
 ##   numpy_choice  bench/sgld_numpy.py, rng.choice(N, n, replace = FALSE) per
