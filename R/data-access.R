@@ -64,11 +64,14 @@ engine_data <- function(x, center, scale, rows = TRUE, lead = FALSE) {
         return(list(N = nrow(x), P = ncol(x) + lead,
                     file = list(design = x, center = center, scale = scale, lead = lead,
                                 prefetch = file_prefetch(x))))
+    ## the copy's rows in a random order when there are many (shuffled_copy())
+    order <- if (rows && !(is.matrix(x) && is.double(x) && in_place(x)) &&
+                 shuffled_copy(nrow(x))) copy_order(nrow(x))
     compressed <- if (rows) {
         if (inherits(x, "dgCMatrix"))
             .Call(C_sgfs_sparse_rows_csc, x@i, x@p, x@x, x@Dim, center, scale, sparse_fill(),
-                  lead)
-        else .Call(C_sgfs_sparse_rows, x, center, scale, sparse_fill(), lead)
+                  lead, order)
+        else .Call(C_sgfs_sparse_rows, x, center, scale, sparse_fill(), lead, order)
     }
     if (is.null(compressed) && is.matrix(x) && is.double(x) && in_place(x))
         return(list(N = nrow(x), P = ncol(x) + lead,
@@ -76,22 +79,59 @@ engine_data <- function(x, center, scale, rows = TRUE, lead = FALSE) {
     if (is.null(compressed) && inherits(x, "Matrix")) x <- dense_copy(x, "x")
     single <- data_precision() == "single" && is.null(compressed)
     list(N = nrow(x), P = ncol(x) + lead,
-         xt = if (is.null(compressed) && !single) .Call(C_sgfs_design_copy, x, center, scale, lead),
-         xt32 = if (single) .Call(C_sgfs_design_copy32, x, center, scale, lead),
-         rows = compressed)
+         xt = if (is.null(compressed) && !single)
+             .Call(C_sgfs_design_copy, x, center, scale, lead, order),
+         xt32 = if (single) .Call(C_sgfs_design_copy32, x, center, scale, lead, order),
+         rows = compressed, order = order)
+}
+
+## Whether the engine's copy of N rows (dense or compressed) holds them in a
+## random order, so that a minibatch can be a window of consecutive rows (a
+## random sample read as one stream: 3-5 times faster an iteration than n
+## scattered rows, bench/results-peers-windows.md): from 10,000 rows (then
+## the default batch has at most N / 100 rows), unless options(sgfs.batches
+## = "rows").
+shuffled_copy <- function(N) {
+    N >= 10000 && !identical(batches_option(), "rows")
+}
+
+## a random order of 1..N that is the same for every fit on N rows (fits on
+## the same data share one copy), from R's generator under a fixed seed,
+## the user's random numbers left as they were
+copy_order <- function(N) {
+    old <- if (exists(".Random.seed", envir = globalenv(), inherits = FALSE)) get_seed()
+    on.exit(if (is.null(old)) rm(".Random.seed", envir = globalenv()) else set_seed(old))
+    suppressWarnings(set.seed(20261127L, kind = "Mersenne-Twister", normal.kind = "Inversion",
+                              sample.kind = "Rejection"))
+    sample.int(N)
+}
+
+## the engine's rows (1-based) of the user's rows r (all: NULL), and the
+## user's order of a vector (or the columns of a matrix) in the engine's
+## order: the identity unless the copy is shuffled (spec$order)
+engine_rows <- function(spec, r = NULL) {
+    if (is.null(spec$order)) return(if (is.null(r)) seq_len(spec$N) else r)
+    pos <- order(spec$order)
+    if (is.null(r)) pos else pos[r]
+}
+user_order <- function(spec, v) {
+    if (is.null(spec$order) || is.null(v)) return(v)
+    pos <- order(spec$order)
+    if (is.matrix(v)) v[, pos, drop = FALSE] else v[pos]
 }
 
 ## the spec's data fields (to put in a spec, or to replace a spec's)
 data_fields <- function(data) list(N = as.integer(data$N), P = as.integer(data$P),
                                    xt = data$xt, xt32 = data$xt32, rows = data$rows,
-                                   file = data$file, matrix = data$matrix)
+                                   file = data$file, matrix = data$matrix, order = data$order)
 
 ## spec restricted to its rows idx (1-based): data, responses, offsets
 ## and weights
 slice_rows <- function(spec, idx) {
     idx <- as.integer(idx)
     part <- .Call(C_sgfs_data_slice, spec, idx)
-    spec[c("xt", "rows", "xt32", "file", "matrix")] <- list(part$xt, part$rows, part$xt32, NULL, NULL)
+    spec[c("xt", "rows", "xt32", "file", "matrix", "order")] <- list(part$xt, part$rows, part$xt32,
+                                                                      NULL, NULL, NULL)
     spec$N <- length(idx)
     spec$y <- spec$y[idx]
     if (!is.null(spec$offset)) spec$offset <- spec$offset[idx]
@@ -133,7 +173,7 @@ weak_value <- function(ref) {
 }
 
 ## the spec's fields held by the handle
-handle_fields <- c("xt", "xt32", "rows", "file", "matrix", "y", "offset", "weights", "callback", "prior_weights",
+handle_fields <- c("xt", "xt32", "rows", "file", "matrix", "order", "y", "offset", "weights", "callback", "prior_weights",
                    "trials")
 
 ## list(spec without the data, handle)
@@ -165,7 +205,7 @@ shared_data <- function(key) {
 share_data <- function(key, handle, spec) {
     if (is.null(key)) return(invisible())
     data <- list(N = spec$N, P = spec$P, xt = spec$xt, xt32 = spec$xt32, rows = spec$rows,
-                 file = spec$file, matrix = spec$matrix)
+                 file = spec$file, matrix = spec$matrix, order = spec$order)
     the$shared <- c(the$shared, list(list(key = key, ref = weak_ref(handle$key, data))))
     invisible()
 }

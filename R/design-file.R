@@ -116,12 +116,15 @@ is_design_file <- function(x) inherits(x, "sgfs_design_file")
 #' not in memory.  `options(sgfs.batches = "windows" or "rows")` chooses for
 #' any data.
 #'
-#' Windows are not quite random rows: the N windows of one order are not
-#' all the subsets random rows draw from, and the covariance of the
-#' minibatch noise is off by about \eqn{\sqrt{2n/N}}{sqrt(2 n / N)}
-#' relative for batches of n rows (0.4 % at 7e7 rows and n = 500; at N = 100
-#' n SGFS's variances came out 26 % off in a test).  Hence the default only
-#' for files that leave no choice, which have many rows.
+#' Windows are not quite random rows: the windows of one order are not all
+#' the subsets random rows draw from, and the covariance of the minibatch
+#' noise is off by a relative sd of about \eqn{\sqrt{4w/(3N)}}{sqrt(4 w /
+#' (3 N))} for windows of w rows (0.3 % for whole batches of 500 at 7e7
+#' rows; at N = 100 n SGFS's variances came out 26 % off in a test).  Hence
+#' whole-batch windows only for files that leave no choice, which have
+#' many rows.  In memory the engine holds a copy of 10,000 rows or more in
+#' a random order of its own and draws each minibatch as distinct blocks of
+#' w = 3e-4 N consecutive rows (at least 8; see ?sgld, argument `x`).
 #'
 #' The shuffle reads and writes sequentially in two passes (each row goes
 #' to one of several bucket files next to `out`, then each bucket is put
@@ -188,19 +191,40 @@ shuffle_design_file <- function(path, out, y = NULL, weights = NULL, offset = NU
 ## options(sgfs.batches = "windows" or "rows"); by default (NA) windows
 ## for a design file whose rows shuffle_design_file() put in random order
 ## and that is larger than half the memory, where random rows would cost a
-## disk read each.  (Not for less: the N windows of one order are not all
-## the subsets random rows draw from, and the minibatch noise's covariance
-## is off by about sqrt(2 n / N) relative -- negligible at 7e7 rows, but at
-## N = 100 n SGFS's variances came out 26 % off.)  The depth keeps a few
-## windows' reads in flight on the disk at once.
+## disk read each, and for the engine's copy of many rows, which it holds
+## in a random order (shuffled_copy()).  The depth keeps a few windows'
+## reads in flight on the disk at once.
 batch_windows <- function(data) {
+    b <- batches_option()
+    f <- data$file$design
+    windows <- if (is.na(b)) (isTRUE(f$shuffled) && larger_than_memory(f)) || !is.null(data$order)
+               else b == "windows"
+    if (windows) 8L else 0L
+}
+
+## The rows of a window, for batches of n: the N windows of one order are
+## not all the subsets random rows draw from, and the minibatch noise's
+## covariance is off by a relative sd of about sqrt(4 w / (3 N)) for
+## windows of w rows (whole windows of n = 100 of a copy of 10,000 rows
+## shuffled once gave SGFS-b variances 26 % off).  So in memory windows of
+## 3e-4 N rows, at least 8 (2 %; 3.3 % at 10,000 rows with 8), read as
+## streams -- the largest divisor of n up to that; on disk and with
+## options(sgfs.batches = "windows") the whole batch (one read; a shuffled
+## file larger than memory has N / n in the 100,000s).
+window_rows <- function(data, n) {
+    if (!(is.na(batches_option()) && !is.null(data$order))) return(as.integer(n))
+    target <- min(n, max(8, floor(3e-4 * data$N)))
+    ## (windows are blocks of one partition, n / w of them: w divides n)
+    w <- seq_len(target)
+    as.integer(max(w[n %% w == 0]))
+}
+
+batches_option <- function() {
     b <- getOption("sgfs.batches", NA)
     if (!(identical(b, NA) || identical(b, "rows") || identical(b, "windows")))
         stop("options(sgfs.batches =) must be \"rows\", \"windows\" or NA, not ",
              format_value(b), call. = FALSE)
-    f <- data$file$design
-    windows <- if (is.na(b)) isTRUE(f$shuffled) && larger_than_memory(f) else b == "windows"
-    if (windows) 8L else 0L
+    b
 }
 
 ## Whether the engine asks the system for a minibatch's rows of the design

@@ -367,8 +367,16 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
         theta0 <- to_internal(as.double(init), design)
     }
     design$random_init <- NULL
+    ## the engine's per-row values in its copy's order (a shuffled copy,
+    ## R/data-access.R); the prior weights and trials, for the draw-level
+    ## methods, stay in the user's
+    o <- design$data$order
+    y_engine <- if (is.null(o)) design$y else if (is.matrix(design$y)) design$y[o, , drop = FALSE]
+                else design$y[o]
+    if (!is.null(o) && !is.null(offset)) offset <- offset[o]
+    if (!is.null(o) && !is.null(engine_w)) engine_w <- engine_w[o]
     spec <- c(list(version = .Call(C_sgfs_spec_version)), data_fields(design$data),
-              list(y = design$y,
+              list(y = y_engine,
                    model = if (custom) "custom" else if (network) "mlp" else engine_model(family),
                    mpar = design$mpar),
               ## on the internal scale: a gaussian response's is divided by its scale
@@ -376,7 +384,8 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
               if (!is.null(engine_w)) list(weights = engine_w),
               prior_arrays(D, parts),
               list(batch_size = batch_size, burnin = burnin, thin = thin,
-                   windows = batch_windows(design$data)),
+                   windows = batch_windows(design$data),
+                   window_rows = window_rows(design$data, batch_size)),
               if (custom) list(callback = design$callback) else keep_spec(keep, x_names, design),
               ## (for the draw-level methods; the engine reads neither)
               list(prior_weights = design$weights, trials = design$trials))

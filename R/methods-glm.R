@@ -98,7 +98,8 @@ check_has_formula <- function(info, what) {
 ## the training response as the fit used it: 0/1 for binomial(), the
 ## original scale for gaussian(), class indicators (rows x K) for categorical()
 training_response <- function(info) {
-    y <- fit_spec(info)$y
+    spec <- fit_spec(info)
+    y <- user_order(spec, spec$y)
     switch(info$family$family,
            gaussian = info$design$y_center + info$design$y_scale * y,
            categorical = {

@@ -115,7 +115,8 @@ pp_check.sgfit <- function(object, plotfun = NULL, ndraws = 50, seed = NULL, ...
     yrep <- posterior_predict.sgfit(object, draws = min(ndraws, S), seed = seed)
     yrep <- matrix(as.vector(yrep), nrow(yrep))
     d <- info$design
-    y_int <- fit_spec(info)$y
+    spec <- fit_spec(info)
+    y_int <- user_order(spec, spec$y)
     y <- switch(fam, gaussian = d$y_center + d$y_scale * y_int,
                 categorical = as.integer(y_int) + 1L,
                 binomial = if (identical(d$response_kind, "cbind"))

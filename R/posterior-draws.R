@@ -266,10 +266,11 @@ draw_rows <- function(info, newdata, y, need_y, offset = NULL, weights = NULL) {
             stop_arg("weights", "are for newdata's rows: without newdata the training rows' ",
                      "weights are used")
         spec <- fit_spec(info)
-        return(list(x = data_columns(spec), y = spec$y, names = NULL,
+        y <- user_order(spec, spec$y)          # (the training rows in the user's order)
+        return(list(x = data_columns(spec, engine_rows(spec)), y = y, names = NULL,
                     offset = row_offsets(info, NULL, offset, spec$N),
                     weighing = if (need_y)
-                        log_lik_weighing(info$family, spec$y,
+                        log_lik_weighing(info$family, y,
                                          binomial_rows(d$response_kind, spec$prior_weights,
                                                        spec$trials),
                                          spec$prior_weights)))
@@ -295,7 +296,7 @@ draw_rows <- function(info, newdata, y, need_y, offset = NULL, weights = NULL) {
         stop_arg("newdata", "has missing or non-finite offsets in row(s) ",
                  paste(utils::head(which(!is.finite(off)), 5L), collapse = ", "))
     response <- if (need_y) new_response(info, newdata, y, nrow(X))
-    list(x = .Call(C_sgfs_design_copy, X, as.double(d$center), as.double(d$scale), FALSE),
+    list(x = .Call(C_sgfs_design_copy, X, as.double(d$center), as.double(d$scale), FALSE, NULL),
          y = response$y, names = rownames(X), offset = off,
          weighing = if (need_y) {
              prior <- row_weights(info, newdata, weights, nrow(X))

@@ -82,7 +82,8 @@ row_offsets <- function(info, newdata, offset, n) {
         if (!is.null(offset))
             stop_arg("offset", "is for newdata's rows: without newdata the training rows' ",
                      "offsets are used")
-        return(fit_spec(info)$offset * info$design$y_scale)
+        spec <- fit_spec(info)
+        return(user_order(spec, spec$offset) * info$design$y_scale)
     }
     if (!is.null(info$terms)) {
         if (!is.null(offset))
@@ -194,11 +195,11 @@ row_summaries <- function(info, X, theta, newdata, columns, what, summarise, off
     d <- info$design
     block <- max(1L, floor(1e6 / (ncol(theta) * max(1L, length(info$levels)))))
     for (r in split(ok, ceiling(seq_along(ok) / block))) {
-        x <- if (is.null(X)) data_columns(spec, r) else {
+        x <- if (is.null(X)) data_columns(spec, engine_rows(spec, r)) else {
             Xr <- X[r, , drop = FALSE]
             if (inherits(Xr, "Matrix")) Xr <- as.matrix(Xr)
             storage.mode(Xr) <- "double"
-            .Call(C_sgfs_design_copy, Xr, as.double(d$center), as.double(d$scale), FALSE)
+            .Call(C_sgfs_design_copy, Xr, as.double(d$center), as.double(d$scale), FALSE, NULL)
         }
         out[r, ] <- summarise(draws_eval(info, theta, x, what, offset = offset[r]))
     }
@@ -217,7 +218,8 @@ complete_rows <- function(X) {
 
 training_design <- function(info) {
     d <- info$design
-    X <- sweep(sweep(t(data_columns(fit_spec(info))), 2L, d$scale, "*"), 2L, d$center, "+")
+    spec <- fit_spec(info)
+    X <- sweep(sweep(t(data_columns(spec, engine_rows(spec))), 2L, d$scale, "*"), 2L, d$center, "+")
     colnames(X) <- d$x_names
     X
 }

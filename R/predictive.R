@@ -75,7 +75,7 @@ keep_spec <- function(keep, names_x, design) {
     if (!is.null(design$network)) newx <- newx[, colnames(newx) != "(Intercept)", drop = FALSE]
     monitor <- monitored(keep$monitor, design)
     list(pred_x = .Call(C_sgfs_design_copy, newx, as.double(design$center),
-                        as.double(design$scale), FALSE),
+                        as.double(design$scale), FALSE, NULL),
          monitor = as.integer(monitor - 1L))
 }
 

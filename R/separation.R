@@ -180,7 +180,7 @@ separated_spec <- function(run, lap, n_fixed = 0L) {
     if (!length(design$separated) || !is.null(design$hs) ||
         !(spec$model %in% c("logistic", "probit", "poisson")) || is.null(lap$H))
         return(NULL)
-    rows <- lapply(design$separated, `[[`, "rows")
+    rows <- lapply(design$separated, function(l) sort(engine_rows(spec, l$rows)))
     levels <- design$separated[lengths(rows) > 0L]
     rows <- rows[lengths(rows) > 0L]
     if (!length(levels)) return(NULL)

@@ -14,9 +14,13 @@
 ##   bare          the package's bare minibatch-gradient loop in C
 ##                 (sgfs:::C_sgfs_bench_gradients: the engine's minibatch draw
 ##                 and the model's score, nothing else; src/bench_gradients.c)
-##   sgld_id       sgld(metric = "identity", stepsize = 1e-6): the paper's
-##                 algorithm; attr(fit, "sgfit")$elapsed / n_iter, the C loop
-##                 without the R-side set-up
+##   sgld_rows     sgld(metric = "identity", stepsize = 1e-6) with
+##                 options(sgfs.batches = "rows"): the paper's algorithm,
+##                 random rows; attr(fit, "sgfit")$elapsed / n_iter, the C
+##                 loop without the R-side set-up
+##   sgld_id       the same at the default minibatches: from 10,000 rows,
+##                 distinct blocks of about 3e-4 N consecutive rows of the
+##                 engine's copy, which holds the rows in a random order
 ##   sgld_windows  sgld_id with options(sgfs.batches = "windows"): each
 ##                 minibatch n consecutive rows from a random start (valid
 ##                 here: the simulated rows are independent, in random
@@ -74,7 +78,7 @@ SHAPES <- data.frame(name = c("SGMCMCJax example", "Covertype shape", "1e6 x 50"
                      batch = c(1000L, 500L, 500L),
                      n_iter = c(5000L, 2000L, 2000L))   # about 0.2-1 s each
 
-METHODS <- c("bare", "sgld_id", "sgld_windows", "sgld", "sgfs_full",
+METHODS <- c("bare", "sgld_rows", "sgld_id", "sgld_windows", "sgld", "sgfs_full",
              "numpy_choice", "numpy_epoch", "torch_epoch", "torch_randperm")
 
 simulate <- function(N, D) {
@@ -112,6 +116,9 @@ time_sampler <- function(method, dat, batch, n_iter) {
     y <- dat$y
     thin <- min(100L, n_iter)
     fun <- switch(method,
+        sgld_rows = function() withr::with_options(list(sgfs.batches = "rows"),
+            sgld(x, y, batch_size = batch, n_iter = n_iter, burnin = 0L, thin = thin,
+                 standardize = FALSE, progress = FALSE, metric = "identity", stepsize = 1e-6)),
         sgld_id = function() sgld(x, y, batch_size = batch, n_iter = n_iter, burnin = 0L,
                                   thin = thin, standardize = FALSE, progress = FALSE,
                                   metric = "identity", stepsize = 1e-6),
@@ -168,7 +175,8 @@ run_shape <- function(shape, opt) {
             k <- iters_for(m, shape, opt$quick)
             s <- switch(m,
                 bare = system.time(.Call(sgfs:::C_sgfs_bench_gradients, spec, k))[["elapsed"]],
-                sgld_id = , sgld_windows = , sgld = , sgfs_full = time_sampler(m, dat, shape$batch, k),
+                sgld_rows = , sgld_id = , sgld_windows = , sgld = , sgfs_full =
+                    time_sampler(m, dat, shape$batch, k),
                 time_python(m, opt, path, shape, k))
             us[r, m] <- 1e6 * s / k
             if (!is.null(attr(s, "setup"))) setup[r, m] <- attr(s, "setup")
@@ -205,23 +213,15 @@ versions <- function(python) {
          load = tryCatch(readLines("/proc/loadavg"), error = function(e) NA))
 }
 
-## how many times slower method a was than method b (median of the
-## per-repetition ratios, from their ratios to sgld_id)
-us_ratio <- function(d, a, b) {
-    g <- setNames(d$vs_sgld_id, d$method)
-    g[[a]] / g[[b]]
-}
-
 wide_table <- function(res) {
     rows <- lapply(split(res, factor(res$shape, unique(res$shape))), function(d) {
         u <- setNames(d$us_per_iter, d$method)
         b <- setNames(d$vs_bare, d$method)
         g <- setNames(d$vs_sgld_id, d$method)
-        w <- us_ratio(d, "numpy_epoch", "sgld_windows")
-        sprintf("| %s, %s, %d | %.0f | %.0f (%.2fx) | %.0f (%.2fx; NumPy epoch %.2fx slower) | %.0f (%.2fx) | %.0f (%.2fx sgld_id) | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx) |",
+        sprintf("| %s, %s, %d | %.0f | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx sgld_id) | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx) |",
                 format(d$N[1], big.mark = ",", scientific = FALSE), d$D[1], d$batch[1],
-                u[["bare"]], u[["sgld_id"]], b[["sgld_id"]],
-                u[["sgld_windows"]], b[["sgld_windows"]], w,
+                u[["bare"]], u[["sgld_rows"]], b[["sgld_rows"]], u[["sgld_id"]], b[["sgld_id"]],
+                u[["sgld_windows"]], b[["sgld_windows"]],
                 u[["sgld"]], b[["sgld"]],
                 u[["sgfs_full"]], g[["sgfs_full"]],
                 u[["numpy_choice"]], g[["numpy_choice"]],
@@ -229,8 +229,8 @@ wide_table <- function(res) {
                 u[["torch_epoch"]], g[["torch_epoch"]],
                 u[["torch_randperm"]], g[["torch_randperm"]])
     })
-    c("| shape (N, D, batch) | bare loop | sgld(metric = \"identity\") (x bare) | the same in windows (x bare) | sgld() default (x bare) | sgfs() full | NumPy, choice (x sgld_id) | NumPy, epoch perm. (x sgld_id) | PyTorch, epoch perm. (x sgld_id) | PyTorch, randperm (x sgld_id) |",
-      "|---|---|---|---|---|---|---|---|---|---|", unlist(rows))
+    c("| shape (N, D, batch) | bare loop (random rows) | sgld(metric = \"identity\"), random rows (x bare) | the same, default minibatches (x bare) | the same, whole windows (x bare) | sgld() default (x bare) | sgfs() full | NumPy, choice (x sgld_id) | NumPy, epoch perm. (x sgld_id) | PyTorch, epoch perm. (x sgld_id) | PyTorch, randperm (x sgld_id) |",
+      "|---|---|---|---|---|---|---|---|---|---|---|", unlist(rows))
 }
 
 main <- function() {

@@ -8,7 +8,10 @@
  * took as much memory again as the data),
  *
  * so that one example is one contiguous column (a minibatch gather is n
- * short contiguous reads).  Before the copy is written, Linux is asked to
+ * short contiguous reads).  With `order` (N ints, 1-based, a permutation),
+ * column q of xt is row order[q] of x: the copy's rows in a random order,
+ * whose windows of consecutive columns are random samples (minibatch.c),
+ * read as one stream.  Before the copy is written, Linux is asked to
  * back it with transparent huge pages (madvise MADV_HUGEPAGE): random
  * minibatches of a large data set otherwise pay a TLB miss per example
  * (DESIGN.md section 2).  The transpose is blocked so that both the reads
@@ -81,52 +84,82 @@ int sgfs_check_design(SEXP x, SEXP center, SEXP scale, SEXP lead, int *N, int *P
     return one;
 }
 
-SEXP sgfs_design_copy(SEXP x, SEXP center, SEXP scale, SEXP lead)
+/* order (the user's row, 1-based, at each position of a copy: a
+   permutation of 1..N, checked) as 0-based rows, or NULL for the rows in
+   their order (R_NilValue) */
+const int *sgfs_row_order(SEXP order, int N)
+{
+    if (order == R_NilValue) return NULL;
+    if (TYPEOF(order) != INTSXP || Rf_xlength(order) != N)
+        Rf_error("internal error: 'order' must be %d integers", N);
+    int *row = (int *) R_alloc((size_t) N, sizeof(int));
+    char *seen = R_alloc((size_t) N, 1);
+    memset(seen, 0, (size_t) N);
+    for (int q = 0; q < N; q++) {
+        const int i = INTEGER(order)[q];
+        if (i == NA_INTEGER || i < 1 || i > N || seen[i - 1])
+            Rf_error("internal error: 'order' must be a permutation of 1..%d", N);
+        seen[i - 1] = 1;
+        row[q] = i - 1;
+    }
+    return row;
+}
+
+/* the position of each row in the copy (0-based), or NULL */
+static const int *columns_of_rows(SEXP order, int N)
+{
+    const int *row = sgfs_row_order(order, N);
+    if (row == NULL) return NULL;
+    int *col = (int *) R_alloc((size_t) N, sizeof(int));
+    for (int q = 0; q < N; q++) col[row[q]] = q;
+    return col;
+}
+
+/* the standardised copy into out (P x N, doubles or floats), the rows of x
+   in blocks so that the reads of x stay in cache */
+#define WRITE_COPY(TYPE)                                                           \
+    for (int i0 = 0; i0 < N; i0 += BLOCK) {                                        \
+        int i1 = i0 + BLOCK < N ? i0 + BLOCK : N;                                  \
+        if (one)                                                                   \
+            for (int i = i0; i < i1; i++)                                          \
+                out[(size_t) P * (col ? col[i] : i)] = (TYPE) ((1.0 - c[0]) / s[0]); \
+        for (int j = one; j < P; j++) {                                            \
+            const double *v = in[j - one];                                         \
+            for (int i = i0; i < i1; i++)                                          \
+                out[j + (size_t) P * (col ? col[i] : i)] = (TYPE) ((v[i] - c[j]) / s[j]); \
+        }                                                                          \
+    }
+
+SEXP sgfs_design_copy(SEXP x, SEXP center, SEXP scale, SEXP lead, SEXP order)
 {
     int N, P;
     const double **in;
     const int one = sgfs_check_design(x, center, scale, lead, &N, &P, &in);
     P += one;
+    const int *col = columns_of_rows(order, N);
     SEXP xt = PROTECT(Rf_allocMatrix(REALSXP, P, N));
     double *out = REAL(xt);
     const double *c = REAL(center), *s = REAL(scale);
     sgfs_advise_huge_pages(out, (size_t) P * N * sizeof(double));
-    for (int i0 = 0; i0 < N; i0 += BLOCK) {
-        int i1 = i0 + BLOCK < N ? i0 + BLOCK : N;
-        if (one)
-            for (int i = i0; i < i1; i++) out[(size_t) P * i] = (1.0 - c[0]) / s[0];
-        for (int j = one; j < P; j++) {
-            const double *col = in[j - one];
-            for (int i = i0; i < i1; i++)
-                out[j + (size_t) P * i] = (col[i] - c[j]) / s[j];
-        }
-    }
+    WRITE_COPY(double)
     UNPROTECT(1);
     return xt;
 }
 
 /* the same copy in single precision (options(sgfs.precision = "single"),
    data.c): a raw vector of P x N floats, each value rounded once */
-SEXP sgfs_design_copy32(SEXP x, SEXP center, SEXP scale, SEXP lead)
+SEXP sgfs_design_copy32(SEXP x, SEXP center, SEXP scale, SEXP lead, SEXP order)
 {
     int N, P;
     const double **in;
     const int one = sgfs_check_design(x, center, scale, lead, &N, &P, &in);
     P += one;
+    const int *col = columns_of_rows(order, N);
     SEXP xt = PROTECT(Rf_allocVector(RAWSXP, 4 * (R_xlen_t) P * N));
     float *out = (float *) RAW(xt);
     const double *c = REAL(center), *s = REAL(scale);
     sgfs_advise_huge_pages(out, (size_t) P * N * sizeof(float));
-    for (int i0 = 0; i0 < N; i0 += BLOCK) {
-        int i1 = i0 + BLOCK < N ? i0 + BLOCK : N;
-        if (one)
-            for (int i = i0; i < i1; i++) out[(size_t) P * i] = (float) ((1.0 - c[0]) / s[0]);
-        for (int j = one; j < P; j++) {
-            const double *col = in[j - one];
-            for (int i = i0; i < i1; i++)
-                out[j + (size_t) P * i] = (float) ((col[i] - c[j]) / s[j]);
-        }
-    }
+    WRITE_COPY(float)
     UNPROTECT(1);
     return xt;
 }

@@ -110,8 +110,8 @@ static int far(const sgfs_engine *e)
    while this and the next iterations compute) */
 static void next_window(sgfs_engine *e)
 {
-    const int Np = e->N - e->n_fixed, n = e->n, L = e->batch.ahead;
-    const int drawn = sgfs_minibatch_window(&e->batch, Np, n);
+    const int Np = e->N - e->n_fixed, n = e->batch.width, L = e->batch.ahead * e->batch.per;
+    const int drawn = sgfs_minibatch_window(&e->batch, Np, e->n);
     if (!e->file_prefetch) return;
     for (int k = L - drawn; k < L; k++) {
         const int s = (int) e->batch.starts[k], end = s + n < Np ? s + n : Np;
@@ -290,9 +290,10 @@ SEXP sgfs_engine_result(SEXP ptr)
         memcpy(REAL(sq), e->grad_sq, (size_t) Ds * sizeof(double));
     }
     if (e->batch.ahead) {                /* the windows drawn ahead, to continue */
-        SEXP starts = Rf_allocVector(REALSXP, e->batch.ahead);
+        const int len = e->batch.ahead * e->batch.per;
+        SEXP starts = Rf_allocVector(REALSXP, len);
         SET_VECTOR_ELT(out, 11, starts);
-        memcpy(REAL(starts), e->batch.starts, (size_t) e->batch.ahead * sizeof(double));
+        memcpy(REAL(starts), e->batch.starts, (size_t) len * sizeof(double));
     }
     if (e->pred_x) {
         SEXP pred = Rf_allocMatrix(REALSXP, e->n_pred, e->pred_cols);

@@ -43,9 +43,11 @@
  *               `every` iterations (separated.c): level k's rows (ints,
  *               0-based) rows[ptr[k]..ptr[k+1]-1], its direction in theta
  *               (column k of the D x K dir) and slice width (K doubles)
- *   windows     (optional) int in 0..64: each minibatch n consecutive rows
- *               from a random start, drawn that many iterations ahead
- *               (minibatch.c); absent or 0: random rows
+ *   windows     (optional) int in 0..64: minibatches as windows of
+ *               consecutive rows from random starts, drawn that many
+ *               iterations ahead (minibatch.c); absent or 0: random rows
+ *   window_rows (optional, with windows) a divisor of batch_size: the rows
+ *               of a window (absent: the whole minibatch is one window)
  *   hs          (optional) the regularised horseshoe's settings (prior_hs.c):
  *               the chain samples its parameters too (rules sgld, hmc, sga,
  *               adam)
@@ -140,22 +142,28 @@ static void setup_windows(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
     if (L == NA_INTEGER || L < 0 || L > 64)
         Rf_error("internal error: 'windows' must be an integer in 0..64");
     if (L == 0) return;
+    SEXP width = optional_elt(spec, "window_rows");
+    const int m = width == NULL || width == R_NilValue ? e->n : int_elt(spec, "window_rows");
+    if (m == NA_INTEGER || m < 1 || m > e->n || e->n % m != 0)
+        Rf_error("internal error: 'window_rows' must divide the batch size %d", e->n);
     e->batch.ahead = L;
+    e->batch.width = m;
+    e->batch.per = (e->n + m - 1) / m;
+    const int len = L * e->batch.per;
+    /* the queue, then room for one minibatch's starts (minibatch.c) */
+    e->batch.starts = fresh_real(prot, SLOT_STARTS, len + e->batch.per);
+    for (int k = 0; k < len; k++) e->batch.starts[k] = -1.0;
     SEXP starts = optional_elt(state, "starts");
-    if (starts == NULL || starts == R_NilValue) {
-        e->batch.starts = fresh_real(prot, SLOT_STARTS, L);
-        for (int k = 0; k < L; k++) e->batch.starts[k] = -1.0;
-        return;
-    }
+    if (starts == NULL || starts == R_NilValue) return;
     const double Np = (double) e->N - e->n_fixed;
-    if (TYPEOF(starts) != REALSXP || Rf_xlength(starts) != L)
-        Rf_error("internal error: state 'starts' must be %d doubles", L);
-    for (int k = 0; k < L; k++) {
+    if (TYPEOF(starts) != REALSXP || Rf_xlength(starts) != len)
+        Rf_error("internal error: state 'starts' must be %d doubles", len);
+    for (int k = 0; k < len; k++) {
         const double s = REAL(starts)[k];
         if (!(s == -1.0 || (s >= 0 && s < Np && s == floor(s))) || (REAL(starts)[0] < 0) != (s < 0))
             Rf_error("internal error: state 'starts' out of range");
     }
-    e->batch.starts = copy_real(prot, SLOT_STARTS, starts);
+    memcpy(e->batch.starts, REAL(starts), (size_t) len * sizeof(double));
 }
 
 /* spec$metric: z = U theta becomes the sampler's coordinates; a continued

@@ -16,17 +16,17 @@ SEXP sgfs_prior_eval(SEXP spec, SEXP theta);
 SEXP sgfs_hs_eval(SEXP spec, SEXP xi);
 SEXP sgfs_row_leverage(SEXP spec, SEXP U, SEXP P1);
 SEXP sgfs_bench_gradients(SEXP spec, SEXP n_iter);
-SEXP sgfs_design_copy(SEXP x, SEXP center, SEXP scale, SEXP lead);
-SEXP sgfs_design_copy32(SEXP x, SEXP center, SEXP scale, SEXP lead);
+SEXP sgfs_design_copy(SEXP x, SEXP center, SEXP scale, SEXP lead, SEXP position);
+SEXP sgfs_design_copy32(SEXP x, SEXP center, SEXP scale, SEXP lead, SEXP position);
 SEXP sgfs_first_bad_column(SEXP x, SEXP allow_na);
 SEXP sgfs_ksd(SEXP spec, SEXP x, SEXP c, SEXP beta);
 SEXP sgfs_draws_eval(SEXP spec, SEXP theta, SEXP x, SEXP y, SEXP what,
                      SEXP log_sigma, SEXP affine, SEXP offset);
 SEXP sgfs_blas_info(void);
 SEXP sgfs_parse_libsvm(SEXP lines);
-SEXP sgfs_sparse_rows(SEXP x, SEXP center, SEXP scale, SEXP max_fill, SEXP lead);
+SEXP sgfs_sparse_rows(SEXP x, SEXP center, SEXP scale, SEXP max_fill, SEXP lead, SEXP order);
 SEXP sgfs_sparse_rows_csc(SEXP i, SEXP p, SEXP x, SEXP dim, SEXP center, SEXP scale,
-                          SEXP max_fill, SEXP lead);
+                          SEXP max_fill, SEXP lead, SEXP order);
 SEXP sgfs_column_stats(SEXP x);
 SEXP sgfs_column_stats_csc(SEXP i, SEXP p, SEXP x, SEXP dim);
 SEXP sgfs_data_xb(SEXP spec, SEXP beta);
@@ -64,15 +64,15 @@ static const R_CallMethodDef call_entries[] = {
     CALLDEF(sgfs_hs_eval, 2),
     CALLDEF(sgfs_row_leverage, 3),
     CALLDEF(sgfs_bench_gradients, 2),
-    CALLDEF(sgfs_design_copy, 4),
-    CALLDEF(sgfs_design_copy32, 4),
+    CALLDEF(sgfs_design_copy, 5),
+    CALLDEF(sgfs_design_copy32, 5),
     CALLDEF(sgfs_first_bad_column, 2),
     CALLDEF(sgfs_ksd, 4),
     CALLDEF(sgfs_draws_eval, 8),
     CALLDEF(sgfs_blas_info, 0),
     CALLDEF(sgfs_parse_libsvm, 1),
-    CALLDEF(sgfs_sparse_rows, 5),
-    CALLDEF(sgfs_sparse_rows_csc, 8),
+    CALLDEF(sgfs_sparse_rows, 6),
+    CALLDEF(sgfs_sparse_rows_csc, 9),
     CALLDEF(sgfs_column_stats, 1),
     CALLDEF(sgfs_column_stats_csc, 4),
     CALLDEF(sgfs_data_xb, 2),

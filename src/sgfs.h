@@ -67,15 +67,16 @@ typedef struct sgfs_batch {
     R_xlen_t table_size;        /* a power of two >= 2n                        */
     int rounding;               /* R's sample.kind is "Rounding" (set by
                                    sgfs_minibatch_begin before each run)       */
-    /* windows (spec$windows > 0): each minibatch is n consecutive rows
-       from a uniform random start, wrapping around (minibatch.c), drawn
-       `ahead` iterations before it is used so that a design file's reads
-       run ahead of the arithmetic; 0: n rows by Floyd's algorithm */
-    int ahead;
-    double *starts;             /* ahead: the next iterations' starts, the
+    /* windows (spec$windows > 0): each minibatch is k = n / width windows
+       of `width` consecutive rows, from random starts, wrapping around, no
+       two overlapping (minibatch.c),
+       drawn `ahead` iterations before it is used so that a design file's
+       reads run ahead of the arithmetic; 0: n rows by Floyd's algorithm */
+    int ahead, width, per;      /* per: k, the windows of one minibatch       */
+    double *starts;             /* ahead k: the next windows' starts, the
                                    next first; -1 before the first draw
                                    (chain state: a continued run goes on
-                                   with them)                                */
+                                   with them); then k of scratch             */
 } sgfs_batch;
 
 /* ---- models --------------------------------------------------------- */
@@ -375,6 +376,8 @@ void sgfs_data_columns(const sgfs_engine *e, const int *idx, int n, double *out)
    SGFS_TOUCH_AHEAD rows before it is read (more saturate the misses in
    flight: measured 491 -> 577 us at 8 rows, Covertype's shape) */
 void sgfs_data_touch(const sgfs_engine *e, int i);
+/* a copy's row order (design_copy.c): 0-based rows, or NULL */
+const int *sgfs_row_order(SEXP order, int N);
 #define SGFS_TOUCH_AHEAD 2
 void sgfs_data_dots(const sgfs_engine *e, const int *idx, int n, const double *beta,
                     double *out);

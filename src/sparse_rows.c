@@ -96,7 +96,10 @@ static const double *column_values(const design_columns *d, int j)
     return d->buf;
 }
 
-static SEXP build_rows(design_columns *d, const double *c, const double *s, double fill)
+/* order: NULL, or the user's row (1-based) at each position of the copy
+   (a permutation; R/data-access.R shuffles large copies) */
+static SEXP build_rows(design_columns *d, const double *c, const double *s, double fill,
+                       SEXP order)
 {
     const int N = d->N, P = d->P;
 
@@ -145,13 +148,15 @@ static SEXP build_rows(design_columns *d, const double *c, const double *s, doub
     sgfs_advise_huge_pages(p, ((size_t) N + 1) * sizeof(double));
     sgfs_advise_huge_pages(ent, 2 * (size_t) total * sizeof(double));
 
-    /* row starts, then the entries column by column (each row's in
-       increasing column order) */
+    /* row starts in the copy's order, then the entries column by column
+       (each row's in increasing column order) */
+    const int *row_at = sgfs_row_order(order, N);
     R_xlen_t start = 0;
-    for (int i = 0; i < N; i++) {
-        p[i] = (double) (width > 0 ? (R_xlen_t) i * width : start);
+    for (int q = 0; q < N; q++) {
+        const int i = row_at ? row_at[q] : q;
+        p[q] = (double) (width > 0 ? (R_xlen_t) q * width : start);
         const R_xlen_t count = next[i];
-        next[i] = width > 0 ? (R_xlen_t) i * width : start;
+        next[i] = width > 0 ? (R_xlen_t) q * width : start;
         start += count;
     }
     p[N] = (double) total;
@@ -211,19 +216,19 @@ static void csc_columns(design_columns *d, SEXP i, SEXP p, SEXP x, SEXP dim)
     d->lead = 0;
 }
 
-SEXP sgfs_sparse_rows(SEXP x, SEXP center, SEXP scale, SEXP max_fill, SEXP lead)
+SEXP sgfs_sparse_rows(SEXP x, SEXP center, SEXP scale, SEXP max_fill, SEXP lead, SEXP order)
 {
     int N, P;
     const double **cols;
     const int one = sgfs_check_design(x, center, scale, lead, &N, &P, &cols);
     design_columns d = {N, P + one, cols, NULL, NULL, NULL,
                         one ? (double *) R_alloc((size_t) N, sizeof(double)) : NULL, one};
-    return build_rows(&d, REAL(center), REAL(scale), Rf_asReal(max_fill));
+    return build_rows(&d, REAL(center), REAL(scale), Rf_asReal(max_fill), order);
 }
 
 /* the same from a dgCMatrix's slots */
 SEXP sgfs_sparse_rows_csc(SEXP i, SEXP p, SEXP x, SEXP dim, SEXP center, SEXP scale,
-                          SEXP max_fill, SEXP lead)
+                          SEXP max_fill, SEXP lead, SEXP order)
 {
     design_columns d;
     csc_columns(&d, i, p, x, dim);
@@ -234,7 +239,7 @@ SEXP sgfs_sparse_rows_csc(SEXP i, SEXP p, SEXP x, SEXP dim, SEXP center, SEXP sc
     if (TYPEOF(center) != REALSXP || TYPEOF(scale) != REALSXP || Rf_length(center) != d.P ||
         Rf_length(scale) != d.P)
         Rf_error("internal error: malformed sparse design");
-    return build_rows(&d, REAL(center), REAL(scale), Rf_asReal(max_fill));
+    return build_rows(&d, REAL(center), REAL(scale), Rf_asReal(max_fill), order);
 }
 
 /* Per column: the mean, the sd (denominator N - 1), the mean square,

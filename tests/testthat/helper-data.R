@@ -107,16 +107,26 @@ r_minibatch <- function(N, n) {
 }
 
 ## minibatches as windows (src/minibatch.c), replayed: a function(N, n)
-## giving each iteration's n consecutive rows (1-based, wrapping around)
-## from a start drawn `ahead` iterations before (the first call draws
-## `ahead` starts, each call then one more)
-r_windows <- function(ahead = 8L) {
+## giving each iteration's k = n / width windows of `width` consecutive
+## rows (1-based, wrapping around), their starts drawn `ahead` iterations
+## before (the first call draws ahead iterations' starts, each call then
+## one iteration's more)
+r_windows <- function(ahead = 8L, width = NULL) {
     starts <- integer(0)
+    ## one minibatch's starts: one uniform start, or k distinct blocks of
+    ## the partition into blocks of m from a uniform offset (Floyd's draw)
+    draw <- function(N, m, k) {
+        if (k == 1L) return(sample.int(N, 1L) - 1L)
+        o <- sample.int(N, 1L) - 1L
+        (o + (r_minibatch(N %/% m, k) - 1L) * m) %% N
+    }
     function(N, n) {
-        if (!length(starts)) starts <<- vapply(seq_len(ahead), function(k) sample.int(N, 1L), 0L) - 1L
-        s <- starts[1L]
-        starts <<- c(starts[-1L], sample.int(N, 1L) - 1L)
-        (s + seq_len(n) - 1L) %% N + 1L
+        m <- if (is.null(width)) n else width
+        k <- n %/% m
+        if (!length(starts)) starts <<- unlist(lapply(seq_len(ahead), function(i) draw(N, m, k)))
+        s <- starts[seq_len(k)]
+        starts <<- c(starts[-seq_len(k)], draw(N, m, k))
+        unlist(lapply(seq_len(k), function(w) (s[w] + seq_len(m) - 1L) %% N + 1L))
     }
 }
 

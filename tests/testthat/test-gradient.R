@@ -130,7 +130,7 @@ test_that("the engine's data copy is the transposed, standardised design", {
     x <- matrix(withr::with_seed(12, rnorm(300 * 7)), 300, 7)
     center <- colMeans(x)
     scale <- apply(x, 2, sd)
-    xt <- .Call(sgfs:::C_sgfs_design_copy, x, center, scale, FALSE)
+    xt <- .Call(sgfs:::C_sgfs_design_copy, x, center, scale, FALSE, NULL)
     expect_identical(dim(xt), c(7L, 300L))
     expect_equal(xt, t(scale(x)), ignore_attr = TRUE, tolerance = 1e-15)
 })

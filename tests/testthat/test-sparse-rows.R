@@ -20,9 +20,9 @@ test_that("the compressed rows hold the standardised design exactly", {
     x <- stats::model.matrix(y ~ x1 + x2 + f + g, d)
     center <- c(0, colMeans(x)[-1])
     scale <- c(1, apply(x, 2, stats::sd)[-1])
-    rows <- .Call(sgfs:::C_sgfs_sparse_rows, x, center, scale, 0.9, FALSE)
+    rows <- .Call(sgfs:::C_sgfs_sparse_rows, x, center, scale, 0.9, FALSE, NULL)
     expect_named(rows, c("ptr", "ent", "width", "shift"))
-    xt <- .Call(sgfs:::C_sgfs_design_copy, x, center, scale, FALSE)
+    xt <- .Call(sgfs:::C_sgfs_design_copy, x, center, scale, FALSE, NULL)
     ## every row keeps its intercept, two continuous entries, one level of
     ## each factor (when not the reference): the one-hot columns are sparse;
     ## 3-5 entries a row, padded to 5 (at most a quarter more than their
@@ -45,13 +45,13 @@ test_that("the compressed rows hold the standardised design exactly", {
     ## the continuous columns are stored as in xt, without a shift
     expect_equal(rows$shift[1:3], c(0, 0, 0))
     ## nothing is made when the design is dense
-    expect_null(.Call(sgfs:::C_sgfs_sparse_rows, x, center, scale, 0.1, FALSE))
+    expect_null(.Call(sgfs:::C_sgfs_sparse_rows, x, center, scale, 0.1, FALSE, NULL))
     ## rows of very different lengths are not padded: then the row starts
     ## say where each row is
     wide <- cbind(x, diag(nrow(x))[, 1:8])
     wide[1, ncol(x) + 1:8] <- 1
     ragged <- .Call(sgfs:::C_sgfs_sparse_rows, wide, c(center, rep(0, 8)),
-                    c(scale, rep(1, 8)), 0.9, FALSE)
+                    c(scale, rep(1, 8)), 0.9, FALSE, NULL)
     expect_equal(ragged$width, 0L)
     expect_equal(length(ragged$ent) / 2, ragged$ptr[nrow(x) + 1L])
     expect_gt(diff(ragged$ptr)[1], 5)

@@ -159,3 +159,97 @@ test_that("windows of shuffled rows sample the posterior of random rows", {
     expect_true(all(abs(est[2:4, "SD"] / se - 1) < 0.08),
                 info = paste(round(est[2:4, "SD"] / se, 3), collapse = " "))
 })
+
+test_that("a dense copy of many rows is shuffled and read in windows; methods see the user's order", {
+    set.seed(31)
+    N <- 12000L
+    x <- matrix(rnorm(N * 3), N, 3, dimnames = list(NULL, c("a", "b", "c")))
+    x <- x[order(x[, 1]), ]                        # rows in an order that matters
+    off <- runif(N, -0.2, 0.2)
+    w <- runif(N, 0.5, 1.5)
+    y <- rbinom(N, 1, plogis(0.2 + x %*% c(1, -0.5, 0.25) + off))
+    fit <- suppressWarnings(sgld(x, y, offset = off, weights = w, n_iter = 400,
+                                 progress = FALSE))
+    spec <- sgfs:::fit_spec(attr(fit, "sgfit"))
+    expect_identical(spec$windows, 8L)
+    expect_identical(sort(spec$order), seq_len(N))
+    expect_false(identical(spec$order, seq_len(N)))
+    ## the copy's column k is the user's row order[k], and y, offsets and
+    ## weights follow it
+    st <- sgfs:::column_stats(x)
+    u <- sgfs:::data_columns(spec, 1:5)
+    expect_equal(u[-1, ], t(scale(x, st$mean, st$sd))[, spec$order[1:5]], tolerance = 1e-12,
+                 ignore_attr = TRUE)
+    expect_identical(spec$y, as.double(y[spec$order]))
+    expect_equal(spec$offset, off[spec$order])
+    expect_equal(spec$weights, w[spec$order])
+    expect_equal(sgfs:::data_columns(spec, sgfs:::engine_rows(spec, c(7L, 3L)))[-1, ],
+                 t(scale(x, st$mean, st$sd))[, c(7L, 3L)], tolerance = 1e-12, ignore_attr = TRUE)
+    ## per-row outputs in the user's order: log_lik against the draws by hand
+    d <- as.matrix(fit)
+    eta <- d %*% t(cbind(1, x)) + rep(off, each = nrow(d))
+    by_hand <- rep(w, each = nrow(d)) * (y[rep(seq_len(N), each = nrow(d))] * eta - log1p(exp(eta)))
+    expect_equal(unname(rstantools::log_lik(fit)), unname(by_hand), tolerance = 1e-10)
+    expect_equal(unname(fitted(fit)), colMeans(plogis(eta)), tolerance = 1e-10)
+    expect_equal(unname(residuals(fit, type = "response")), unname(y - fitted(fit)),
+                 tolerance = 1e-12)
+    ## with options(sgfs.batches = "rows"), or below 10,000 rows: the user's order
+    rows <- withr::with_options(list(sgfs.batches = "rows"),
+                                suppressWarnings(sgld(x, y, n_iter = 50, progress = FALSE)))
+    expect_null(sgfs:::fit_spec(attr(rows, "sgfit"))$order)
+    expect_identical(sgfs:::fit_spec(attr(rows, "sgfit"))$windows, 0L)
+    small <- suppressWarnings(sgld(x[1:9999, ], y[1:9999], n_iter = 50, progress = FALSE))
+    expect_null(sgfs:::fit_spec(attr(small, "sgfit"))$order)
+    expect_identical(spec$window_rows, 8L)       # (3e-4 N, at least 8, dividing 120)
+})
+
+test_that("short windows of a shuffled copy: the C chain equals the R replay", {
+    p <- ref_problem(N = 12000)
+    o <- sgfs:::copy_order(12000L)
+    ## batches of 30: windows of 6 rows (the largest divisor of 30 up to 8),
+    ## 5 distinct blocks a batch
+    set.seed(46)
+    c1 <- c_chain(sgld, p, 30L, 25L, stepsize = 1e-4)
+    q <- p
+    q$X <- p$X[o, , drop = FALSE]
+    q$y <- p$y[o]
+    set.seed(46)
+    r1 <- r_chain(q, 3, 30L, 25L, function(t) 1e-4, sgld_update, minibatch = r_windows(8L, 6L))
+    expect_equal(unname(c1), r1, tolerance = 1e-12)
+})
+
+test_that("a separated level of a shuffled copy is updated along its own rows", {
+    set.seed(32)
+    N <- 12000L
+    d <- data.frame(x1 = rnorm(N), f = factor(sample(letters[1:4], N, replace = TRUE)))
+    d$y <- rbinom(N, 1, plogis(d$x1))
+    d$y[d$f == "d"] <- 1L                            # level "d": every row a one
+    fit <- suppressWarnings(sgld(y ~ x1 + f, d, n_iter = 200, progress = FALSE))
+    spec <- sgfs:::fit_spec(attr(fit, "sgfit"))
+    expect_false(is.null(spec$order))
+    expect_false(is.null(spec$separated_rows))
+    ## the engine's rows of the level are the user's rows of level "d"
+    expect_setequal(spec$order[spec$separated_rows + 1L], which(d$f == "d"))
+})
+
+test_that("compressed rows of many rows are shuffled too, dense or sparse alike", {
+    set.seed(33)
+    N <- 12000L
+    x <- matrix(rbinom(N * 6, 1, 0.1) * rnorm(N * 6), N, 6,
+                dimnames = list(NULL, paste0("v", 1:6)))
+    y <- rbinom(N, 1, plogis(-0.5 + x %*% c(1, -1, 0.5, 0, 0, 0.25)))
+    fit <- function(x) withr::with_seed(4, suppressWarnings(
+        sgld(x, y, n_iter = 300, progress = FALSE)))
+    a <- fit(x)
+    b <- fit(Matrix::Matrix(x, sparse = TRUE))
+    spec <- sgfs:::fit_spec(attr(a, "sgfit"))
+    expect_false(is.null(spec$rows))
+    expect_false(is.null(spec$order))
+    expect_identical(spec$windows, 8L)
+    expect_identical(spec$y, as.double(y[spec$order]))
+    ## the same copy from the dense and the sparse matrix: the same draws
+    expect_identical(sgfs:::fit_spec(attr(b, "sgfit"))$rows, spec$rows)
+    expect_equal(sgfs:::all_draws(b), sgfs:::all_draws(a), tolerance = 1e-12)
+    d <- as.matrix(a)
+    expect_equal(unname(fitted(a)), colMeans(plogis(d %*% t(cbind(1, x)))), tolerance = 1e-10)
+})
