@@ -37,6 +37,8 @@ in_place <- function(x) {
     memory <- physical_memory()
     !is.na(memory) && 8 * as.double(nrow(x)) * ncol(x) > memory / 4
 }
+## ... for a design x of any kind: only a dense double matrix can be
+reads_in_place <- function(x) is.matrix(x) && is.double(x) && in_place(x)
 
 ## the option `name`: TRUE, FALSE or NA (unset: the default applies)
 flag_option <- function(name) {
@@ -64,16 +66,16 @@ engine_data <- function(x, center, scale, rows = TRUE, lead = FALSE) {
         return(list(N = nrow(x), P = ncol(x) + lead,
                     file = list(design = x, center = center, scale = scale, lead = lead,
                                 prefetch = file_prefetch(x))))
+    inplace <- reads_in_place(x)
     ## the copy's rows in a random order when there are many (shuffled_copy())
-    order <- if (rows && !(is.matrix(x) && is.double(x) && in_place(x)) &&
-                 shuffled_copy(nrow(x))) copy_order(nrow(x))
+    order <- if (rows && !inplace && shuffled_copy(nrow(x))) copy_order(nrow(x))
     compressed <- if (rows) {
         if (inherits(x, "dgCMatrix"))
             .Call(C_sgfs_sparse_rows_csc, x@i, x@p, x@x, x@Dim, center, scale, sparse_fill(),
                   lead, order)
         else .Call(C_sgfs_sparse_rows, x, center, scale, sparse_fill(), lead, order)
     }
-    if (is.null(compressed) && is.matrix(x) && is.double(x) && in_place(x))
+    if (is.null(compressed) && inplace)
         return(list(N = nrow(x), P = ncol(x) + lead,
                     matrix = list(x = x, center = center, scale = scale, lead = lead)))
     if (is.null(compressed) && inherits(x, "Matrix")) x <- dense_copy(x, "x")
@@ -108,30 +110,34 @@ copy_order <- function(N) {
 
 ## the engine's rows (1-based) of the user's rows r (all: NULL), and the
 ## user's order of a vector (or the columns of a matrix) in the engine's
-## order: the identity unless the copy is shuffled (spec$order)
+## order: the identity unless the copy is shuffled (spec$order, a
+## permutation, inverted in O(N))
 engine_rows <- function(spec, r = NULL) {
     if (is.null(spec$order)) return(if (is.null(r)) seq_len(spec$N) else r)
-    pos <- order(spec$order)
+    pos <- integer(spec$N)
+    pos[spec$order] <- seq_len(spec$N)
     if (is.null(r)) pos else pos[r]
 }
 user_order <- function(spec, v) {
     if (is.null(spec$order) || is.null(v)) return(v)
-    pos <- order(spec$order)
+    pos <- engine_rows(spec)
     if (is.matrix(v)) v[, pos, drop = FALSE] else v[pos]
 }
 
+## the fields that hold the engine's data, one of the first five, and the
+## copy's row order
+backend_fields <- c("xt", "xt32", "rows", "file", "matrix", "order")
+
 ## the spec's data fields (to put in a spec, or to replace a spec's)
-data_fields <- function(data) list(N = as.integer(data$N), P = as.integer(data$P),
-                                   xt = data$xt, xt32 = data$xt32, rows = data$rows,
-                                   file = data$file, matrix = data$matrix, order = data$order)
+data_fields <- function(data) c(list(N = as.integer(data$N), P = as.integer(data$P)),
+                                lapply(stats::setNames(nm = backend_fields), function(f) data[[f]]))
 
 ## spec restricted to its rows idx (1-based): data, responses, offsets
 ## and weights
 slice_rows <- function(spec, idx) {
     idx <- as.integer(idx)
     part <- .Call(C_sgfs_data_slice, spec, idx)
-    spec[c("xt", "rows", "xt32", "file", "matrix", "order")] <- list(part$xt, part$rows, part$xt32,
-                                                                      NULL, NULL, NULL)
+    for (f in backend_fields) spec[f] <- list(part[[f]])
     spec$N <- length(idx)
     spec$y <- spec$y[idx]
     if (!is.null(spec$offset)) spec$offset <- spec$offset[idx]
@@ -173,7 +179,7 @@ weak_value <- function(ref) {
 }
 
 ## the spec's fields held by the handle
-handle_fields <- c("xt", "xt32", "rows", "file", "matrix", "order", "y", "offset", "weights", "callback", "prior_weights",
+handle_fields <- c(backend_fields, "y", "offset", "weights", "callback", "prior_weights",
                    "trials")
 
 ## list(spec without the data, handle)
@@ -204,8 +210,7 @@ shared_data <- function(key) {
 ## registers the data a fit's handle (its key environment) holds under key
 share_data <- function(key, handle, spec) {
     if (is.null(key)) return(invisible())
-    data <- list(N = spec$N, P = spec$P, xt = spec$xt, xt32 = spec$xt32, rows = spec$rows,
-                 file = spec$file, matrix = spec$matrix, order = spec$order)
+    data <- data_fields(spec)
     the$shared <- c(the$shared, list(list(key = key, ref = weak_ref(handle$key, data))))
     invisible()
 }

@@ -67,7 +67,7 @@ prepare_design <- function(x, y, family, standardize, sigma, levels = NULL, lead
     data_key <- list(N = nrow(x), lead = lead, center = center, scale = scale, sd = sds,
                      checksum = cols$checksum, precision = data_precision(), fill = sparse_fill(),
                      file = if (is_design_file(x)) x$path,
-                     in_place = is.matrix(x) && is.double(x) && in_place(x),
+                     in_place = reads_in_place(x),
                      shuffled = shuffled_copy(nrow(x)))
     data <- shared_data(data_key)
     if (is.null(data)) data <- engine_data(x, center, scale, lead = lead)

@@ -144,7 +144,7 @@ fit_difference <- function(a, b) {
         if (p == "callback") same_custom_data(sa$callback, sb$callback)
         else identical(sa[[p]], sb[[p]]), NA)
     differ <- parts[!same]
-    if (any(c("N", "P", "xt", "xt32", "rows", "file", "matrix", "y", "callback") %in% differ)) return("the data")
+    if (any(c("N", "P", backend_fields, "y", "callback") %in% differ)) return("the data")
     if (any(c("burnin", "thin") %in% differ))
         return(sprintf("the kept iterations (burnin %d, thin %d, not burnin %d, thin %d)",
                        sb$burnin, sb$thin, sa$burnin, sa$thin))

@@ -193,9 +193,10 @@ row_summaries <- function(info, X, theta, newdata, columns, what, summarise, off
     if (!is.null(offset)) ok <- ok & is.finite(offset)
     ok <- which(ok)
     d <- info$design
+    rows <- if (is.null(X)) engine_rows(spec)        # (inverted once, not per block)
     block <- max(1L, floor(1e6 / (ncol(theta) * max(1L, length(info$levels)))))
     for (r in split(ok, ceiling(seq_along(ok) / block))) {
-        x <- if (is.null(X)) data_columns(spec, engine_rows(spec, r)) else {
+        x <- if (is.null(X)) data_columns(spec, rows[r]) else {
             Xr <- X[r, , drop = FALSE]
             if (inherits(Xr, "Matrix")) Xr <- as.matrix(Xr)
             storage.mode(Xr) <- "double"

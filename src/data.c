@@ -217,7 +217,7 @@ void sgfs_data_columns(const sgfs_engine *e, const int *idx, int n, double *out)
     if (n > 1) sgfs_data_prefetch(e, idx, n);
     for (int i = 0; i < n; i++) {
         double *u = out + (size_t) i * P;
-        if (e->raw_col > 1 && i + SGFS_TOUCH_AHEAD < n) sgfs_data_touch(e, idx[i + SGFS_TOUCH_AHEAD]);
+        if (i + SGFS_TOUCH_AHEAD < n) sgfs_data_touch(e, idx[i + SGFS_TOUCH_AHEAD]);
         if (e->xt) {
             memcpy(u, e->xt + (size_t) idx[i] * P, (size_t) P * sizeof(double));
             continue;

@@ -64,16 +64,10 @@ static void bail_io(shuffle *s, const char *what, const char *path)
     bail(s, msg);
 }
 
-static void check_interrupt(void *unused)
-{
-    (void) unused;
-    R_CheckUserInterrupt();
-}
-
 /* Ctrl-C: stops after removing the partial output and the buckets */
 static void poll_interrupt(shuffle *s)
 {
-    if (!R_ToplevelExec(check_interrupt, NULL)) bail(s, "interrupted");
+    if (sgfs_interrupt_pending()) bail(s, "interrupted");
 }
 
 /* a path, expanded, in memory of its own (R_ExpandFileName's is static) */
@@ -101,22 +95,20 @@ SEXP sgfs_design_file_shuffle(SEXP from, SEXP to, SEXP order, SEXP bucket_rows, 
         bail(&s, msg);
     }
     const int N = (int) h.N, B = Rf_asInteger(bucket_rows);
-    if (TYPEOF(order) != INTSXP || Rf_xlength(order) != N || B == NA_INTEGER || B < 1)
-        bail(&s, "internal error: 'order' must be a permutation of the file's rows");
-    /* dest[j]: the output position of input row j (and a check that order
-       is a permutation) */
-    int *dest = (int *) R_alloc((size_t) N > 0 ? (size_t) N : 1, sizeof(int));
-    for (int j = 0; j < N; j++) dest[j] = -1;
-    for (int i = 0; i < N; i++) {
-        const int j = INTEGER(order)[i];
-        if (j == NA_INTEGER || j < 1 || j > N || dest[j - 1] >= 0)
-            bail(&s, "internal error: 'order' must be a permutation of the file's rows");
-        dest[j - 1] = i;
-    }
     const size_t row = (size_t) h.ncol * (size_t) h.bytes;
     char *names = R_alloc((size_t) h.offset - HEADER, 1);
     if (fread(names, 1, (size_t) h.offset - HEADER, s.in) != (size_t) h.offset - HEADER)
         bail_io(&s, "read", in_path);
+    /* dest[j]: the output position of input row j (order checked to be a
+       permutation while no file is open: its error leaves nothing behind) */
+    fclose(s.in);
+    s.in = NULL;
+    if (B == NA_INTEGER || B < 1) Rf_error("internal error: 'bucket_rows' must be positive");
+    const int *row_at = sgfs_row_order(order, N);
+    int *dest = (int *) R_alloc((size_t) N > 0 ? (size_t) N : 1, sizeof(int));
+    for (int i = 0; i < N; i++) dest[row_at ? row_at[i] : i] = i;
+    s.in = fopen(in_path, "rb");
+    if (s.in == NULL || fseek(s.in, (long) h.offset, SEEK_SET) != 0) bail_io(&s, "open", in_path);
 
     /* pass 1: the rows into their buckets */
     const int K = N == 0 ? 0 : (int) (((double) N + B - 1) / B);

@@ -120,8 +120,7 @@ static void finish_block(const out_map *o, double *z, int Sb, int mc, size_t s0,
                     dest[s] = zy - sgfs_softmax_ref(zk, ldk, o->K1);
                     break;
                 }
-                double shift;                           /* (the reference class's) */
-                sgfs_softmax_sum(zk, ldk, o->K1, &shift, dest + s);
+                sgfs_softmax_sum(zk, ldk, o->K1, NULL, dest + s);   /* dest: the reference class */
                 for (int k = 0; k < o->K1; k++) dest[s + (k + 1) * plane] = zk[k * ldk];
             }
             }

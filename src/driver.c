@@ -3,7 +3,7 @@
  * sampler (DESIGN.md section 2).  For t = iter + 1, iter + 2, ...:
  *
  *   S_t     <- n distinct indices, a uniform random subset, or with
- *              windows n consecutive ones from a random start (minibatch.c)
+ *              windows n / w distinct blocks of w consecutive ones (minibatch.c)
  *   grad    <- grad log p(theta) + (N/n) sum_{i in S_t} g_i(theta)
  *              (its likelihood part kept in grad_lik)
  *              (and the per-example scores G if the sampler needs them:
@@ -57,7 +57,7 @@ static void check_interrupt(void *unused)
 }
 
 /* 1 if the user pressed Ctrl-C (without jumping out of this C code) */
-static int interrupt_pending(void)
+int sgfs_interrupt_pending(void)
 {
     return !R_ToplevelExec(check_interrupt, NULL);
 }
@@ -110,19 +110,19 @@ static int far(const sgfs_engine *e)
    while this and the next iterations compute) */
 static void next_window(sgfs_engine *e)
 {
-    const int Np = e->N - e->n_fixed, n = e->batch.width, L = e->batch.ahead * e->batch.per;
-    const int drawn = sgfs_minibatch_window(&e->batch, Np, e->n);
+    const int Np = e->N - e->n_fixed, w = e->batch.width, len = e->batch.ahead * e->batch.per;
+    const int drawn = sgfs_minibatch_window(&e->batch, Np);
     if (!e->file_prefetch) return;
-    for (int k = L - drawn; k < L; k++) {
-        const int s = (int) e->batch.starts[k], end = s + n < Np ? s + n : Np;
-        /* positions s..end-1, then 0..s+n-Np-1; rows through the pool,
+    for (int k = len - drawn; k < len; k++) {
+        const int s = (int) e->batch.starts[k], end = s + w < Np ? s + w : Np;
+        /* positions s..end-1, then 0..s+w-Np-1; rows through the pool,
            which is increasing */
         if (e->pool) {
             sgfs_data_prefetch_rows(e, e->pool[s], e->pool[end - 1] + 1);
-            if (s + n > Np) sgfs_data_prefetch_rows(e, e->pool[0], e->pool[s + n - Np - 1] + 1);
+            if (s + w > Np) sgfs_data_prefetch_rows(e, e->pool[0], e->pool[s + w - Np - 1] + 1);
         } else {
             sgfs_data_prefetch_rows(e, s, end);
-            if (s + n > Np) sgfs_data_prefetch_rows(e, 0, s + n - Np);
+            if (s + w > Np) sgfs_data_prefetch_rows(e, 0, s + w - Np);
         }
     }
 }
@@ -238,7 +238,7 @@ SEXP sgfs_engine_run(SEXP ptr, SEXP n_iter)
     const int blas_threads = sgfs_blas_single_begin();  /* small matrices: one thread */
     GetRNGstate();
     for (int s = 0; s < k && !e->diverged; s++) {
-        if (s % e->check_every == 0 && interrupt_pending()) {
+        if (s % e->check_every == 0 && sgfs_interrupt_pending()) {
             interrupted = 1;
             break;
         }

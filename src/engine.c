@@ -148,7 +148,7 @@ static void setup_windows(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
         Rf_error("internal error: 'window_rows' must divide the batch size %d", e->n);
     e->batch.ahead = L;
     e->batch.width = m;
-    e->batch.per = (e->n + m - 1) / m;
+    e->batch.per = e->n / m;
     const int len = L * e->batch.per;
     /* the queue, then room for one minibatch's starts (minibatch.c) */
     e->batch.starts = fresh_real(prot, SLOT_STARTS, len + e->batch.per);

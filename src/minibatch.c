@@ -127,8 +127,6 @@ static double unif_index(double dn, int rounding)
     return unif_index_rejection(dn, bits);
 }
 
-void sgfs_minibatch(sgfs_batch *b, int N, int n);
-
 /* one minibatch's k window starts into dest: a uniform start (k = 1), or
    k distinct blocks of `width` rows (Floyd's algorithm, sgfs_minibatch, on
    the floor(N / width) blocks) of the partition that starts at a uniform
@@ -145,14 +143,13 @@ static void draw_starts(sgfs_batch *b, int N, double *dest)
     for (int i = 0; i < k; i++) dest[i] = fmod(o + (double) b->idx[i] * w, (double) N);
 }
 
-/* the windows of this iteration into b->idx (n = k width rows); returns
-   how many starts were drawn, the last ones of b->starts (all ahead k of
-   them on the first call, else k) */
-int sgfs_minibatch_window(sgfs_batch *b, int N, int n)
+/* the windows of this iteration into b->idx (k width rows); returns how
+   many starts were drawn, the last ones of b->starts (all ahead k of them
+   on the first call, else k) */
+int sgfs_minibatch_window(sgfs_batch *b, int N)
 {
     const int k = b->per, w = b->width, len = b->ahead * k;
     int drawn = k;
-    (void) n;
     if (b->starts[0] < 0) {
         for (int q = 0; q < len; q += k) draw_starts(b, N, b->starts + q);
         drawn = len;

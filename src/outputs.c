@@ -27,8 +27,8 @@ double sgfs_binomial_residual(double y, double z, double *ll)
 /* The K1 logits z[0], z[stride], ... (classes 1..K1) to their class
    probabilities in place; returns the normaliser 1 + sum_k exp(z_k) as
    exp(m) times the value returned, with m = max(0, z_k) in *shift, and the
-   reference class's probability exp(-m) / (that value) in *p_ref (unless
-   NULL): no logarithm, for callers that want probabilities only. */
+   reference class's probability exp(-m) / (that value) in *p_ref (either
+   may be NULL): no logarithm, for callers that want probabilities only. */
 double sgfs_softmax_sum(double *z, size_t stride, int K1, double *shift, double *p_ref)
 {
     double m = 0.0, s;
@@ -40,7 +40,7 @@ double sgfs_softmax_sum(double *z, size_t stride, int K1, double *shift, double 
         s += z[k * stride];
     }
     for (int k = 0; k < K1; k++) z[k * stride] /= s;
-    *shift = m;
+    if (shift) *shift = m;
     if (p_ref) *p_ref = e0 / s;
     return s;
 }

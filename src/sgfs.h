@@ -451,7 +451,9 @@ sgfs_engine *sgfs_eval_engine(SEXP prot, SEXP spec, SEXP theta);
 R_xlen_t sgfs_minibatch_table_size(int n);
 void sgfs_minibatch_begin(sgfs_batch *b);
 void sgfs_minibatch(sgfs_batch *b, int N, int n);
-int sgfs_minibatch_window(sgfs_batch *b, int N, int n);
+int sgfs_minibatch_window(sgfs_batch *b, int N);
+/* 1 if the user pressed Ctrl-C, without jumping out of the C code (driver.c) */
+int sgfs_interrupt_pending(void);
 void sgfs_gather_dot(const double *xt, int P, const int *idx, int n,
                      const double *beta, double *xb, double *eta);
 void sgfs_add_offset(const sgfs_engine *e, const int *idx, int n, double *eta);
