@@ -106,26 +106,26 @@ is_design_file <- function(x) inherits(x, "sgfs_design_file")
 #'
 #' Writes a copy of a design file (see [write_design_file()]) whose rows
 #' are in a uniformly random order, and returns it with the response (and
-#' any other per-row values) in the same order.  When such a file is larger
-#' than half the machine's memory, samplers take each minibatch as a window
-#' of consecutive rows from a random start (a random sample, since the rows
-#' are in random order), which the disk reads as one block: for data larger
-#' than memory, the only way a disk keeps up with the sampler.  Otherwise,
-#' and for a file that is not shuffled, rows are drawn one by one at random,
-#' which is exact whatever their order but costs a disk read for each row
-#' not in memory.  `options(sgfs.batches = "windows" or "rows")` chooses for
-#' any data.
+#' any other per-row values) in the same order.  Samplers take each
+#' minibatch from such a file as distinct blocks of w consecutive rows (a
+#' random sample, since the rows are in random order), as they do from the
+#' engine's own copy of data in memory: w about 3e-4 N (at least 8,
+#' dividing the batch size), so that a file larger than memory is read in
+#' windows of the whole batch, which the disk reads as one block: for data
+#' larger than memory, the only way a disk keeps up with the sampler.  From
+#' a file that is not shuffled rows are drawn one by one at random, which is
+#' exact whatever their order but costs a disk read for each row not in
+#' memory.  `options(sgfs.batches = "windows" or "rows")` chooses for any
+#' data.
 #'
 #' Windows are not quite random rows: the windows of one order are not all
 #' the subsets random rows draw from, and the covariance of the minibatch
 #' noise is off by a relative sd of about \eqn{\sqrt{4w/(3N)}}{sqrt(4 w /
 #' (3 N))} for windows of w rows (0.3 % for whole batches of 500 at 7e7
-#' rows; at N = 100 n SGFS's variances came out 26 % off in a test).  Hence
-#' whole-batch windows only for files that leave no choice, which have
-#' many rows.  In memory the engine holds a copy of 10,000 rows or more in
-#' a random order of its own and draws each minibatch as distinct blocks of
-#' w = 3e-4 N consecutive rows (at least 8; see ?sgld, argument `x`).
-#'
+#' rows, at most 3.3 % with w = 3e-4 N; at N = 100 n whole-batch windows
+#' made SGFS's variances 26 % off in a test).  Hence windows of the whole
+#' batch only for files with many rows.
+
 #' The shuffle reads and writes sequentially in two passes (each row goes
 #' to one of several bucket files next to `out`, then each bucket is put
 #' in order in memory and appended), holding at most `memory` bytes of rows
@@ -189,30 +189,35 @@ shuffle_design_file <- function(path, out, y = NULL, weights = NULL, offset = NU
 ## Minibatches as windows of consecutive rows (src/minibatch.c), their
 ## starts drawn this many iterations ahead, or 0: random rows.
 ## options(sgfs.batches = "windows" or "rows"); by default (NA) windows
-## for a design file whose rows shuffle_design_file() put in random order
-## and that is larger than half the memory, where random rows would cost a
-## disk read each, and for the engine's copy of many rows, which it holds
-## in a random order (shuffled_copy()).  The depth keeps a few windows'
-## reads in flight on the disk at once.
+## for many rows in a random order: a design file shuffle_design_file()
+## wrote (random rows would cost a disk read each once it is larger than
+## memory, and a scattered read each when it is not) and the engine's copy,
+## which it holds in a random order (shuffled_copy()).  The depth
+## keeps a few windows' reads in flight on the disk at once.
 batch_windows <- function(data) {
     b <- batches_option()
-    f <- data$file$design
-    windows <- if (is.na(b)) (isTRUE(f$shuffled) && larger_than_memory(f)) || !is.null(data$order)
-               else b == "windows"
+    windows <- if (is.na(b)) random_order(data) else b == "windows"
     if (windows) 8L else 0L
+}
+
+## whether the engine reads the data's rows in a random order: its copy's
+## own, or a shuffled design file's, of as many rows as shuffled_copy()
+## asks of a copy
+random_order <- function(data) {
+    !is.null(data$order) || (isTRUE(data$file$design$shuffled) && shuffled_copy(data$N))
 }
 
 ## The rows of a window, for batches of n: the N windows of one order are
 ## not all the subsets random rows draw from, and the minibatch noise's
 ## covariance is off by a relative sd of about sqrt(4 w / (3 N)) for
 ## windows of w rows (whole windows of n = 100 of a copy of 10,000 rows
-## shuffled once gave SGFS-b variances 26 % off).  So in memory windows of
-## 3e-4 N rows, at least 8 (2 %; 3.3 % at 10,000 rows with 8), read as
-## streams -- the largest divisor of n up to that; on disk and with
-## options(sgfs.batches = "windows") the whole batch (one read; a shuffled
-## file larger than memory has N / n in the 100,000s).
+## shuffled once gave SGFS-b variances 26 % off).  So by default windows
+## of 3e-4 N rows, at least 8 (2 %; 3.3 % at 10,000 rows with 8), read as
+## streams -- the largest divisor of n up to that: the whole batch, one
+## read, for a shuffled file larger than memory (N / n in the 100,000s);
+## with options(sgfs.batches = "windows") the whole batch always.
 window_rows <- function(data, n) {
-    if (!(is.na(batches_option()) && !is.null(data$order))) return(as.integer(n))
+    if (!(is.na(batches_option()) && random_order(data))) return(as.integer(n))
     target <- min(n, max(8, floor(3e-4 * data$N)))
     ## (windows are blocks of one partition, n / w of them: w divides n)
     w <- seq_len(target)

@@ -55,8 +55,8 @@
 #'   rows, whose noise covariance differs from random rows' by a relative sd
 #'   of about \eqn{\sqrt{4w/(3N)}}{sqrt(4 w / (3 N))} (at most 3.3 %, 2 %
 #'   from 26,667 rows).  Per-row results (fitted values, residuals,
-#'   `log_lik()`) are in the data's order.  A shuffled design file larger
-#'   than half the memory is read in whole-batch windows.
+#'   `log_lik()`) are in the data's order.  A shuffled design file is read
+#'   in the same blocks (whole-batch windows once it is larger than memory).
 #'   `options(sgfs.batches = "rows")` draws random rows from the data in
 #'   their order; `"windows"` takes whole-batch windows of any data (whose
 #'   rows must then be in random order).

@@ -1,12 +1,14 @@
 ## A design file larger than memory: per-iteration time of sgld() sampling
 ## from it against the same shape in memory.
 ##
-##   Rscript bench/bench_file.R [rows] [dir]
+##   Rscript bench/bench_file.R [rows] [dir] [precision]
 ##
-## rows: the file's rows (default 7e7: 50 columns of doubles, 26.1 GiB,
-## more than this machine's 24 GiB of memory); dir: where to write it
+## rows: the file's rows (default 7e7 doubles or 1.4e8 singles: 50 columns,
+## 26.1 GiB, more than this machine's 24 GiB of memory); dir: where to write it
 ## (default tempdir(); it needs rows x 800 bytes free while the shuffle
-## runs: the file and its buckets).  The file is written in chunks of 10^6
+## runs: the file and its buckets); precision: "double" (default) or
+## "single" (write_design_file(precision = "single"): 4 bytes a value, half
+## the reads an iteration; results in bench/results-file-single.md).  The file is written in chunks of 10^6
 ## rows (the whole design is never in memory), its rows put in random order
 ## by shuffle_design_file() (in place), sampled from, and deleted.  In
 ## memory: 2e6 rows of the same shape.  Every fit starts at the same point
@@ -28,8 +30,11 @@
 ## Writes bench/results-file.md.
 suppressMessages(library(sgfs))
 args <- commandArgs(trailingOnly = TRUE)
-rows <- if (length(args) >= 1L) as.numeric(args[1]) else 7e7
-dir <- if (length(args) >= 2L) args[2] else tempdir()
+precision <- if (length(args) >= 3L) match.arg(args[3], c("double", "single")) else "double"
+rows <- if (length(args) >= 1L && args[1] != "") as.numeric(args[1]) else
+    if (precision == "double") 7e7 else 1.4e8
+dir <- if (length(args) >= 2L && args[2] != "") args[2] else tempdir()
+result_file <- if (precision == "double") "bench/results-file.md" else "bench/results-file-single.md"
 P <- 50L
 chunk <- 1e6
 n_iter <- as.integer(Sys.getenv("BENCH_ITER", "20000"))
@@ -45,19 +50,19 @@ make_chunk <- function(k, m) {
 }
 
 path <- file.path(dir, "bench_file.sgd")
-y <- integer(0)
+y <- integer(rows)
 t_write <- system.time({
     for (k in seq_len(ceiling(rows / chunk))) {
         m <- min(chunk, rows - (k - 1) * chunk)
         ch <- make_chunk(k, m)
-        write_design_file(ch$x, path, append = k > 1L)
-        y <- c(y, ch$y)
+        write_design_file(ch$x, path, append = k > 1L, precision = precision)
+        y[(k - 1) * chunk + seq_len(m)] <- ch$y
         rm(ch)
     }
 })[["elapsed"]]
 gib <- file.size(path) / 2^30
-cat(sprintf("file: %s rows x %d, %.1f GiB, written in %.0f s\n", format(rows, big.mark = ","),
-            P, gib, t_write))
+cat(sprintf("file: %s rows x %d (%s), %.1f GiB, written in %.0f s\n", format(rows, big.mark = ","),
+            P, precision, gib, t_write))
 set.seed(2)
 t_shuffle <- system.time(s <- shuffle_design_file(path, path, y = y))[["elapsed"]]
 xf <- s$x
@@ -78,7 +83,7 @@ drop_caches <- function() {
     ok
 }
 fits <- list()
-label <- sprintf("design file, %.1f GiB, ", gib)
+label <- sprintf("design file (%s), %.1f GiB, ", precision, gib)
 fits[[paste0(label, "windows (default), warm cache")]] <- attr(run(xf, y), "sgfit")
 if (drop_caches())
     fits[[paste0(label, "windows (default), cold cache")]] <- attr(run(xf, y), "sgfit")
@@ -108,5 +113,5 @@ out <- c("# A design file larger than memory (bench/bench_file.R)", "",
          sprintf("Per-iteration time on the shuffled file at the defaults: %s x the in-memory figure for the same shape.",
                  paste(sprintf("%.2f", tab$ratio[grepl("windows", tab$data)]), collapse = " (warm) and ")),
          "(cold: after the page cache was emptied)")
-writeLines(out, "bench/results-file.md")
+writeLines(out, result_file)
 cat(out, sep = "\n")

@@ -100,7 +100,9 @@ static void read_standardisation(sgfs_engine *e, SEXP raw, int ncol, const char 
         Rf_error("internal error: '%s' does not match the %d x %d design", what, e->P, e->N);
     e->raw_lead = LOGICAL(lead)[0];
     e->raw_center = REAL(center);
-    e->raw_scale = REAL(scale);
+    double *inv = (double *) R_alloc((size_t) e->P, sizeof(double));
+    for (int j = 0; j < e->P; j++) inv[j] = 1.0 / REAL(scale)[j];
+    e->raw_inv_scale = inv;
 }
 
 /* a design file, mapped, and its standardisation, checked against N and P */
@@ -150,37 +152,22 @@ void sgfs_data_touch(const sgfs_engine *e, int i)
 #endif
 }
 
-/* u_i of a raw backend's row i into u (P values) */
-static void raw_row(const sgfs_engine *e, int i, double *u)
-{
-    const int P = e->P, lead = e->raw_lead;
-    const size_t step = e->raw_col;
-    const double *c = e->raw_center, *s = e->raw_scale;
-    if (lead) u[0] = (1.0 - c[0]) / s[0];
-    if (e->raw_x) {
-        const double *x = e->raw_x + (size_t) i * e->raw_row;
-        for (int j = lead; j < P; j++) u[j] = (x[(size_t) (j - lead) * step] - c[j]) / s[j];
-    } else {
-        const float *x = e->raw_x32 + (size_t) i * e->raw_row;
-        for (int j = lead; j < P; j++) u[j] = ((double) x[(size_t) (j - lead) * step] - c[j]) / s[j];
-    }
-}
-
 /* u_i' beta for a raw backend's row i, summed as over a copy of u_i */
 static double raw_dot(const sgfs_engine *e, int i, const double *beta)
 {
     const int P = e->P, lead = e->raw_lead;
     const size_t step = e->raw_col;
-    const double *c = e->raw_center, *s = e->raw_scale;
+    const double *c = e->raw_center, *r = e->raw_inv_scale;
     double d = 0.0;
-    if (lead) d += (1.0 - c[0]) / s[0] * beta[0];
+    if (lead) d += sgfs_standardise(1.0, c[0], r[0]) * beta[0];
     if (e->raw_x) {
         const double *x = e->raw_x + (size_t) i * e->raw_row;
-        for (int j = lead; j < P; j++) d += (x[(size_t) (j - lead) * step] - c[j]) / s[j] * beta[j];
+        for (int j = lead; j < P; j++)
+            d += sgfs_standardise(x[(size_t) (j - lead) * step], c[j], r[j]) * beta[j];
     } else {
         const float *x = e->raw_x32 + (size_t) i * e->raw_row;
         for (int j = lead; j < P; j++)
-            d += ((double) x[(size_t) (j - lead) * step] - c[j]) / s[j] * beta[j];
+            d += sgfs_standardise((double) x[(size_t) (j - lead) * step], c[j], r[j]) * beta[j];
     }
     return d;
 }
@@ -228,7 +215,7 @@ void sgfs_data_columns(const sgfs_engine *e, const int *idx, int n, double *out)
             continue;
         }
         if (e->raw_x || e->raw_x32) {
-            raw_row(e, idx[i], u);
+            sgfs_raw_row(e, idx[i], u);
             continue;
         }
         for (int j = 0; j < P; j++) u[j] = -e->rows_shift[j];

@@ -3,6 +3,7 @@
  *
  *   xt = (t(x) - center) / scale      x: N x P (R's layout), xt: P x N,
  *
+ * each value by sgfs_standardise() (sgfs.h), as the raw rows read it, *
  * with, when `lead` is TRUE, a first row of ones (the intercept) before
  * x's columns: the intercept is never bound to x by a copy (cbind(1, x)
  * took as much memory again as the data),
@@ -122,11 +123,13 @@ static const int *columns_of_rows(SEXP order, int N)
         int i1 = i0 + BLOCK < N ? i0 + BLOCK : N;                                  \
         if (one)                                                                   \
             for (int i = i0; i < i1; i++)                                          \
-                out[(size_t) P * (col ? col[i] : i)] = (TYPE) ((1.0 - c[0]) / s[0]); \
+                out[(size_t) P * (col ? col[i] : i)] =                             \
+                    (TYPE) sgfs_standardise(1.0, c[0], 1.0 / s[0]);                \
         for (int j = one; j < P; j++) {                                            \
-            const double *v = in[j - one];                                         \
+            const double *v = in[j - one], inv = 1.0 / s[j];                       \
             for (int i = i0; i < i1; i++)                                          \
-                out[j + (size_t) P * (col ? col[i] : i)] = (TYPE) ((v[i] - c[j]) / s[j]); \
+                out[j + (size_t) P * (col ? col[i] : i)] =                         \
+                    (TYPE) sgfs_standardise(v[i], c[j], inv);                      \
         }                                                                          \
     }
 

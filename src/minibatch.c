@@ -331,8 +331,8 @@ void sgfs_rows_score(const sgfs_engine *e, const int *idx, int n,
         for (int i = 0; i < SGFS_TOUCH_AHEAD && i < n; i++) sgfs_data_touch(e, idx[i]);
         for (int i = 0; i < n; i++) {
             if (i + SGFS_TOUCH_AHEAD < n) sgfs_data_touch(e, idx[i + SGFS_TOUCH_AHEAD]);
-            sgfs_data_columns(e, idx + i, 1, e->xb);
-            const double *u = e->xb;
+            double *u = e->xb;
+            sgfs_raw_row(e, idx[i], u);
             const double r = resid(idx[i], dot4(u, beta, P), centre ? dot4(u, centre, P) : 0.0,
                                    ctx);
             axpy4(r, u, sum, P);

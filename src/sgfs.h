@@ -55,6 +55,17 @@
 
 typedef struct sgfs_engine sgfs_engine;
 
+/* A standardised value, u = (x - c) / s, as the copies (design_copy.c) and
+   the raw rows (data.c) both compute it: (x - c) times the reciprocal of s
+   (1.0 / s, rounded once), so that a file, a matrix in place and a copy
+   give the same numbers, and a raw row's read is multiplications, not
+   divisions (a division costs several multiplications' time and does not
+   overlap as well). */
+static inline double sgfs_standardise(double x, double c, double inv_s)
+{
+    return (x - c) * inv_s;
+}
+
 /* the layout of the spec lists the engine reads (engine.c): raised when an
    element's meaning or layout changes */
 #define SGFS_SPEC_VERSION 1
@@ -273,10 +284,11 @@ struct sgfs_engine {
        mapped (design_file.c), or the user's dense matrix in place; value j
        of row i at raw_x (doubles) or raw_x32 (floats) + i raw_row +
        j raw_col (a file: raw_row = its columns, raw_col = 1; a matrix:
-       1 and N), u_ij = (value j - raw_lead - raw_center_j) / raw_scale_j
-       after raw_lead implicit ones; file_prefetch: a file's rows are asked
-       of the system before they are read */
-    const double *raw_x, *raw_center, *raw_scale;
+       1 and N), u_ij = (value j - raw_lead - raw_center_j) / s_j
+       after raw_lead implicit ones (sgfs_standardise with raw_inv_scale,
+       the scales' reciprocals); file_prefetch: a file's rows are asked of
+       the system before they are read */
+    const double *raw_x, *raw_center, *raw_inv_scale;
     const float *raw_x32;
     size_t raw_row, raw_col;
     int raw_lead, file_prefetch;
@@ -376,6 +388,29 @@ void sgfs_data_columns(const sgfs_engine *e, const int *idx, int n, double *out)
    SGFS_TOUCH_AHEAD rows before it is read (more saturate the misses in
    flight: measured 491 -> 577 us at 8 rows, Covertype's shape) */
 void sgfs_data_touch(const sgfs_engine *e, int i);
+/* u_i of a raw backend's row i into u (P values): a file's row (raw_col
+   1) is contiguous, a loop the compiler vectorises (inlined into the
+   minibatch kernels' clones, minibatch.c); a matrix's values are raw_col
+   apart */
+static inline SGFS_ALWAYS_INLINE void sgfs_raw_row(const sgfs_engine *e, int i,
+                                                   double *restrict u)
+{
+    const int P = e->P, lead = e->raw_lead;
+    const size_t step = e->raw_col;
+    const double *restrict c = e->raw_center, *restrict r = e->raw_inv_scale;
+    if (lead) u[0] = sgfs_standardise(1.0, c[0], r[0]);
+    if (e->raw_x) {
+        const double *restrict x = e->raw_x + (size_t) i * e->raw_row;
+        if (step == 1)
+            for (int j = lead; j < P; j++) u[j] = sgfs_standardise(x[j - lead], c[j], r[j]);
+        else
+            for (int j = lead; j < P; j++)
+                u[j] = sgfs_standardise(x[(size_t) (j - lead) * step], c[j], r[j]);
+    } else {                    /* floats: a file's (raw_col 1) */
+        const float *restrict x = e->raw_x32 + (size_t) i * e->raw_row;
+        for (int j = lead; j < P; j++) u[j] = sgfs_standardise((double) x[j - lead], c[j], r[j]);
+    }
+}
 /* a copy's row order (design_copy.c): 0-based rows, or NULL */
 const int *sgfs_row_order(SEXP order, int N);
 #define SGFS_TOUCH_AHEAD 2

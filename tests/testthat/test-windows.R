@@ -101,20 +101,51 @@ test_that("a shuffled file in windows gives the draws of the same rows in memory
         expect_equal(unclass(as.matrix(from_file)), unclass(as.matrix(windows(samplers[[name]], xs))),
                      tolerance = 1e-12, label = name)
     }
-    ## a shuffled file that fits in memory: random rows by default, the
-    ## draws of random rows in memory
+    ## a shuffled file of fewer than 10,000 rows: random rows by default,
+    ## the draws of random rows in memory
     rows <- run(sgld, s$x)
     expect_equal(unclass(as.matrix(rows)), unclass(as.matrix(run(sgld, xs))), tolerance = 1e-12)
     expect_identical(sgfs:::fit_spec(attr(rows, "sgfit"))$windows, 0L)
-    ## larger than half the memory (as this machine would see a larger file):
-    ## windows by default
+    ## of 10,000 rows or more, windows by default, whole batches once it is
+    ## larger than memory (as this machine would see a larger file)
     big <- s$x
     big$N <- as.integer(min(.Machine$integer.max, ceiling(sgfs:::physical_memory() /
                                                             (big$bytes * big$ncol))))
-    expect_identical(sgfs:::batch_windows(list(file = list(design = big))), 8L)
-    expect_identical(sgfs:::batch_windows(list(file = list(design = s$x))), 0L)
+    expect_identical(sgfs:::batch_windows(list(file = list(design = big), N = big$N)), 8L)
+    expect_identical(sgfs:::window_rows(list(file = list(design = big), N = big$N), 500L), 500L)
+    expect_identical(sgfs:::batch_windows(list(file = list(design = s$x), N = 300L)), 0L)
+    unshuffled <- big
+    unshuffled$shuffled <- FALSE
+    expect_identical(sgfs:::batch_windows(list(file = list(design = unshuffled), N = big$N)), 0L)
     ## windows are not the random rows' draws
     expect_false(isTRUE(all.equal(as.matrix(rows), as.matrix(windows(sgld, s$x)))))
+})
+
+test_that("a shuffled file of many rows is read in the blocks of the shuffled copy in memory", {
+    N <- 12000L
+    x <- withr::with_seed(21, matrix(rnorm(4 * N), N, 4, dimnames = list(NULL, paste0("x", 1:4))))
+    y <- withr::with_seed(22, rbinom(N, 1, plogis(0.3 + x %*% c(1, -0.5, 0.25, 0))))
+    s <- shuffled_file(x, y)
+    on.exit(unlink(s$x$path), add = TRUE)
+    ## the rows as the engine's copy would hold them: the file's order
+    o <- sgfs:::copy_order(N)
+    xm <- x
+    xm[o, ] <- x[s$order, ]
+    ym <- y
+    ym[o] <- s$y
+    run <- function(f, x, y) withr::with_seed(12, suppressWarnings(
+        f(x, y, n_iter = 200, batch_size = 120L, progress = FALSE)))
+    for (f in list(sgld, sgfs)) {
+        from_file <- run(f, s$x, s$y)
+        spec <- sgfs:::fit_spec(attr(from_file, "sgfit"))
+        ## blocks of the largest divisor of 120 up to max(8, 3e-4 N) = 8
+        expect_identical(spec$windows, 8L)
+        expect_identical(spec$window_rows, 8L)
+        in_memory <- run(f, xm, ym)
+        expect_identical(sgfs:::fit_spec(attr(in_memory, "sgfit"))$order, o)
+        expect_equal(unclass(as.matrix(from_file)), unclass(as.matrix(in_memory)),
+                     tolerance = 1e-12)
+    }
 })
 
 test_that("a run in windows continues exactly, and its chains run anywhere with the same draws", {
