@@ -204,9 +204,11 @@
 #'   \eqn{V_t}{V_t}, their scores' covariance, is as expected from any number of
 #'   rows, only noisier, and \eqn{I_t}{I_t} averages it over every iteration since
 #'   its restart.  It costs \eqn{m D^2}{m D^2} for \eqn{m}{m} rows, the bulk of SGFS-f's work
-#'   when \eqn{D}{D} is not small.  `NULL`: all \eqn{n}{n} rows while \eqn{D \le 10}{D <= 10}, else
-#'   \eqn{\max(2D, \lceil 10n/D \rceil)}{max(2D, ceiling(10n/D))} of them (at most \eqn{n}{n}); `batch_size` gives
-#'   the paper's rule, draw for draw.
+#'   when \eqn{D}{D} is not small.  `NULL`: \eqn{\max(D + 1, \lceil 2n/D
+#'   \rceil)}{max(D + 1, ceiling(2n/D))} of them, at most \eqn{n}{n} (as much
+#'   work as the minibatch gradient's \eqn{nD}{n D}, and never fewer rows than
+#'   make \eqn{I_t}{I_t} of full rank in one iteration); `batch_size` gives the
+#'   paper's rule, draw for draw.
 #' @param blocks for `preconditioner = "block"`: the sizes of the contiguous
 #'   parameter blocks, in parameter order, summing to the number of
 #'   parameters (e.g. `c(2, 1)`).  `NULL` takes the model's parameter groups:
@@ -290,11 +292,14 @@ sgfs.default <- function(x, y, family = binomial(), model = NULL,
     sg_fit("sgfs", setup, run, match.call())
 }
 
-## SGFS's Fisher-estimate rows per minibatch: as many as make their m D^2
-## update cost about ten minibatch gradients' n D, m = 10 n / D (all n when
-## D <= 10), never fewer than 2D (I_t then has full rank after one
-## iteration) nor more than n
-default_fisher_rows <- function(n, D) as.integer(min(n, max(2L * D, ceiling(10 * n / D))))
+## SGFS's Fisher-estimate rows per minibatch: as many as make their update
+## (m D^2 / 2 multiply-adds, dsyrk's upper triangle) cost about the
+## minibatch gradient's n D, m = 2 n / D, never fewer than D + 1 (I_t then
+## has full rank after one iteration) nor more than n.  (It was max(2D,
+## 10 n / D): SGFS-f then cost 2.1 x sgld() an iteration at Covertype's
+## shape, bench/results-peers-*.md; I_t's relative error, about
+## sqrt(D / (m t')) after t' iterations, stays below t'^-1/2.)
+default_fisher_rows <- function(n, D) as.integer(min(n, max(D + 1, ceiling(2 * n / D))))
 
 #' Stochastic gradient Langevin dynamics
 #'

@@ -8,7 +8,7 @@
  *   sgfs_center_rows        gbar = G 1 / n;  G <- Gc = G - gbar 1'
  *   sgfs_rows_crossprod     V = Gc[o:o+b, ] Gc[o:o+b, ]' / (n - 1)   (dsyrk)
  *   sgfs_chol_upper         U'U = M (+ jitter I if M is singular)   (dpotrf)
- *   sgfs_chol_solve         b <- (U'U)^{-1} b                       (dpotrs)
+ *   sgfs_chol_solve         b <- (U'U)^{-1} b                       (dtrsv twice)
  *   sgfs_upper_t_times      y = U' x                                (dtrmv)
  *   sgfs_upper_times        x <- U x                                (dtrmv)
  *   sgfs_upper_solve        x <- U^{-1} x                           (dtrsv)
@@ -148,13 +148,12 @@ double sgfs_chol_upper(const double *M, int D, double *U)
     return -1.0;
 }
 
+/* b <- (U'U)^{-1} b: U' y = b, then U x = y (two dtrsv: dpotrs's dtrsm
+   costs several times as much for one right-hand side of a small matrix) */
 void sgfs_chol_solve(const double *U, int D, double *b)
 {
-    const char up = 'U';
-    const int one = 1;
-    int info;
-    /* b <- (U'U)^{-1} b */
-    F77_CALL(dpotrs)(&up, &D, &one, U, &D, b, &D, &info FCONE);
+    sgfs_upper_t_solve(U, D, b);
+    sgfs_upper_solve(U, D, b);
 }
 
 void sgfs_upper_t_times(const double *U, int D, const double *x, double *y)

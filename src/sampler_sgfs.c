@@ -18,10 +18,12 @@
  * During burn-in, and until I_t has averaged scores of 2D examples, steps
  * are kept within a trust region (fisher.c).  A matrix that no jitter makes
  * positive definite fails the step (the driver reports a divergence).
- * State: I (D x D, upper triangle) and the count t'.  Scratch: V, the
- * Cholesky factors of A and I, gbar, the right-hand side and xi.
- * Cost per iteration O(n D^2 + D^3).  The update is that of
- * sgfs_blockdiag.c with a single block.
+ * State: I (D x D, upper triangle), a Cholesky factor (of B = gamma N I +
+ * Lambda for the robust rule, refreshed when t' has grown by 1 %; of I
+ * for the paper's), the count t' and the factor's.  Scratch: V, the
+ * factor of A (paper's rule), gbar, the right-hand side and xi.  Cost per
+ * iteration O(n D^2 + D^3), O(n D^2) between the robust rule's refreshes.
+ * The update is that of sgfs_blockdiag.c with a single block.
  */
 #include "sgfs.h"
 
@@ -35,7 +37,7 @@ static int sgfs_step(sgfs_engine *e, double eps)
 
 const sgfs_sampler sgfs_sampler_sgfs_full = {
     .name = "sgfs_full", .needs_scores = 1,
-    .state = {1, 0, 1},            /* I (D x D), count                       */
-    .work = {3, 3, 0},             /* V, U_A, U_I (D x D); gbar, rhs, xi     */
+    .state = {2, 0, 2},            /* I, U (D x D); count, last refresh      */
+    .work = {2, 3, 0},             /* V, U_A (D x D); gbar, rhs, xi          */
     .step = sgfs_step, .n_spar = 1
 };

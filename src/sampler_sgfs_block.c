@@ -21,8 +21,9 @@
  * steps when the blocks are correlated).
  *
  * spar = (restart iteration, K, b_1, ..., b_K), b_1 + ... + b_K = D.
- * State: the K blocks of I (S = sum_k b_k^2 doubles) and the count t';
- * scratch 3S + 3D (sgfs_blockdiag.c, which does the computation).
+ * State: the K blocks of I and of a Cholesky factor (S = sum_k b_k^2
+ * doubles each), the count t' and the factor's; scratch 2S + 3D
+ * (sgfs_blockdiag.c, which does the computation).
  * Cost per iteration O(n S + sum_k b_k^3), memory O(S): never D^2.
  */
 #include "sgfs.h"
@@ -45,13 +46,13 @@ static R_xlen_t block_square_sum(const double *spar, R_xlen_t n_spar, int D)
 static R_xlen_t block_state_len(const double *spar, R_xlen_t n_spar, int D)
 {
     const R_xlen_t S = block_square_sum(spar, n_spar, D);
-    return S < 0 ? -1 : S + 1;                       /* I, count */
+    return S < 0 ? -1 : 2 * S + 2;           /* I, U; count, last refresh */
 }
 
 static R_xlen_t block_work_len(const double *spar, R_xlen_t n_spar, int D)
 {
     const R_xlen_t S = block_square_sum(spar, n_spar, D);
-    return S < 0 ? -1 : 3 * S + 3 * (R_xlen_t) D;    /* V, U_A, U_I; gbar, rhs, xi */
+    return S < 0 ? -1 : 2 * S + 3 * (R_xlen_t) D;    /* V, U_A; gbar, rhs, xi */
 }
 
 static int block_step(sgfs_engine *e, double eps)

@@ -68,7 +68,7 @@ static inline double sgfs_standardise(double x, double c, double inv_s)
 
 /* the layout of the spec lists the engine reads (engine.c): raised when an
    element's meaning or layout changes */
-#define SGFS_SPEC_VERSION 1
+#define SGFS_SPEC_VERSION 2
 
 /* a minibatch: indices idx[0..n-1] and the scratch that draws them */
 typedef struct sgfs_batch {

@@ -14,19 +14,35 @@
  *   x_k   = A_k^{-1} (grad_k + eta_k)
  * and theta <- theta + 2 s x, s the burn-in trust-region factor (fisher.c).
  * The robust rule (spec$sgfs_robust; fisher.c) uses A = (1 + alpha^2) B and
- * eta ~ N(0, alpha^2 B) with B = gamma N I + Lambda.
+ * eta ~ N(0, alpha^2 B) with B = gamma N I + Lambda: one factor, U_B'U_B
+ * = B, serves both (x = B^{-1} (grad + eta) / (1 + alpha^2)), and the step
+ * size enters only as the scalar alpha^2, so the factor need not follow
+ * every iteration's small change of I_t.  It is refreshed when t' has grown
+ * by REFRESH (1 %) since it was last computed (every iteration while t' <=
+ * 100, then about 100 ln(t'/100) times: 630 in 20,000 iterations) and at
+ * the restart.  The chain then uses B from an I up to 1 % of its averaging
+ * older; a Gaussian posterior's stationary variance depends on B's error
+ * only at order error / alpha^2 (ALGORITHMS.md 2.8b's condition holds
+ * with B in both A and the noise), and SGFS-f's cost per iteration drops
+ * from O(m D^2 + 2 D^3 / 3) to O(m D^2) (bench/results-peers-*.md).  The
+ * paper's rule (robust = FALSE) has A depend on eps, and factors A and I
+ * every iteration.
  * The D normals xi are drawn in one sweep, in parameter order, after every
  * block is factored, so that K = 1 draws exactly as SGFS-f always did.
  *
  * Storage: the K blocks of a D x D quantity are packed one after another,
  * block k (b_k x b_k, column-major, upper triangle used) at offset
  * sum_{l<k} b_l^2; S = sum_k b_k^2 in all.
- *   state   : I (S), the count t'                               S + 1
- *   scratch : V (then A), U_A, U_I (S each); gbar, rhs, xi (D)  3S + 3D
- * Cost per iteration O(m S + sum_k b_k^3); a block whose matrix no jitter
- * makes positive definite fails the step (the driver reports a divergence).
+ *   state   : I (S), U (S: the factor of B, robust, or of I), the count
+ *             t', the count at U's last refresh                 2S + 2
+ *   scratch : V (then A or B), U_A (S each); gbar, rhs, xi (D) 2S + 3D
+ * Cost per iteration O(m S + sum_k b_k^3) (robust: O(m S) between
+ * refreshes); a block whose matrix no jitter makes positive definite fails
+ * the step (the driver reports a divergence).
  */
 #include "sgfs.h"
+
+#define REFRESH 0.01
 
 R_xlen_t sgfs_blocks_square_sum(int K, const double *size)
 {
@@ -46,22 +62,34 @@ static void preconditioner_block(const double *fisher, int b, double scale,
     }
 }
 
+/* whether the robust rule's factor of B is computed again this iteration
+   (count: t', just advanced; last: t' at the last refresh, 0 for none) */
+static int refresh_factor(double count, double *last)
+{
+    if (*last == 0.0 || count == 1.0 || count >= (1.0 + REFRESH) * *last) {
+        *last = count;
+        return 1;
+    }
+    return 0;
+}
+
 int sgfs_blockdiag_step(sgfs_engine *e, double eps, int K, const double *size)
 {
     const int D = e->D;
     const size_t S = (size_t) sgfs_blocks_square_sum(K, size);
-    double *fisher = e->sstate, *count = e->sstate + S;
-    double *V = e->work, *UA = V + S, *UI = UA + S;
-    double *gbar = UI + S, *rhs = gbar + D, *xi = rhs + D;
+    double *fisher = e->sstate, *U = fisher + S, *count = U + S, *last = count + 1;
+    double *V = e->work, *UA = V + S;
+    double *gbar = UA + S, *rhs = gbar + D, *xi = rhs + D;
     const double alpha2 = R_FINITE(eps) ? 4.0 / eps : 0.0;
     const double gN = sgfs_gamma_fpc(e->N, e->n) * e->N;
     const int robust = e->sgfs_robust;      /* B = gN I + Lambda (fisher.c) */
 
     sgfs_center_rows(e->G, D, e->fisher_rows, gbar);    /* (fisher.c) */
     const double kappa = sgfs_fisher_weight(e, count);
+    const int refresh = !robust || refresh_factor(*count, last);
     /* per block (at: its offset in the packed arrays): V, the running mean
-       I (upper triangle, column by column), and the Cholesky factors of A
-       and, for the noise, of I */
+       I (upper triangle, column by column), and the Cholesky factors: of B
+       (robust, when refreshed), or of A and, for the noise, of I */
     size_t at = 0;
     for (int k = 0, o = 0; k < K; k++) {
         const int b = (int) size[k];
@@ -69,16 +97,17 @@ int sgfs_blockdiag_step(sgfs_engine *e, double eps, int K, const double *size)
         for (int j = 0; j < b; j++)
             sgfs_running_mean(fisher + at + (size_t) j * b, V + at + (size_t) j * b,
                               j + 1, kappa);
-        if (robust) {                  /* U_I'U_I = B, A = (1 + alpha^2) B */
-            preconditioner_block(fisher + at, b, gN, e->prior_prec + o, V + at);
-            if (alpha2 > 0.0 && sgfs_chol_upper(V + at, b, UI + at) < 0.0) return 1;
-            for (size_t l = 0; l < (size_t) b * b; l++) V[at + l] *= 1.0 + alpha2;
-        } else {                       /* A = gN (1 + alpha^2) I + Lambda, U_I'U_I = I */
+        if (robust) {                  /* U'U = B, A = (1 + alpha^2) B */
+            if (refresh) {
+                preconditioner_block(fisher + at, b, gN, e->prior_prec + o, V + at);
+                if (sgfs_chol_upper(V + at, b, U + at) < 0.0) return 1;
+            }
+        } else {                       /* A = gN (1 + alpha^2) I + Lambda, U'U = I */
             preconditioner_block(fisher + at, b, gN * (1.0 + alpha2), e->prior_prec + o,
                                  V + at);
-            if (alpha2 > 0.0 && sgfs_chol_upper(fisher + at, b, UI + at) < 0.0) return 1;
+            if (alpha2 > 0.0 && sgfs_chol_upper(fisher + at, b, U + at) < 0.0) return 1;
+            if (sgfs_chol_upper(V + at, b, UA + at) < 0.0) return 1;
         }
-        if (sgfs_chol_upper(V + at, b, UA + at) < 0.0) return 1;
         o += b;
         at += (size_t) b * b;
     }
@@ -93,11 +122,16 @@ int sgfs_blockdiag_step(sgfs_engine *e, double eps, int K, const double *size)
         const int b = (int) size[k];
         memcpy(rhs + o, e->grad + o, (size_t) b * sizeof(double));
         if (alpha2 > 0.0) {
-            sgfs_upper_t_times(UI + at, b, xi + o, gbar + o);   /* gbar = U_I' xi */
+            sgfs_upper_t_times(U + at, b, xi + o, gbar + o);    /* gbar = U' xi */
             for (int j = o; j < o + b; j++) rhs[j] += s * gbar[j];
         }
         memcpy(xi + o, rhs + o, (size_t) b * sizeof(double));
-        sgfs_chol_solve(UA + at, b, rhs + o);                  /* rhs = A^{-1} rhs */
+        if (robust) {
+            sgfs_chol_solve(U + at, b, rhs + o);                /* B^{-1} rhs */
+            for (int j = o; j < o + b; j++) rhs[j] /= 1.0 + alpha2;
+        } else {
+            sgfs_chol_solve(UA + at, b, rhs + o);               /* A^{-1} rhs */
+        }
         o += b;
         at += (size_t) b * b;
     }

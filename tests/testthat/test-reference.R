@@ -5,7 +5,7 @@
 ## `blocks` (sizes of contiguous parameter blocks): SGFS-b, whose Fisher
 ## estimate is the block-diagonal part of SGFS-f's
 sgfs_update <- function(N, n, restart, full = TRUE, burnin = 0, guard = TRUE,
-                        blocks = NULL, fisher_rows = n) {
+                        blocks = NULL, fisher_rows = NULL) {
     gamma <- 1 + N / n * (N - n) / (N - 1)
     if (!is.null(blocks)) {
         label <- rep(seq_along(blocks), blocks)
@@ -13,15 +13,18 @@ sgfs_update <- function(N, n, restart, full = TRUE, burnin = 0, guard = TRUE,
     }
     ## trust region during burn-in and while I has seen fewer than 2D
     ## examples: the step 2x, x = A^{-1} r, is shrunk to q = 4D
+    ## the Fisher estimate's rows: by default sgfs()'s (its values are
+    ## checked below)
+    rows <- function(D) if (is.null(fisher_rows)) sgfs:::default_fisher_rows(n, D) else fisher_rows
     shrink <- function(x, r, t) {
         q <- 4 * sum(x * r)
         D <- length(x)
-        early <- guard && (t <= burnin || t * (fisher_rows - 1) < 2 * D)
+        early <- guard && (t <= burnin || t * (rows(D) - 1) < 2 * D)
         if (early && q > 4 * D) sqrt(4 * D / q) else 1
     }
     function(theta, grad, G, eps, t, state, prec) {
         D <- length(theta)
-        V <- cov(G[seq_len(fisher_rows), , drop = FALSE])   # the batch's first rows
+        V <- cov(G[seq_len(rows(D)), , drop = FALSE])   # the batch's first rows
         if (!full) V <- diag(V)
         if (!is.null(blocks)) V <- V * in_block
         if (is.null(state$I) || t == restart) state <- list(I = 0 * V, count = 0)
@@ -102,7 +105,7 @@ test_that("SGFS-f: C chain equals the R reference (alpha 0 and > 0, restart, gau
         expect_equal(unname(sgfs:::all_draws(fit)), r[11:40, ], tolerance = 1e-10)
     }
     ## the Fisher estimate from the first 4 of each batch's 10 rows (full and
-    ## diagonal); by default all rows while D <= 10, 10 n / D of them beyond
+    ## diagonal); by default max(D + 1, 2 n / D) of them, at most n
     for (pre in c("full", "diagonal")) {
         set.seed(49)
         fit <- quiet(sgfs(robust = FALSE, p$x, p$y, prior = normal(0, 1), batch_size = 10L,
@@ -115,10 +118,12 @@ test_that("SGFS-f: C chain equals the R reference (alpha 0 and > 0, restart, gau
                                  fisher_rows = 4L))
         expect_equal(unname(sgfs:::all_draws(fit)), r[11:40, ], tolerance = 1e-10)
     }
-    expect_equal(sgfs:::default_fisher_rows(100L, 8L), 100L)
-    expect_equal(sgfs:::default_fisher_rows(500L, 55L), 110L)
-    expect_equal(sgfs:::default_fisher_rows(1000L, 20L), 500L)
-    expect_equal(sgfs:::default_fisher_rows(50L, 40L), 50L)
+    expect_equal(sgfs:::default_fisher_rows(100L, 2L), 100L)
+    expect_equal(sgfs:::default_fisher_rows(100L, 8L), 25L)
+    expect_equal(sgfs:::default_fisher_rows(500L, 55L), 56L)
+    expect_equal(sgfs:::default_fisher_rows(1000L, 12L), 167L)
+    expect_equal(sgfs:::default_fisher_rows(50L, 40L), 41L)
+    expect_equal(sgfs:::default_fisher_rows(50L, 60L), 50L)
     expect_error(sgfs(p$x, p$y, batch_size = 10L, fisher_rows = 11L, n_iter = 10L),
                  "fisher_rows")
     ## a batch smaller than D: the trust region binds while the Fisher
@@ -145,30 +150,37 @@ test_that("robust SGFS: C chains (full and diagonal) equal the R replay", {
     p <- ref_problem(N = 200)
     for (pre in c("full", "diagonal")) {
         set.seed(67)
-        fit <- quiet(sgfs(p$x, p$y, prior = normal(0, 1), batch_size = 10L, n_iter = 40L,
+        fit <- quiet(sgfs(p$x, p$y, prior = normal(0, 1), batch_size = 10L, n_iter = 300L,
                           burnin = 10L, standardize = FALSE, progress = FALSE, alpha = 1.5,
                           preconditioner = pre, init = c(0, 0, 0)))
         expect_true(attr(fit, "sgfit")$settings$robust)
-        ## the replay: B = gamma N I + Lambda, A = (1 + alpha^2) B, eta ~ N(0, alpha^2 B)
+        ## the replay: B = gamma N I + Lambda, A = (1 + alpha^2) B, eta ~ N(0, alpha^2 B);
+        ## the full rule's factor of B refreshed when t' has grown by 1 %
         gamma <- 1 + 200 / 10 * 190 / 199
         a2 <- 1.5^2
         set.seed(67)
         theta <- c(0, 0, 0)
-        out <- matrix(NA_real_, 40, 3)
-        for (t in 1:40) {
+        out <- matrix(NA_real_, 300, 3)
+        refreshes <- 0
+        m <- sgfs:::default_fisher_rows(10L, 3L)       # 7 of the batch's 10 rows
+        for (t in 1:300) {
             G <- r_scores(p, theta, r_minibatch(200, 10L))
             grad <- -theta + 200 / 10 * colSums(G)
-            V <- if (pre == "full") cov(G) else apply(G, 2L, var)
+            V <- if (pre == "full") cov(G[1:m, ]) else apply(G[1:m, ], 2L, var)
             if (t == 1 || t == 6) {            # the running mean restarts half-way through burn-in
                 I <- 0 * V
-                count <- 0
+                count <- last <- 0
             }
             count <- count + 1
             I <- I + (V - I) / count
             if (pre == "full") {
-                B <- gamma * 200 * I + diag(3)
-                rhs <- grad + sqrt(a2) * drop(crossprod(chol(B), rnorm(3)))
-                x <- drop(solve((1 + a2) * B, rhs))
+                if (count == 1 || count >= 1.01 * last) {
+                    last <- count
+                    U <- chol(gamma * 200 * I + diag(3))
+                    refreshes <- refreshes + 1
+                }
+                rhs <- grad + sqrt(a2) * drop(crossprod(U, rnorm(3)))
+                x <- drop(solve(crossprod(U), rhs)) / (1 + a2)
             } else {
                 B <- gamma * 200 * pmax(I, 1 / 200) + 1
                 rhs <- grad + sqrt(a2 * B) * rnorm(3)
@@ -179,7 +191,10 @@ test_that("robust SGFS: C chains (full and diagonal) equal the R replay", {
             theta <- theta + 2 * s * x
             out[t, ] <- theta
         }
-        expect_equal(unname(sgfs:::all_draws(fit)), out[11:40, ], tolerance = 1e-10)
+        ## (t' = 295 at the end: 182 refreshes after the restart, so 113
+        ## iterations on a factor of an older I)
+        if (pre == "full") expect_equal(refreshes, 5 + 182)
+        expect_equal(unname(sgfs:::all_draws(fit)), out[11:300, ], tolerance = 1e-10)
     }
 })
 
