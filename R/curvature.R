@@ -3,8 +3,9 @@
 ## to 5000 evenly spaced examples with their likelihood scaled by N/m.  No
 ## random numbers are used, so defaults do not disturb the chain's stream.
 
-## gamma of SGFS: 1 + the minibatch-noise factor (N/n)(N - n)/(N - 1)
-gamma_fpc <- function(N, n) 1 + (N / n) * (N - n) / max(N - 1, 1)
+## gamma of SGFS: 1 + the minibatch-noise factor (N/n)(N - n)/(N - 1), as
+## the engine computes it (src/fisher.c)
+gamma_fpc <- function(N, n) .Call(C_sgfs_gamma, N, n)
 
 subset_spec <- function(spec, m = 5000L) {
     N <- spec$N

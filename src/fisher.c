@@ -41,6 +41,16 @@ double sgfs_gamma_fpc(int N, int n)
     return 1.0 + ((double) N / n) * ((double) (N - n) / (N - 1));
 }
 
+/* the same for R (the default steps of R/curvature.R and the samplers'
+   set-up): gamma of N rows in batches of n, 1 <= n <= N */
+SEXP sgfs_gamma(SEXP N, SEXP n)
+{
+    const int rows = Rf_asInteger(N), batch = Rf_asInteger(n);
+    if (rows == NA_INTEGER || batch == NA_INTEGER || batch < 1 || batch > rows)
+        Rf_error("internal error: gamma needs 1 <= n <= N");
+    return Rf_ScalarReal(sgfs_gamma_fpc(rows, batch));
+}
+
 /* kappa_t = 1/t' of the running mean; t' (*count) restarts at spar[0] */
 double sgfs_fisher_weight(const sgfs_engine *e, double *count)
 {

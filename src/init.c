@@ -49,6 +49,7 @@ SEXP sgfs_design_file_shuffle(SEXP from, SEXP to, SEXP order, SEXP bucket_rows, 
 SEXP sgfs_map_rows(SEXP theta, SEXP C);
 SEXP sgfs_physical_memory(void);
 SEXP sgfs_spec_version(void);
+SEXP sgfs_gamma(SEXP N, SEXP n);
 SEXP sgfs_line_logdens(SEXP spec, SEXP theta, SEXP dir, SEXP rows, SEXP t);
 
 #define CALLDEF(name, n) { #name, (DL_FUNC) &name, n }
@@ -95,6 +96,7 @@ static const R_CallMethodDef call_entries[] = {
     CALLDEF(sgfs_map_rows, 2),
     CALLDEF(sgfs_physical_memory, 0),
     CALLDEF(sgfs_spec_version, 0),
+    CALLDEF(sgfs_gamma, 2),
     CALLDEF(sgfs_line_logdens, 5),
     { NULL, NULL, 0 }
 };

@@ -172,6 +172,7 @@ fuzz_bases <- function() {
         info$design$M$C)
     add("blas_info")
     add("spec_version")
+    add("gamma", 1000L, 50L)
     calls
 }
 
