@@ -64,6 +64,13 @@ chain_seeds <- function(chains) {
     })
 }
 
+## A chain's saved sampler state as the rule names its parts (sgfs_state_parts,
+## src/engine.c; e.g. HMC's accepted and proposed counts): diagnostics are
+## read by name, never by position in sstate
+state_parts <- function(info, state) {
+    .Call(C_sgfs_state_parts, info$spec$sampler, length(state$theta), state$sstate)
+}
+
 ## Runs (or continues) every chain.  states[[k]] carries theta, iter, sstate
 ## and the RNG seed the chain continues from (NULL: the current stream).
 ## Chains on streams of their own (`own_streams`: several chains, or one

@@ -444,7 +444,7 @@ chain_starts <- function(run, theta0) {
 ## rule (`engine`, `spar`), the `schedule`, the `settings` to report, and
 ## optionally further `spec` elements, a `start` replacing run$theta0 and
 ## the gradient evaluations per iteration (`evals_per_iter`), or where a
-## chain's saved state counts them (`evals_counter`: sstate[slot] times per);
+## chain's saved state counts them (`evals_counter`: its part `part` times per);
 ## with `pilot` (the first step) a pilot tunes the step (pilot_step()), and
 ## `strata(step)` gives the rows a lowered step holds in every minibatch
 ## (`rows`) and the resulting `evals_per_iter`.
@@ -458,7 +458,9 @@ sg_fit <- function(method, setup, run, call) {
     if (!is.null(s$start)) run$theta0 <- s$start
     starts <- chain_starts(run, run$theta0)
     lap <- run$cache$laplace
-    spec <- c(run$spec, list(sampler = s$engine, spar = as.double(s$spar),
+    spar <- s$spar
+    storage.mode(spar) <- "double"                   # (its names kept: the engine checks them)
+    spec <- c(run$spec, list(sampler = s$engine, spar = spar,
                              schedule = s$schedule), s$spec)
     ## separated levels updated exactly, in the metric of the mode (R/separation.R)
     sep <- if (!is.null(lap) && !is.null(s$settings$metric) && s$settings$metric != "identity")

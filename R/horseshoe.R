@@ -307,7 +307,8 @@ hs_laplace <- function(run, start = run$theta0) {
     X <- NULL
     eps <- 0.1
     for (W in hs_warmup) {
-        wspec <- c(spec, list(sampler = "hmc", spar = c(0.574, 1, 1, 0, m$U),
+        wspec <- c(spec, list(sampler = "hmc", spar = c(target_accept = 0.574, n_leapfrog = 1,
+                                                        adapt = 1, trajectory_length = 0, m$U),
                               schedule = c(0, eps, 0, 0)))
         wspec$burnin <- W %/% 2L
         wspec$thin <- 1L

@@ -109,7 +109,8 @@ run_sga <- function(run, n_iter, burnin, stepsize = NULL, schedule = NULL,
     spec$thin <- thin
     spec$pred_x <- spec$monitor <- NULL            # every iterate, no predictive
     spec <- c(spec, list(sampler = if (adam) "adam" else "sga",
-                         spar = if (adam) c(0.9, 0.999, 1e-8) else as.double(momentum),
+                         spar = if (adam) c(beta1 = 0.9, beta2 = 0.999, delta = 1e-8)
+                                else c(momentum = as.double(momentum)),
                          schedule = sched))
     res <- run_chain(spec, list(theta = run$theta0, iter = 0, sstate = double(0)),
                      n_iter, progress)

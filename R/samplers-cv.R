@@ -158,7 +158,7 @@ sgldcv.default <- function(x, y, family = binomial(), model = NULL,
                   else if (!is.null(m) && !is.null(lap$H))
             list(centre_hessian = lap$H - diag(log_prior(centre, run$spec)$curvature,
                                                length(centre)))
-        list(engine = "sgld", spar = if (is.null(m)) 0 else 1, schedule = sched,
+        list(engine = "sgld", spar = c(lm_noise = !is.null(m)), schedule = sched,
              spec = c(list(centre = centre, centre_score = centre_score), second,
                       m$spec, if (!is.null(m)) list(drift_limit = 2 / eps),
                       if (length(fixed)) list(fixed = fixed)),

@@ -74,7 +74,7 @@ isgd.default <- function(x, y, family = binomial(), model = NULL,
         stiff <- gamma_fpc(run$spec$N, run$spec$batch_size) *
             posterior_stiffness(run)$lambda_max
         eps <- if (is.null(stepsize)) 0.2 / stiff else stepsize
-        list(engine = "isgd", spar = c(warmup %/% 2L, warmup, group_index),
+        list(engine = "isgd", spar = c(warmup_from = warmup %/% 2L, warmup_to = warmup, group_index),
              schedule = schedule_vector("constant", eps, run$n_iter),
              settings = list(warmup_stepsize = eps, warmup = warmup,
                              groups = groups))
@@ -85,10 +85,9 @@ isgd.default <- function(x, y, family = binomial(), model = NULL,
 ## I-SGD's automatic step per group (from the saved state), NA before the
 ## warm-up ended
 isgd_steps <- function(info) {
-    D <- length(info$settings$groups)
     K <- length(unique(info$settings$groups))
     vapply(info$states, function(s) {
-        tau <- s$sstate[D + seq_len(K)]
+        tau <- state_parts(info, s)$tau[seq_len(K)]
         ifelse(tau > 0, 4 / tau, NA_real_)
     }, numeric(K))
 }

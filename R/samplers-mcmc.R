@@ -134,11 +134,12 @@ metropolis_setup <- function(run, method, stepsize, mass, target_accept, adapt,
         h <- if (is.null(stepsize)) scale / sqrt(ev[1L]) else stepsize
         ## the flattest direction's quarter period, the mean trajectory length
         length <- if (is.null(n_leapfrog)) (pi / 2) / sqrt(max(ev[D], 1e-12)) else 0
-        list(engine = "hmc", spar = c(target_accept, if (is.null(n_leapfrog)) 0 else n_leapfrog,
-                                      adapt, length, U),
+        list(engine = "hmc", spar = c(target_accept = target_accept,
+                                      n_leapfrog = if (is.null(n_leapfrog)) 0 else n_leapfrog,
+                                      adapt = adapt, trajectory_length = length, U),
              schedule = schedule_vector("constant", h, run$n_iter),
              start = if (!user_init) fit$mode,
-             evals_counter = list(slot = 8L, per = run$spec$N),
+             evals_counter = list(part = "leapfrogs", per = run$spec$N),
              settings = list(stepsize = h, mass = mass, target_accept = target_accept,
                              adapt = adapt, n_leapfrog = n_leapfrog,
                              trajectory_length = length))
@@ -147,6 +148,9 @@ metropolis_setup <- function(run, method, stepsize, mass, target_accept, adapt,
 
 ## acceptance rate after burn-in, over all chains (NA before any)
 acceptance_rate <- function(info) {
-    counts <- vapply(info$states, function(s) s$sstate[4:5], c(0, 0))
+    counts <- vapply(info$states, function(s) {
+        p <- state_parts(info, s)
+        c(p$accepted, p$proposed)
+    }, c(0, 0))
     if (sum(counts[2L, ]) > 0) sum(counts[1L, ]) / sum(counts[2L, ]) else NA_real_
 }

@@ -70,7 +70,8 @@ sghmc.default <- function(x, y, family = binomial(), model = NULL,
         m <- sampler_metric(metric, run)
         step <- momentum_default_step(run, friction, stepsize, schedule, L, m)
         list(engine = if (noise_estimate) "sghmc_noise" else "sghmc",
-             spar = c(friction, L, noise_estimate), schedule = step$schedule, spec = step$spec,
+             spar = c(friction = friction, resample_every = L, noise_estimate = noise_estimate),
+             schedule = step$schedule, spec = step$spec,
              evals_per_iter = step$evals_per_iter,
              settings = c(step$settings, list(friction = friction, trajectory = L,
                                               noise_estimate = noise_estimate)))
@@ -128,7 +129,7 @@ sgnht.default <- function(x, y, family = binomial(), model = NULL,
     setup <- function(run) {
         m <- sampler_metric(metric, run)
         step <- momentum_default_step(run, diffusion, stepsize, schedule, metric = m)
-        list(engine = "sgnht", spar = diffusion, schedule = step$schedule, spec = step$spec,
+        list(engine = "sgnht", spar = c(diffusion = diffusion), schedule = step$schedule, spec = step$spec,
              evals_per_iter = step$evals_per_iter,
              settings = c(step$settings, list(diffusion = diffusion)))
     }

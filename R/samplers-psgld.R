@@ -75,7 +75,7 @@ psgld.default <- function(x, y, family = binomial(), model = NULL,
         if (is.null(stepsize) && !is.null(strata)) eps <- eps * strata$shrink
         sched <- schedule_vector(schedule, eps, run$n_iter)
         first <- first_step(sched)
-        list(engine = "psgld", spar = c(decay, lambda), schedule = sched,
+        list(engine = "psgld", spar = c(decay = decay, lambda = lambda), schedule = sched,
              spec = c(m$spec, if (!is.null(m)) list(drift_limit = 2 / (eps * G_max)),
                       if (length(strata$rows)) list(fixed = strata$rows)),
              evals_per_iter = n + length(strata$rows),

@@ -282,8 +282,9 @@ sgfs.default <- function(x, y, family = binomial(), model = NULL,
                                         block = "block")[[preconditioner]]),
              spec = c(if (robust) list(sgfs_robust = TRUE),
                       if (fisher_rows < n) list(fisher_rows = fisher_rows)),
-             spar = if (preconditioner == "block") c(restart, length(sizes), sizes)
-                    else restart,
+             spar = if (preconditioner == "block")
+                        c(restart = restart, blocks = length(sizes), sizes)
+                    else c(restart = restart),
              schedule = schedule_vector(schedule, eps, run$n_iter),
              settings = list(preconditioner = preconditioner, alpha = alpha,
                              schedule = schedule, robust = robust, fisher_rows = fisher_rows,
@@ -382,7 +383,7 @@ sgld.default <- function(x, y, family = binomial(), model = NULL,
         if (is.null(stepsize) && !is.null(strata)) eps <- eps * strata$shrink
         sched <- schedule_vector(schedule, eps, run$n_iter)
         first <- first_step(sched)
-        list(engine = "sgld", spar = if (is.null(m)) 0 else 1, schedule = sched,
+        list(engine = "sgld", spar = c(lm_noise = !is.null(m)), schedule = sched,
              spec = c(m$spec, if (!is.null(m)) list(drift_limit = 2 / eps),
                       if (length(strata$rows)) list(fixed = strata$rows)),
              evals_per_iter = run$spec$batch_size + length(strata$rows),

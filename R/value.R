@@ -111,7 +111,8 @@ coda_value <- function(info, draws, states, first) {
     info$n_iter <- max(iters)
     counter <- info$evals_counter
     info$grad_evals <- if (is.null(counter)) sum(iters) * info$evals_per_iter
-                       else counter$per * sum(vapply(states, function(s) s$sstate[counter$slot], 0))
+                       else counter$per * sum(vapply(states, function(s)
+                           state_parts(info, s)[[counter$part]], 0))
     if (is.null(first)) first <- info$burnin + info$thin
     chains <- lapply(draws, function(d)
         coda::mcmc(d[seq_len(n_rows), , drop = FALSE], start = first, thin = info$thin))

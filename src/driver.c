@@ -142,6 +142,8 @@ static int iterate(sgfs_engine *e)
     else sgfs_minibatch(&e->batch, e->N - e->n_fixed, e->n);
     if (e->pool)
         for (int i = 0; i < e->n; i++) e->batch.idx[i] = e->pool[e->batch.idx[i]];
+    if (e->sampler->needs_scores && e->fisher_rows < e->n)     /* (SGFS's Fisher rows) */
+        sgfs_minibatch_shuffle_front(&e->batch, e->n, e->fisher_rows);
     if (e->centre && e->model->score_change && !e->sampler->needs_scores) {
         /* one pass over the minibatch for both points; second order: minus
            the pool's Hessian at the centre times (par - centre) */

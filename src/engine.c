@@ -121,6 +121,56 @@ R_xlen_t sgfs_size_of(sgfs_size s, int D)
     return (R_xlen_t) s.per_dd * D * D + (R_xlen_t) s.per_d * D + s.fixed;
 }
 
+/* the leading settings in spar carry the names the rule gives them: a
+   setting is read by position, and a name out of place is a contract
+   broken between R and the rule */
+static void check_spar_names(const sgfs_sampler *smp, SEXP spar)
+{
+    SEXP names = Rf_getAttrib(spar, R_NamesSymbol);
+    for (int k = 0; k < 5 && smp->spar_names[k] != NULL; k++) {
+        if (TYPEOF(names) != STRSXP || Rf_xlength(names) <= k ||
+            strcmp(CHAR(STRING_ELT(names, k)), smp->spar_names[k]) != 0)
+            Rf_error("internal error: the '%s' rule's setting %d must be named '%s'",
+                     smp->name, k + 1, smp->spar_names[k]);
+    }
+}
+
+/* The named parts of a rule's state, for R: list(name = doubles, ...) from
+   the rule's table (sgfs_sampler.state_parts), so that R reads a chain's
+   diagnostics by name.  sampler: the rule's name; D: the number of
+   parameters the rule moves; sstate: the saved state (its length must be
+   the parts' total). */
+SEXP sgfs_state_parts(SEXP sampler, SEXP D, SEXP sstate)
+{
+    if (TYPEOF(sampler) != STRSXP || Rf_xlength(sampler) != 1 ||
+        STRING_ELT(sampler, 0) == NA_STRING)
+        Rf_error("internal error: 'sampler' must be a rule's name");
+    const sgfs_sampler *smp = sgfs_find_sampler(CHAR(STRING_ELT(sampler, 0)));
+    const int d = Rf_asInteger(D);
+    if (d == NA_INTEGER || d < 1) Rf_error("internal error: 'D' must be a positive count");
+    if (TYPEOF(sstate) != REALSXP) Rf_error("internal error: 'sstate' must be doubles");
+    int K = 0;
+    R_xlen_t total = 0;
+    while (K < 10 && smp->state_parts[K].name != NULL) total += sgfs_size_of(smp->state_parts[K++].len, d);
+    if (K == 0) return Rf_allocVector(VECSXP, 0);
+    if (total != Rf_xlength(sstate))
+        Rf_error("internal error: the '%s' rule's state has %.0f values, its parts %.0f",
+                 smp->name, (double) Rf_xlength(sstate), (double) total);
+    SEXP out = PROTECT(Rf_allocVector(VECSXP, K)), names = PROTECT(Rf_allocVector(STRSXP, K));
+    R_xlen_t at = 0;
+    for (int k = 0; k < K; k++) {
+        const R_xlen_t len = sgfs_size_of(smp->state_parts[k].len, d);
+        SEXP part = Rf_allocVector(REALSXP, len);
+        SET_VECTOR_ELT(out, k, part);
+        if (len > 0) memcpy(REAL(part), REAL(sstate) + at, (size_t) len * sizeof(double));
+        SET_STRING_ELT(names, k, Rf_mkChar(smp->state_parts[k].name));
+        at += len;
+    }
+    Rf_setAttrib(out, R_NamesSymbol, names);
+    UNPROTECT(2);
+    return out;
+}
+
 /* a sampler array's length: from its settings if the sampler sizes it so
    (by_settings != NULL), else from its shape in D */
 static R_xlen_t sampler_array_len(R_xlen_t (*by_settings)(const double *, R_xlen_t, int),
@@ -458,6 +508,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
             if (!R_FINITE(e->spar[k]))
                 Rf_error("internal error: the '%s' rule's settings 'spar' are not all finite",
                          e->sampler->name);
+        check_spar_names(e->sampler, spar);
         const char *bad = e->sampler->check ? e->sampler->check(e->spar, Rf_xlength(spar), Ds)
                                             : NULL;
         if (bad) Rf_error("internal error: the '%s' rule's settings 'spar': %s",

@@ -50,6 +50,7 @@ SEXP sgfs_map_rows(SEXP theta, SEXP C);
 SEXP sgfs_physical_memory(void);
 SEXP sgfs_spec_version(void);
 SEXP sgfs_gamma(SEXP N, SEXP n);
+SEXP sgfs_state_parts(SEXP sampler, SEXP D, SEXP sstate);
 SEXP sgfs_line_logdens(SEXP spec, SEXP theta, SEXP dir, SEXP rows, SEXP t);
 
 #define CALLDEF(name, n) { #name, (DL_FUNC) &name, n }
@@ -97,6 +98,7 @@ static const R_CallMethodDef call_entries[] = {
     CALLDEF(sgfs_physical_memory, 0),
     CALLDEF(sgfs_spec_version, 0),
     CALLDEF(sgfs_gamma, 2),
+    CALLDEF(sgfs_state_parts, 3),
     CALLDEF(sgfs_line_logdens, 5),
     { NULL, NULL, 0 }
 };

@@ -44,6 +44,9 @@
  *   driver can ask for a window's rows while the iterations before it
  *   compute.
  *
+ * sgfs_minibatch_shuffle_front: the batch's first m indices a uniformly
+ *   random subset of it (for SGFS's Fisher rows), by m more draws.
+ *
  * sgfs_gather_dot: copies the n columns xt[, idx] (P x N, one example per
  *   column) into the contiguous P x n buffer xb and forms
  *   eta_i = xt[, idx_i]' beta on the way, while the column is in L1.  The
@@ -190,6 +193,23 @@ void sgfs_minibatch(sgfs_batch *b, int N, int n)
         }
     }
     for (int k = 0; k < n; k++) b->table[b->slot[k]] = 0;
+}
+
+/* The first m of the batch's n indices put in a uniformly random order over
+   the whole batch, by a partial Fisher-Yates shuffle (m draws U{0..n-k-1}
+   after the batch's).  SGFS's Fisher estimate reads the batch's first
+   fisher_rows rows, which must be a uniformly random subset of it, and in
+   the order the batch is drawn they are not: Floyd's k-th index is at most
+   N - n + k (with n = N the first m are always rows 0..m-1), and windows
+   are consecutive rows. */
+void sgfs_minibatch_shuffle_front(sgfs_batch *b, int n, int m)
+{
+    for (int k = 0; k < m && k < n - 1; k++) {
+        const int r = k + (int) unif_index((double) (n - k), b->rounding);
+        const int t = b->idx[k];
+        b->idx[k] = b->idx[r];
+        b->idx[r] = t;
+    }
 }
 
 /* u' beta, four partial sums breaking the floating-point dependency chain */

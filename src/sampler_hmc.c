@@ -125,5 +125,10 @@ const sgfs_sampler sgfs_sampler_hmc = {
     .state = {0, 1, N_SCALARS},    /* the scalars above, grad L(theta)       */
     .work = {0, 5, 0},             /* z, p, theta*, grad L(theta*), grad_z   */
     .step = hmc_step, .full_data = 1,
-    .n_spar = 4, .spar_per_dd = 1  /* target, L, adapt, T, then U (D x D)    */
+    .n_spar = 4, .spar_per_dd = 1, /* target, L, adapt, T, then U (D x D)    */
+    .spar_names = {"target_accept", "n_leapfrog", "adapt", "trajectory_length"},
+    .state_parts = {{"log_h", {0, 0, 1}}, {"log_post", {0, 0, 1}}, {"valid", {0, 0, 1}},
+                    {"accepted", {0, 0, 1}}, {"proposed", {0, 0, 1}},
+                    {"log_h_sum", {0, 0, 1}}, {"log_h_count", {0, 0, 1}},
+                    {"leapfrogs", {0, 0, 1}}, {"grad", {0, 1, 0}}}
 };

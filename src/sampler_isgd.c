@@ -62,6 +62,8 @@ static const char *isgd_check(const double *spar, R_xlen_t n_spar, int D)
 }
 
 const sgfs_sampler sgfs_sampler_isgd = {
-    .name = "isgd", .state = {0, 2, 0}, .step = isgd_step, .n_spar = 2,   /* state: acc, tau */
-    .check = isgd_check
+    .name = "isgd", .state = {0, 2, 0}, .step = isgd_step, .n_spar = 2,
+    .check = isgd_check,
+    .spar_names = {"warmup_from", "warmup_to"},          /* then each parameter's group */
+    .state_parts = {{"acc", {0, 1, 0}}, {"tau", {0, 1, 0}}}
 };

@@ -29,5 +29,7 @@ static int psgld_step(sgfs_engine *e, double eps)
 }
 
 const sgfs_sampler sgfs_sampler_psgld = {
-    .name = "psgld", .state = {0, 1, 1}, .step = psgld_step, .n_spar = 2   /* state: V, count */
+    .name = "psgld", .state = {0, 1, 1}, .step = psgld_step, .n_spar = 2,
+    .spar_names = {"decay", "lambda"},
+    .state_parts = {{"V", {0, 1, 0}}, {"count", {0, 0, 1}}}
 };

@@ -39,5 +39,7 @@ const sgfs_sampler sgfs_sampler_sgfs_full = {
     .name = "sgfs_full", .needs_scores = 1,
     .state = {2, 0, 2},            /* I, U (D x D); count, last refresh      */
     .work = {2, 3, 0},             /* V, U_A (D x D); gbar, rhs, xi          */
-    .step = sgfs_step, .n_spar = 1
+    .step = sgfs_step, .n_spar = 1, .spar_names = {"restart"},
+    .state_parts = {{"I", {1, 0, 0}}, {"U", {1, 0, 0}}, {"count", {0, 0, 1}},
+                    {"refreshed", {0, 0, 1}}}
 };

@@ -61,11 +61,14 @@ static const char *check_noise(const double *spar, R_xlen_t n_spar, int D)
 const sgfs_sampler sgfs_sampler_sghmc = {
     /* state: v, count; scratch: moments */
     .name = "sghmc", .state = {0, 1, 1}, .work = {0, 2, 0}, .step = sghmc_step, .n_spar = 3,
-    .check = check_plain
+    .check = check_plain, .spar_names = {"friction", "resample_every", "noise_estimate"},
+    .state_parts = {{"v", {0, 1, 0}}, {"count", {0, 0, 1}}}
 };
 
 /* the same rule with the gradient-noise estimate (needs per-example scores) */
 const sgfs_sampler sgfs_sampler_sghmc_noise = {
     .name = "sghmc_noise", .needs_scores = 1, .state = {0, 1, 1}, .work = {0, 2, 0},
-    .step = sghmc_step, .n_spar = 3, .check = check_noise
+    .step = sghmc_step, .n_spar = 3, .check = check_noise,
+    .spar_names = {"friction", "resample_every", "noise_estimate"},
+    .state_parts = {{"v", {0, 1, 0}}, {"count", {0, 0, 1}}}
 };

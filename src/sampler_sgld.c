@@ -59,5 +59,6 @@ static R_xlen_t sgld_state_len(const double *spar, R_xlen_t n_spar, int D)
 
 const sgfs_sampler sgfs_sampler_sgld = {
     .name = "sgld", .step = sgld_step,
-    .state_len = sgld_state_len, .n_spar = 1   /* state: the LM noise's next draw */
+    .state_len = sgld_state_len, .n_spar = 1,  /* state: the LM noise's next draw */
+    .spar_names = {"lm_noise"}
 };

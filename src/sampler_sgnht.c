@@ -35,5 +35,7 @@ static int sgnht_step(sgfs_engine *e, double eps)
 }
 
 const sgfs_sampler sgfs_sampler_sgnht = {
-    .name = "sgnht", .state = {0, 1, 2}, .step = sgnht_step, .n_spar = 1   /* state: u, xi, count */
+    .name = "sgnht", .state = {0, 1, 2}, .step = sgnht_step, .n_spar = 1,
+    .spar_names = {"diffusion"},
+    .state_parts = {{"u", {0, 1, 0}}, {"xi", {0, 0, 1}}, {"count", {0, 0, 1}}}
 };

@@ -163,6 +163,12 @@ typedef struct sgfs_size {
 
 R_xlen_t sgfs_size_of(sgfs_size s, int D);
 
+/* a named part of a rule's state: len = per_dd D^2 + per_d D + fixed doubles */
+typedef struct sgfs_part {
+    const char *name;
+    sgfs_size len;
+} sgfs_part;
+
 typedef struct sgfs_sampler {
     const char *name;
     int needs_scores;                      /* per-example G each iteration  */
@@ -187,6 +193,13 @@ typedef struct sgfs_sampler {
        what is wrong with them (checked at set-up: a fit's spec may come from
        a saved fit of another version) */
     const char *(*check)(const double *spar, R_xlen_t n_spar, int D);
+    /* the names R gives the leading settings in spar (checked at set-up, so
+       that a setting read by position is the one R meant); NULL-ended */
+    const char *spar_names[5];
+    /* the state's parts in order, by name, for R (sgfs_state_parts): its
+       diagnostics are read by name, not by position; NULL-ended (none for
+       a rule whose state length depends on its settings) */
+    sgfs_part state_parts[10];
 } sgfs_sampler;
 
 const sgfs_sampler *sgfs_find_sampler(const char *name);
@@ -487,6 +500,7 @@ R_xlen_t sgfs_minibatch_table_size(int n);
 void sgfs_minibatch_begin(sgfs_batch *b);
 void sgfs_minibatch(sgfs_batch *b, int N, int n);
 int sgfs_minibatch_window(sgfs_batch *b, int N);
+void sgfs_minibatch_shuffle_front(sgfs_batch *b, int n, int m);
 /* 1 if the user pressed Ctrl-C, without jumping out of the C code (driver.c) */
 int sgfs_interrupt_pending(void);
 void sgfs_gather_dot(const double *xt, int P, const int *idx, int n,

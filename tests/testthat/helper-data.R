@@ -106,6 +106,18 @@ r_minibatch <- function(N, n) {
     taken + 1L
 }
 
+## the first m of a batch put in a uniformly random order over the batch,
+## as the engine does for SGFS's Fisher rows when m < n (its partial
+## Fisher-Yates shuffle, sgfs_minibatch_shuffle_front)
+r_shuffle_front <- function(idx, m) {
+    n <- length(idx)
+    for (k in seq_len(min(m, n - 1L))) {
+        r <- k - 1L + sample.int(n - k + 1L, 1L)
+        idx[c(k, r)] <- idx[c(r, k)]
+    }
+    idx
+}
+
 ## minibatches as windows (src/minibatch.c), replayed: a function(N, n)
 ## giving each iteration's k = n / width windows of `width` consecutive
 ## rows (1-based, wrapping around), their starts drawn `ahead` iterations

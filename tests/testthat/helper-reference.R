@@ -76,8 +76,13 @@ r_chain <- function(p, D, n, n_iter, eps_at, update, theta0 = double(D),
     state <- list()
     out <- matrix(NA_real_, n_iter, D)
     if (!is.null(centre)) full <- colSums(r_scores(p, centre, seq_len(N)))
+    ## an SGFS update's Fisher rows (attribute "front", a function of D):
+    ## when fewer than the batch, a random subset of it first
+    front <- attr(update, "front")
+    m <- if (!is.null(front)) front(D) else n
     for (t in seq_len(n_iter)) {
         idx <- minibatch(N, n)
+        if (m < n) idx <- r_shuffle_front(idx, m)
         G <- r_scores(p, theta, idx)
         grad <- if (is.null(centre)) -prec * theta + N / n * colSums(G)
                 else -prec * theta + full + N / n * colSums(G - r_scores(p, centre, idx))

@@ -149,7 +149,7 @@ test_that("draws far from the posterior's mass are reported", {
     ## collapses its noise scale: the empirical Fisher is no curvature there
     set.seed(12)
     expect_warning(sgfs(mpg ~ ., data = mtcars, family = gaussian(), n_iter = 2000,
-                        batch_size = 16, progress = FALSE, robust = FALSE),
+                        batch_size = 16, progress = FALSE, robust = FALSE, fisher_rows = 16),
                    "far from the posterior's mass.*larger alpha")
     ## the same check is quiet on a healthy fit
     set.seed(13)

@@ -59,7 +59,7 @@ hmc_case <- function(fun, p, mass, ...) {
                      standardize = FALSE, progress = FALSE, mass = mass,
                      init = c(0.1, 0.5, -0.5), ...))
     info <- attr(fit, "sgfit")
-    spar <- info$spec$spar
+    spar <- unname(info$spec$spar)
     list(fit = fit, info = info, target = spar[1], L = spar[2], length = spar[4],
          U = matrix(spar[-(1:4)], 3))
 }

@@ -22,7 +22,7 @@ sgfs_update <- function(N, n, restart, full = TRUE, burnin = 0, guard = TRUE,
         early <- guard && (t <= burnin || t * (rows(D) - 1) < 2 * D)
         if (early && q > 4 * D) sqrt(4 * D / q) else 1
     }
-    function(theta, grad, G, eps, t, state, prec) {
+    update <- function(theta, grad, G, eps, t, state, prec) {
         D <- length(theta)
         V <- cov(G[seq_len(rows(D)), , drop = FALSE])   # the batch's first rows
         if (!full) V <- diag(V)
@@ -47,6 +47,7 @@ sgfs_update <- function(N, n, restart, full = TRUE, burnin = 0, guard = TRUE,
         }
         list(theta = theta, state = state)
     }
+    structure(update, front = rows)
 }
 
 sghmc_update <- function(alpha, L, est, N, n) {
@@ -164,7 +165,7 @@ test_that("robust SGFS: C chains (full and diagonal) equal the R replay", {
         refreshes <- 0
         m <- sgfs:::default_fisher_rows(10L, 3L)       # 7 of the batch's 10 rows
         for (t in 1:300) {
-            G <- r_scores(p, theta, r_minibatch(200, 10L))
+            G <- r_scores(p, theta, r_shuffle_front(r_minibatch(200, 10L), m))
             grad <- -theta + 200 / 10 * colSums(G)
             V <- if (pre == "full") cov(G[1:m, ]) else apply(G[1:m, ], 2L, var)
             if (t == 1 || t == 6) {            # the running mean restarts half-way through burn-in
