@@ -43,43 +43,9 @@ as_coda <- function(x) {
     x
 }
 
-method_label <- function(info) {
-    s <- info$settings
-    switch(info$method,
-           sgfs = sprintf("SGFS-%s (alpha = %g%s)", substr(s$preconditioner, 1L, 1L), s$alpha,
-                          if (identical(s$preconditioner, "block"))
-                              paste0("; blocks ", blocks_label(s$blocks)) else ""),
-           sgld = ,
-           sgldcv = ,
-           psgld = ,
-           sghmc = ,
-           sgnht = sprintf("%s (stepsize = %.3g%s%s; variance inflation ~%.2g%%)",
-                           c(sgld = "SGLD", sgldcv = "SGLD-CV", psgld = "pSGLD",
-                             sghmc = "SGHMC", sgnht = "SGNHT")[[info$method]], s$stepsize,
-                           if (identical(s$schedule, "constant")) "" else ", decaying",
-                           if (!is.null(s$friction)) sprintf(", friction = %g", s$friction)
-                           else if (!is.null(s$diffusion)) sprintf(", diffusion = %g", s$diffusion)
-                           else "",
-                           100 * s$inflation),
-           osgfs = sprintf("OSGFS (stepsize = %.3g, largest with PSD noise %.3g%s)",
-                           s$stepsize, s$max_stepsize,
-                           if (s$excess > 0) sprintf("; minibatch noise %.2g%% above target",
-                                                     100 * s$excess) else ""),
-           mala = ,
-           hmc = sprintf("%s (%s; step %s, %s; %s mass; acceptance rate %.3f)",
-                         toupper(info$method),
-                         if (info$method == "mala") "full data"
-                         else if (!is.null(s$n_leapfrog)) sprintf("%d leapfrog steps", s$n_leapfrog)
-                         else sprintf("trajectory length %.3g, random", s$trajectory_length),
-                         paste(sprintf("%.3g", unique(signif(info$eps, 3))), collapse = "/"),
-                         if (isFALSE(s$adapt)) "not adapted"
-                         else sprintf("adapted to acceptance %g", s$target_accept),
-                         s$mass, acceptance_rate(info)),
-           isgd = sprintf("I-SGD (automatic step %s after %d warm-up iterations)",
-                          paste(sprintf("%.3g", unique(signif(isgd_steps(info), 3))), collapse = "/"),
-                          s$warmup),
-           info$method)
-}
+## the sampler's label, hints and facts: its kind (R/sampler-kinds.R), defined
+## with the sampler
+method_label <- function(info) sampler_kind(info$method)$label(info)
 
 ## the likelihood of a fit: its family, or its custom model
 likelihood_label <- function(info) {
@@ -88,23 +54,7 @@ likelihood_label <- function(info) {
 }
 
 ## what to try when a chain of this method diverged at step size eps
-divergence_hint <- function(info, eps) {
-    s <- info$settings
-    switch(info$method,
-           sgfs = sprintf("the step is too large for this posterior: try a larger alpha (now %g), e.g. alpha = %g, or a larger batch_size",
-                          s$alpha, max(2, 3 * s$alpha)),
-           sgld = ,
-           sgldcv = ,
-           psgld = ,
-           sghmc = ,
-           sgnht = sprintf("the step size %.3g is too large: try stepsize = %.3g",
-                           eps, eps / 10),
-           osgfs = "the posterior is far from Gaussian: try stepsize = \"max\" or a larger batch_size",
-           isgd = "the warm-up measured too little gradient noise: try a longer warmup or a larger stepsize for it",
-           mala = ,
-           hmc = "the log posterior could not be evaluated: check the data and the prior",
-           "the step is too large")
-}
+divergence_hint <- function(info, eps) sampler_kind(info$method)$divergence(info, eps)
 
 ## SGFS's preconditioner is the empirical Fisher information N C (C the
 ## per-row score covariance; with the prior's precision P), which equals the
@@ -145,21 +95,7 @@ fisher_hint <- function(info, otherwise) {
 }
 
 ## what to try when the draws look wrong
-remedy_hint <- function(info) {
-    switch(info$method,
-           sgfs = fisher_hint(info, sprintf("try a longer burnin, a larger alpha (now %g) or a larger batch_size",
-                                            info$settings$alpha)),
-           sgld = ,
-           sgldcv = ,
-           psgld = ,
-           sghmc = ,
-           sgnht = "try a longer run, a longer burnin or a smaller stepsize",
-           osgfs = "try a larger batch_size (OSGFS shifts the mean below about 1% of the rows)",
-           isgd = "try a longer run or a longer warmup",
-           mala = ,
-           hmc = "try a longer burnin",
-           "try a longer run")
-}
+remedy_hint <- function(info) sampler_kind(info$method)$remedy(info)
 
 #' @rdname sgfit-methods
 #' @export
@@ -176,7 +112,7 @@ print.sgfit <- function(x, digits = 3, ...) {
     cat(sprintf("%d chain%s x %d draws (iterations %d:%d, thin %d); %s\n",
                 info$chains, if (info$chains > 1L) "s" else "", nrow(d) / info$chains,
                 mc[1L], mc[2L], mc[3L],
-                if (info$method %in% c("mala", "hmc")) sprintf("all %d rows each iteration", info$N)
+                if (sampler_kind(info$method)$metropolis) sprintf("all %d rows each iteration", info$N)
                 else sprintf("batch %d of %d rows%s", info$batch_size, info$N,
                              if (isTRUE(info$settings$fixed_rows > 0))
                                  sprintf(" (and %d rows of high leverage in every batch)",
@@ -203,7 +139,7 @@ print.sgfit <- function(x, digits = 3, ...) {
         cat(sprintf(paste0("Warning: only %.0f bulk effective draws for some parameters; for about 400, ",
                            "continue the chains with update(fit, n_iter = %.0f)%s.\n"),
                     min(ess), further_iterations(info, min(ess), 400),
-                    if (info$method %in% c("sgld", "psgld", "sghmc", "sgnht", "isgd", "sgfs"))
+                    if (sampler_kind(info$method)$slow_mixing)
                         ", or use sgldcv() or osgfs(), which mix far faster on large data" else ""))
     if (isTRUE(info$settings$excess > 0.2))
         cat(sprintf("Warning: the minibatch noise exceeds OSGFS's target by %.0f%% in some direction, inflating the variance there; try stepsize = \"max\" (%.3g) or a larger batch_size.\n",

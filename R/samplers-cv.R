@@ -198,3 +198,5 @@ check_point <- function(x, design, arg) {
                               D, paste(design$par_names, collapse = ", ")))
     to_internal(as.double(x), design)
 }
+
+kind_sgldcv <- step_kind("SGLD-CV", slow_mixing = FALSE)

@@ -91,3 +91,13 @@ isgd_steps <- function(info) {
         ifelse(tau > 0, 4 / tau, NA_real_)
     }, numeric(K))
 }
+
+kind_isgd <- kind(
+    label = function(info)
+        sprintf("I-SGD (automatic step %s after %d warm-up iterations)",
+                paste(sprintf("%.3g", unique(signif(isgd_steps(info), 3))), collapse = "/"),
+                info$settings$warmup),
+    divergence = function(info, eps)
+        "the warm-up measured too little gradient noise: try a longer warmup or a larger stepsize for it",
+    remedy = function(info) "try a longer run or a longer warmup",
+    slow_mixing = TRUE)

@@ -154,3 +154,22 @@ acceptance_rate <- function(info) {
     }, c(0, 0))
     if (sum(counts[2L, ]) > 0) sum(counts[1L, ]) / sum(counts[2L, ]) else NA_real_
 }
+
+## MALA and HMC: full-data Metropolis rules
+metropolis_kind <- function(method)
+    kind(label = function(info) {
+             s <- info$settings
+             sprintf("%s (%s; step %s, %s; %s mass; acceptance rate %.3f)", toupper(method),
+                     if (method == "mala") "full data"
+                     else if (!is.null(s$n_leapfrog)) sprintf("%d leapfrog steps", s$n_leapfrog)
+                     else sprintf("trajectory length %.3g, random", s$trajectory_length),
+                     paste(sprintf("%.3g", unique(signif(info$eps, 3))), collapse = "/"),
+                     if (isFALSE(s$adapt)) "not adapted"
+                     else sprintf("adapted to acceptance %g", s$target_accept),
+                     s$mass, acceptance_rate(info))
+         },
+         divergence = function(info, eps)
+             "the log posterior could not be evaluated: check the data and the prior",
+         remedy = function(info) "try a longer burnin", metropolis = TRUE)
+kind_mala <- metropolis_kind("mala")
+kind_hmc <- metropolis_kind("hmc")

@@ -168,3 +168,6 @@ check_unit_interval <- function(x, arg) {
         stop_arg(arg, "must be a number in (0, 1], not ", format_value(x))
     as.double(x)
 }
+
+kind_sghmc <- step_kind("SGHMC")
+kind_sgnht <- step_kind("SGNHT")

@@ -157,3 +157,15 @@ osgfs_rule <- function(H, C, N, n, stepsize) {
     list(A = eps * Dm, R = eq$vectors %*% diag(sqrt(pmax(eq$values, 0)), nrow(Q)),
          eps = eps, eps_max = eps_max, excess = max(0, eps * lam / 2 - 1))
 }
+
+kind_osgfs <- kind(
+    label = function(info) {
+        s <- info$settings
+        sprintf("OSGFS (stepsize = %.3g, largest with PSD noise %.3g%s)", s$stepsize, s$max_stepsize,
+                if (s$excess > 0) sprintf("; minibatch noise %.2g%% above target", 100 * s$excess)
+                else "")
+    },
+    divergence = function(info, eps)
+        "the posterior is far from Gaussian: try stepsize = \"max\" or a larger batch_size",
+    remedy = function(info)
+        "try a larger batch_size (OSGFS shifts the mean below about 1% of the rows)")

@@ -86,3 +86,5 @@ psgld.default <- function(x, y, family = binomial(), model = NULL,
     }
     sg_fit("psgld", setup, run, match.call())
 }
+
+kind_psgld <- step_kind("pSGLD")

@@ -437,3 +437,21 @@ sgld_step <- function(lambda, gamma = 1, inflation = 0.05, lm = FALSE) {
     eps <- 4 * inflation / (lambda * (gamma - lm + inflation))
     if (eps * lambda < 2) eps
 }
+
+kind_sgfs <- kind(
+    label = function(info) {
+        s <- info$settings
+        sprintf("SGFS-%s (alpha = %g%s)", substr(s$preconditioner, 1L, 1L), s$alpha,
+                if (identical(s$preconditioner, "block"))
+                    paste0("; blocks ", blocks_label(s$blocks)) else "")
+    },
+    divergence = function(info, eps)
+        sprintf(paste("the step is too large for this posterior: try a larger alpha (now %g),",
+                      "e.g. alpha = %g, or a larger batch_size"),
+                info$settings$alpha, max(2, 3 * info$settings$alpha)),
+    remedy = function(info)
+        fisher_hint(info, sprintf("try a longer burnin, a larger alpha (now %g) or a larger batch_size",
+                                  info$settings$alpha)),
+    slow_mixing = TRUE)
+
+kind_sgld <- step_kind("SGLD")

@@ -70,7 +70,7 @@ check_draws <- function(value) {
 ## MALA and HMC: warns when no proposal after burn-in was accepted (the
 ## draws are all the same point)
 warn_stuck_chains <- function(info) {
-    if (!info$method %in% c("mala", "hmc")) return(invisible())
+    if (!sampler_kind(info$method)$metropolis) return(invisible())
     if (identical(acceptance_rate(info), 0))
         warning(sprintf(paste0("%s accepted no proposal after burn-in: every draw is the same point; ",
                                "try a smaller stepsize%s"), toupper(info$method),
