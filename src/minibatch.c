@@ -45,7 +45,8 @@
  *   compute.
  *
  * sgfs_minibatch_shuffle_front: the batch's first m indices a uniformly
- *   random subset of it (for SGFS's Fisher rows), by m more draws.
+ *   random subset of it (for SGFS's Fisher rows): a partial shuffle of its
+ *   windows, or of its rows.
  *
  * sgfs_gather_dot: copies the n columns xt[, idx] (P x N, one example per
  *   column) into the contiguous P x n buffer xb and forms
@@ -195,15 +196,36 @@ void sgfs_minibatch(sgfs_batch *b, int N, int n)
     for (int k = 0; k < n; k++) b->table[b->slot[k]] = 0;
 }
 
-/* The first m of the batch's n indices put in a uniformly random order over
-   the whole batch, by a partial Fisher-Yates shuffle (m draws U{0..n-k-1}
-   after the batch's).  SGFS's Fisher estimate reads the batch's first
-   fisher_rows rows, which must be a uniformly random subset of it, and in
-   the order the batch is drawn they are not: Floyd's k-th index is at most
-   N - n + k (with n = N the first m are always rows 0..m-1), and windows
-   are consecutive rows. */
+/* SGFS's Fisher estimate reads the batch's first m = fisher_rows rows,
+   which must be a uniformly random subset of it, and in the order the
+   batch is drawn they are not: Floyd's k-th index is at most N - n + k
+   (with n = N the first m are always rows 0..m-1), and Floyd's draw of
+   windows puts low blocks first (with all blocks in the batch, always the
+   same).  So the first m indices are put in a uniformly random order over
+   the whole batch, by a partial Fisher-Yates shuffle after the batch's
+   draws: of the k windows of a batch of windows (their rows, consecutive
+   rows of data in random order, are a random sample already: up to
+   ceil(m / width) draws, and the Fisher rows stay whole windows, read as
+   streams), else of the rows (m draws). */
+static void swap_runs(int *a, int *b, int len)
+{
+    for (int i = 0; i < len; i++) {
+        const int t = a[i];
+        a[i] = b[i];
+        b[i] = t;
+    }
+}
+
 void sgfs_minibatch_shuffle_front(sgfs_batch *b, int n, int m)
 {
+    if (b->ahead) {
+        const int k = b->per, w = b->width;
+        for (int j = 0; j < k - 1 && (double) j * w < m; j++) {
+            const int r = j + (int) unif_index((double) (k - j), b->rounding);
+            if (r != j) swap_runs(b->idx + (size_t) j * w, b->idx + (size_t) r * w, w);
+        }
+        return;
+    }
     for (int k = 0; k < m && k < n - 1; k++) {
         const int r = k + (int) unif_index((double) (n - k), b->rounding);
         const int t = b->idx[k];

@@ -19,7 +19,7 @@
  * are kept within a trust region (fisher.c).  A matrix that no jitter makes
  * positive definite fails the step (the driver reports a divergence).
  * State: I (D x D, upper triangle), a Cholesky factor (of B = gamma N I +
- * Lambda for the robust rule, refreshed when t' has grown by 1 %; of I
+ * Lambda for the robust rule, refreshed when t' has grown by 5 %; of I
  * for the paper's), the count t' and the factor's.  Scratch: V, the
  * factor of A (paper's rule), gbar, the right-hand side and xi.  Cost per
  * iteration O(n D^2 + D^3), O(n D^2) between the robust rule's refreshes.

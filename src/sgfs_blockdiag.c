@@ -18,13 +18,15 @@
  * = B, serves both (x = B^{-1} (grad + eta) / (1 + alpha^2)), and the step
  * size enters only as the scalar alpha^2, so the factor need not follow
  * every iteration's small change of I_t.  It is refreshed when t' has grown
- * by REFRESH (1 %) since it was last computed (every iteration while t' <=
- * 100, then about 100 ln(t'/100) times: 630 in 20,000 iterations) and at
- * the restart.  The chain then uses B from an I up to 1 % of its averaging
- * older; a Gaussian posterior's stationary variance depends on B's error
- * only at order error / alpha^2 (ALGORITHMS.md 2.8b's condition holds
- * with B in both A and the noise), and SGFS-f's cost per iteration drops
- * from O(m D^2 + 2 D^3 / 3) to O(m D^2) (bench/results-peers-*.md).  The
+ * by REFRESH (5 %) since it was last computed (every iteration while t' <=
+ * 20, then about ln(t'/20) / ln(1.05) times: 153 in 20,000 iterations)
+ * and at the restart.  Between refreshes I_t = (1 - w) I_last + w Vbar,
+ * Vbar the mean of the V since, w < 5 %: the factor's B differs from the
+ * current one by w (Vbar - I_last), and once I_t has settled Vbar agrees
+ * with it to within Vbar's sampling noise, so B's error is a small part
+ * of 5 %, below I_t's own (about sqrt(D / (m t'))).  SGFS-f's cost per
+ * iteration drops from O(m D^2 + 2 D^3 / 3) to O(m D^2)
+ * (bench/results-peers-refresh.md).  The
  * paper's rule (robust = FALSE) has A depend on eps, and factors A and I
  * every iteration.
  * The D normals xi are drawn in one sweep, in parameter order, after every
@@ -42,7 +44,7 @@
  */
 #include "sgfs.h"
 
-#define REFRESH 0.01
+#define REFRESH 0.05
 
 R_xlen_t sgfs_blocks_square_sum(int K, const double *size)
 {

@@ -156,7 +156,7 @@ test_that("robust SGFS: C chains (full and diagonal) equal the R replay", {
                           preconditioner = pre, init = c(0, 0, 0)))
         expect_true(attr(fit, "sgfit")$settings$robust)
         ## the replay: B = gamma N I + Lambda, A = (1 + alpha^2) B, eta ~ N(0, alpha^2 B);
-        ## the full rule's factor of B refreshed when t' has grown by 1 %
+        ## the full rule's factor of B refreshed when t' has grown by 5 %
         gamma <- 1 + 200 / 10 * 190 / 199
         a2 <- 1.5^2
         set.seed(67)
@@ -175,7 +175,7 @@ test_that("robust SGFS: C chains (full and diagonal) equal the R replay", {
             count <- count + 1
             I <- I + (V - I) / count
             if (pre == "full") {
-                if (count == 1 || count >= 1.01 * last) {
+                if (count == 1 || count >= 1.05 * last) {
                     last <- count
                     U <- chol(gamma * 200 * I + diag(3))
                     refreshes <- refreshes + 1
@@ -192,9 +192,9 @@ test_that("robust SGFS: C chains (full and diagonal) equal the R replay", {
             theta <- theta + 2 * s * x
             out[t, ] <- theta
         }
-        ## (t' = 295 at the end: 182 refreshes after the restart, so 113
+        ## (t' = 295 at the end: 67 refreshes after the restart, so 228
         ## iterations on a factor of an older I)
-        if (pre == "full") expect_equal(refreshes, 5 + 182)
+        if (pre == "full") expect_equal(refreshes, 5 + 67)
         expect_equal(unname(sgfs:::all_draws(fit)), out[11:300, ], tolerance = 1e-10)
     }
 })
