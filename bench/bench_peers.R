@@ -193,6 +193,7 @@ run_shape <- function(shape, opt) {
                ## measured minutes apart in one repetition see the same load)
                vs_bare = round(apply(us / us[, "bare"], 2, median), 2),
                vs_sgld_id = round(apply(us / us[, "sgld_id"], 2, median), 2),
+               vs_sgld = round(apply(us / us[, "sgld"], 2, median), 2),
                row.names = NULL)
 }
 
@@ -218,12 +219,13 @@ wide_table <- function(res) {
         u <- setNames(d$us_per_iter, d$method)
         b <- setNames(d$vs_bare, d$method)
         g <- setNames(d$vs_sgld_id, d$method)
-        sprintf("| %s, %s, %d | %.0f | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx sgld_id) | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx) |",
+        s <- setNames(d$vs_sgld, d$method)
+        sprintf("| %s, %s, %d | %.0f | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx sgld(), %.2fx sgld_id) | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx) | %.0f (%.2fx) |",
                 format(d$N[1], big.mark = ",", scientific = FALSE), d$D[1], d$batch[1],
                 u[["bare"]], u[["sgld_rows"]], b[["sgld_rows"]], u[["sgld_id"]], b[["sgld_id"]],
                 u[["sgld_windows"]], b[["sgld_windows"]],
                 u[["sgld"]], b[["sgld"]],
-                u[["sgfs_full"]], g[["sgfs_full"]],
+                u[["sgfs_full"]], s[["sgfs_full"]], g[["sgfs_full"]],
                 u[["numpy_choice"]], g[["numpy_choice"]],
                 u[["numpy_epoch"]], g[["numpy_epoch"]],
                 u[["torch_epoch"]], g[["torch_epoch"]],
@@ -252,13 +254,13 @@ main <- function() {
             sprintf("- %s; Python loops single-threaded (OMP_NUM_THREADS=1, OPENBLAS_NUM_THREADS=1, torch.set_num_threads(1))", v$python),
             sprintf("- command: `%s`", cmd),
             sprintf("- medians of %d interleaved repetitions; microseconds per iteration; ratios from this one run", opt$reps),
-            "", "Ratios (medians of the per-repetition ratios): sgld() columns against the bare loop; sgfs() and the Python loops against sgld(metric = \"identity\") (above 1: slower than the package).", "",
+            "", "Ratios (medians of the per-repetition ratios): sgld() columns against the bare loop; sgfs() against sgld() at its defaults and against sgld(metric = \"identity\"); the Python loops against sgld(metric = \"identity\") (above 1: slower than the package).", "",
             tab, "", "All measurements (`spread` = (max - min) / median over the repetitions; `setup_s` = the sampler call's wall time minus its C loop):", "",
-            "| shape | method | n_iter | us/iter | spread | setup s | x bare | x sgld_id |",
-            "|---|---|---|---|---|---|---|---|",
-            sprintf("| %s | %s | %d | %.1f | %.2f | %s | %.2f | %.2f |", res$shape, res$method, res$n_iter,
+            "| shape | method | n_iter | us/iter | spread | setup s | x bare | x sgld_id | x sgld |",
+            "|---|---|---|---|---|---|---|---|---|",
+            sprintf("| %s | %s | %d | %.1f | %.2f | %s | %.2f | %.2f | %.2f |", res$shape, res$method, res$n_iter,
                     res$us_per_iter, res$spread, ifelse(is.na(res$setup_s), "", format(res$setup_s)),
-                    res$vs_bare, res$vs_sgld_id))
+                    res$vs_bare, res$vs_sgld_id, res$vs_sgld))
     writeLines(md, file.path(out, sprintf("results-%s.md", opt$label)))
     cat("\nwritten:", file.path(out, sprintf("results-%s.{csv,md}", opt$label)), "\n")
 }
