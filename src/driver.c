@@ -163,11 +163,13 @@ static int iterate(sgfs_engine *e)
             e->grad_lik[j] = e->grad[j] =
                 e->centre_score[j] + scale * (e->grad[j] - e->grad_centre[j]);
     } else if (e->sampler->needs_scores && e->fisher_rows < e->n) {
-        /* the sum in one pass, and the per-example scores of the first
-           fisher_rows rows only: SGFS's Fisher estimate reads no others */
-        e->model->score(e, e->par, e->batch.idx, e->n, e->grad, NULL, NULL);
-        e->model->score(e, e->par, e->batch.idx, e->fisher_rows, e->grad_lik, e->G, NULL);
-        for (int j = 0; j < D; j++) e->grad_lik[j] = e->grad[j] *= scale;
+        /* the per-example scores of the first fisher_rows rows only (SGFS's
+           Fisher estimate reads no others) and their sum, then the sum over
+           the other rows in one pass: each row evaluated once */
+        const int m = e->fisher_rows;
+        e->model->score(e, e->par, e->batch.idx, m, e->grad_lik, e->G, NULL);
+        e->model->score(e, e->par, e->batch.idx + m, e->n - m, e->grad, NULL, NULL);
+        for (int j = 0; j < D; j++) e->grad_lik[j] = e->grad[j] = scale * (e->grad[j] + e->grad_lik[j]);
     } else {
         e->model->score(e, e->par, e->batch.idx, e->n, e->grad,
                         e->sampler->needs_scores ? e->G : NULL, NULL);

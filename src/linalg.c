@@ -5,8 +5,9 @@
  *   sgfs_x_r                out = xb r                      (dgemv 'N')
  *   sgfs_xt_beta            eta = xb' beta                  (dgemv 'T')
  *   sgfs_row_moments        gbar = G 1 / n, v_j = sum_i (G_ji - gbar_j)^2 / (n - 1)
- *   sgfs_center_rows        gbar = G 1 / n;  G <- Gc = G - gbar 1'
- *   sgfs_rows_crossprod     V = Gc[o:o+b, ] Gc[o:o+b, ]' / (n - 1)   (dsyrk)
+ *   sgfs_row_means          gbar = G 1 / n
+ *   sgfs_crossprod_mean_update  I <- (1 - kappa) I + kappa V for the rows
+ *                           o..o+b-1 of G, V their covariance  (dsyrk, dsyr)
  *   sgfs_chol_upper         U'U = M (+ jitter I if M is singular)   (dpotrf)
  *   sgfs_chol_solve         b <- (U'U)^{-1} b                       (dtrsv twice)
  *   sgfs_upper_t_times      y = U' x                                (dtrmv)
@@ -87,7 +88,7 @@ static void row_sums(const double *G, int D, int n, const double *shift,
     }
 }
 
-static void row_means(const double *G, int D, int n, double *gbar)
+void sgfs_row_means(const double *G, int D, int n, double *gbar)
 {
     row_sums(G, D, n, NULL, 0, gbar);
     for (int j = 0; j < D; j++) gbar[j] /= n;
@@ -95,29 +96,27 @@ static void row_means(const double *G, int D, int n, double *gbar)
 
 void sgfs_row_moments(const double *G, int D, int n, double *gbar, double *v)
 {
-    row_means(G, D, n, gbar);
+    sgfs_row_means(G, D, n, gbar);
     row_sums(G, D, n, gbar, 1, v);
     for (int j = 0; j < D; j++) v[j] /= n - 1;
 }
 
-void sgfs_center_rows(double *restrict G, int D, int n, double *restrict gbar)
-{
-    row_means(G, D, n, gbar);
-    for (int i = 0; i < n; i++) {
-        double *g = G + (size_t) i * D;
-        for (int j = 0; j < D; j++) g[j] -= gbar[j];
-    }
-}
-
-/* the b x b upper triangle V of rows o..o+b-1 of G (D x n, already centred):
-   a row slice is the b x n matrix at G + o with leading dimension D */
-void sgfs_rows_crossprod(const double *G, int D, int n, int o, int b, double *V)
+/* The running mean of the score covariance, in place, for rows o..o+b-1
+   of G (D x n; a row slice is the b x n matrix at G + o, leading dimension
+   D) with row means gbar (b values):
+     I <- (1 - kappa) I + kappa V,  V = (G G' - n gbar gbar') / (n - 1),
+   upper triangle: one dsyrk (beta = 1 - kappa) and one dsyr, without
+   centring G or forming V.  (The scores' mean is of the order of their
+   spread, so the difference loses no more than a digit or two.) */
+void sgfs_crossprod_mean_update(const double *G, int D, int n, int o, int b,
+                                const double *gbar, double kappa, double *I)
 {
     const char up = 'U', nt = 'N';
-    const double scale = 1.0 / (n - 1), zero = 0.0;
-    /* V = G[o:o+b, ] G[o:o+b, ]' / (n - 1), upper triangle */
-    F77_CALL(dsyrk)(&up, &nt, &b, &n, &scale, G + o, &D, &zero, V, &b
-                    FCONE FCONE);
+    const double alpha = kappa / (n - 1), beta = 1.0 - kappa,
+        minus = -kappa * n / (n - 1);
+    const int one = 1;
+    F77_CALL(dsyrk)(&up, &nt, &b, &n, &alpha, G + o, &D, &beta, I, &b FCONE FCONE);
+    F77_CALL(dsyr)(&up, &b, &minus, gbar, &one, I, &b FCONE);
 }
 
 /* Upper Cholesky factor of the symmetric matrix M (upper triangle read).

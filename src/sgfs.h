@@ -558,8 +558,9 @@ void sgfs_rows_score(const sgfs_engine *e, const int *idx, int n,
                      double *restrict sum);
 void sgfs_xt_beta(const double *xb, int P, int n, const double *beta, double *eta);
 void sgfs_row_moments(const double *G, int D, int n, double *gbar, double *v);
-void sgfs_center_rows(double *restrict G, int D, int n, double *restrict gbar);
-void sgfs_rows_crossprod(const double *G, int D, int n, int o, int b, double *V);
+void sgfs_row_means(const double *G, int D, int n, double *gbar);
+void sgfs_crossprod_mean_update(const double *G, int D, int n, int o, int b,
+                                const double *gbar, double kappa, double *I);
 double sgfs_chol_upper(const double *M, int D, double *U);
 void sgfs_chol_solve(const double *U, int D, double *b);
 void sgfs_upper_t_times(const double *U, int D, const double *x, double *y);

@@ -37,7 +37,7 @@
  * sum_{l<k} b_l^2; S = sum_k b_k^2 in all.
  *   state   : I (S), U (S: the factor of B, robust, or of I), the count
  *             t', the count at U's last refresh                 2S + 2
- *   scratch : V (then A or B), U_A (S each); gbar, rhs, xi (D) 2S + 3D
+ *   scratch : V (B or A assembled), U_A (S each); gbar, rhs, xi (D)  2S + 3D
  * Cost per iteration O(m S + sum_k b_k^3) (robust: O(m S) between
  * refreshes); a block whose matrix no jitter makes positive definite fails
  * the step (the driver reports a divergence).
@@ -86,19 +86,16 @@ int sgfs_blockdiag_step(sgfs_engine *e, double eps, int K, const double *size)
     const double gN = sgfs_gamma_fpc(e->N, e->n) * e->N;
     const int robust = e->sgfs_robust;      /* B = gN I + Lambda (fisher.c) */
 
-    sgfs_center_rows(e->G, D, e->fisher_rows, gbar);    /* (fisher.c) */
-    const double kappa = sgfs_fisher_weight(e, count);
+    sgfs_row_means(e->G, D, e->fisher_rows, gbar);
+    const double kappa = sgfs_fisher_weight(e, count);  /* (fisher.c) */
     const int refresh = !robust || refresh_factor(*count, last);
-    /* per block (at: its offset in the packed arrays): V, the running mean
-       I (upper triangle, column by column), and the Cholesky factors: of B
-       (robust, when refreshed), or of A and, for the noise, of I */
+    /* per block (at: its offset in the packed arrays): the running mean I
+       (upper triangle), and the Cholesky factors: of B (robust, when
+       refreshed), or of A and, for the noise, of I */
     size_t at = 0;
     for (int k = 0, o = 0; k < K; k++) {
         const int b = (int) size[k];
-        sgfs_rows_crossprod(e->G, D, e->fisher_rows, o, b, V + at);
-        for (int j = 0; j < b; j++)
-            sgfs_running_mean(fisher + at + (size_t) j * b, V + at + (size_t) j * b,
-                              j + 1, kappa);
+        sgfs_crossprod_mean_update(e->G, D, e->fisher_rows, o, b, gbar + o, kappa, fisher + at);
         if (robust) {                  /* U'U = B, A = (1 + alpha^2) B */
             if (refresh) {
                 preconditioner_block(fisher + at, b, gN, e->prior_prec + o, V + at);
