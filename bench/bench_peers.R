@@ -76,7 +76,9 @@ script_dir <- function() {
 SHAPES <- data.frame(name = c("SGMCMCJax example", "Covertype shape", "1e6 x 50"),
                      N = c(1e5, 571012, 1e6), D = c(11L, 55L, 50L),
                      batch = c(1000L, 500L, 500L),
-                     n_iter = c(5000L, 2000L, 2000L))   # about 0.2-1 s each
+                     ## about 0.5-4 s each: runs of 0.05-0.2 s gave per-repetition
+                     ## ratios spread over 1.15-1.93 on this shared machine
+                     n_iter = c(20000L, 10000L, 10000L))
 
 METHODS <- c("bare", "sgld_rows", "sgld_id", "sgld_windows", "sgld", "sgfs_full",
              "numpy_choice", "numpy_epoch", "torch_epoch", "torch_randperm")
