@@ -66,12 +66,19 @@ void sgfs_running_mean(double *restrict mean, const double *restrict x, int len,
     for (int j = 0; j < len; j++) mean[j] += kappa * (x[j] - mean[j]);
 }
 
-/* factor (<= 1) to apply to x = A^{-1} r during burn-in */
-double sgfs_burnin_shrink(const sgfs_engine *e, const double *x, const double *r)
+/* factor (<= 1) to apply to x = A^{-1} r during burn-in, from the step's
+   squared A-norm q = 4 x'r */
+double sgfs_burnin_shrink_q(const sgfs_engine *e, double q)
 {
     const double t = *e->iter;
     if (t > e->burnin && t * (e->fisher_rows - 1.0) >= 2.0 * e->D) return 1.0;
+    return q > 4.0 * e->D ? sqrt(4.0 * e->D / q) : 1.0;
+}
+
+/* ... from x and r */
+double sgfs_burnin_shrink(const sgfs_engine *e, const double *x, const double *r)
+{
     double q = 0.0;
     for (int j = 0; j < e->D; j++) q += 4.0 * x[j] * r[j];
-    return q > 4.0 * e->D ? sqrt(4.0 * e->D / q) : 1.0;
+    return sgfs_burnin_shrink_q(e, q);
 }

@@ -542,6 +542,7 @@ double sgfs_fisher_weight(const sgfs_engine *e, double *count);
 void sgfs_running_mean(double *restrict mean, const double *restrict x, int len,
                        double kappa);
 double sgfs_burnin_shrink(const sgfs_engine *e, const double *x, const double *r);
+double sgfs_burnin_shrink_q(const sgfs_engine *e, double q);
 
 /* sgfs_blockdiag.c: the SGFS update with a block-diagonal Fisher estimate
    (SGFS-f is one block, SGFS-b several) */

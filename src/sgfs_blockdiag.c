@@ -113,9 +113,32 @@ int sgfs_blockdiag_step(sgfs_engine *e, double eps, int K, const double *size)
 
     if (alpha2 > 0.0)
         for (int j = 0; j < D; j++) xi[j] = norm_rand();
-    /* per block: rhs = grad + eta, kept in xi for the trust region, then
-       rhs <- A^{-1} rhs */
     const double s = robust ? sqrt(alpha2) : sqrt(alpha2 * gN);
+    if (robust) {
+        /* per block, with r = grad + s U' xi (eta = s U' xi, U'U = B):
+           y = U'^-1 r = U'^-1 grad + s xi, x = B^-1 r / (1 + alpha^2)
+           = U^-1 y / (1 + alpha^2), two triangular solves; the trust
+           region's 4 x'r is 4 y'y / (1 + alpha^2) */
+        double yy = 0.0;
+        at = 0;
+        for (int k = 0, o = 0; k < K; k++) {
+            const int b = (int) size[k];
+            memcpy(rhs + o, e->grad + o, (size_t) b * sizeof(double));
+            sgfs_upper_t_solve(U + at, b, rhs + o);
+            if (alpha2 > 0.0)
+                for (int j = o; j < o + b; j++) rhs[j] += s * xi[j];
+            for (int j = o; j < o + b; j++) yy += rhs[j] * rhs[j];
+            sgfs_upper_solve(U + at, b, rhs + o);
+            for (int j = o; j < o + b; j++) rhs[j] /= 1.0 + alpha2;
+            o += b;
+            at += (size_t) b * b;
+        }
+        const double shrink = sgfs_burnin_shrink_q(e, 4.0 * yy / (1.0 + alpha2));
+        for (int j = 0; j < D; j++) e->theta[j] += 2.0 * shrink * rhs[j];
+        return 0;
+    }
+    /* the paper's rule, per block: rhs = grad + eta, kept in xi for the
+       trust region, then rhs <- A^{-1} rhs */
     at = 0;
     for (int k = 0, o = 0; k < K; k++) {
         const int b = (int) size[k];
@@ -125,12 +148,7 @@ int sgfs_blockdiag_step(sgfs_engine *e, double eps, int K, const double *size)
             for (int j = o; j < o + b; j++) rhs[j] += s * gbar[j];
         }
         memcpy(xi + o, rhs + o, (size_t) b * sizeof(double));
-        if (robust) {
-            sgfs_chol_solve(U + at, b, rhs + o);                /* B^{-1} rhs */
-            for (int j = o; j < o + b; j++) rhs[j] /= 1.0 + alpha2;
-        } else {
-            sgfs_chol_solve(UA + at, b, rhs + o);               /* A^{-1} rhs */
-        }
+        sgfs_chol_solve(UA + at, b, rhs + o);                   /* A^{-1} rhs */
         o += b;
         at += (size_t) b * b;
     }
