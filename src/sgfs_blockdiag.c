@@ -65,10 +65,11 @@ static void preconditioner_block(const double *fisher, int b, double scale,
 }
 
 /* whether the robust rule's factor of B is computed again this iteration
-   (count: t', just advanced; last: t' at the last refresh, 0 for none) */
+   (count: t', just advanced, lowered at the restart; last: t' at the last
+   refresh, 0 for none) */
 static int refresh_factor(double count, double *last)
 {
-    if (*last == 0.0 || count == 1.0 || count >= (1.0 + REFRESH) * *last) {
+    if (*last == 0.0 || count <= *last || count >= (1.0 + REFRESH) * *last) {
         *last = count;
         return 1;
     }

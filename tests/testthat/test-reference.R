@@ -27,7 +27,9 @@ sgfs_update <- function(N, n, restart, full = TRUE, burnin = 0, guard = TRUE,
         V <- cov(G[seq_len(rows(D)), , drop = FALSE])   # the batch's first rows
         if (!full) V <- diag(V)
         if (!is.null(blocks)) V <- V * in_block
-        if (is.null(state$I) || t == restart) state <- list(I = 0 * V, count = 0)
+        if (is.null(state$I)) state <- list(I = 0 * V, count = 0)
+        ## the restart: the mean so far counts as 2D rows' worth
+        if (t == restart) state$count <- min(state$count, ceiling(2 * D / (rows(D) - 1)))
         state$count <- state$count + 1
         state$I <- state$I + (V - state$I) / state$count
         a2 <- if (is.finite(eps)) 4 / eps else 0
@@ -125,6 +127,18 @@ test_that("SGFS-f: C chain equals the R reference (alpha 0 and > 0, restart, gau
     expect_equal(sgfs:::default_fisher_rows(1000L, 12L), 167L)
     expect_equal(sgfs:::default_fisher_rows(50L, 40L), 41L)
     expect_equal(sgfs:::default_fisher_rows(50L, 60L), 50L)
+    ## SGFS's default burn-in: 10 e-folds of (1 + alpha^2) gamma / 2
+    ## iterations; with n_iter = NULL the run keeps its draws, with a given
+    ## n_iter the burn-in takes at most half
+    run <- list(spec = list(N = 500000L, batch_size = 500L, burnin = 1000L), n_iter = 10000L,
+                grow = TRUE)
+    need <- ceiling(10 * (1 + 1) * (1 + 1000 * 499500 / 499999) / 2)
+    grown <- sgfs:::sgfs_burnin(run, 1)
+    expect_equal(c(grown$spec$burnin, grown$n_iter), c(need, need + 9000))
+    run$grow <- FALSE
+    expect_equal(sgfs:::sgfs_burnin(run, 1)$spec$burnin, 5000L)
+    run$spec$N <- 2000L
+    expect_identical(sgfs:::sgfs_burnin(run, 1), run)
     expect_error(sgfs(p$x, p$y, batch_size = 10L, fisher_rows = 11L, n_iter = 10L),
                  "fisher_rows")
     ## a batch smaller than D: the trust region binds while the Fisher
@@ -168,14 +182,17 @@ test_that("robust SGFS: C chains (full and diagonal) equal the R replay", {
             G <- r_scores(p, theta, r_shuffle_front(r_minibatch(200, 10L), m))
             grad <- -theta + 200 / 10 * colSums(G)
             V <- if (pre == "full") cov(G[1:m, ]) else apply(G[1:m, ], 2L, var)
-            if (t == 1 || t == 6) {            # the running mean restarts half-way through burn-in
+            if (t == 1) {
                 I <- 0 * V
                 count <- last <- 0
             }
+            ## the running mean restarts half-way through burn-in, the mean
+            ## so far counting as 2D rows' worth (the diagonal rule: D ones)
+            if (t == 6) count <- min(count, ceiling(2 * 3 / (m - 1)))
             count <- count + 1
             I <- I + (V - I) / count
             if (pre == "full") {
-                if (count == 1 || count >= 1.05 * last) {
+                if (last == 0 || count <= last || count >= 1.05 * last) {
                     last <- count
                     U <- chol(gamma * 200 * I + diag(3))
                     refreshes <- refreshes + 1
@@ -192,9 +209,9 @@ test_that("robust SGFS: C chains (full and diagonal) equal the R replay", {
             theta <- theta + 2 * s * x
             out[t, ] <- theta
         }
-        ## (t' = 295 at the end: 67 refreshes after the restart, so 228
+        ## (t' = 296 at the end: 66 refreshes from the restart on, so 229
         ## iterations on a factor of an older I)
-        if (pre == "full") expect_equal(refreshes, 5 + 67)
+        if (pre == "full") expect_equal(refreshes, 5 + 66)
         expect_equal(unname(sgfs:::all_draws(fit)), out[11:300, ], tolerance = 1e-10)
     }
 })
