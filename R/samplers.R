@@ -112,13 +112,12 @@
 #'   a cyclical `schedule` (whose cycles depend on `n_iter`), `NULL` means
 #'   10,000.
 #' @param burnin number of initial iterations not kept; `NULL`:
-#'   `n_iter %/% 10` (1,000 with `n_iter = NULL`); for `sgfs()` at least
+#'   `n_iter %/% 10` (1,000 with `n_iter = NULL`; then for `sgfs()` at least
 #'   \eqn{10 (1 + \alpha^2) \gamma / 2}{10 (1 + alpha^2) gamma / 2} iterations,
-#'   \eqn{\gamma = 1 + (N/n)(N-n)/(N-1)}{gamma = 1 + (N/n)(N-n)/(N-1)}: its steps
-#'   are Fisher-scoring steps shrunk by about \eqn{2/((1 + \alpha^2)\gamma)}{2/((1 + alpha^2) gamma)},
-#'   and that many iterations forget a start 20,000 posterior sds away
-#'   (with `n_iter = NULL` the run is lengthened to keep as many draws; with
-#'   a given `n_iter` the burn-in takes at most half of it).
+#'   \eqn{\gamma = 1 + (N/n)(N-n)/(N-1)}{gamma = 1 + (N/n)(N-n)/(N-1)}, the run
+#'   lengthened to keep as many draws: its steps are Fisher-scoring steps
+#'   shrunk by about \eqn{2/((1 + \alpha^2)\gamma)}{2/((1 + alpha^2) gamma)},
+#'   and that many iterations forget a start 20,000 posterior sds away).
 #' @param thin keep every `thin`-th iteration after burn-in (with
 #'   `n_iter = NULL`, the first stage's thin).
 #' @param keep `"draws"` to keep the draws of every parameter, or
@@ -306,20 +305,16 @@ sgfs.default <- function(x, y, family = binomial(), model = NULL,
 ## tenth of the run, the default burn-in, is too short on large data (a
 ## logistic regression of 500,000 rows in batches of 500: 70 posterior sds
 ## from the mode after 1,000 iterations, an sd of the kept draws 1.7 times
-## the posterior's).  Without a given burnin, SGFS's burn-in is at least 10
-## such e-folds (from 20,000 sds off to 1): with n_iter = NULL the run is
-## lengthened to keep as many draws as before, with a given n_iter the
-## burn-in takes at most half of it.
+## the posterior's).  When the chains set the run's length (n_iter = NULL)
+## and burnin is not given, SGFS's burn-in is at least 10 such e-folds (from
+## 20,000 sds off to 1), the run lengthened to keep as many draws as
+## before; a given n_iter keeps burn-in at its tenth.
 sgfs_burnin <- function(run, alpha) {
     need <- ceiling(10 * (1 + alpha^2) * gamma_fpc(run$spec$N, run$spec$batch_size) / 2)
-    if (need <= run$spec$burnin) return(run)
+    if (!run$grow || need <= run$spec$burnin) return(run)
     kept <- run$n_iter - run$spec$burnin
-    if (run$grow) {
-        run$spec$burnin <- as.integer(need)
-        run$n_iter <- as.integer(need + kept)
-    } else {
-        run$spec$burnin <- as.integer(max(run$spec$burnin, min(need, run$n_iter %/% 2L)))
-    }
+    run$spec$burnin <- as.integer(need)
+    run$n_iter <- as.integer(need + kept)
     run
 }
 

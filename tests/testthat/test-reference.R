@@ -127,16 +127,17 @@ test_that("SGFS-f: C chain equals the R reference (alpha 0 and > 0, restart, gau
     expect_equal(sgfs:::default_fisher_rows(1000L, 12L), 167L)
     expect_equal(sgfs:::default_fisher_rows(50L, 40L), 41L)
     expect_equal(sgfs:::default_fisher_rows(50L, 60L), 50L)
-    ## SGFS's default burn-in: 10 e-folds of (1 + alpha^2) gamma / 2
-    ## iterations; with n_iter = NULL the run keeps its draws, with a given
-    ## n_iter the burn-in takes at most half
+    ## SGFS's default burn-in when the chains set the run's length: 10
+    ## e-folds of (1 + alpha^2) gamma / 2 iterations, the run keeping its
+    ## draws; a given n_iter keeps its tenth
     run <- list(spec = list(N = 500000L, batch_size = 500L, burnin = 1000L), n_iter = 10000L,
                 grow = TRUE)
     need <- ceiling(10 * (1 + 1) * (1 + 1000 * 499500 / 499999) / 2)
     grown <- sgfs:::sgfs_burnin(run, 1)
     expect_equal(c(grown$spec$burnin, grown$n_iter), c(need, need + 9000))
     run$grow <- FALSE
-    expect_equal(sgfs:::sgfs_burnin(run, 1)$spec$burnin, 5000L)
+    expect_identical(sgfs:::sgfs_burnin(run, 1), run)
+    run$grow <- TRUE
     run$spec$N <- 2000L
     expect_identical(sgfs:::sgfs_burnin(run, 1), run)
     expect_error(sgfs(p$x, p$y, batch_size = 10L, fisher_rows = 11L, n_iter = 10L),
