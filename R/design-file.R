@@ -125,7 +125,7 @@ is_design_file <- function(x) inherits(x, "sgfs_design_file")
 #' rows, at most 3.3 % with w = 3e-4 N; at N = 100 n whole-batch windows
 #' made SGFS's variances 26 % off in a test).  Hence windows of the whole
 #' batch only for files with many rows.
-
+#'
 #' The shuffle reads and writes sequentially in two passes (each row goes
 #' to one of several bucket files next to `out`, then each bucket is put
 #' in order in memory and appended), holding at most `memory` bytes of rows

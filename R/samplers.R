@@ -257,7 +257,8 @@ sgfs.default <- function(x, y, family = binomial(), model = NULL,
     no_dots(...)
     robust <- check_flag(robust, "robust")
     run <- prepare_run_here(environment())
-    if (is.null(burnin)) run <- sgfs_burnin(run, check_nonnegative(alpha, "alpha"))
+    alpha <- check_nonnegative(alpha, "alpha")
+    if (is.null(burnin)) run <- sgfs_burnin(run, alpha)
     preconditioner <- choose_arg(preconditioner, c("full", "diagonal", "block"),
                                  "preconditioner")
     D <- length(run$theta0)
@@ -277,7 +278,6 @@ sgfs.default <- function(x, y, family = binomial(), model = NULL,
     n <- run$spec$batch_size
     fisher_rows <- if (is.null(fisher_rows)) default_fisher_rows(n, D)
                    else check_count(fisher_rows, "fisher_rows", 2L, n)
-    alpha <- check_nonnegative(alpha, "alpha")
     if (alpha == 0 && run$spec$batch_size == run$spec$N)
         stop_arg("alpha", "= 0 with batch_size = N (all rows) injects no noise: the chain ",
                  "would be deterministic; use alpha > 0 or a smaller batch_size")

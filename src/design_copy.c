@@ -3,7 +3,7 @@
  *
  *   xt = (t(x) - center) / scale      x: N x P (R's layout), xt: P x N,
  *
- * each value by sgfs_standardise() (sgfs.h), as the raw rows read it, *
+ * each value by sgfs_standardise() (sgfs.h), as the raw rows read it,
  * with, when `lead` is TRUE, a first row of ones (the intercept) before
  * x's columns: the intercept is never bound to x by a copy (cbind(1, x)
  * took as much memory again as the data),

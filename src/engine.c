@@ -127,7 +127,7 @@ R_xlen_t sgfs_size_of(sgfs_size s, int D)
 static void check_spar_names(const sgfs_sampler *smp, SEXP spar)
 {
     SEXP names = Rf_getAttrib(spar, R_NamesSymbol);
-    for (int k = 0; k < 5 && smp->spar_names[k] != NULL; k++) {
+    for (int k = 0; k < SGFS_MAX_SPAR_NAMES && smp->spar_names[k] != NULL; k++) {
         if (TYPEOF(names) != STRSXP || Rf_xlength(names) <= k ||
             strcmp(CHAR(STRING_ELT(names, k)), smp->spar_names[k]) != 0)
             Rf_error("internal error: the '%s' rule's setting %d must be named '%s'",
@@ -151,7 +151,8 @@ SEXP sgfs_state_parts(SEXP sampler, SEXP D, SEXP sstate)
     if (TYPEOF(sstate) != REALSXP) Rf_error("internal error: 'sstate' must be doubles");
     int K = 0;
     R_xlen_t total = 0;
-    while (K < 10 && smp->state_parts[K].name != NULL) total += sgfs_size_of(smp->state_parts[K++].len, d);
+    while (K < SGFS_MAX_STATE_PARTS && smp->state_parts[K].name != NULL)
+        total += sgfs_size_of(smp->state_parts[K++].len, d);
     if (K == 0) return Rf_allocVector(VECSXP, 0);
     if (total != Rf_xlength(sstate))
         Rf_error("internal error: the '%s' rule's state has %.0f values, its parts %.0f",

@@ -163,6 +163,10 @@ typedef struct sgfs_size {
 
 R_xlen_t sgfs_size_of(sgfs_size s, int D);
 
+/* the most named settings and state parts a rule's table holds */
+#define SGFS_MAX_SPAR_NAMES 4
+#define SGFS_MAX_STATE_PARTS 9
+
 /* a named part of a rule's state: len = per_dd D^2 + per_d D + fixed doubles */
 typedef struct sgfs_part {
     const char *name;
@@ -195,11 +199,11 @@ typedef struct sgfs_sampler {
     const char *(*check)(const double *spar, R_xlen_t n_spar, int D);
     /* the names R gives the leading settings in spar (checked at set-up, so
        that a setting read by position is the one R meant); NULL-ended */
-    const char *spar_names[5];
+    const char *spar_names[SGFS_MAX_SPAR_NAMES + 1];
     /* the state's parts in order, by name, for R (sgfs_state_parts): its
        diagnostics are read by name, not by position; NULL-ended (none for
        a rule whose state length depends on its settings) */
-    sgfs_part state_parts[10];
+    sgfs_part state_parts[SGFS_MAX_STATE_PARTS + 1];
 } sgfs_sampler;
 
 const sgfs_sampler *sgfs_find_sampler(const char *name);
