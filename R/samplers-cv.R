@@ -101,18 +101,9 @@ sgldcv.formula <- formula_method(function(...) sgldcv.default(...))
 
 #' @rdname sgldcv
 #' @export
-sgldcv.default <- function(x, y, family = binomial(), model = NULL,
-                           prior = NULL,
-                           batch_size = NULL, n_iter = NULL,
-                           burnin = NULL, thin = 1L, keep = "draws",
-                           chains = 1L,
-                           init = NULL, standardize = TRUE,
-                           progress = interactive(), stepsize = NULL,
-                           schedule = "constant", centre = NULL,
-                           opt_iter = 10000L, opt_stepsize = NULL,
-                           prior_intercept = NULL, sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE,
-                           intercept = TRUE, offset = NULL, weights = NULL, metric = NULL, ...) {
-    no_dots(...)
+sgldcv.default <- sampler_method(
+    alist(stepsize = NULL, schedule = "constant", centre = NULL, opt_iter = 10000L,
+          opt_stepsize = NULL, metric = NULL), {
     metric <- check_metric(metric)
     run <- prepare_run_here(environment())
     if (!is.null(stepsize)) stepsize <- check_positive(stepsize, "stepsize")
@@ -182,7 +173,7 @@ sgldcv.default <- function(x, y, family = binomial(), model = NULL,
                                                       run$design$par_names)))
     }
     sg_fit("sgldcv", setup, run, match.call())
-}
+})
 
 ## SGLD-CV's gradient evaluations per iteration: each minibatch row at the
 ## chain's point and at the centre; each row held in every minibatch at the

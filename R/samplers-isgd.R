@@ -44,17 +44,9 @@ isgd.formula <- formula_method(function(...) isgd.default(...))
 
 #' @rdname isgd
 #' @export
-isgd.default <- function(x, y, family = binomial(), model = NULL,
-                         prior = NULL,
-                         batch_size = NULL, n_iter = NULL,
-                         burnin = NULL, thin = 1L, keep = "draws",
-                         chains = 1L,
-                         init = "map", standardize = TRUE,
-                         progress = interactive(), stepsize = NULL,
-                         warmup = NULL, groups = NULL,
-                         prior_intercept = NULL, sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE,
-                         intercept = TRUE, offset = NULL, weights = NULL, ...) {
-    no_dots(...)
+isgd.default <- sampler_method(
+    alist(stepsize = NULL, warmup = NULL, groups = NULL),
+    defaults = alist(init = "map"), {
     run <- prepare_run_here(environment())
     if (!is.null(stepsize)) stepsize <- check_positive(stepsize, "stepsize")
     if (run$spec$burnin < 2L)
@@ -80,7 +72,7 @@ isgd.default <- function(x, y, family = binomial(), model = NULL,
                              groups = groups))
     }
     sg_fit("isgd", setup, run, match.call())
-}
+})
 
 ## I-SGD's automatic step per group (from the saved state), NA before the
 ## warm-up ended

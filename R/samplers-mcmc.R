@@ -24,7 +24,7 @@
 #' keep the chain from returning near \eqn{-\theta}{-theta} (a trajectory of half a
 #' period), which would leave the draws of the variance highly correlated.
 #'
-#' @inheritParams sgfs
+#' @inheritParams sampler-arguments
 #' @param batch_size rows per chunk of each full-data pass (it does not
 #'   change the draws).
 #' @param stepsize the first leapfrog step \eqn{h}{h}; `NULL` derives it from
@@ -55,23 +55,14 @@ mala.formula <- formula_method(function(...) mala.default(...))
 
 #' @rdname mala
 #' @export
-mala.default <- function(x, y, family = binomial(), model = NULL,
-                         prior = NULL,
-                         batch_size = NULL, n_iter = NULL,
-                         burnin = NULL, thin = 1L, keep = "draws",
-                         chains = 1L,
-                         init = NULL, standardize = TRUE,
-                         progress = interactive(), stepsize = NULL,
-                         mass = c("dense", "diagonal", "identity"),
-                         target_accept = 0.574, adapt = TRUE,
-                         prior_intercept = NULL, sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE,
-                         intercept = TRUE, offset = NULL, weights = NULL, ...) {
-    no_dots(...)
+mala.default <- sampler_method(
+    alist(stepsize = NULL, mass = c("dense", "diagonal", "identity"), target_accept = 0.574,
+          adapt = TRUE), {
     run <- prepare_run_here(environment())
     setup <- metropolis_setup(run, "mala", stepsize, mass, target_accept, adapt,
                               n_leapfrog = 1L, user_init = !is.null(init))
     sg_fit("mala", setup, run, match.call())
-}
+})
 
 #' @rdname mala
 #' @export
@@ -83,25 +74,15 @@ hmc.formula <- formula_method(function(...) hmc.default(...))
 
 #' @rdname mala
 #' @export
-hmc.default <- function(x, y, family = binomial(), model = NULL,
-                        prior = NULL,
-                        batch_size = NULL, n_iter = NULL,
-                        burnin = NULL, thin = 1L, keep = "draws",
-                        chains = 1L,
-                        init = NULL, standardize = TRUE,
-                        progress = interactive(), stepsize = NULL,
-                        n_leapfrog = NULL,
-                        mass = c("dense", "diagonal", "identity"),
-                        target_accept = 0.8, adapt = TRUE,
-                        prior_intercept = NULL, sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE,
-                        intercept = TRUE, offset = NULL, weights = NULL, ...) {
-    no_dots(...)
+hmc.default <- sampler_method(
+    alist(stepsize = NULL, n_leapfrog = NULL, mass = c("dense", "diagonal", "identity"),
+          target_accept = 0.8, adapt = TRUE), {
     run <- prepare_run_here(environment())
     if (!is.null(n_leapfrog)) n_leapfrog <- check_count(n_leapfrog, "n_leapfrog", 1L, 1e6)
     setup <- metropolis_setup(run, "hmc", stepsize, mass, target_accept, adapt,
                               n_leapfrog, user_init = !is.null(init))
     sg_fit("hmc", setup, run, match.call())
-}
+})
 
 ## the setup function shared by mala() and hmc()
 metropolis_setup <- function(run, method, stepsize, mass, target_accept, adapt,

@@ -21,7 +21,7 @@
 #' `stepsize = stepsize, friction = alpha, trajectory = L, thin = L`: each of
 #' its iterations is a trajectory of `L` steps of this engine.
 #'
-#' @inheritParams sgfs
+#' @inheritParams sampler-arguments
 #' @inheritParams sgld
 #' @param stepsize the learning rate \eqn{\eta}{eta} (the first one, with a
 #'   decaying `schedule`); `NULL` derives it from the data.
@@ -49,18 +49,10 @@ sghmc.formula <- formula_method(function(...) sghmc.default(...))
 
 #' @rdname sghmc
 #' @export
-sghmc.default <- function(x, y, family = binomial(), model = NULL,
-                          prior = NULL,
-                          batch_size = NULL, n_iter = NULL,
-                          burnin = NULL, thin = 1L, keep = "draws",
-                          chains = 1L,
-                          init = "map", standardize = TRUE,
-                          progress = interactive(), stepsize = NULL,
-                          schedule = "constant", friction = 0.01,
-                          trajectory = NULL, noise_estimate = FALSE,
-                          prior_intercept = NULL, sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE,
-                          intercept = TRUE, offset = NULL, weights = NULL, metric = NULL, ...) {
-    no_dots(...)
+sghmc.default <- sampler_method(
+    alist(stepsize = NULL, schedule = "constant", friction = 0.01, trajectory = NULL,
+          noise_estimate = FALSE, metric = NULL),
+    defaults = alist(init = "map"), {
     metric <- check_metric(metric)
     run <- prepare_run_here(environment())
     friction <- check_unit_interval(friction, "friction")
@@ -77,7 +69,7 @@ sghmc.default <- function(x, y, family = binomial(), model = NULL,
                                               noise_estimate = noise_estimate)))
     }
     sg_fit("sghmc", setup, run, match.call())
-}
+})
 
 #' Stochastic gradient Nose-Hoover thermostat
 #'
@@ -112,17 +104,9 @@ sgnht.formula <- formula_method(function(...) sgnht.default(...))
 
 #' @rdname sgnht
 #' @export
-sgnht.default <- function(x, y, family = binomial(), model = NULL,
-                          prior = NULL,
-                          batch_size = NULL, n_iter = NULL,
-                          burnin = NULL, thin = 1L, keep = "draws",
-                          chains = 1L,
-                          init = "map", standardize = TRUE,
-                          progress = interactive(), stepsize = NULL,
-                          schedule = "constant", diffusion = 0.01,
-                          prior_intercept = NULL, sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE,
-                          intercept = TRUE, offset = NULL, weights = NULL, metric = NULL, ...) {
-    no_dots(...)
+sgnht.default <- sampler_method(
+    alist(stepsize = NULL, schedule = "constant", diffusion = 0.01, metric = NULL),
+    defaults = alist(init = "map"), {
     metric <- check_metric(metric)
     run <- prepare_run_here(environment())
     diffusion <- check_unit_interval(diffusion, "diffusion")
@@ -134,7 +118,7 @@ sgnht.default <- function(x, y, family = binomial(), model = NULL,
              settings = c(step$settings, list(diffusion = diffusion)))
     }
     sg_fit("sgnht", setup, run, match.call())
-}
+})
 
 ## the learning rate (given, or with 5 % variance inflation in the stiffest
 ## direction without momentum resampling) and its schedule; the inflation

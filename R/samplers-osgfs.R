@@ -38,7 +38,7 @@
 #' of the rows the chain's mean is shifted (its covariance stays right);
 #' see the package tests for a measurement.
 #'
-#' @inheritParams sgfs
+#' @inheritParams sampler-arguments
 #' @param stepsize \eqn{\epsilon}{epsilon} in (0, 1], or `"max"`.
 #' @param mode the mode on the original scale, or `NULL` to find it.
 #' @param opt_iter iterations of [sga()] for the mode.
@@ -60,17 +60,8 @@ osgfs.formula <- formula_method(function(...) osgfs.default(...))
 
 #' @rdname osgfs
 #' @export
-osgfs.default <- function(x, y, family = binomial(), model = NULL,
-                          prior = NULL,
-                          batch_size = NULL, n_iter = NULL,
-                          burnin = NULL, thin = 1L, keep = "draws",
-                          chains = 1L,
-                          init = NULL, standardize = TRUE,
-                          progress = interactive(), stepsize = 1, mode = NULL,
-                          opt_iter = 10000L, prior_intercept = NULL,
-                          sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE, intercept = TRUE, offset = NULL, weights = NULL,
-                          stratify = TRUE, ...) {
-    no_dots(...)
+osgfs.default <- sampler_method(
+    alist(stepsize = 1, mode = NULL, opt_iter = 10000L, stratify = TRUE), {
     stratify <- check_flag(stratify, "stratify")
     run <- prepare_run_here(environment())
     if (!identical(stepsize, "max") &&
@@ -115,7 +106,7 @@ osgfs.default <- function(x, y, family = binomial(), model = NULL,
                                                     run$design$par_names)))
     }
     sg_fit("osgfs", setup, run, match.call())
-}
+})
 
 ## The per-example score covariance C at `theta` of the rows outside `fixed`
 ## (0-based; the rows every minibatch holds, whose part of the gradient is

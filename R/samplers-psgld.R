@@ -20,7 +20,7 @@
 #' the whitened curvature's largest eigenvalue (1 for the dense metric, where
 #' \eqn{H = I}{H = I}: exact).
 #'
-#' @inheritParams sgfs
+#' @inheritParams sampler-arguments
 #' @inheritParams sgld
 #' @param stepsize the step size \eqn{\epsilon}{epsilon} (the first one, with a
 #'   decaying `schedule`); `NULL` derives it from the data.
@@ -45,17 +45,9 @@ psgld.formula <- formula_method(function(...) psgld.default(...))
 
 #' @rdname psgld
 #' @export
-psgld.default <- function(x, y, family = binomial(), model = NULL,
-                          prior = NULL,
-                          batch_size = NULL, n_iter = NULL,
-                          burnin = NULL, thin = 1L, keep = "draws",
-                          chains = 1L,
-                          init = "map", standardize = TRUE,
-                          progress = interactive(), stepsize = NULL,
-                          schedule = "constant", decay = 0.99, lambda = 1e-5,
-                          prior_intercept = NULL, sigma = NULL, cores = 1L, max_time = 300, verbose = TRUE,
-                          intercept = TRUE, offset = NULL, weights = NULL, metric = NULL, ...) {
-    no_dots(...)
+psgld.default <- sampler_method(
+    alist(stepsize = NULL, schedule = "constant", decay = 0.99, lambda = 1e-5, metric = NULL),
+    defaults = alist(init = "map"), {
     metric <- check_metric(metric)
     run <- prepare_run_here(environment())
     if (!is.numeric(decay) || length(decay) != 1L || !(decay > 0 && decay < 1))
@@ -85,6 +77,6 @@ psgld.default <- function(x, y, family = binomial(), model = NULL,
                              step_5pct = sgld_step(stiff, gamma)))
     }
     sg_fit("psgld", setup, run, match.call())
-}
+})
 
 kind_psgld <- step_kind("pSGLD")

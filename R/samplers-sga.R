@@ -13,7 +13,7 @@
 #' [sgldcv()] and [osgfs()] use it to find their centre, and every sampler
 #' accepts `init = "map"` to start from its estimate.
 #'
-#' @inheritParams sgfs
+#' @inheritParams sampler-arguments
 #' @param n_iter number of iterations.
 #' @param burnin iterations before the averaging window; the estimate is the
 #'   mean of the remaining `n_iter - burnin` iterates.
@@ -49,15 +49,10 @@ sga.formula <- formula_method(function(...) sga.default(...))
 
 #' @rdname sga
 #' @export
-sga.default <- function(x, y, family = binomial(), model = NULL,
-                        prior = NULL,
-                        batch_size = NULL, n_iter = 10000L,
-                        burnin = n_iter %/% 2L, thin = 1L, init = NULL,
-                        standardize = TRUE, progress = interactive(),
-                        stepsize = NULL, schedule = NULL, momentum = 0,
-                        optimizer = NULL, prior_intercept = NULL, sigma = NULL,
-                        intercept = TRUE, offset = NULL, weights = NULL, ...) {
-    no_dots(...)
+sga.default <- sampler_method(
+    alist(stepsize = NULL, schedule = NULL, momentum = 0, optimizer = NULL),
+    defaults = alist(n_iter = 10000L, burnin = n_iter %/% 2L),
+    drop = c("keep", "chains", "cores", "max_time", "verbose"), {
     chains <- cores <- 1L
     run <- prepare_run_here(environment())
     check_hs_sampler("sga", run)
@@ -89,7 +84,7 @@ sga.default <- function(x, y, family = binomial(), model = NULL,
         settings = list(stepsize = res$stepsize, schedule = schedule, momentum = momentum,
                         optimizer = optimizer))
     out
-}
+})
 
 #' @rdname sga
 #' @param object,digits a fit of `sga()`; significant digits to print.
