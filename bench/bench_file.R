@@ -20,7 +20,7 @@
 ## blocks of consecutive rows of a copy in a random order).
 ## Rows of the file, read:
 ##   windows, warm    the default for a shuffled file: each minibatch a
-##                    window of 500 consecutive rows, asked of the disk 8
+##                    window of 500 consecutive rows, asked of the disk 32
 ##                    iterations ahead; the page cache as the shuffle left it
 ##   windows, cold    the same after the page cache is emptied (as root:
 ##                    /proc/sys/vm/drop_caches), so that nearly every window

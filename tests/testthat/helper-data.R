@@ -123,7 +123,7 @@ r_shuffle_front <- function(idx, m) {
 ## rows (1-based, wrapping around), their starts drawn `ahead` iterations
 ## before (the first call draws ahead iterations' starts, each call then
 ## one iteration's more)
-r_windows <- function(ahead = 8L, width = NULL) {
+r_windows <- function(ahead = 32L, width = NULL) {
     starts <- integer(0)
     ## one minibatch's starts: one uniform start, or k distinct blocks of
     ## the partition into blocks of m from a uniform offset (Floyd's draw)

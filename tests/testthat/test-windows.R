@@ -97,7 +97,7 @@ test_that("a shuffled file in windows gives the draws of the same rows in memory
     samplers <- draw_samplers()
     for (name in names(samplers)) {
         from_file <- windows(samplers[[name]], s$x)
-        expect_identical(sgfs:::fit_spec(attr(from_file, "sgfit"))$windows, 8L)
+        expect_identical(sgfs:::fit_spec(attr(from_file, "sgfit"))$windows, 32L)
         expect_equal(unclass(as.matrix(from_file)), unclass(as.matrix(windows(samplers[[name]], xs))),
                      tolerance = 1e-12, label = name)
     }
@@ -111,7 +111,7 @@ test_that("a shuffled file in windows gives the draws of the same rows in memory
     big <- s$x
     big$N <- as.integer(min(.Machine$integer.max, ceiling(sgfs:::physical_memory() /
                                                             (big$bytes * big$ncol))))
-    expect_identical(sgfs:::batch_windows(list(file = list(design = big), N = big$N)), 8L)
+    expect_identical(sgfs:::batch_windows(list(file = list(design = big), N = big$N)), 32L)
     expect_identical(sgfs:::window_rows(list(file = list(design = big), N = big$N), 500L), 500L)
     expect_identical(sgfs:::batch_windows(list(file = list(design = s$x), N = 300L)), 0L)
     unshuffled <- big
@@ -139,7 +139,7 @@ test_that("a shuffled file of many rows is read in the blocks of the shuffled co
         from_file <- run(f, s$x, s$y)
         spec <- sgfs:::fit_spec(attr(from_file, "sgfit"))
         ## blocks of the largest divisor of 120 up to max(8, 3e-4 N) = 8
-        expect_identical(spec$windows, 8L)
+        expect_identical(spec$windows, 32L)
         expect_identical(spec$window_rows, 8L)
         in_memory <- run(f, xm, ym)
         expect_identical(sgfs:::fit_spec(attr(in_memory, "sgfit"))$order, o)
@@ -157,7 +157,7 @@ test_that("a run in windows continues exactly, and its chains run anywhere with 
                                     progress = FALSE))
     part <- withr::with_seed(7, sgld(s$x, s$y, n_iter = 150, burnin = 0, chains = 2,
                                      progress = FALSE))
-    expect_length(attr(part, "sgfit")$states[[1]]$starts, 8L)
+    expect_length(attr(part, "sgfit")$states[[1]]$starts, 32L)
     more <- update(part, n_iter = 250)
     expect_equal(sgfs:::all_draws(more), sgfs:::all_draws(one),
                  tolerance = 1e-12)
@@ -181,7 +181,7 @@ test_that("windows of shuffled rows sample the posterior of random rows", {
     fit <- withr::with_seed(22, withr::with_options(list(sgfs.batches = "windows"),
         sgldcv(s$x, s$y, family = gaussian(), n_iter = 20000, batch_size = 100, chains = 2,
                progress = FALSE)))
-    expect_identical(sgfs:::fit_spec(attr(fit, "sgfit"))$windows, 8L)
+    expect_identical(sgfs:::fit_spec(attr(fit, "sgfit"))$windows, 32L)
     ref <- lm(y ~ x)
     est <- summary(fit)$statistics
     se <- sqrt(diag(vcov(ref)))[2:4]
@@ -202,7 +202,7 @@ test_that("a dense copy of many rows is shuffled and read in windows; methods se
     fit <- suppressWarnings(sgld(x, y, offset = off, weights = w, n_iter = 400,
                                  progress = FALSE))
     spec <- sgfs:::fit_spec(attr(fit, "sgfit"))
-    expect_identical(spec$windows, 8L)
+    expect_identical(spec$windows, 32L)
     expect_identical(sort(spec$order), seq_len(N))
     expect_false(identical(spec$order, seq_len(N)))
     ## the copy's column k is the user's row order[k], and y, offsets and
@@ -245,7 +245,7 @@ test_that("short windows of a shuffled copy: the C chain equals the R replay", {
     q$X <- p$X[o, , drop = FALSE]
     q$y <- p$y[o]
     set.seed(46)
-    r1 <- r_chain(q, 3, 30L, 25L, function(t) 1e-4, sgld_update, minibatch = r_windows(8L, 6L))
+    r1 <- r_chain(q, 3, 30L, 25L, function(t) 1e-4, sgld_update, minibatch = r_windows(32L, 6L))
     expect_equal(unname(c1), r1, tolerance = 1e-12)
 })
 
@@ -276,7 +276,7 @@ test_that("compressed rows of many rows are shuffled too, dense or sparse alike"
     spec <- sgfs:::fit_spec(attr(a, "sgfit"))
     expect_false(is.null(spec$rows))
     expect_false(is.null(spec$order))
-    expect_identical(spec$windows, 8L)
+    expect_identical(spec$windows, 32L)
     expect_identical(spec$y, as.double(y[spec$order]))
     ## the same copy from the dense and the sparse matrix: the same draws
     expect_identical(sgfs:::fit_spec(attr(b, "sgfit"))$rows, spec$rows)
