@@ -18,6 +18,10 @@
 ##             and "mode" (the default: the dense metric adds O(D^2))
 ##   sgldcv    sgldcv() at its defaults, per iteration
 ##   call      the whole sgld() call (set-up: design, mode, curvature)
+##   floors    what an iteration costs before it reads any data: the
+##             minibatch draw alone, and the draw with D normal deviates
+##             (the noise of every Langevin rule), so the largest ratio
+##             any sparse backend could reach is the dense time over them
 ## at batch sizes 50 and 500, and the bytes each backend holds.
 ## Writes bench/results-sparse.md.
 
@@ -54,13 +58,16 @@ time_bare <- function(spec, k) system.time(.Call(sgfs:::C_sgfs_bench_gradients, 
 per_iter <- function(fit, n) 1e6 * attr(fit, "sgfit")$elapsed / n
 
 rows <- list()
+floors <- list()
 for (batch in c(50L, 500L)) {
     sp <- bare_spec(xs, batch)
     dn <- withr::with_options(dense_opt, bare_spec(xd, batch))
     stopifnot(is.null(sp$xt), !is.null(dn$xt))
     k <- opt$iter
-    m <- matrix(NA_real_, opt$reps, 10)
+    m <- matrix(NA_real_, opt$reps, 12)
     for (r in seq_len(opt$reps)) {
+        m[r, 11] <- 1e6 * time_bare(c(sp, list(bench_floor = 1L)), k) / k
+        m[r, 12] <- 1e6 * time_bare(c(sp, list(bench_floor = 2L)), k) / k
         m[r, 1] <- 1e6 * time_bare(sp, k) / k
         m[r, 2] <- 1e6 * time_bare(dn, k) / k
         for (metric in c("identity", "mode")) {
@@ -87,6 +94,9 @@ for (batch in c(50L, 500L)) {
         m[r, 10] <- t2[["elapsed"]]
     }
     med <- apply(m, 2, stats::median)
+    floors[[length(floors) + 1L]] <- data.frame(
+        batch = batch, draw = med[11], draw_noise = med[12],
+        bare_bound = med[2] / med[11], sgld_bound = med[4] / med[12])
     what <- c("gradient (bare loop), us/iter", "sgld(metric = \"identity\"), us/iter",
               "sgld() (metric \"mode\"), us/iter", "sgldcv(), us/iter", "sgldcv() whole call, s")
     for (w in seq_along(what))
@@ -116,6 +126,15 @@ lines <- c("# Sparse design (a9a) as compressed rows against its dense copy", ""
            "| batch | measure | sparse rows | dense copy | dense / sparse |",
            "|---:|---|---:|---:|---:|",
            sprintf("| %d | %s | %s | %s | %.2f |", res$batch, res$measure, fmt(res$sparse),
-                   fmt(res$dense), res$ratio))
+                   fmt(res$dense), res$ratio), "",
+           paste("What an iteration costs before it reads any data (us; the same for every",
+                 "backend), and so the largest dense / sparse ratio any sparse backend could",
+                 "reach: the dense time over it (bare loop: over the draw alone; sgld(metric =",
+                 "\"identity\"): over the draw and its D normal deviates):"), "",
+           "| batch | minibatch draw | draw + D normal deviates | bound, bare loop | bound, sgld(metric = \"identity\") |",
+           "|---:|---:|---:|---:|---:|",
+           with(do.call(rbind, floors),
+                sprintf("| %d | %.2f | %.2f | %.2f | %.2f |", batch, draw, draw_noise, bare_bound,
+                        sgld_bound)))
 writeLines(lines)
 writeLines(lines, file.path(here(), "results-sparse.md"))

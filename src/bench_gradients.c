@@ -3,7 +3,10 @@
  * compare the samplers with (bench/): the same minibatch draw and the same
  * model score as the driver, and nothing else (no prior, no update, no
  * storage).  Returns the sum of the gradients so the work is not optimised
- * away.
+ * away.  With spec$bench_floor = 1 it draws the minibatches only, with 2
+ * the minibatches and D standard normal deviates an iteration (the noise
+ * of any Langevin rule): what an iteration costs before it reads any data,
+ * the floor under every backend's time (bench/bench_sparse.R).
  */
 #include "sgfs.h"
 
@@ -17,11 +20,19 @@ SEXP sgfs_bench_gradients(SEXP spec, SEXP n_iter)
     sgfs_engine *e = sgfs_eval_engine(prot, spec, theta);
     const int k = Rf_asInteger(n_iter);
     const int scores = Rf_asLogical(sgfs_list_elt(spec, "bench_scores"));
+    SEXP floor_elt = sgfs_list_opt(spec, "bench_floor");
+    const int floor_only = floor_elt == NULL ? 0 : Rf_asInteger(floor_elt);
     double total = 0.0;
     sgfs_minibatch_begin(&e->batch);
     GetRNGstate();
     for (int s = 0; s < k; s++) {
         sgfs_minibatch(&e->batch, e->N, e->n);
+        if (floor_only) {
+            total += e->batch.idx[0];
+            if (floor_only == 2)
+                for (int j = 0; j < e->D; j++) total += norm_rand();
+            continue;
+        }
         e->model->score(e, e->theta, e->batch.idx, e->n, e->grad,
                         scores ? e->G : NULL, NULL);
         total += e->grad[0];

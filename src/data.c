@@ -44,12 +44,11 @@
  */
 #include "sgfs.h"
 
+/* the element `name` of list, or R_NilValue */
 static SEXP elt_or_null(SEXP list, const char *name)
 {
-    SEXP names = Rf_getAttrib(list, R_NamesSymbol);
-    for (R_xlen_t k = 0; k < Rf_xlength(list); k++)
-        if (strcmp(CHAR(STRING_ELT(names, k)), name) == 0) return VECTOR_ELT(list, k);
-    return R_NilValue;
+    SEXP x = sgfs_list_opt(list, name);
+    return x == NULL ? R_NilValue : x;
 }
 
 static int count_elt(SEXP spec, const char *name)

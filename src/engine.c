@@ -69,9 +69,10 @@ enum { SLOT_ENGINE, SLOT_SPEC, SLOT_THETA, SLOT_ITER, SLOT_SSTATE, SLOT_BATCH, S
        SLOT_SEP, SLOT_SEP_ETA, SLOT_SEP_POINT, SLOT_SEP_BASIS, SLOT_SEP_Z_OLD, SLOT_STARTS, N_SLOTS };
 
 /* the element `name` of list, or NULL if there is none */
-static SEXP optional_elt(SEXP list, const char *name)
+SEXP sgfs_list_opt(SEXP list, const char *name)
 {
     SEXP names = Rf_getAttrib(list, R_NamesSymbol);
+    if (TYPEOF(names) != STRSXP) return NULL;
     for (R_xlen_t k = 0; k < Rf_xlength(list); k++)
         if (strcmp(CHAR(STRING_ELT(names, k)), name) == 0)
             return VECTOR_ELT(list, k);
@@ -80,7 +81,7 @@ static SEXP optional_elt(SEXP list, const char *name)
 
 SEXP sgfs_list_elt(SEXP list, const char *name)
 {
-    SEXP x = optional_elt(list, name);
+    SEXP x = sgfs_list_opt(list, name);
     if (x == NULL) Rf_error("internal error: element '%s' missing", name);
     return x;
 }
@@ -187,13 +188,13 @@ static R_xlen_t sampler_array_len(R_xlen_t (*by_settings)(const double *, R_xlen
 /* spec$windows and state$starts (minibatch.c) */
 static void setup_windows(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
 {
-    SEXP w = optional_elt(spec, "windows");
+    SEXP w = sgfs_list_opt(spec, "windows");
     if (w == NULL || w == R_NilValue) return;
     const int L = int_elt(spec, "windows");
     if (L == NA_INTEGER || L < 0 || L > 64)
         Rf_error("internal error: 'windows' must be an integer in 0..64");
     if (L == 0) return;
-    SEXP width = optional_elt(spec, "window_rows");
+    SEXP width = sgfs_list_opt(spec, "window_rows");
     const int m = width == NULL || width == R_NilValue ? e->n : int_elt(spec, "window_rows");
     if (m == NA_INTEGER || m < 1 || m > e->n || e->n % m != 0)
         Rf_error("internal error: 'window_rows' must divide the batch size %d", e->n);
@@ -204,7 +205,7 @@ static void setup_windows(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
     /* the queue, then room for one minibatch's starts (minibatch.c) */
     e->batch.starts = fresh_real(prot, SLOT_STARTS, len + e->batch.per);
     for (int k = 0; k < len; k++) e->batch.starts[k] = -1.0;
-    SEXP starts = optional_elt(state, "starts");
+    SEXP starts = sgfs_list_opt(state, "starts");
     if (starts == NULL || starts == R_NilValue) return;
     const double Np = (double) e->N - e->n_fixed;
     if (TYPEOF(starts) != REALSXP || Rf_xlength(starts) != len)
@@ -221,7 +222,7 @@ static void setup_windows(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
    chain's state carries its z (state$z), so that it continues exactly */
 static void setup_metric(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
 {
-    SEXP metric = optional_elt(spec, "metric");
+    SEXP metric = sgfs_list_opt(spec, "metric");
     const int D = e->Ds;
     if (metric == NULL || Rf_xlength(metric) == 0) return;
     if (TYPEOF(metric) != REALSXP || e->sampler->full_data)
@@ -234,10 +235,10 @@ static void setup_metric(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
         Rf_error("internal error: a diagonal metric must have %d scales", D);
     }
     e->metric = REAL(metric);
-    SEXP limit = optional_elt(spec, "drift_limit");
+    SEXP limit = sgfs_list_opt(spec, "drift_limit");
     e->drift_limit = limit != NULL ? Rf_asReal(limit) : 0.0;
     e->grad_sq = fresh_real(prot, SLOT_GRAD_SQ, D);
-    SEXP z = optional_elt(state, "z");
+    SEXP z = sgfs_list_opt(state, "z");
     if (z != NULL && Rf_xlength(z) == D && TYPEOF(z) == REALSXP) {
         e->theta = copy_real(prot, SLOT_Z, z);
     } else {
@@ -249,7 +250,7 @@ static void setup_metric(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
 /* spec$separated_*: the levels updated exactly (separated.c) */
 static void setup_separated(sgfs_engine *e, SEXP prot, SEXP spec)
 {
-    SEXP rows = optional_elt(spec, "separated_rows");
+    SEXP rows = sgfs_list_opt(spec, "separated_rows");
     if (rows == NULL || rows == R_NilValue) return;
     if (e->model->row_loglik == NULL || e->hs || e->sampler->full_data || e->metric == NULL)
         Rf_error("internal error: separated levels need a GLM with a linear predictor, "
@@ -301,7 +302,7 @@ static void setup_separated(sgfs_engine *e, SEXP prot, SEXP spec)
 /* spec$fixed: the rows in every minibatch and the pool of the others */
 static void setup_fixed_rows(sgfs_engine *e, SEXP prot, SEXP spec)
 {
-    SEXP fixed = optional_elt(spec, "fixed");
+    SEXP fixed = sgfs_list_opt(spec, "fixed");
     if (fixed == NULL || Rf_xlength(fixed) == 0) return;
     const int *f = INTEGER(typed_elt(spec, "fixed", INTSXP, -1));
     const int m = Rf_length(fixed);
@@ -328,7 +329,7 @@ static void setup_fixed_rows(sgfs_engine *e, SEXP prot, SEXP spec)
    centre, less the fixed rows' part (which the engine computes exactly) */
 static void setup_centre_hessian(sgfs_engine *e, SEXP prot, SEXP spec)
 {
-    SEXP ch = optional_elt(spec, "centre_hessian");
+    SEXP ch = sgfs_list_opt(spec, "centre_hessian");
     if (ch == NULL || Rf_xlength(ch) == 0) return;
     const int D = e->D;
     if (e->model->score_change == NULL || e->sampler->needs_scores)
@@ -366,7 +367,7 @@ void sgfs_prior_setup(sgfs_engine *e, SEXP spec, int D)
     e->prior_loc = REAL(typed_elt(spec, "prior_loc", REALSXP, D));
     e->prior_scale = REAL(typed_elt(spec, "prior_scale", REALSXP, D));
     e->prior_prec = REAL(typed_elt(spec, "prior_prec", REALSXP, D));
-    SEXP df = optional_elt(spec, "prior_df");
+    SEXP df = sgfs_list_opt(spec, "prior_df");
     e->prior_df = df != NULL && df != R_NilValue ? REAL(typed_elt(spec, "prior_df", REALSXP, D))
                                                  : NULL;
     sgfs_prior_check(e);
@@ -381,7 +382,7 @@ void sgfs_prior_setup(sgfs_engine *e, SEXP spec, int D)
 static int xb_columns(const sgfs_engine *e, SEXP spec, int need_G)
 {
     const int wide = (double) e->P * e->n * sizeof(double) > 64.0 * 1024 * 1024;
-    SEXP second = optional_elt(spec, "centre_hessian");
+    SEXP second = sgfs_list_opt(spec, "centre_hessian");
     const int gathers = e->rows_ptr == NULL || e->model->row_residual == NULL || need_G ||
                         (second != NULL && second != R_NilValue);
     return wide && !gathers ? 1 : e->n;
@@ -411,7 +412,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     memset(e, 0, sizeof(sgfs_engine));
 
     if (TYPEOF(spec) != VECSXP) Rf_error("internal error: 'spec' must be a list");
-    SEXP version = optional_elt(spec, "version");
+    SEXP version = sgfs_list_opt(spec, "version");
     if (version == NULL || TYPEOF(version) != INTSXP || Rf_xlength(version) != 1 ||
         INTEGER(version)[0] != SGFS_SPEC_VERSION)
         Rf_error("this fit's engine settings were made by another version of sgfs "
@@ -421,13 +422,13 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
 
     sgfs_data_setup(e, spec);
     e->y = REAL(typed_elt(spec, "y", REALSXP, e->N));
-    SEXP offset = optional_elt(spec, "offset");
+    SEXP offset = sgfs_list_opt(spec, "offset");
     if (offset != NULL && offset != R_NilValue) {
         if (TYPEOF(offset) != REALSXP || Rf_xlength(offset) != e->N)
             Rf_error("internal error: 'offset' must be %d doubles", e->N);
         e->offset = REAL(offset);
     }
-    SEXP weights = optional_elt(spec, "weights");
+    SEXP weights = sgfs_list_opt(spec, "weights");
     if (weights != NULL && weights != R_NilValue) {
         if (TYPEOF(weights) != REALSXP || Rf_xlength(weights) != e->N)
             Rf_error("internal error: 'weights' must be %d doubles", e->N);
@@ -440,7 +441,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
         Rf_error("internal error: the %s model takes no weights", e->model->name);
     SEXP mpar = typed_elt(spec, "mpar", REALSXP, -1);
     e->mpar = REAL(mpar);
-    SEXP callback = optional_elt(spec, "callback");
+    SEXP callback = sgfs_list_opt(spec, "callback");
     e->callback = callback != NULL ? callback : R_NilValue;
     e->D = e->model->n_par(e->P, e->mpar, Rf_length(mpar));
     if (e->D < 1)
@@ -456,7 +457,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     /* a horseshoe (a chain's only: evaluations take the model's parameters)
        adds K + 2 sampler coordinates */
     e->Ds = D;
-    SEXP hs = with_sampler ? optional_elt(spec, "hs") : NULL;
+    SEXP hs = with_sampler ? sgfs_list_opt(spec, "hs") : NULL;
     if (hs != NULL && hs != R_NilValue) {
         SEXP raw = Rf_allocVector(RAWSXP, sizeof(sgfs_hs));
         SET_VECTOR_ELT(prot, SLOT_HS, raw);
@@ -538,9 +539,9 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
         } else {
             Rf_error("internal error: sampler state has the wrong length");
         }
-        SEXP robust = optional_elt(spec, "sgfs_robust");
+        SEXP robust = sgfs_list_opt(spec, "sgfs_robust");
         e->sgfs_robust = robust != NULL && Rf_asLogical(robust) == TRUE;
-        SEXP fisher_rows = optional_elt(spec, "fisher_rows");
+        SEXP fisher_rows = sgfs_list_opt(spec, "fisher_rows");
         e->fisher_rows = e->n;
         if (fisher_rows != NULL && fisher_rows != R_NilValue) {
             e->fisher_rows = int_elt(spec, "fisher_rows");
@@ -551,7 +552,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
         }
         e->work = fresh_real(prot, SLOT_WORK,
                              sampler_array_len(smp->work_len, smp->work, spar, Ds));
-        SEXP centre = optional_elt(spec, "centre");
+        SEXP centre = sgfs_list_opt(spec, "centre");
         if (centre != NULL && Rf_xlength(centre) > 0) {
             e->centre = REAL(typed_elt(spec, "centre", REALSXP, D));
             e->centre_score = REAL(typed_elt(spec, "centre_score", REALSXP, D));
@@ -565,7 +566,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     e->G = need_G ? fresh_real(prot, SLOT_G, (R_xlen_t) D * e->n) : NULL;
 
     e->n_monitor = Ds;
-    SEXP monitor = optional_elt(spec, "monitor");
+    SEXP monitor = sgfs_list_opt(spec, "monitor");
     if (monitor != NULL) {
         e->n_monitor = Rf_length(monitor);
         e->monitor = INTEGER(typed_elt(spec, "monitor", INTSXP, -1));
@@ -573,7 +574,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
             if (e->monitor[j] < 0 || e->monitor[j] >= Ds)
                 Rf_error("internal error: 'monitor' out of range");
     }
-    SEXP pred_x = optional_elt(spec, "pred_x");
+    SEXP pred_x = sgfs_list_opt(spec, "pred_x");
     if (pred_x != NULL) {
         if (TYPEOF(pred_x) != REALSXP || !Rf_isMatrix(pred_x) || Rf_nrows(pred_x) != e->P)
             Rf_error("internal error: 'pred_x' must be a double matrix with P rows");

@@ -603,5 +603,6 @@ void sgfs_blas_single_end(int previous);
 
 /* SEXP helpers */
 SEXP sgfs_list_elt(SEXP list, const char *name);
+SEXP sgfs_list_opt(SEXP list, const char *name);    /* NULL when absent */
 
 #endif /* SGFS_SGFS_H */
