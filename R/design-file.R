@@ -302,8 +302,9 @@ print.sgfs_design_file <- function(x, ...) {
 }
 
 ## the columns' statistics (column_stats(): mean, sd, meansq, ones,
-## checksum) and the first columns with a non-finite ("bad") or infinite
-## value: two passes over the file, once per opened file
+## checksum), which columns hold only 0s and 1s ("indicator") and the first
+## columns with a non-finite ("bad") or infinite value: two passes over the
+## file, once per opened file
 design_file_stats <- function(x) {
     if (is.null(x$cache$stats)) x$cache$stats <- .Call(C_sgfs_design_file_stats, x)
     x$cache$stats
@@ -319,10 +320,34 @@ file_design <- function(x, arg, allow_na) {
     x
 }
 
-## the 0/1 columns cols of a design file as a dgCMatrix (the others
-## empty), for the separated levels' scan: one pass
-file_indicator_columns <- function(x, cols) {
-    s <- .Call(C_sgfs_design_file_columns, x, as.integer(cols))
-    Matrix::sparseMatrix(i = s$i, p = s$p, x = s$x, dims = c(x$N, x$ncol),
-                         dimnames = list(NULL, x$names), index1 = FALSE)
+## the 0/1 columns of a design file as a dgCMatrix (the others empty), for
+## the separated levels' scan: one pass if there are any, once per opened
+## file (whatever the response: a fit reads the file no more before it
+## samples)
+file_indicator_columns <- function(x) {
+    if (is.null(x$cache$indicators)) {
+        cols <- which(design_file_stats(x)$indicator)
+        s <- if (length(cols)) .Call(C_sgfs_design_file_columns, x, cols)
+             else list(i = integer(), p = integer(x$ncol + 1L), x = double())
+        x$cache$indicators <- Matrix::sparseMatrix(i = s$i, p = s$p, x = s$x,
+                                                   dims = c(x$N, x$ncol),
+                                                   dimnames = list(NULL, x$names), index1 = FALSE)
+    }
+    x$cache$indicators
+}
+
+## indicator_stats() of a design file, from those columns: which are 0/1,
+## and of each its ones and their responses' sum (NA for the others)
+file_indicator_stats <- function(x, y) {
+    indicator <- design_file_stats(x)$indicator
+    ones <- ysum <- ifelse(indicator, 0, NA_real_)
+    cols <- file_indicator_columns(x)
+    count <- diff(cols@p)
+    if (length(cols@i)) {
+        sums <- rowsum(as.double(y)[cols@i + 1L], rep.int(seq_along(count), count))
+        j <- as.integer(rownames(sums))
+        ones[j] <- count[j]
+        ysum[j] <- sums[, 1L]
+    }
+    list(indicator = indicator, ones = ones, ysum = ysum)
 }

@@ -52,10 +52,11 @@ separated_levels <- function(x, y, family, icpt, lead = FALSE) {
     ## separated ones
     st <- if (inherits(x, "dgCMatrix"))
         .Call(C_sgfs_indicator_stats_csc, x@i, x@p, x@x, x@Dim, as.double(y))
-    else if (is_design_file(x)) .Call(C_sgfs_design_file_indicators, x, as.double(y))
+    else if (is_design_file(x)) file_indicator_stats(x, y)
     else .Call(C_sgfs_indicator_stats, x, as.double(y))
-    ## (a design file's 0/1 columns read in one pass, the rest never)
-    if (is_design_file(x)) x <- file_indicator_columns(x, which(st$indicator))
+    ## (a design file's 0/1 columns read in one pass per opened file, the
+    ## rest never)
+    if (is_design_file(x)) x <- file_indicator_columns(x)
     indicator <- st$indicator
     indicator[icpt] <- FALSE
     out <- list()

@@ -33,10 +33,12 @@
  *   sgfs_design_file_map()          an empty handle (mapped on first use)
  *   sgfs_design_file_stats(file)   the columns' statistics as column_stats()
  *       in sparse_rows.c gives them, in the same order of summation (the
- *       same numbers), and the first columns (1-based, or 0) with a value
- *       that is not finite ("bad") and infinite ("infinite"): two
- *       sequential passes
- *   sgfs_design_file_indicators(file, y)     indicator_stats() likewise
+ *       same numbers), whether each column's non-zero values are all 1
+ *       ("indicator": the 0/1 columns, whose rows the separation scan
+ *       reads through sgfs_design_file_columns, once per opened file: a fit
+ *       then reads the file no more before sampling), and the first
+ *       columns (1-based, or 0) with a value that is not finite ("bad")
+ *       and infinite ("infinite"): two sequential passes
  *   sgfs_design_file_rows(file, idx)         raw rows idx (1-based), m x ncol
  *   sgfs_design_file_columns(file, cols)     columns' non-zeros, as CSC slots
  */
@@ -341,14 +343,16 @@ SEXP sgfs_design_file_stats(SEXP file)
     int N, P, bytes;
     const void *x = sgfs_design_file_base(file, &N, &P, &bytes);
     if (N < 1) Rf_error("internal error: the design is empty");
-    const char *names[] = {"mean", "sd", "meansq", "ones", "checksum", "bad", "infinite", ""};
+    const char *names[] = {"mean", "sd", "meansq", "ones", "checksum", "bad", "infinite",
+                           "indicator", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     for (int k = 0; k < 3; k++) SET_VECTOR_ELT(out, k, Rf_allocVector(REALSXP, P));
     SET_VECTOR_ELT(out, 3, Rf_allocVector(LGLSXP, P));
     SET_VECTOR_ELT(out, 4, Rf_allocVector(REALSXP, P));
+    SET_VECTOR_ELT(out, 7, Rf_allocVector(LGLSXP, P));
     double *mean = REAL(VECTOR_ELT(out, 0)), *sd = REAL(VECTOR_ELT(out, 1)),
         *meansq = REAL(VECTOR_ELT(out, 2)), *check = REAL(VECTOR_ELT(out, 4));
-    int *ones = LOGICAL(VECTOR_ELT(out, 3));
+    int *ones = LOGICAL(VECTOR_ELT(out, 3)), *indicator = LOGICAL(VECTOR_ELT(out, 7));
     double *s = (double *) R_alloc((size_t) P, sizeof(double)),
         *ss = (double *) R_alloc((size_t) P, sizeof(double));
     R_xlen_t *nz = (R_xlen_t *) R_alloc((size_t) P, sizeof(R_xlen_t));
@@ -378,6 +382,7 @@ SEXP sgfs_design_file_stats(SEXP file)
     }
     for (int j = 0; j < P; j++) {
         mean[j] = s[j] / N;
+        indicator[j] = ones[j];                 /* (every non-zero is 1) */
         ones[j] = ones[j] && nz[j] == N;
     }
     for (int i = 0; i < N; i++) {
@@ -395,41 +400,6 @@ SEXP sgfs_design_file_stats(SEXP file)
     }
     SET_VECTOR_ELT(out, 5, Rf_ScalarInteger(bad));
     SET_VECTOR_ELT(out, 6, Rf_ScalarInteger(inf));
-    UNPROTECT(1);
-    return out;
-}
-
-/* see indicator_stats() in sparse_rows.c */
-SEXP sgfs_design_file_indicators(SEXP file, SEXP y)
-{
-    int N, P, bytes;
-    const void *x = sgfs_design_file_base(file, &N, &P, &bytes);
-    if (TYPEOF(y) != REALSXP || Rf_xlength(y) != N)
-        Rf_error("internal error: 'y' must be %d doubles", N);
-    const double *yy = REAL(y);
-    const char *names[] = {"indicator", "ones", "ysum", ""};
-    SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
-    SET_VECTOR_ELT(out, 0, Rf_allocVector(LGLSXP, P));
-    SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, P));
-    SET_VECTOR_ELT(out, 2, Rf_allocVector(REALSXP, P));
-    int *ind = LOGICAL(VECTOR_ELT(out, 0));
-    double *n1 = REAL(VECTOR_ELT(out, 1)), *sum = REAL(VECTOR_ELT(out, 2));
-    for (int j = 0; j < P; j++) {
-        ind[j] = 1;
-        n1[j] = sum[j] = 0.0;
-    }
-    for (int i = 0; i < N; i++) {
-        if (i % 65536 == 0) R_CheckUserInterrupt();
-        for (int j = 0; j < P; j++) {
-            const double v = raw_value(x, bytes, P, i, j);
-            if (!ind[j] || v == 0.0) continue;
-            ind[j] = v == 1.0;
-            n1[j] += 1.0;
-            sum[j] += yy[i];
-        }
-    }
-    for (int j = 0; j < P; j++)
-        if (!ind[j]) n1[j] = sum[j] = NA_REAL;
     UNPROTECT(1);
     return out;
 }

@@ -42,7 +42,6 @@ SEXP sgfs_design_file_write(SEXP path, SEXP x, SEXP names, SEXP append, SEXP byt
 SEXP sgfs_design_file_info(SEXP path);
 SEXP sgfs_design_file_map(void);
 SEXP sgfs_design_file_stats(SEXP file);
-SEXP sgfs_design_file_indicators(SEXP file, SEXP y);
 SEXP sgfs_design_file_rows(SEXP file, SEXP idx);
 SEXP sgfs_design_file_columns(SEXP file, SEXP cols);
 SEXP sgfs_design_file_shuffle(SEXP from, SEXP to, SEXP order, SEXP bucket_rows, SEXP tmp);
@@ -90,7 +89,6 @@ static const R_CallMethodDef call_entries[] = {
     CALLDEF(sgfs_design_file_info, 1),
     CALLDEF(sgfs_design_file_map, 0),
     CALLDEF(sgfs_design_file_stats, 1),
-    CALLDEF(sgfs_design_file_indicators, 2),
     CALLDEF(sgfs_design_file_rows, 2),
     CALLDEF(sgfs_design_file_columns, 2),
     CALLDEF(sgfs_design_file_shuffle, 5),

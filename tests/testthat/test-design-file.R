@@ -32,8 +32,11 @@ test_that("a design file holds the rows written, in chunks, and their statistics
     expect_output(print(xf), "300 rows x 9 columns")
     ## the columns' statistics: the dense matrix's, to the last bit
     expect_identical(sgfs:::column_stats(xf), sgfs:::column_stats(p$x))
-    expect_identical(.Call(sgfs:::C_sgfs_design_file_indicators, xf, as.double(p$y)),
+    expect_identical(sgfs:::file_indicator_stats(xf, p$y),
                      .Call(sgfs:::C_sgfs_indicator_stats, p$x, as.double(p$y)))
+    expect_identical(sgfs:::design_file_stats(xf)$indicator,
+                     apply(p$x, 2, function(v) all(v[v != 0] == 1), simplify = TRUE),
+                     ignore_attr = TRUE)
     ## the engine reads the standardised rows as it reads the dense copy
     st <- sgfs:::column_stats(p$x)
     center <- c(0, st$mean)

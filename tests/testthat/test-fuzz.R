@@ -158,7 +158,6 @@ fuzz_bases <- function() {
     add("design_file_info", pima_file$path)
     add("design_file_map")
     add("design_file_stats", pima_file)
-    add("design_file_indicators", pima_file, pima_y)
     add("design_file_rows", pima_file, c(3L, 1L, 200L))
     add("design_file_columns", pima_file, c(1L, 7L))
     add("design_file_write", tempfile(fileext = ".sgd"), pima_x[1:5, ], colnames(pima_x),
