@@ -198,11 +198,14 @@ test_that("a fit keeps no reference to the caller's data and survives saveRDS", 
     set.seed(28)
     fit <- sgld(big, y, n_iter = 200, batch_size = 50, progress = FALSE)
     ## the fit refers to its data: serialised, it holds its draws, not them,
-    ## and its size does not grow with the rows
+    ## and its size does not grow with the rows (beyond the windows drawn
+    ## ahead a chain's state holds from 10,000 rows: at most 32 x 50
+    ## doubles for batches of 50)
     big10 <- big[rep(1:1000, 10), ]
     fit10 <- withr::with_seed(28, sgld(big10, rep(y, 10), n_iter = 200, batch_size = 50,
                                        progress = FALSE))
-    expect_equal(length(serialize(fit10, NULL)), length(serialize(fit, NULL)), tolerance = 0.02)
+    size <- length(serialize(fit, NULL))
+    expect_lt(abs(length(serialize(fit10, NULL)) - size), 0.02 * size + 8 * 32 * 50)
     f <- tempfile(fileext = ".rds")
     saveRDS(fit, f)
     back <- readRDS(f)
