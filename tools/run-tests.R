@@ -1,8 +1,10 @@
 ## Runs the whole testthat suite against the installed package and ends with
 ## the line "N passed, N failed" (exit status 1 if anything failed).
 ## `--fast` (make test-fast): the development loop's tier, every file but
-## the slow ones below (about a minute; the whole suite about 10 minutes).
-slow <- c("conjugate", "posterior", "interrupt", "run-length", "horseshoe-posterior", "fuzz")
+## the slow ones below (54 s here; the whole suite about 4 minutes of tests,
+## 10 with the check).
+slow <- c("conjugate", "posterior", "interrupt", "run-length", "horseshoe-posterior", "fuzz",
+          "battery")
 fast <- "--fast" %in% commandArgs(trailingOnly = TRUE)
 Sys.setenv(NOT_CRAN = "true")
 library(testthat)
