@@ -16,12 +16,14 @@
 #' rows' reads wherever the file is, and the data are never copied into R.
 #' Each value is standardised as it is read, with the same arithmetic as
 #' the in-memory copy, so a fit on a file gives the draws of the same fit
-#' on the same data in memory.  Making a fit reads the file from start to
-#' end three or four times (the columns' statistics, the 0/1 columns of
-#' separated levels); the samplers' set-up then adds their full-data
-#' passes (a mode search, curvature): for data much larger than memory,
-#' each pass runs at the disk's speed, and a sampler given `step_size` (and
-#' `init`) avoids them.  Chains on other processes or machines (see
+#' on the same data in memory.  The first fit on a `design_file()` object
+#' reads the file from start to end twice for the columns' statistics, and
+#' once more for the rows of its 0/1 columns if it has any (for the scan
+#' of separated levels); these are kept with the object, so later fits on
+#' it do not read them again.  The samplers' set-up then adds their
+#' full-data passes (a mode search, curvature): for data much larger than
+#' memory, each pass runs at the disk's speed, and a sampler given
+#' `stepsize` (and `init`) avoids them.  Chains on other processes or machines (see
 #' [future::plan()]) open the file from its path instead of receiving a
 #' copy: give a path every worker can read.
 #'
@@ -196,8 +198,9 @@ shuffle_design_file <- function(path, out, y = NULL, weights = NULL, offset = NU
 ## that many windows' reads in flight on a disk at once: random reads of
 ## 100 kB from this machine's disk gave 1.2 GB/s with 8 in flight, 1.5 and
 ## 1.7 GB/s with 16 and 32 (direct reads: the disk's own rate), and sgld()
-## on a 26 GiB file 64-66 us an iteration at depth 8, 58-60 at 32 (batch
-## 500, 50 columns in single precision).  One depth for all data, as it
+## on a shuffled 26 GiB file (batch 500, 50 columns in single precision)
+## 62 us an iteration warm, 66 cold at depth 32, 78 and 97 at depth 8
+## (bench/results-file-single.md then and now).  One depth for all data, as it
 ## orders the random numbers: the same seed gives the same draws from a
 ## file as from memory.
 batch_windows <- function(data) {
@@ -321,12 +324,13 @@ file_design <- function(x, arg, allow_na) {
 }
 
 ## the 0/1 columns of a design file as a dgCMatrix (the others empty), for
-## the separated levels' scan: one pass if there are any, once per opened
-## file (whatever the response: a fit reads the file no more before it
-## samples)
+## the separated levels' scan: one pass if there are any but columns of
+## ones (an intercept, which the scan leaves out), once per design_file()
+## object (whatever the response: later fits do not read the file for it)
 file_indicator_columns <- function(x) {
     if (is.null(x$cache$indicators)) {
-        cols <- which(design_file_stats(x)$indicator)
+        st <- design_file_stats(x)
+        cols <- which(st$indicator & !st$ones)
         s <- if (length(cols)) .Call(C_sgfs_design_file_columns, x, cols)
              else list(i = integer(), p = integer(x$ncol + 1L), x = double())
         x$cache$indicators <- Matrix::sparseMatrix(i = s$i, p = s$p, x = s$x,
@@ -337,10 +341,15 @@ file_indicator_columns <- function(x) {
 }
 
 ## indicator_stats() of a design file, from those columns: which are 0/1,
-## and of each its ones and their responses' sum (NA for the others)
+## and of each its ones and their responses' sum (NA for the others; a
+## column of ones has N and sum(y))
 file_indicator_stats <- function(x, y) {
-    indicator <- design_file_stats(x)$indicator
+    stopifnot(length(y) == x$N)
+    st <- design_file_stats(x)
+    indicator <- st$indicator
     ones <- ysum <- ifelse(indicator, 0, NA_real_)
+    ones[st$ones] <- x$N
+    ysum[st$ones] <- sum(as.double(y))
     cols <- file_indicator_columns(x)
     count <- diff(cols@p)
     if (length(cols@i)) {

@@ -12,10 +12,11 @@
 #' Arguments shared by the samplers
 #'
 #' Every sampler, [sgfs()], [sgld()], [sgldcv()], [psgld()], [sghmc()],
-#' [sgnht()], [isgd()], [osgfs()], [mala()], [hmc()] and the optimiser
-#' [sga()], takes these arguments with these meanings and defaults (each
-#' sampler's own page gives its usage and says where a default differs:
-#' `init`, and the run length of [sga()]), besides its own.
+#' [sgnht()], [isgd()], [osgfs()], [mala()] and [hmc()], takes these
+#' arguments with these meanings and defaults besides its own, and so does
+#' the optimiser [sga()] but for `keep`, `chains`, `cores`, `max_time` and
+#' `verbose`.  Each sampler's page gives its usage and says where a default
+#' differs (`init`, and the run length of [sga()]).
 #'
 #' @param x a formula `y ~ predictors` (with `data`), or a numeric matrix of
 #'   predictors, dense or sparse (a [Matrix::sparseMatrix()], e.g. from
@@ -199,7 +200,7 @@ sampler_method <- function(own, body, defaults = list(), drop = character()) {
     f <- function() NULL
     formals(f) <- c(keep(shared_head), own, keep(shared_tail), alist(... = ))
     body(f) <- as.call(c(as.name("{"), quote(no_dots(...)), as.list(body)[-1L]))
-    environment(f) <- topenv(parent.frame())
+    environment(f) <- environment(sampler_method)       # the namespace
     f
 }
 

@@ -35,8 +35,14 @@ test_that("a design file holds the rows written, in chunks, and their statistics
     expect_identical(sgfs:::file_indicator_stats(xf, p$y),
                      .Call(sgfs:::C_sgfs_indicator_stats, p$x, as.double(p$y)))
     expect_identical(sgfs:::design_file_stats(xf)$indicator,
-                     apply(p$x, 2, function(v) all(v[v != 0] == 1), simplify = TRUE),
-                     ignore_attr = TRUE)
+                     apply(p$x, 2, function(v) all(v[v != 0] == 1)), ignore_attr = TRUE)
+    ## columns of 0/1, 0/1/2, zeros, ones and one NaN: the same as in memory
+    odd <- cbind(p$x[, 1:2], two = p$x[, 1] * 2 + p$x[, 2], zero = 0, one = 1,
+                 nan = c(NaN, p$x[-1, 3]))
+    xo <- file_of(odd)
+    expect_identical(sgfs:::file_indicator_stats(xo, p$count),
+                     .Call(sgfs:::C_sgfs_indicator_stats, odd, as.double(p$count)))
+    expect_error(sgfs:::file_indicator_stats(xo, p$count[-1]))
     ## the engine reads the standardised rows as it reads the dense copy
     st <- sgfs:::column_stats(p$x)
     center <- c(0, st$mean)
