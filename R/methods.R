@@ -67,9 +67,10 @@ divergence_hint <- function(info, eps) sampler_kind(info$method)$divergence(info
 ## H^-1/2), the hint says so and names the coefficient that direction moves
 ## most (in posterior sd); else `otherwise`.  One full-data pass (and the
 ## mode's search if the fit has none cached), made only when a fit has
-## failed a check.
+## failed a check.  (Fits of sgfs(curvature = FALSE) only: with the
+## curvature in the preconditioner N C + P sets only the noise's share.)
 fisher_hint <- function(info, otherwise) {
-    if (!laplace_available(info$design)) return(otherwise)
+    if (!laplace_available(info$design) || isTRUE(info$settings$curvature)) return(otherwise)
     mode <- info$laplace$mode
     if (is.null(mode))              # (not cached: from the first chain's last state)
         mode <- tryCatch(newton_mode(fit_spec(info), info$states[[1L]]$theta)$mode,

@@ -5,7 +5,7 @@
 ##
 ##   R_LIBS=... Rscript bench/bench_rstanarm.R [--out=DIR] [--cases=a,b] [--quick]
 ##       [--long=FACTOR] [--other-samplers=sgfs] [--other-rows=insurance-pois]
-##       [--stan-cache=DIR]
+##       [--stan-cache=DIR] [--stan-draws=N]
 ##
 ## run from the package root.  Needs rstanarm (Debian: r-cran-rstanarm),
 ## loo and posterior.
@@ -137,6 +137,11 @@
 ## DIR/stan-<case>.rds and reuse them when there (rstanarm's horseshoe fit
 ## takes about 20 minutes here; the same seed gives the same fit).
 ##
+## --stan-draws=N: rstanarm with 1,000 warm-up and N kept iterations per
+## chain (default: its own 2,000 iterations, half warm-up), for a reference
+## whose Monte Carlo error is small enough for the horseshoe's 195 spiky
+## sds (with --long=F for the sgfs side); the cache file is per N.
+##
 ## Results: DIR/results-rstanarm.md and .csv (DIR = bench/ by default,
 ## tempdir() with --quick: rstanarm at 500 iterations, sgfs at n_iter =
 ## 4000, a smoke test).  Per-parameter details: DIR/results-rstanarm-params.csv
@@ -245,9 +250,11 @@ sqrt_w_data <- function(cs) {
 ## DIR/stan-<case>.rds if there, else fitted and saved there (the same seed
 ## gives the same fit: for reruns of the sgfs side)
 stan_cache <- flag_value("stan-cache", "")
+stan_draws <- as.integer(flag_value("stan-draws", "0"))
 stan_fit <- function(cs, name = NULL) {
     file <- if (nzchar(stan_cache) && !is.null(name))
-        file.path(stan_cache, sprintf("stan-%s%s.rds", name, if (quick) "-quick" else ""))
+        file.path(stan_cache, sprintf("stan-%s%s%s.rds", name, if (quick) "-quick" else "",
+                                    if (stan_draws > 0) sprintf("-draws%d", stan_draws) else ""))
     if (!is.null(file) && file.exists(file)) return(readRDS(file))
     t <- system.time(sfit <- stan_fit_now(cs))[["elapsed"]]
     attr(sfit, "elapsed") <- t
@@ -269,6 +276,10 @@ stan_fit_now <- function(cs) {
     } else if (!is.null(w)) a$weights <- w
     if (!is.null(cs$priors)) a[names(cs$priors)] <- cs$priors
     if (quick) a$iter <- 500
+    if (stan_draws > 0) {
+        a$warmup <- 1000L
+        a$iter <- 1000L + stan_draws
+    }
     a <- c(a, cs$stan_args)
     do.call(rstanarm::stan_glm, a)
 }
@@ -630,6 +641,7 @@ md <- c("# sgfs's sgldcv() against rstanarm's stan_glm()", "",
                 parallel::detectCores()), "",
         "Command (from the package root):", "", paste0("    ", command), "",
         "Both with 4 chains on 2 cores; rstanarm at its defaults (2,000 iterations per chain, half warm-up, autoscaled priors), seed 1 (for birthwt-probit `init_r = 0.5`: with Stan's default random starts all four chains failed to initialise); sgfs's `sgldcv()` at its defaults (the run grows until 400 bulk ESS and R-hat <= 1.01) with `set.seed(1)` and rstanarm's priors translated to its internal (standardised) scale (see the script's header for the translation); states-wls: explicit priors on the original scale for both (below), and the one mismatch, sigma's prior (rstanarm exponential, sgfs normal(0, 5) on log sigma), which moves sigma's mean by about 0.004, 0.06 of its sd; hs-logit: both given the same rstanarm prior objects, the horseshoe on the coefficients as reported (below; rstanarm's default adapt_delta for hs() is 0.99). Criteria: every posterior mean within 0.1 rstanarm sd, every sd within 10 %, loo elpd within one SE (the larger of the two). z: the largest mean difference in units of its Monte Carlo standard error, sqrt(mcse_sgfs^2 + mcse_stan^2).",
+        if (stan_draws > 0) c("", sprintf("rstanarm here: 1,000 warm-up and %d kept iterations per chain (--stan-draws), not its default 2,000 with half warm-up.", stan_draws)),
         "", md_tab, "", md_groups,
         "Models:", "", sprintf("- %s: %s", tab$case[!grepl(" \\(sgfs x", tab$case)],
                                  tab$model[!grepl(" \\(sgfs x", tab$case)]), "",

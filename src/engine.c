@@ -26,6 +26,9 @@
  *   fixed       (optional) strictly increasing ints, 0-based: rows in every
  *               minibatch, whose random part is drawn from the other rows
  *   sgfs_robust (optional) TRUE: SGFS's robust rule (fisher.c)
+ *   sgfs_curvature (optional) SGFS: the log posterior's curvature at the
+ *               mode, D x D (D for SGFS-d), in place of N I + Lambda
+ *               (sgfs_blockdiag.c)
  *   fisher_rows (optional) int in 2..batch_size: the minibatch rows (its
  *               first ones) whose scores update SGFS's Fisher estimate
  *               (fisher.c); absent: all
@@ -549,6 +552,15 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
                 Rf_error("internal error: 'fisher_rows' must be in 2..%d", e->n);
             if (strncmp(e->sampler->name, "sgfs_", 5) != 0)
                 Rf_error("internal error: 'fisher_rows' is for the SGFS rules only");
+        }
+        SEXP curvature = sgfs_list_opt(spec, "sgfs_curvature");
+        e->sgfs_curvature = NULL;
+        if (curvature != NULL && curvature != R_NilValue) {
+            if (strncmp(e->sampler->name, "sgfs_", 5) != 0)
+                Rf_error("internal error: 'sgfs_curvature' is for the SGFS rules only");
+            const int diag = strcmp(e->sampler->name, "sgfs_diag") == 0;
+            e->sgfs_curvature = REAL(typed_elt(spec, "sgfs_curvature", REALSXP,
+                                               diag ? D : (R_xlen_t) D * D));
         }
         e->work = fresh_real(prot, SLOT_WORK,
                              sampler_array_len(smp->work_len, smp->work, spar, Ds));

@@ -12,7 +12,9 @@
  *
  * The robust rule (fisher.c): B_j = gamma N f_j + Lambda_j in
  * place of gamma N f_j, the step 2 (grad_j + eta_j) / ((1 + alpha^2) B_j),
- * eta_j ~ N(0, alpha^2 B_j).  Cost O(n D).  At large steps (small alpha) it under-estimates posterior
+ * eta_j ~ N(0, alpha^2 B_j).  Given the curvature at the mode (its
+ * diagonal H_jj; spec$sgfs_curvature), H_jj takes the place of N f_j +
+ * Lambda_j in both rules (the reason: sgfs_blockdiag.c).  Cost O(n D).  At large steps (small alpha) it under-estimates posterior
  * variances (Ahn et al. 2012, section 5.1).  State: I (D) and the count t'.
  * During burn-in, and until I_t has averaged scores of 2D examples, steps
  * are kept within a trust region (fisher.c).
@@ -32,17 +34,20 @@ static int diag_step(sgfs_engine *e, double eps)
     sgfs_running_mean(fisher, v, D, sgfs_fisher_weight(e, count));
 
     /* r = grad + eta into gbar, x = r / a into v */
+    const double *H = e->sgfs_curvature;
     for (int j = 0; j < D; j++) {
         double f = fmax(fisher[j], e->prior_prec[j] / e->N);
         gbar[j] = e->grad[j];
         if (e->sgfs_robust) {
-            const double B = gN * f + e->prior_prec[j];
+            /* the curvature H_jj in place of N f + Lambda (sgfs_blockdiag.c) */
+            const double B = H == NULL ? gN * f + e->prior_prec[j] : (gN - e->N) * f + H[j];
             if (alpha2 > 0.0) gbar[j] += sqrt(alpha2 * B) * norm_rand();
             v[j] = gbar[j] / ((1.0 + alpha2) * B);
             continue;
         }
         if (alpha2 > 0.0) gbar[j] += sqrt(alpha2 * gN * f) * norm_rand();
-        v[j] = gbar[j] / (gN * (1.0 + alpha2) * f + e->prior_prec[j]);
+        v[j] = gbar[j] / (H == NULL ? gN * (1.0 + alpha2) * f + e->prior_prec[j]
+                                    : (gN * (1.0 + alpha2) - e->N) * f + H[j]);
     }
     const double shrink = sgfs_burnin_shrink(e, v, gbar);
     for (int j = 0; j < D; j++) e->theta[j] += 2.0 * shrink * v[j];

@@ -379,6 +379,10 @@ struct sgfs_engine {
     int n_fixed;
     int sgfs_robust;            /* SGFS's robust rule (fisher.c), 0 or 1       */
     int fisher_rows;            /* rows of a minibatch in SGFS's Fisher update */
+    const double *sgfs_curvature; /* SGFS: the log posterior's curvature H at
+                                   the mode (D x D; its diagonal, D, for
+                                   SGFS-d), standing for N I + Lambda in the
+                                   preconditioner (sgfs_blockdiag.c), or NULL */
     double *grad_fixed;
     double *centre_fixed;       /* with control variates: the fixed rows' score
                                    sum at the centre (constant), D            */

@@ -29,6 +29,22 @@
  * (bench/results-peers-refresh.md).  The
  * paper's rule (robust = FALSE) has A depend on eps, and factors A and I
  * every iteration.
+ *
+ * With the posterior's curvature H at the mode (spec$sgfs_curvature, for
+ * GLMs), H_k takes the place of N I_k + Lambda_k in both rules: B = H +
+ * (gamma - 1) N I, A = H + (gamma (1 + alpha^2) - 1) N I.  The chain
+ * theta' = theta + K (g + nu + eta) on a Gaussian posterior N(mu, H^-1),
+ * with minibatch noise Var nu = (gamma - 1) N C (C the rows' score
+ * covariance, which I_t estimates) and injected Var eta = E, is stationary
+ * at N(mu, H^-1) exactly when K = 2 (H + (gamma - 1) N C + E)^-1: the
+ * update above.  The paper's N I + Lambda equals H only where the model's
+ * Fisher information equals the data's score covariance (the information
+ * equality, Bernstein-von Mises); where it does not (overdispersed counts,
+ * heteroscedastic residuals, rare levels: C far from the model's
+ * curvature), the paper's rule samples a covariance off by the ratio of
+ * the two, most at large batch fractions (gamma near 1), where H's share
+ * of A is largest: 0.75 to 2 times the posterior sds on R's warpbreaks,
+ * quine, CO2, airquality (bench/results-sgfs-curvature.md).
  * The D normals xi are drawn in one sweep, in parameter order, after every
  * block is factored, so that K = 1 draws exactly as SGFS-f always did.
  *
@@ -53,14 +69,19 @@ R_xlen_t sgfs_blocks_square_sum(int K, const double *size)
     return S;
 }
 
-/* A = scale I + Lambda for one b x b block (upper triangle) */
-static void preconditioner_block(const double *fisher, int b, double scale,
-                                 const double *prior_prec, double *A)
+/* A = scale I + Lambda for the b x b block at parameter o (upper
+   triangle), or, given the curvature H (D x D), A = (scale - N) I + H_oo:
+   H in place of N I + Lambda */
+static void preconditioner_block(const sgfs_engine *e, const double *fisher, int o, int b,
+                                 double scale, double *A)
 {
+    const double *H = e->sgfs_curvature;
+    const size_t D = (size_t) e->D;
     for (int j = 0; j < b; j++) {
         for (int i = 0; i <= j; i++)
-            A[i + (size_t) j * b] = scale * fisher[i + (size_t) j * b];
-        A[j + (size_t) j * b] += prior_prec[j];
+            A[i + (size_t) j * b] = H == NULL ? scale * fisher[i + (size_t) j * b]
+                : (scale - e->N) * fisher[i + (size_t) j * b] + H[(o + i) + (o + j) * D];
+        if (H == NULL) A[j + (size_t) j * b] += e->prior_prec[o + j];
     }
 }
 
@@ -99,12 +120,11 @@ int sgfs_blockdiag_step(sgfs_engine *e, double eps, int K, const double *size)
         sgfs_crossprod_mean_update(e->G, D, e->fisher_rows, o, b, gbar + o, kappa, fisher + at);
         if (robust) {                  /* U'U = B, A = (1 + alpha^2) B */
             if (refresh) {
-                preconditioner_block(fisher + at, b, gN, e->prior_prec + o, V + at);
+                preconditioner_block(e, fisher + at, o, b, gN, V + at);
                 if (sgfs_chol_upper(V + at, b, U + at) < 0.0) return 1;
             }
         } else {                       /* A = gN (1 + alpha^2) I + Lambda, U'U = I */
-            preconditioner_block(fisher + at, b, gN * (1.0 + alpha2), e->prior_prec + o,
-                                 V + at);
+            preconditioner_block(e, fisher + at, o, b, gN * (1.0 + alpha2), V + at);
             if (alpha2 > 0.0 && sgfs_chol_upper(fisher + at, b, U + at) < 0.0) return 1;
             if (sgfs_chol_upper(V + at, b, UA + at) < 0.0) return 1;
         }

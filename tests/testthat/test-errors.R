@@ -147,9 +147,11 @@ test_that("continuing needs n_iter; update with other arguments refits", {
 test_that("draws far from the posterior's mass are reported", {
     ## SGFS on a tiny gaussian problem (N = 32, D = 12) with a small batch
     ## collapses its noise scale: the empirical Fisher is no curvature there
+    ## (the paper's rule, curvature = FALSE)
     set.seed(12)
     expect_warning(sgfs(mpg ~ ., data = mtcars, family = gaussian(), n_iter = 2000,
-                        batch_size = 16, progress = FALSE, robust = FALSE, fisher_rows = 16),
+                        batch_size = 16, progress = FALSE, robust = FALSE, fisher_rows = 16,
+                        curvature = FALSE),
                    "far from the posterior's mass.*larger alpha")
     ## the same check is quiet on a healthy fit
     set.seed(13)
@@ -307,10 +309,19 @@ test_that("SGFS's failure hint names a Fisher information far below the curvatur
     x <- withr::with_seed(7, matrix(stats::rnorm(3000), 1500, 2))
     y <- drop(x %*% c(1, -1)) + withr::with_seed(8, stats::rnorm(1500))
     wrong <- suppressWarnings(sgfs(x, y, family = gaussian(), sigma = 10, n_iter = 300,
-                                   progress = FALSE))
+                                   progress = FALSE, curvature = FALSE))
     hint <- sgfs:::fisher_hint(attr(wrong, "sgfit"), "none")
     expect_match(hint, "empirical Fisher information, which here is 0.0[0-9]+ times")
     expect_match(hint, "use sgldcv()", fixed = TRUE)
+    ## with the curvature at the mode in its place (the default) SGFS samples
+    ## this posterior (sds of hmc()'s within 15 %) and the hint has no cause
+    set.seed(9)
+    cured <- sgfs(x, y, family = gaussian(), sigma = 10, n_iter = 4000, progress = FALSE)
+    set.seed(9)
+    exact <- hmc(x, y, family = gaussian(), sigma = 10, n_iter = 4000, progress = FALSE)
+    expect_equal(apply(as.matrix(cured), 2, sd), apply(as.matrix(exact), 2, sd), tolerance = 0.15)
+    expect_gt(max(abs(apply(as.matrix(wrong), 2, sd) / apply(as.matrix(exact), 2, sd) - 1)), 0.5)
+    expect_identical(sgfs:::fisher_hint(attr(cured, "sgfit"), "none"), "none")
     ## with sigma sampled the two agree and the usual advice stands
     right <- sgfs(x, y, family = gaussian(), n_iter = 300, progress = FALSE)
     expect_identical(sgfs:::fisher_hint(attr(right, "sgfit"), "none"), "none")

@@ -4,8 +4,10 @@
 
 ## `blocks` (sizes of contiguous parameter blocks): SGFS-b, whose Fisher
 ## estimate is the block-diagonal part of SGFS-f's
+## `H`: the curvature sgfs(curvature = TRUE) puts in place of N I + Lambda
+## (the full matrix; its diagonal for the diagonal rule)
 sgfs_update <- function(N, n, restart, full = TRUE, burnin = 0, guard = TRUE,
-                        blocks = NULL, fisher_rows = NULL) {
+                        blocks = NULL, fisher_rows = NULL, H = NULL) {
     gamma <- 1 + N / n * (N - n) / (N - 1)
     if (!is.null(blocks)) {
         label <- rep(seq_along(blocks), blocks)
@@ -34,7 +36,8 @@ sgfs_update <- function(N, n, restart, full = TRUE, burnin = 0, guard = TRUE,
         state$I <- state$I + (V - state$I) / state$count
         a2 <- if (is.finite(eps)) 4 / eps else 0
         if (full) {
-            A <- gamma * N * (1 + a2) * state$I + diag(prec, D)
+            A <- if (is.null(H)) gamma * N * (1 + a2) * state$I + diag(prec, D)
+                 else (gamma * (1 + a2) - 1) * N * state$I + (if (is.null(blocks)) H else H * in_block)
             rhs <- grad
             if (a2 > 0)
                 rhs <- rhs + sqrt(a2 * gamma * N) * drop(crossprod(chol(state$I), rnorm(D)))
@@ -44,7 +47,8 @@ sgfs_update <- function(N, n, restart, full = TRUE, burnin = 0, guard = TRUE,
             f <- pmax(state$I, prec / N)
             rhs <- grad
             if (a2 > 0) rhs <- rhs + sqrt(a2 * gamma * N * f) * rnorm(D)
-            x <- rhs / (gamma * N * (1 + a2) * f + prec)
+            x <- rhs / (if (is.null(H)) gamma * N * (1 + a2) * f + prec
+                        else (gamma * (1 + a2) - 1) * N * f + H)
             theta <- theta + 2 * shrink(x, rhs, t) * x
         }
         list(theta = theta, state = state)
@@ -99,7 +103,7 @@ test_that("SGFS-f: C chain equals the R reference (alpha 0 and > 0, restart, gau
     p <- ref_problem()
     for (alpha in c(0, 1.5)) {
         set.seed(44)
-        fit <- quiet(sgfs(robust = FALSE, p$x, p$y, prior = normal(0, 1), batch_size = 10L, n_iter = 40L,
+        fit <- quiet(sgfs(robust = FALSE, curvature = FALSE, p$x, p$y, prior = normal(0, 1), batch_size = 10L, n_iter = 40L,
                           burnin = 10L, standardize = FALSE, progress = FALSE, alpha = alpha))
         set.seed(44)
         eps <- if (alpha > 0) 4 / alpha^2 else Inf
@@ -111,7 +115,7 @@ test_that("SGFS-f: C chain equals the R reference (alpha 0 and > 0, restart, gau
     ## diagonal); by default max(D + 1, 2 n / D) of them, at most n
     for (pre in c("full", "diagonal")) {
         set.seed(49)
-        fit <- quiet(sgfs(robust = FALSE, p$x, p$y, prior = normal(0, 1), batch_size = 10L,
+        fit <- quiet(sgfs(robust = FALSE, curvature = FALSE, p$x, p$y, prior = normal(0, 1), batch_size = 10L,
                           n_iter = 40L, burnin = 10L, standardize = FALSE, progress = FALSE,
                           alpha = 1.5, fisher_rows = 4L, preconditioner = pre))
         expect_equal(attr(fit, "sgfit")$spec$fisher_rows, 4L)
@@ -145,7 +149,7 @@ test_that("SGFS-f: C chain equals the R reference (alpha 0 and > 0, restart, gau
     ## a batch smaller than D: the trust region binds while the Fisher
     ## estimate is rank deficient (t (n - 1) < 2D), even without burn-in
     set.seed(48)
-    fit <- quiet(sgfs(robust = FALSE, p$x, p$y, prior = normal(0, 1), batch_size = 2L, n_iter = 30L,
+    fit <- quiet(sgfs(robust = FALSE, curvature = FALSE, p$x, p$y, prior = normal(0, 1), batch_size = 2L, n_iter = 30L,
                       burnin = 0L, standardize = FALSE, progress = FALSE, alpha = 0))
     set.seed(48)
     r <- r_chain(p, 3, 2L, 30L, function(t) Inf, sgfs_update(50, 2, restart = 0))
@@ -156,7 +160,7 @@ test_that("SGFS-f: C chain equals the R reference (alpha 0 and > 0, restart, gau
     expect_gt(max(abs(r - r_free)), 0.1)             # the guard did bind
     g <- ref_problem(gaussian())
     set.seed(45)
-    cg <- c_chain(sgfs, g, 12L, 30L, alpha = 3)
+    cg <- c_chain(sgfs, g, 12L, 30L, alpha = 3, curvature = FALSE)
     set.seed(45)
     rg <- r_chain(g, 4, 12L, 30L, function(t) 4 / 9, sgfs_update(50, 12, restart = 0))
     expect_equal(unname(cg), rg, tolerance = 1e-10)
@@ -168,7 +172,7 @@ test_that("robust SGFS: C chains (full and diagonal) equal the R replay", {
         set.seed(67)
         fit <- quiet(sgfs(p$x, p$y, prior = normal(0, 1), batch_size = 10L, n_iter = 300L,
                           burnin = 10L, standardize = FALSE, progress = FALSE, alpha = 1.5,
-                          preconditioner = pre, init = c(0, 0, 0)))
+                          preconditioner = pre, init = c(0, 0, 0), curvature = FALSE))
         expect_true(attr(fit, "sgfit")$settings$robust)
         ## the replay: B = gamma N I + Lambda, A = (1 + alpha^2) B, eta ~ N(0, alpha^2 B);
         ## the full rule's factor of B refreshed when t' has grown by 5 %
@@ -217,17 +221,88 @@ test_that("robust SGFS: C chains (full and diagonal) equal the R replay", {
     }
 })
 
+## the log posterior's mode and minus its Hessian there (Newton in R)
+r_mode_curvature <- function(p, D) {
+    prec <- prior_prec(D, p)
+    all <- seq_len(nrow(p$X))
+    theta <- double(D)
+    for (k in 1:50) {
+        H <- r_neg_hessian(p, theta, all) + diag(prec, D)
+        theta <- theta + drop(solve(H, -prec * theta + colSums(r_scores(p, theta, all))))
+    }
+    r_neg_hessian(p, theta, all) + diag(prec, D)
+}
+
+test_that("SGFS with the curvature at the mode: C chains equal the R replay (full, diagonal, block; both rules)", {
+    p <- ref_problem()
+    H <- r_mode_curvature(p, 3)
+    for (pre in c("full", "diagonal", "block")) {
+        blocks <- if (pre == "block") c(2, 1)
+        set.seed(61)
+        fit <- quiet(sgfs(robust = FALSE, p$x, p$y, prior = normal(0, 1), batch_size = 10L,
+                          n_iter = 40L, burnin = 10L, standardize = FALSE, progress = FALSE,
+                          alpha = 1.5, preconditioner = pre, blocks = blocks))
+        info <- attr(fit, "sgfit")
+        expect_true(info$settings$curvature)
+        expect_equal(info$spec$sgfs_curvature, if (pre == "diagonal") diag(H) else H,
+                     tolerance = 1e-8)
+        set.seed(61)
+        r <- r_chain(p, 3, 10L, 40L, function(t) 4 / 1.5^2,
+                     sgfs_update(50, 10, restart = 6, burnin = 10, full = pre != "diagonal",
+                                 blocks = blocks, H = if (pre == "diagonal") diag(H) else H))
+        expect_equal(unname(sgfs:::all_draws(fit)), r[11:40, ], tolerance = 1e-10)
+    }
+    ## the robust rule: B = H + (gamma - 1) N I, A = (1 + alpha^2) B, eta ~ N(0, alpha^2 B),
+    ## the factor of B refreshed when t' has grown by 5 %
+    p <- ref_problem(N = 200)
+    H <- r_mode_curvature(p, 3)
+    set.seed(62)
+    fit <- quiet(sgfs(p$x, p$y, prior = normal(0, 1), batch_size = 10L, n_iter = 100L,
+                      burnin = 10L, standardize = FALSE, progress = FALSE, alpha = 1.5))
+    gamma <- 1 + 200 / 10 * 190 / 199
+    m <- sgfs:::default_fisher_rows(10L, 3L)
+    set.seed(62)
+    theta <- double(3)
+    out <- matrix(NA_real_, 100, 3)
+    for (t in 1:100) {
+        G <- r_scores(p, theta, r_shuffle_front(r_minibatch(200, 10L), m))
+        grad <- -theta + 200 / 10 * colSums(G)
+        V <- cov(G[1:m, ])
+        if (t == 1) {
+            I <- 0 * V
+            count <- last <- 0
+        }
+        if (t == 6) count <- min(count, ceiling(2 * 3 / (m - 1)))
+        count <- count + 1
+        I <- I + (V - I) / count
+        if (last == 0 || count <= last || count >= 1.05 * last) {
+            last <- count
+            U <- chol((gamma - 1) * 200 * I + H)
+        }
+        rhs <- grad + 1.5 * drop(crossprod(U, rnorm(3)))
+        x <- drop(solve(crossprod(U), rhs)) / (1 + 1.5^2)
+        q <- 4 * sum(x * rhs)
+        s <- if (t <= 10 && q > 12) sqrt(12 / q) else 1
+        theta <- theta + 2 * s * x
+        out[t, ] <- theta
+    }
+    expect_equal(unname(sgfs:::all_draws(fit)), out[11:100, ], tolerance = 1e-10)
+    ## none for a network or a custom model: the paper's rule
+    expect_null(sgfs:::sgfs_curvature(list(design = list(network = list())), "full"))
+})
+
 test_that("SGFS-b: C chain equals the R reference (model blocks, user blocks, restart)", {
     ## gaussian with log_sigma: the default blocks are the coefficients and log_sigma
     g <- ref_problem(gaussian())
     set.seed(51)
-    cg <- c_chain(sgfs, g, 12L, 30L, alpha = 3, preconditioner = "block")
+    cg <- c_chain(sgfs, g, 12L, 30L, alpha = 3, preconditioner = "block", curvature = FALSE)
     set.seed(51)
     rg <- r_chain(g, 4, 12L, 30L, function(t) 4 / 9,
                   sgfs_update(50, 12, restart = 0, blocks = c(3, 1)))
     expect_equal(unname(cg), rg, tolerance = 1e-10)
     set.seed(52)
-    cg <- c_chain(sgfs, g, 12L, 30L, alpha = 2, preconditioner = "block", blocks = c(1, 2, 1))
+    cg <- c_chain(sgfs, g, 12L, 30L, alpha = 2, preconditioner = "block", blocks = c(1, 2, 1),
+                  curvature = FALSE)
     set.seed(52)
     rg <- r_chain(g, 4, 12L, 30L, function(t) 1,
                   sgfs_update(50, 12, restart = 0, blocks = c(1, 2, 1)))
@@ -237,7 +312,7 @@ test_that("SGFS-b: C chain equals the R reference (model blocks, user blocks, re
     p <- ref_problem()
     fit_with <- function(alpha, ...) {
         set.seed(53)
-        quiet(sgfs(robust = FALSE, p$x, p$y, prior = normal(0, 1), batch_size = 10L, n_iter = 40L,
+        quiet(sgfs(robust = FALSE, curvature = FALSE, p$x, p$y, prior = normal(0, 1), batch_size = 10L, n_iter = 40L,
                    burnin = 10L, standardize = FALSE, progress = FALSE, alpha = alpha, ...))
     }
     for (alpha in c(0, 1.5)) {
@@ -268,7 +343,7 @@ test_that("SGFS-b with one block is SGFS-f, and with blocks of one SGFS-d withou
     x <- cbind(withr::with_seed(3, rnorm(200)), rep(0:1, c(197, 3)))
     sparse <- function(...) {
         set.seed(56)
-        quiet(sgfs(robust = FALSE, x, rep(0:1, 100), batch_size = 20L, n_iter = 100L, burnin = 0L,
+        quiet(sgfs(robust = FALSE, curvature = FALSE, x, rep(0:1, 100), batch_size = 20L, n_iter = 100L, burnin = 0L,
                    alpha = 2, standardize = FALSE, progress = FALSE, ...))
     }
     expect_gt(max(abs(sgfs:::all_draws(sparse(preconditioner = "block", blocks = rep(1, 3))) -
@@ -361,7 +436,7 @@ test_that("the default momentum step inflates the stiffest variance by 5 %", {
 test_that("SGFS-d: C chain equals the R reference", {
     p <- ref_problem()
     set.seed(46)
-    cd <- c_chain(sgfs, p, 10L, 40L, preconditioner = "diagonal", alpha = 2)
+    cd <- c_chain(sgfs, p, 10L, 40L, preconditioner = "diagonal", alpha = 2, curvature = FALSE)
     set.seed(46)
     rd <- r_chain(p, 3, 10L, 40L, function(t) 1, sgfs_update(50, 10, 0, full = FALSE))
     expect_equal(unname(cd), rd, tolerance = 1e-10)
@@ -370,7 +445,7 @@ test_that("SGFS-d: C chain equals the R reference", {
     far <- p
     far$y <- 1 - far$y
     set.seed(47)
-    fit <- quiet(sgfs(robust = FALSE, far$x, far$y, prior = normal(0, 1), batch_size = 10L, n_iter = 40L,
+    fit <- quiet(sgfs(robust = FALSE, curvature = FALSE, far$x, far$y, prior = normal(0, 1), batch_size = 10L, n_iter = 40L,
                       burnin = 20L, standardize = FALSE, progress = FALSE, alpha = 0.5,
                       preconditioner = "diagonal", init = c(5, 5, -5)))
     set.seed(47)
@@ -589,7 +664,7 @@ test_that("weighted SGLD, SGLD-CV and SGFS chains (and cbind responses) equal th
     ## per-example scores
     p <- ref_problem(weights = w)
     set.seed(44)
-    fit <- quiet(sgfs(robust = FALSE, p$x, p$y, weights = w, prior = normal(0, 1), batch_size = 10L,
+    fit <- quiet(sgfs(robust = FALSE, curvature = FALSE, p$x, p$y, weights = w, prior = normal(0, 1), batch_size = 10L,
                       n_iter = 40L, burnin = 10L, standardize = FALSE, progress = FALSE, alpha = 1.5))
     set.seed(44)
     r <- r_chain(p, 3, 10L, 40L, function(t) 4 / 1.5^2, sgfs_update(50, 10, restart = 6, burnin = 10))
