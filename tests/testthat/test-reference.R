@@ -291,6 +291,19 @@ test_that("SGFS with the curvature at the mode: C chains equal the R replay (ful
     expect_null(sgfs:::sgfs_curvature(list(design = list(network = list())), "full"))
 })
 
+test_that("beyond 100,000 rows SGFS's curvature is a subset's, close to the full data's", {
+    set.seed(5)
+    N <- 120000L
+    x <- matrix(rnorm(2 * N), N)
+    y <- rbinom(N, 1, plogis(drop(x %*% c(1, -0.5))))
+    fit <- quiet(sgfs(x, y, n_iter = 20L, burnin = 0L, progress = FALSE))
+    info <- attr(fit, "sgfit")
+    full <- sgfs:::newton_mode(sgfs:::fit_spec(info), double(3))$curvature$H
+    ## 50,000 of the 120,000 rows, weighted N / m: within a few per cent
+    expect_equal(info$spec$sgfs_curvature, full, tolerance = 0.03)
+    expect_false(isTRUE(all.equal(info$spec$sgfs_curvature, full, tolerance = 1e-6)))
+})
+
 test_that("SGFS-b: C chain equals the R reference (model blocks, user blocks, restart)", {
     ## gaussian with log_sigma: the default blocks are the coefficients and log_sigma
     g <- ref_problem(gaussian())
