@@ -118,10 +118,11 @@
 #'   does), numbers on the original scale (one per parameter), or `NULL`
 #'   for zero on the standardised scale (a network: random weights, see
 #'   [mlp()]; a [custom_model()]: its `init`).  The default is `NULL` for the
-#'   samplers whose own burn-in finds the posterior quickly (SGFS, except on
-#'   a network) or that start at a mode they compute (SGLD-CV, OSGFS, MALA,
-#'   HMC), and `"map"` for the others, whose small steps would take long to
-#'   get there.
+#'   samplers that start at a mode they compute (SGLD-CV, OSGFS, MALA, HMC;
+#'   SGFS on a GLM, at the mode its `curvature` is taken at, that of 50,000
+#'   of the rows beyond 100,000) or whose own burn-in finds the posterior
+#'   quickly (SGFS on a custom model), and `"map"` for the others (and SGFS
+#'   on a network), whose small steps would take long to get there.
 #' @param standardize centre and scale the predictors (and a gaussian
 #'   response) internally; draws are reported on the original scale.
 #' @param progress show a progress bar.

@@ -126,9 +126,16 @@ sgfs.default <- sampler_method(
     curvature <- check_flag(curvature, "curvature")
     run <- prepare_run_here(environment())
     alpha <- check_nonnegative(alpha, "alpha")
-    if (is.null(burnin)) run <- sgfs_burnin(run, alpha)
     preconditioner <- choose_arg(preconditioner, c("full", "diagonal", "block"),
                                  "preconditioner")
+    ## the curvature at the mode, and the mode as the start (unless given):
+    ## from the mode of m of the N rows a chain starts about sqrt(N / m)
+    ## posterior sds off, from zero up to thousands
+    cur <- if (curvature) sgfs_curvature(run, preconditioner)
+    if (!is.null(cur) && !run$user_init) run$theta0 <- cur$mode
+    if (is.null(burnin))
+        run <- sgfs_burnin(run, alpha, if (is.null(cur) || run$user_init) 20000
+                                       else 5 * sqrt(run$spec$N / cur$rows))
     D <- length(run$theta0)
     if (!is.null(blocks) && preconditioner != "block")
         stop_arg("blocks", "is only used with preconditioner = \"block\"")
@@ -152,7 +159,7 @@ sgfs.default <- sampler_method(
     setup <- function(run) {
         eps <- if (alpha > 0) 4 / alpha^2 else Inf
         restart <- if (run$spec$burnin >= 2L) run$spec$burnin %/% 2L + 1L else 0
-        H <- if (curvature) sgfs_curvature(run, preconditioner)
+        H <- cur$H
         list(engine = paste0("sgfs_", c(full = "full", diagonal = "diag",
                                         block = "block")[[preconditioner]]),
              spec = c(if (robust) list(sgfs_robust = TRUE),
@@ -170,38 +177,47 @@ sgfs.default <- sampler_method(
     sg_fit("sgfs", setup, run, match.call())
 })
 
-## SGFS's curvature for the engine (spec$sgfs_curvature; src/sgfs_blockdiag.c):
-## the log posterior's curvature H at the mode, internal scale, D x D, or its
-## diagonal for SGFS-d.  The run's Laplace approximation where it has one or
-## it is cheap (at most 2 warm_rows rows); beyond, the curvature at the mode
-## of warm_rows evenly spaced rows (weighted N / m, as posterior_laplace()'s
-## warm start): there gamma >= N / n is large, H's share of the
-## preconditioner about 1 / gamma, and the subset's relative error (about
-## sqrt(D / m)) matters less still; the full mode's search would cost more
-## than the run (on 5e5 x 50 rows, 4 Newton steps over all rows).  NULL
+## SGFS's curvature for the engine (spec$sgfs_curvature; src/sgfs_blockdiag.c)
+## and the mode it is taken at: list(H = the log posterior's curvature at
+## the mode, internal scale, D x D or its diagonal for SGFS-d, mode, rows =
+## the rows the mode was found on).  The run's Laplace approximation where
+## it has one or it is cheap (at most 2 warm_rows rows); beyond, the mode of
+## warm_rows evenly spaced rows (weighted N / m, as posterior_laplace()'s
+## warm start) and the curvature there: gamma >= N / n is large there, H's
+## share of the preconditioner about 1 / gamma, and the subset's relative
+## error (about sqrt(D / m)) matters less still, while the full mode's
+## search costs more passes over the data than the burn-in it saves.  NULL
 ## where there is none (a network, a custom model, a horseshoe) or beyond
 ## dense_limit parameters.
 sgfs_curvature <- function(run, preconditioner) {
     if (!laplace_available(run$design) || !is.null(run$design$hs) ||
         length(run$theta0) > dense_limit) return(NULL)
-    H <- if (!is.null(run$cache$laplace) || run$spec$N <= 2L * warm_rows) posterior_laplace(run)$H
-         else newton_mode(subset_spec(run$spec, warm_rows), run$theta0, N = run$spec$N,
-                          tol = 1e-3)$curvature$H
-    if (preconditioner == "diagonal") diag(H) else H
+    N <- run$spec$N
+    out <- if (!is.null(run$cache$laplace) || N <= 2L * warm_rows) {
+        lap <- posterior_laplace(run)
+        list(H = lap$H, mode = lap$mode, rows = N)
+    } else {
+        fit <- newton_mode(subset_spec(run$spec, warm_rows), run$theta0, N = N, tol = 1e-3)
+        list(H = fit$curvature$H, mode = fit$mode, rows = warm_rows)
+    }
+    if (preconditioner == "diagonal") out$H <- diag(out$H)
+    out
 }
 
 ## SGFS's steps are Fisher-scoring steps shrunk by about 2 / ((1 + alpha^2)
-## gamma), gamma ~ N / n: from far off (its default start is zero) a chain
+## gamma), gamma ~ N / n: from far off (a start at zero) a chain
 ## forgets its start in e-folds of (1 + alpha^2) gamma / 2 iterations, and a
 ## tenth of the run, the default burn-in, is too short on large data (a
 ## logistic regression of 500,000 rows in batches of 500: 70 posterior sds
 ## from the mode after 1,000 iterations, an sd of the kept draws 1.7 times
 ## the posterior's).  When the chains set the run's length (n_iter = NULL)
-## and burnin is not given, SGFS's burn-in is at least 10 such e-folds (from
-## 20,000 sds off to 1), the run lengthened to keep as many draws as
-## before; a given n_iter keeps burn-in at its tenth.
-sgfs_burnin <- function(run, alpha) {
-    need <- ceiling(10 * (1 + alpha^2) * gamma_fpc(run$spec$N, run$spec$batch_size) / 2)
+## and burnin is not given, SGFS's burn-in is at least log(far) such
+## e-folds, from `far` posterior sds off to 1 (20,000, 10 e-folds, from a
+## start far away; a GLM starts at the mode, or at a subset's, about
+## sqrt(N / m) sds off: sgfs_curvature()), the run lengthened to keep as
+## many draws as before; a given n_iter keeps burn-in at its tenth.
+sgfs_burnin <- function(run, alpha, far = 20000) {
+    need <- ceiling(log(far) * (1 + alpha^2) * gamma_fpc(run$spec$N, run$spec$batch_size) / 2)
     if (!run$grow || need <= run$spec$burnin) return(run)
     kept <- run$n_iter - run$spec$burnin
     run$spec$burnin <- as.integer(need)

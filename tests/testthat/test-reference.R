@@ -131,14 +131,18 @@ test_that("SGFS-f: C chain equals the R reference (alpha 0 and > 0, restart, gau
     expect_equal(sgfs:::default_fisher_rows(1000L, 12L), 167L)
     expect_equal(sgfs:::default_fisher_rows(50L, 40L), 41L)
     expect_equal(sgfs:::default_fisher_rows(50L, 60L), 50L)
-    ## SGFS's default burn-in when the chains set the run's length: 10
-    ## e-folds of (1 + alpha^2) gamma / 2 iterations, the run keeping its
-    ## draws; a given n_iter keeps its tenth
+    ## SGFS's default burn-in when the chains set the run's length: log(far)
+    ## e-folds of (1 + alpha^2) gamma / 2 iterations from `far` posterior
+    ## sds off (20,000: about 10 e-folds; from a subset's mode fewer), the
+    ## run keeping its draws; a given n_iter keeps its tenth
     run <- list(spec = list(N = 500000L, batch_size = 500L, burnin = 1000L), n_iter = 10000L,
                 grow = TRUE)
-    need <- ceiling(10 * (1 + 1) * (1 + 1000 * 499500 / 499999) / 2)
+    efold <- (1 + 1) * (1 + 1000 * 499500 / 499999) / 2
+    need <- ceiling(log(20000) * efold)
     grown <- sgfs:::sgfs_burnin(run, 1)
     expect_equal(c(grown$spec$burnin, grown$n_iter), c(need, need + 9000))
+    near <- sgfs:::sgfs_burnin(run, 1, far = 5 * sqrt(10))
+    expect_equal(near$spec$burnin, ceiling(log(5 * sqrt(10)) * efold))
     run$grow <- FALSE
     expect_identical(sgfs:::sgfs_burnin(run, 1), run)
     run$grow <- TRUE
@@ -221,7 +225,8 @@ test_that("robust SGFS: C chains (full and diagonal) equal the R replay", {
     }
 })
 
-## the log posterior's mode and minus its Hessian there (Newton in R)
+## minus the Hessian of the log posterior at its mode (Newton in R), with
+## the mode as attribute "mode"
 r_mode_curvature <- function(p, D) {
     prec <- prior_prec(D, p)
     all <- seq_len(nrow(p$X))
@@ -230,12 +235,15 @@ r_mode_curvature <- function(p, D) {
         H <- r_neg_hessian(p, theta, all) + diag(prec, D)
         theta <- theta + drop(solve(H, -prec * theta + colSums(r_scores(p, theta, all))))
     }
-    r_neg_hessian(p, theta, all) + diag(prec, D)
+    structure(r_neg_hessian(p, theta, all) + diag(prec, D), mode = theta)
 }
 
 test_that("SGFS with the curvature at the mode: C chains equal the R replay (full, diagonal, block; both rules)", {
+    ## (the chain starts at the mode, unless init is given)
     p <- ref_problem()
     H <- r_mode_curvature(p, 3)
+    mode <- attr(H, "mode")
+    attr(H, "mode") <- NULL
     for (pre in c("full", "diagonal", "block")) {
         blocks <- if (pre == "block") c(2, 1)
         set.seed(61)
@@ -246,19 +254,23 @@ test_that("SGFS with the curvature at the mode: C chains equal the R replay (ful
         expect_true(info$settings$curvature)
         expect_equal(info$spec$sgfs_curvature, if (pre == "diagonal") diag(H) else H,
                      tolerance = 1e-8)
+        expect_equal(info$starts[[1]]$theta, mode, tolerance = 1e-8)
         set.seed(61)
         r <- r_chain(p, 3, 10L, 40L, function(t) 4 / 1.5^2,
                      sgfs_update(50, 10, restart = 6, burnin = 10, full = pre != "diagonal",
-                                 blocks = blocks, H = if (pre == "diagonal") diag(H) else H))
+                                 blocks = blocks, H = if (pre == "diagonal") diag(H) else H),
+                     theta0 = mode)
         expect_equal(unname(sgfs:::all_draws(fit)), r[11:40, ], tolerance = 1e-10)
     }
     ## the robust rule: B = H + (gamma - 1) N I, A = (1 + alpha^2) B, eta ~ N(0, alpha^2 B),
     ## the factor of B refreshed when t' has grown by 5 %
     p <- ref_problem(N = 200)
     H <- r_mode_curvature(p, 3)
+    attr(H, "mode") <- NULL
     set.seed(62)
     fit <- quiet(sgfs(p$x, p$y, prior = normal(0, 1), batch_size = 10L, n_iter = 100L,
-                      burnin = 10L, standardize = FALSE, progress = FALSE, alpha = 1.5))
+                      burnin = 10L, standardize = FALSE, progress = FALSE, alpha = 1.5,
+                      init = c(0, 0, 0)))
     gamma <- 1 + 200 / 10 * 190 / 199
     m <- sgfs:::default_fisher_rows(10L, 3L)
     set.seed(62)
