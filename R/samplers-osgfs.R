@@ -11,7 +11,7 @@
 #' covariance there, and \eqn{\gamma = 1 + (N/n)(N-n)/(N-1)}{gamma = 1 + (N/n)(N-n)/(N-1)}, so that
 #' \eqn{N(\gamma-1)C}{N(gamma-1)C} is the covariance of the minibatch gradient.  For a
 #' Gaussian posterior the chain's stationary covariance is exactly
-#' \eqn{H^{-1}}{H^(-1)}; at \eqn{\epsilon = 1}{epsilon = 1} (the default) nothing is injected
+#' \eqn{H^{-1}}{H^(-1)}; at \eqn{\epsilon = 1}{epsilon = 1} (the default but for batches of more than about half the rows) nothing is injected
 #' when \eqn{C = H/N}{C = H/N}, and the minibatch noise alone does the sampling.
 #' Where \eqn{Q}{Q} is not positive semi-definite (the minibatch noise alone
 #' exceeds the Langevin noise \eqn{2\epsilon D}{2 epsilon D} in some direction, which
@@ -39,7 +39,11 @@
 #' see the package tests for a measurement.
 #'
 #' @inheritParams sampler-arguments
-#' @param stepsize \eqn{\epsilon}{epsilon} in (0, 1], or `"max"`.
+#' @param stepsize \eqn{\epsilon}{epsilon} in (0, 1], `"max"`, or `NULL` (the
+#'   default): 1, or \eqn{\gamma/2}{gamma/2} where that is smaller (batches of more
+#'   than about half the rows; at all rows 1/2, where 1 would step a Gaussian
+#'   posterior's chain from \eqn{\theta}{theta} to its mirror image and back,
+#'   and 1/2 gives independent draws).
 #' @param mode the mode on the original scale, or `NULL` to find it.
 #' @param opt_iter iterations of [sga()] for the mode.
 #' @param stratify put the rows whose draw would jump the chain into every
@@ -61,12 +65,12 @@ osgfs.formula <- formula_method(function(...) osgfs.default(...))
 #' @rdname osgfs
 #' @export
 osgfs.default <- sampler_method(
-    alist(stepsize = 1, mode = NULL, opt_iter = 10000L, stratify = TRUE), {
+    alist(stepsize = NULL, mode = NULL, opt_iter = 10000L, stratify = TRUE), {
     stratify <- check_flag(stratify, "stratify")
     run <- prepare_run_here(environment())
-    if (!identical(stepsize, "max") &&
+    if (!is.null(stepsize) && !identical(stepsize, "max") &&
         (!is.numeric(stepsize) || length(stepsize) != 1L || !(stepsize > 0 && stepsize <= 1)))
-        stop_arg("stepsize", "must be a number in (0, 1] or \"max\", not ", format_value(stepsize))
+        stop_arg("stepsize", "must be a number in (0, 1], \"max\" or NULL, not ", format_value(stepsize))
     opt_iter <- check_count(opt_iter, "opt_iter", 2L)
     mode <- check_point(mode, run$design, "mode")
     N <- run$spec$N
@@ -142,7 +146,9 @@ osgfs_rule <- function(H, C, N, n, stepsize) {
     lam <- eigen(t(inv) %*% M %*% inv, symmetric = TRUE, only.values = TRUE)$values[1L]
     ## beyond gamma / 2 the chain is anti-correlated (at n = N, eps = 1 has Q = 0)
     eps_max <- min(1, 2 / lam, gamma / 2)
-    eps <- if (identical(stepsize, "max")) eps_max else as.double(stepsize)
+    eps <- if (identical(stepsize, "max")) eps_max
+           else if (is.null(stepsize)) min(1, gamma / 2)
+           else as.double(stepsize)
     Q <- 2 * eps * Dm - eps^2 * M
     eq <- eigen((Q + t(Q)) / 2, symmetric = TRUE)
     list(A = eps * Dm, R = eq$vectors %*% diag(sqrt(pmax(eq$values, 0)), nrow(Q)),

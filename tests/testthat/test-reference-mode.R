@@ -172,6 +172,25 @@ test_that("OSGFS's noise gives the exact stationary covariance H^-1 (linear-Gaus
     expect_lt(big$eps, 1)
     expect_equal(sgfs:::osgfs_rule(H, 2 * H / N, N, 10, 1)$excess, 1 / big$eps - 1,
                  tolerance = 1e-8)
+    ## the default step: 1, or gamma / 2 where that is smaller (all rows: 1/2,
+    ## where 1 would mirror a Gaussian chain deterministically)
+    expect_equal(sgfs:::osgfs_rule(H, H / N, N, 10, NULL)$eps, 1)
+    expect_equal(sgfs:::osgfs_rule(H, H / N, N, N, NULL)$eps, 0.5)
+    n3 <- as.integer(0.75 * N)
+    expect_equal(sgfs:::osgfs_rule(H, H / N, N, n3, NULL)$eps, sgfs:::gamma_fpc(N, n3) / 2)
+    expect_lt(sgfs:::gamma_fpc(N, n3) / 2, 1)
+    ## so osgfs() at its defaults samples a small data set (all its rows in
+    ## every batch) instead of refusing its own default
+    set.seed(3)
+    fit <- osgfs(uptake ~ Type + Treatment + conc, data = CO2, family = gaussian(),
+                 n_iter = 4000, progress = FALSE)
+    expect_equal(attr(fit, "sgfit")$settings$stepsize, 0.5)
+    set.seed(3)
+    ref <- hmc(uptake ~ Type + Treatment + conc, data = CO2, family = gaussian(),
+               n_iter = 4000, progress = FALSE)
+    expect_equal(apply(as.matrix(fit), 2, sd), apply(as.matrix(ref), 2, sd), tolerance = 0.15)
+    expect_error(osgfs(uptake ~ conc, data = CO2, family = gaussian(), stepsize = 1,
+                       n_iter = 10, progress = FALSE), "deterministic")
 })
 
 test_that("I-SGD: C chain equals the R reference (warm-up, then isotropic noise)", {
