@@ -84,7 +84,9 @@
 #'   (the default): `normal(0, 2.5)` for a GLM; for a network, on each
 #'   layer's weights and biases `normal(0, 1/sqrt(fan-in))`.
 #' @param batch_size minibatch size \eqn{n}{n}, between 2 and the number of
-#'   rows \eqn{N}{N}; by default \eqn{N/100}{N/100} clamped to \[100, 500\].
+#'   rows \eqn{N}{N}; by default \eqn{N/100}{N/100} clamped to \[100, 500\], all rows
+#'   when there are at most 100 (for [psgld()] a quarter of them then: its
+#'   preconditioner follows the minibatch noise).
 #' @param n_iter number of iterations, burn-in included.  `NULL` (the
 #'   default) lets the chains set it: 10,000 iterations, then the part after
 #'   burn-in is extended, by the factor the effective sample size so far

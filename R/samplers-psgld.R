@@ -39,6 +39,22 @@
 #' @export
 psgld <- function(x, ...) UseMethod("psgld")
 
+## pSGLD's default batch: the shared default, but a quarter of the rows where
+## that would take them all (at most 100 rows).  RMSprop's V follows the
+## minibatch noise; with every row in every batch there is none, V follows
+## the chain's own recent positions, and the dropped Gamma term (the
+## preconditioner's dependence on theta) biases the draws: sds 1.3 to 1.7
+## times the posterior's on R's CO2, warpbreaks, esoph and swiss data, with
+## a step 500 times smaller (a 4.6-million-iteration run on 84 rows);
+## at a quarter of the rows (gamma about 4) 1.01 to 1.08, in 60,000.
+psgld_batch <- function(run) {
+    N <- run$spec$N
+    if (run$spec$batch_size < N || N < 8L) return(run)
+    run$spec$batch_size <- as.integer(ceiling(N / 4))
+    run$spec$window_rows <- window_rows(run$design$data, run$spec$batch_size)
+    run
+}
+
 #' @rdname psgld
 #' @export
 psgld.formula <- formula_method(function(...) psgld.default(...))
@@ -50,6 +66,7 @@ psgld.default <- sampler_method(
     defaults = alist(init = "map"), {
     metric <- check_metric(metric)
     run <- prepare_run_here(environment())
+    if (is.null(batch_size)) run <- psgld_batch(run)
     if (!is.numeric(decay) || length(decay) != 1L || !(decay > 0 && decay < 1))
         stop_arg("decay", "must be a number between 0 and 1, not ", format_value(decay))
     lambda <- check_positive(lambda, "lambda")
