@@ -45,12 +45,16 @@ subset_mode <- function(post, start) {
 
 ## The largest eigenvalue of P^(1/2) H P^(1/2) at the mode, H the negative
 ## Hessian and P = diag(precond(mode, spec)) a diagonal preconditioner (the
-## identity by default).
-posterior_stiffness <- function(run, precond = NULL, n_power = 30L) {
+## identity by default); with `groups` (a group number per parameter), that
+## of each group's diagonal block of H instead, in the order of
+## unique(groups) (lambda_max a vector).
+posterior_stiffness <- function(run, precond = NULL, n_power = 30L, groups = NULL) {
     if (!is.null(run$design$hs)) {            # in the horseshoe's coordinates, at the joint mode
         lap <- posterior_laplace(run)
-        return(list(mode = lap$mode, lambda_max = max(eigen(lap$H, symmetric = TRUE,
-                                                            only.values = TRUE)$values)))
+        blocks <- if (is.null(groups)) list(seq_along(lap$mode))
+                  else lapply(unique(groups), function(g) which(groups == g))
+        return(list(mode = lap$mode, lambda_max = vapply(blocks, function(b)
+            max(eigen(lap$H[b, b, drop = FALSE], symmetric = TRUE, only.values = TRUE)$values), 0)))
     }
     N <- run$spec$N
     spec <- subset_spec(run$spec)
@@ -60,19 +64,26 @@ posterior_stiffness <- function(run, precond = NULL, n_power = 30L) {
     mode <- if (is.null(run$design$network)) subset_mode(post, run$theta0) else run$theta0
     root <- if (is.null(precond)) rep(1, length(mode)) else sqrt(precond(mode, spec))
     h <- 1e-4 * max(1, sqrt(sum(mode^2)))
-    hess_times <- function(v) {
-        w <- root * v
-        -root * (post(mode + h * w)$grad - post(mode - h * w)$grad) / (2 * h)
+    floor <- root^2 * spec$prior_prec
+    ## power iteration on the block of the coordinates `in_block` (logical)
+    power <- function(in_block) {
+        hess_times <- function(v) {
+            w <- root * v
+            -in_block * root * (post(mode + h * w)$grad - post(mode - h * w)$grad) / (2 * h)
+        }
+        v <- in_block / sqrt(sum(in_block))
+        lambda <- 0
+        for (k in seq_len(n_power)) {
+            w <- hess_times(v)
+            lambda <- sqrt(sum(w^2))
+            if (!(lambda > 0)) break
+            v <- w / lambda
+        }
+        max(lambda, floor[in_block])
     }
-    v <- rep(1, length(mode)) / sqrt(length(mode))
-    lambda <- 0
-    for (k in seq_len(n_power)) {
-        w <- hess_times(v)
-        lambda <- sqrt(sum(w^2))
-        if (!(lambda > 0)) break
-        v <- w / lambda
-    }
-    list(mode = mode, lambda_max = max(lambda, root^2 * spec$prior_prec))
+    lambda <- if (is.null(groups)) power(rep(TRUE, length(mode)))
+              else vapply(unique(groups), function(g) power(groups == g), 0)
+    list(mode = mode, lambda_max = lambda)
 }
 
 ## pSGLD's preconditioner at the mode: G = 1 / (lambda + sqrt(V)), V the

@@ -503,6 +503,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
             Rf_error("internal error: the '%s' rule does not sample a horseshoe", e->sampler->name);
         SEXP spar = typed_elt(spec, "spar", REALSXP, -1);
         e->spar = REAL(spar);
+        e->spar_len = Rf_xlength(spar);
         if ((double) Rf_xlength(spar) <
             e->sampler->n_spar + (double) e->sampler->spar_per_dd * Ds * Ds)
             Rf_error("internal error: the '%s' rule needs %.0f settings, 'spar' has %.0f",

@@ -322,6 +322,7 @@ struct sgfs_engine {
     /* sampler */
     const sgfs_sampler *sampler;
     const double *spar;         /* sampler settings, in the sampler's order    */
+    R_xlen_t spar_len;          /* how many                                    */
     sgfs_schedule sched;
     /* chain state (persistent R vectors, copied into and out of a fit) */
     double *theta;              /* Ds: the sampler's coordinates (z = U xi

@@ -237,3 +237,21 @@ r_separated_update <- function(p, theta, spec, prec) {
     theta
 }
 
+## minus the Hessian of the log posterior at its mode (damped Newton in R), with
+## the mode as attribute "mode"
+r_mode_curvature <- function(p, D) {
+    prec <- prior_prec(D, p)
+    all <- seq_len(nrow(p$X))
+    grad <- function(th) -prec * th + colSums(r_scores(p, th, all))
+    theta <- double(D)
+    for (k in 1:100) {         # Newton, the step halved until the gradient shrinks
+        H <- r_neg_hessian(p, theta, all) + diag(prec, D)
+        ev <- min(eigen(H, symmetric = TRUE, only.values = TRUE)$values)
+        if (ev <= 0) H <- H + diag(1 - ev, D)
+        g <- grad(theta)
+        step <- drop(solve(H, g))
+        while (sum(grad(theta + step)^2) > sum(g^2) && sum(step^2) > 1e-20) step <- step / 2
+        theta <- theta + step
+    }
+    structure(r_neg_hessian(p, theta, all) + diag(prec, D), mode = theta)
+}

@@ -202,7 +202,7 @@ test_that("I-SGD: C chain equals the R reference (warm-up, then isotropic noise)
             if (t == 1) state <- list(acc = c(0, 0), tau = NULL)
             if (t <= 20) {
                 if (t > 10) state$acc <- state$acc + tapply(grad^2, factor(groups, 1:2), sum, default = 0)
-                if (t == 20) state$tau <- state$acc / 10
+                if (t == 20) state$tau <- pmax(state$acc / 10, floors)
                 return(list(theta = theta + eps / 2 * grad + sqrt(eps) * rnorm(D), state = state))
             }
             tau <- state$tau[groups]
@@ -213,6 +213,14 @@ test_that("I-SGD: C chain equals the R reference (warm-up, then isotropic noise)
         fit <- quiet(isgd(p$x, p$y, family = fam, prior = normal(0, 1), batch_size = 10L,
                           n_iter = 40L, burnin = 20L, standardize = FALSE, progress = FALSE,
                           init = NULL, stepsize = 0.01))
+        ## each group's tau at least 21 times its block's largest curvature at the mode
+        H <- r_mode_curvature(p, D)
+        floors <- vapply(1:2, function(g) if (!any(groups == g)) 0 else
+            21 * max(eigen(H[groups == g, groups == g, drop = FALSE])$values), 0)
+        spar <- attr(fit, "sgfit")$spec$spar
+        expect_equal(unname(spar[-seq_len(2 + D)]), floors[groups], tolerance = 1e-4)
+        floors <- unname(spar[-seq_len(2 + D)])[match(1:2, groups)]
+        floors[is.na(floors)] <- 0
         set.seed(67)
         ri <- r_chain(p, D, 10L, 40L, function(t) 0.01, isgd_update)
         expect_equal(unname(sgfs:::all_draws(fit)), ri[21:40, ], tolerance = 1e-12)

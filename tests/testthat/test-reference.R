@@ -170,19 +170,6 @@ test_that("SGFS-f: C chain equals the R reference (alpha 0 and > 0, restart, gau
     expect_equal(unname(cg), rg, tolerance = 1e-10)
 })
 
-## minus the Hessian of the log posterior at its mode (Newton in R), with
-## the mode as attribute "mode"
-r_mode_curvature <- function(p, D) {
-    prec <- prior_prec(D, p)
-    all <- seq_len(nrow(p$X))
-    theta <- double(D)
-    for (k in 1:50) {
-        H <- r_neg_hessian(p, theta, all) + diag(prec, D)
-        theta <- theta + drop(solve(H, -prec * theta + colSums(r_scores(p, theta, all))))
-    }
-    structure(r_neg_hessian(p, theta, all) + diag(prec, D), mode = theta)
-}
-
 test_that("robust SGFS: C chains (full, diagonal; full with the curvature) equal the R replay", {
     p <- ref_problem(N = 200)
     H <- r_mode_curvature(p, 3)
