@@ -1,0 +1,68 @@
+#!/usr/bin/env Rscript
+## bench/bench_small_defaults.R - every sampler at its defaults on small
+## regressions of data shipped with R, against a long hmc() run: what a user
+## trying the package on R's own data sets gets.
+##
+##   R_LIBS=<lib> Rscript bench/bench_small_defaults.R [--out=bench]
+##
+## Data (all rows in every minibatch for most: at most 100 rows take them
+## all): CO2 (gaussian, heteroscedastic), warpbreaks (poisson,
+## overdispersed), esoph (grouped binomial, sparse cells), Pima.tr
+## (logistic), iris (categorical), swiss (gaussian), mtcars am ~ wt
+## (probit).  Each sampler with its defaults (one chain; the run grows to
+## 400 bulk effective draws), set.seed(1); the reference hmc() with n_iter =
+## 20,000.  Per cell: the range of sd / sd_hmc over the parameters, the
+## largest |mean - mean_hmc| / sd_hmc, seconds, and whether it warned or
+## failed.  Writes DIR/results-small-defaults.md.
+suppressPackageStartupMessages(library(sgfs))
+args <- commandArgs(trailingOnly = TRUE)
+out_dir <- sub("^--out=", "", grep("^--out=", args, value = TRUE))
+if (!length(out_dir)) out_dir <- "bench"
+
+cases <- list(
+    CO2 = list(uptake ~ Type + Treatment + conc, CO2, gaussian()),
+    warpbreaks = list(breaks ~ wool + tension, warpbreaks, poisson()),
+    esoph = list(cbind(ncases, ncontrols) ~ agegp + alcgp, esoph, binomial()),
+    Pima = list(type ~ ., MASS::Pima.tr, binomial()),
+    iris = list(Species ~ Sepal.Length + Sepal.Width, iris, categorical()),
+    swiss = list(Fertility ~ ., swiss, gaussian()),
+    `mtcars probit` = list(am ~ wt, mtcars, binomial(link = "probit")))
+samplers <- c("sgfs", "sgld", "psgld", "sghmc", "sgnht", "sgldcv", "osgfs", "isgd", "mala")
+
+cells <- list()
+for (nm in names(cases)) {
+    cs <- cases[[nm]]
+    set.seed(1)
+    ref <- suppressWarnings(hmc(cs[[1]], data = cs[[2]], family = cs[[3]], n_iter = 20000L,
+                                verbose = FALSE))
+    R <- as.matrix(ref)
+    s_ref <- apply(R, 2, sd)
+    m_ref <- colMeans(R)
+    for (smp in samplers) {
+        set.seed(1)
+        warned <- FALSE
+        t <- system.time(fit <- tryCatch(withCallingHandlers(
+            get(smp)(cs[[1]], data = cs[[2]], family = cs[[3]], verbose = FALSE),
+            warning = function(w) { warned <<- TRUE; invokeRestart("muffleWarning") }),
+            error = function(e) e))[["elapsed"]]
+        cell <- if (inherits(fit, "error")) "error" else {
+            M <- as.matrix(fit)
+            r <- apply(M, 2, sd) / s_ref
+            sprintf("%.2f-%.2f; %.2f; %.1f s%s", min(r), max(r),
+                    max(abs(colMeans(M) - m_ref) / s_ref), t, if (warned) "; warned" else "")
+        }
+        cells[[nm]][[smp]] <- cell
+        cat(sprintf("%-14s %-7s %s\n", nm, smp, cell))
+    }
+}
+md <- c("# Every sampler at its defaults on small data sets of R (bench/bench_small_defaults.R)", "",
+        sprintf("%s; R %s; BLAS %s; `R_LIBS=<lib> Rscript bench/bench_small_defaults.R`.",
+                format(Sys.time(), "%Y-%m-%d %H:%M"), getRversion(), extSoftVersion()[["BLAS"]]), "",
+        "Each cell: the range of sd / sd_hmc over the parameters; the largest |mean - mean_hmc| / sd_hmc; seconds of the whole call (a shared machine); whether it warned.  Reference: hmc(n_iter = 20000).", "",
+        paste0("| data | ", paste(samplers, collapse = " | "), " |"),
+        paste0("|---|", paste(rep("---", length(samplers)), collapse = "|"), "|"),
+        vapply(names(cells), function(nm)
+            paste0("| ", nm, " | ", paste(unlist(cells[[nm]][samplers]), collapse = " | "), " |"), ""))
+dir.create(out_dir, showWarnings = FALSE)
+writeLines(md, file.path(out_dir, "results-small-defaults.md"))
+cat(md, sep = "\n")
