@@ -238,3 +238,25 @@ test_that("gradient evaluations are n_iter times the count per iteration", {
     expect_equal(evals(fit_pima(mala)), n_iter * N)
     expect_equal(evals(fit_pima(hmc, n_leapfrog = 3)), n_iter * 3 * N)
 })
+
+test_that("with every row in every batch the momentum rules, pSGLD and I-SGD sample the posterior at their defaults", {
+    ## CO2 (84 rows, gaussian: 4 coefficients and log_sigma): the shared
+    ## default batch holds every row.  Before: SGHMC's and SGNHT's clip bound
+    ## almost every coordinate (sds 25 x), SGNHT's thermostat wandered (1.6 x),
+    ## pSGLD's RMSprop followed the chain (1.4 x), I-SGD's log_sigma 5.6 x.
+    f <- uptake ~ Type + Treatment + conc
+    sds <- function(fit) apply(as.matrix(fit), 2, stats::sd)
+    set.seed(20)
+    ref <- sds(hmc(f, data = CO2, family = gaussian(), n_iter = 10000, progress = FALSE))
+    fits <- list()
+    for (smp in c("sghmc", "sgnht", "psgld", "isgd")) {
+        set.seed(21)
+        fits[[smp]] <- get(smp)(f, data = CO2, family = gaussian(), progress = FALSE,
+                                verbose = FALSE)
+        ## (at least 400 effective draws each: about 4 % Monte Carlo error on an sd)
+        expect_equal(sds(fits[[smp]]), ref, tolerance = 0.15, label = smp)
+    }
+    expect_lte(info(fits$sgnht)$settings$stepsize, 0.01 * sqrt(5 / 2) * (1 + 1e-12))
+    expect_equal(info(fits$psgld)$batch_size, 21L)
+    expect_equal(info(fits$sghmc)$batch_size, 84L)
+})
