@@ -45,16 +45,17 @@ subset_mode <- function(post, start) {
 
 ## The largest eigenvalue of P^(1/2) H P^(1/2) at the mode, H the negative
 ## Hessian and P = diag(precond(mode, spec)) a diagonal preconditioner (the
-## identity by default); with `groups` (a group number per parameter), that
-## of each group's diagonal block of H instead, in the order of
-## unique(groups) (lambda_max a vector).
+## identity by default); with `groups` (a group number per parameter), also
+## that of each group's diagonal block of H, in the order of unique(groups)
+## (lambda_groups), from the same mode.
 posterior_stiffness <- function(run, precond = NULL, n_power = 30L, groups = NULL) {
+    blocks <- if (!is.null(groups)) lapply(unique(groups), function(g) groups == g)
     if (!is.null(run$design$hs)) {            # in the horseshoe's coordinates, at the joint mode
         lap <- posterior_laplace(run)
-        blocks <- if (is.null(groups)) list(seq_along(lap$mode))
-                  else lapply(unique(groups), function(g) which(groups == g))
-        return(list(mode = lap$mode, lambda_max = vapply(blocks, function(b)
-            max(eigen(lap$H[b, b, drop = FALSE], symmetric = TRUE, only.values = TRUE)$values), 0)))
+        top <- function(b) max(eigen(lap$H[b, b, drop = FALSE], symmetric = TRUE,
+                                     only.values = TRUE)$values)
+        return(list(mode = lap$mode, lambda_max = top(rep(TRUE, length(lap$mode))),
+                    lambda_groups = if (!is.null(blocks)) vapply(blocks, top, 0)))
     }
     N <- run$spec$N
     spec <- subset_spec(run$spec)
@@ -81,9 +82,8 @@ posterior_stiffness <- function(run, precond = NULL, n_power = 30L, groups = NUL
         }
         max(lambda, floor[in_block])
     }
-    lambda <- if (is.null(groups)) power(rep(TRUE, length(mode)))
-              else vapply(unique(groups), function(g) power(groups == g), 0)
-    list(mode = mode, lambda_max = lambda)
+    list(mode = mode, lambda_max = power(rep(TRUE, length(mode))),
+         lambda_groups = if (!is.null(blocks)) vapply(blocks, power, 0))
 }
 
 ## pSGLD's preconditioner at the mode: G = 1 / (lambda + sqrt(V)), V the

@@ -71,12 +71,12 @@ isgd.default <- sampler_method(
     }
     group_index <- match(groups, unique(groups)) - 1
     setup <- function(run) {
-        stiff <- gamma_fpc(run$spec$N, run$spec$batch_size) *
-            posterior_stiffness(run)$lambda_max
+        stiffness <- posterior_stiffness(run, groups = group_index)
+        stiff <- gamma_fpc(run$spec$N, run$spec$batch_size) * stiffness$lambda_max
         eps <- if (is.null(stepsize)) 0.2 / stiff else stepsize
         ## each group's tau at least 21 times its stiffest curvature: the
         ## automatic step's variance inflation at most 5 % (src/sampler_isgd.c)
-        floors <- 21 * posterior_stiffness(run, groups = group_index)$lambda_max
+        floors <- 21 * stiffness$lambda_groups
         list(engine = "isgd", spar = c(warmup_from = warmup %/% 2L, warmup_to = warmup, group_index,
                                        floors[group_index + 1L]),
              schedule = schedule_vector("constant", eps, run$n_iter),

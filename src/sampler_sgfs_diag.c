@@ -37,17 +37,19 @@ static int diag_step(sgfs_engine *e, double eps)
     const double *H = e->sgfs_curvature;
     for (int j = 0; j < D; j++) {
         double f = fmax(fisher[j], e->prior_prec[j] / e->N);
+        /* what the preconditioner adds to gamma N f (times 1 + alpha^2 in
+           the paper's rule): Lambda_j, or H_jj - N f, the curvature in place
+           of N f + Lambda_j (sgfs_blockdiag.c) */
+        const double extra = H == NULL ? e->prior_prec[j] : H[j] - e->N * f;
         gbar[j] = e->grad[j];
         if (e->sgfs_robust) {
-            /* the curvature H_jj in place of N f + Lambda (sgfs_blockdiag.c) */
-            const double B = H == NULL ? gN * f + e->prior_prec[j] : (gN - e->N) * f + H[j];
+            const double B = gN * f + extra;
             if (alpha2 > 0.0) gbar[j] += sqrt(alpha2 * B) * norm_rand();
             v[j] = gbar[j] / ((1.0 + alpha2) * B);
             continue;
         }
         if (alpha2 > 0.0) gbar[j] += sqrt(alpha2 * gN * f) * norm_rand();
-        v[j] = gbar[j] / (H == NULL ? gN * (1.0 + alpha2) * f + e->prior_prec[j]
-                                    : (gN * (1.0 + alpha2) - e->N) * f + H[j]);
+        v[j] = gbar[j] / (gN * (1.0 + alpha2) * f + extra);
     }
     const double shrink = sgfs_burnin_shrink(e, v, gbar);
     for (int j = 0; j < D; j++) e->theta[j] += 2.0 * shrink * v[j];
