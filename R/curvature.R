@@ -106,7 +106,12 @@ psgld_preconditioner <- function(lambda, N, n, metric = NULL) {
 ## A check that the draws sit where the posterior's mass is: for a
 ## near-Gaussian posterior, log p(mode) - log p(draw) is about chi^2_D / 2, so
 ## its mean over draws is about D/2.  Returns that mean gap over up to 20
-## draws spread over the chain, and the gap expected at most.  The log
+## draws spread over the chain, the gap expected, and the limits beyond
+## which it is not chance (10 of chi^2_D / 2's sds, sqrt(D / 2), on the
+## mean of draws that may all be alike, and the noise below): above, the
+## draws are off the posterior's mass; below, they are bunched near the
+## mode -- a chain that has hardly left its start (on large problems the
+## default start is the mode), which only a large D can show.  The log
 ## posterior uses up to 10^5 evenly spaced rows (likelihood scaled by N/m).
 ## The mode is the run's own (posterior_laplace(), cached in the fit) where
 ## there is one: the subset's log density then differs from the full one by
@@ -127,15 +132,17 @@ mode_gap <- function(value, m = 100000L) {
     r <- info$N / spec$N
     if (!is.null(info$laplace)) {
         noise <- sqrt(max(r - 1, 0) * D)
+        slack <- 10 * sqrt(D) + 5 * noise + 5
         return(list(gap = post(info$laplace$mode)$value - mean(values), expected = D / 2,
-                    limit = D / 2 + 10 * sqrt(D) + 5 * noise + 5))
+                    limit = D / 2 + slack, lower = D / 2 - slack, D = D))
     }
     start <- internal[[which.max(values)]]
     ## a GLM's subset mode by Newton (a few O(m D^2) passes in C), else BFGS
     mode <- if (laplace_available(info$design)) newton_mode(spec, start, N = info$N)$mode
             else subset_mode(post, start)
+    slack <- 10 * sqrt(r * D) + 5
     list(gap = post(mode)$value - mean(values), expected = r * D / 2,
-         limit = r * D / 2 + 10 * sqrt(r * D) + 5)
+         limit = r * D / 2 + slack, lower = r * D / 2 - slack, D = D)
 }
 
 ## The learning rate at which SGHMC's stationary variance in the stiffest

@@ -79,16 +79,35 @@ warn_stuck_chains <- function(info) {
     invisible()
 }
 
-## warns when the draws sit far below the posterior's mode
+## warns when the draws sit far below the posterior's mode, or far closer
+## to it than draws of the posterior would (mode_gap())
 warn_far_draws <- function(info, value) {
     gap <- draws_mode_gap(info, value)
-    if (is.null(gap)) return(invisible())
-    if (is.finite(gap$gap) && gap$gap > gap$limit)
+    if (is.null(gap) || !is.finite(gap$gap)) return(invisible())
+    if (gap$gap > gap$limit)
         warning(sprintf(paste0(
             "the draws are far from the posterior's mass: log density %.3g below the mode ",
             "on average (about %.3g expected): the chain has not converged or the sampler is ",
             "biased here; %s"), gap$gap, gap$expected,
             remedy_hint(info)), call. = FALSE)
+    else if (gap$gap < gap$lower)
+        warning(sprintf(paste0(
+            "the draws are bunched near the posterior's mode: log density %.3g below it on ",
+            "average, where draws of the posterior (%d parameters) would be about %.3g below: ",
+            "the chain%s hardly moved from %s start, and the intervals are far too narrow; %s"),
+            gap$gap, gap$D, gap$expected,
+            if (isTRUE(info$chains > 1L)) "s have" else " has",
+            if (isTRUE(info$chains > 1L)) "their" else "its", bunched_hint(info)), call. = FALSE)
+}
+
+## what to do about chains that have hardly moved: more iterations, and on
+## large data a sampler that mixes faster
+bunched_hint <- function(info) {
+    longer <- if (is.null(info$run_length))
+        "continue the chains with update(fit, n_iter =), or leave n_iter unset to let their effective sample size set the run length"
+    else sprintf("give the run more time than max_time = %.3g s", info$run_length$max_time)
+    paste0(longer, if (sampler_kind(info$method)$slow_mixing)
+                       "; or use sgldcv() or osgfs(), which mix far faster on large data")
 }
 
 ## mode_gap() where it is meaningful: not for networks (multimodal); for a
