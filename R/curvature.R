@@ -89,15 +89,14 @@ posterior_stiffness <- function(run, precond = NULL, n_power = 30L, groups = NUL
 ## pSGLD's preconditioner at the mode: G = 1 / (lambda + sqrt(V)), V the
 ## expected square of a minibatch's mean score there (n rows drawn without
 ## replacement), mean^2 + S^2 (N - n) / (n N), S^2 the scores' variance
-## with denominator N - 1 (var() over the rows used); with a metric (its
-## factor U, or scales), of the scores in its coordinates U'^-1 g
+## with denominator N - 1 (var() over the rows used); with a metric
+## (sampler_metric()), of the scores in its coordinates U'^-1 g
 psgld_preconditioner <- function(lambda, N, n, metric = NULL) {
     function(mode, spec) {
         m <- spec$N
         spec$batch_size <- m
         scores <- .Call(C_sgfs_model_eval, spec, mode, seq_len(m), NULL, FALSE)$scores
-        if (is.matrix(metric)) scores <- t(backsolve(metric, t(scores), transpose = TRUE))
-        else if (!is.null(metric)) scores <- scores / rep(metric, each = m)
+        if (!is.null(metric)) scores <- metric_scores(metric, scores)
         V <- colMeans(scores)^2 + apply(scores, 2L, stats::var) / n * (N - n) / N
         1 / (lambda + sqrt(V))
     }

@@ -437,7 +437,7 @@ resolve_start <- function(run) {
 chain_starts <- function(run, theta0) {
     if (run$chains == 1L || run$user_init || !laplace_available(run$design))
         return(rep(list(theta0), run$chains))
-    dispersed_starts(posterior_laplace(run), run$chains)
+    dispersed_starts(posterior_laplace(run), run$chains, lowrank = cached_value(run, "lowrank"))
 }
 
 ## Fits with the sampler `method`; `setup(run)` returns the engine's update

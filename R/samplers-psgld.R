@@ -75,7 +75,7 @@ psgld.default <- sampler_method(
         n <- run$spec$batch_size
         gamma <- gamma_fpc(N, n)
         m <- sampler_metric(metric, run)
-        G_max <- if (!is.null(m)) max(psgld_preconditioner(lambda, N, n, m$spec$metric)(
+        G_max <- if (!is.null(m)) max(psgld_preconditioner(lambda, N, n, m)(
                      m$laplace$mode, subset_spec(run$spec)))
         stiff <- if (is.null(m)) posterior_stiffness(run, psgld_preconditioner(lambda, N, n))$lambda_max
                  else m$lambda * G_max

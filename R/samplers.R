@@ -256,7 +256,11 @@ default_fisher_rows <- function(n, D) as.integer(min(n, max(D + 1, ceiling(2 * n
 #' @param metric `"mode"` to run the sampler in the posterior's whitened
 #'   coordinates \eqn{z = U\theta}{z = U theta}, \eqn{U^\top U = H}{U' U = H} the curvature of the
 #'   log posterior at its mode (found once, by Newton's method on all rows;
-#'   a diagonal \eqn{U}{U} beyond 500 parameters), so that one step suits flat
+#'   beyond 500 parameters \eqn{U = CS}{U = C S}, \eqn{S}{S} the diagonal's square
+#'   root, corrected by \eqn{C}{C} along the up to 32 eigenvectors of
+#'   \eqn{S^{-1}HS^{-1}}{S^-1 H S^-1} whose eigenvalues are above 2 or below
+#'   1/2, found by Lanczos iteration: wide designs whose rows hold about
+#'   the same number of features have such outliers), so that one step suits flat
 #'   and stiff directions alike and the default step is chosen where the
 #'   posterior is near \eqn{N(\cdot, I)}{N(*, I)}; `"identity"` for the paper's
 #'   algorithm, unpreconditioned.  `NULL` (the default): `"mode"` for a GLM,

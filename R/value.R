@@ -94,10 +94,12 @@ warn_far_draws <- function(info, value) {
         warning(sprintf(paste0(
             "the draws are bunched near the posterior's mode: log density %.3g below it on ",
             "average, where draws of the posterior (%d parameters) would be about %.3g below: ",
-            "the chain%s hardly moved from %s start, and the intervals are far too narrow; %s"),
+            "the chain%s not explored the posterior yet (on large problems %s at the mode), and ",
+            "the intervals are too narrow; %s"),
             gap$gap, gap$D, gap$expected,
             if (isTRUE(info$chains > 1L)) "s have" else " has",
-            if (isTRUE(info$chains > 1L)) "their" else "its", bunched_hint(info)), call. = FALSE)
+            if (isTRUE(info$chains > 1L)) "they start" else "it starts", bunched_hint(info)),
+            call. = FALSE)
 }
 
 ## what to do about chains that have hardly moved: more iterations, and on

@@ -22,6 +22,9 @@
  *               centre theta_hat and the full-data score sum there
  *   metric      (optional) D doubles (a diagonal metric) or the D x D upper
  *               triangular U of the curvature H = U'U (metric.c)
+ *   metric_vectors, metric_values  (optional, with a diagonal metric) its
+ *               low-rank part: D x k orthonormal eigenvectors of the
+ *               whitened curvature and their k eigenvalues (metric.c)
  *   drift_limit (optional, with a metric) the clip of the whitened gradient
  *   fixed       (optional) strictly increasing ints, 0-based: rows in every
  *               minibatch, whose random part is drawn from the other rows
@@ -69,7 +72,7 @@ enum { SLOT_ENGINE, SLOT_SPEC, SLOT_THETA, SLOT_ITER, SLOT_SSTATE, SLOT_BATCH, S
        SLOT_XB, SLOT_ETA, SLOT_GRAD, SLOT_GRAD_LIK, SLOT_GRAD_CENTRE, SLOT_G, SLOT_WORK,
        SLOT_DRAWS, SLOT_PRED, SLOT_Z, SLOT_POOL, SLOT_GRAD_FIXED, SLOT_CENTRE_FIXED, SLOT_GRAD_SQ, SLOT_ETA_CENTRE,
        SLOT_CENTRE_HESSIAN, SLOT_CENTRE_DELTA, SLOT_HS, SLOT_HS_SCRATCH, SLOT_PAR, SLOT_REPORT,
-       SLOT_SEP, SLOT_SEP_ETA, SLOT_SEP_POINT, SLOT_SEP_BASIS, SLOT_SEP_Z_OLD, SLOT_STARTS, N_SLOTS };
+       SLOT_SEP, SLOT_SEP_ETA, SLOT_SEP_POINT, SLOT_SEP_BASIS, SLOT_SEP_Z_OLD, SLOT_STARTS, SLOT_METRIC_LR, N_SLOTS };
 
 /* the element `name` of list, or NULL if there is none */
 SEXP sgfs_list_opt(SEXP list, const char *name)
@@ -221,6 +224,36 @@ static void setup_windows(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
     memcpy(e->batch.starts, REAL(starts), (size_t) len * sizeof(double));
 }
 
+/* spec$metric_vectors (D x k, orthonormal columns) and metric_values (k
+   positive eigenvalues of the whitened curvature): a diagonal metric's
+   low-rank part (metric.c), or none */
+static void setup_metric_lowrank(sgfs_engine *e, SEXP prot, SEXP spec)
+{
+    SEXP vec = sgfs_list_opt(spec, "metric_vectors"), val = sgfs_list_opt(spec, "metric_values");
+    e->metric_rank = 0;
+    if (vec == NULL || vec == R_NilValue) return;
+    const int D = e->Ds;
+    if (e->metric_dense || TYPEOF(vec) != REALSXP || !Rf_isMatrix(vec) || Rf_nrows(vec) != D ||
+        val == NULL || TYPEOF(val) != REALSXP || Rf_xlength(val) != Rf_ncols(vec) ||
+        Rf_ncols(vec) < 1)
+        Rf_error("internal error: a low-rank metric needs a diagonal one, %d x k vectors and "
+                 "k values", D);
+    const int k = Rf_ncols(vec);
+    double *lr = fresh_real(prot, SLOT_METRIC_LR, 3 * (R_xlen_t) k);
+    for (int j = 0; j < k; j++) {
+        const double lambda = REAL(val)[j];
+        if (!(lambda > 0.0) || !R_FINITE(lambda))
+            Rf_error("internal error: the low-rank metric's values must be positive");
+        lr[j] = sqrt(lambda) - 1.0;
+        lr[k + j] = 1.0 / sqrt(lambda) - 1.0;
+    }
+    e->metric_vectors = REAL(vec);
+    e->metric_up = lr;
+    e->metric_down = lr + k;
+    e->metric_work = lr + 2 * k;
+    e->metric_rank = k;
+}
+
 /* spec$metric: z = U theta becomes the sampler's coordinates; a continued
    chain's state carries its z (state$z), so that it continues exactly */
 static void setup_metric(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
@@ -238,6 +271,7 @@ static void setup_metric(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
         Rf_error("internal error: a diagonal metric must have %d scales", D);
     }
     e->metric = REAL(metric);
+    setup_metric_lowrank(e, prot, spec);
     SEXP limit = sgfs_list_opt(spec, "drift_limit");
     e->drift_limit = limit != NULL ? Rf_asReal(limit) : 0.0;
     e->grad_sq = fresh_real(prot, SLOT_GRAD_SQ, D);

@@ -16,6 +16,17 @@
  * (the model's parameters, e->par) and z (the sampler's, e->theta) in step;
  * without a metric both are the same array and nothing is transformed.
  *
+ * Beyond a few hundred parameters the diagonal is corrected along the
+ * directions where it is most wrong (R/laplace.R, lowrank_metric()): with
+ * A = S^-1 H S^-1 the curvature in the diagonal's coordinates and V (D x k,
+ * orthonormal) its eigenvectors of eigenvalues lambda far from 1,
+ *
+ *   U = C S,   C = I + V diag(lambda^(1/2) - 1) V',
+ *   C^-1 = I + V diag(lambda^(-1/2) - 1) V',
+ *
+ * so that U'U = S C^2 S agrees with H on span(V) and with the diagonal
+ * elsewhere; each transform costs two D x k products (lowrank()).
+ *
  * Clipping (sgfs_metric_clip): where the posterior is far from Gaussian,
  * such as the exponential wall of a separated one-hot level's coefficient,
  * the curvature a few sd from the mode can exceed the mode's by orders of
@@ -27,13 +38,28 @@
  */
 #include "sgfs.h"
 
+/* x <- x + V diag(c) V' x: C x with c = metric_up, C^-1 x with metric_down
+   (nothing without a low-rank part) */
+static void lowrank(const sgfs_engine *e, const double *c, double *x)
+{
+    const int D = e->Ds, k = e->metric_rank;
+    if (k == 0) return;
+    double *w = e->metric_work;
+    sgfs_gemm('T', 'N', k, 1, D, e->metric_vectors, D, x, D, 0.0, w, k);
+    for (int j = 0; j < k; j++) w[j] *= c[j];
+    sgfs_gemm('N', 'N', D, 1, k, e->metric_vectors, D, w, k, 1.0, x, D);
+}
+
 /* z = U theta */
 void sgfs_metric_to_z(const sgfs_engine *e, const double *theta, double *z)
 {
     const int D = e->Ds;
     memcpy(z, theta, (size_t) D * sizeof(double));
     if (e->metric_dense) sgfs_upper_times(e->metric, D, z);
-    else for (int j = 0; j < D; j++) z[j] *= e->metric[j];
+    else {
+        for (int j = 0; j < D; j++) z[j] *= e->metric[j];
+        lowrank(e, e->metric_up, z);
+    }
 }
 
 /* theta = U^{-1} z */
@@ -42,10 +68,14 @@ void sgfs_metric_to_theta(const sgfs_engine *e, const double *z, double *theta)
     const int D = e->Ds;
     memcpy(theta, z, (size_t) D * sizeof(double));
     if (e->metric_dense) sgfs_upper_solve(e->metric, D, theta);
-    else for (int j = 0; j < D; j++) theta[j] /= e->metric[j];
+    else {
+        lowrank(e, e->metric_down, theta);
+        for (int j = 0; j < D; j++) theta[j] /= e->metric[j];
+    }
 }
 
-/* g <- U'^{-1} g for each of the m columns of g (D x m) */
+/* g <- U'^{-1} g (= C^-1 S^-1 g with a low-rank part) for each of the m
+   columns of g (D x m) */
 void sgfs_metric_gradients(const sgfs_engine *e, double *g, int m)
 {
     const int D = e->Ds;
@@ -54,8 +84,11 @@ void sgfs_metric_gradients(const sgfs_engine *e, double *g, int m)
         else sgfs_upper_t_solve_columns(e->metric, D, m, g);
         return;
     }
-    for (int i = 0; i < m; i++)
-        for (int j = 0; j < D; j++) g[j + (size_t) i * D] /= e->metric[j];
+    for (int i = 0; i < m; i++) {
+        double *gi = g + (size_t) i * D;
+        for (int j = 0; j < D; j++) gi[j] /= e->metric[j];
+        lowrank(e, e->metric_down, gi);
+    }
 }
 
 /* clips each coordinate of the whitened gradient g to +-e->drift_limit */

@@ -337,6 +337,13 @@ struct sgfs_engine {
        triangular U with U'U the curvature at the mode (metric_dense = 1) */
     const double *metric;
     int metric_dense;
+    /* a diagonal metric's low-rank part (metric.c): U = C S, C = I +
+       V diag(lambda^(1/2) - 1) V' (metric_up), C^-1 = I + V diag(lambda^(-1/2)
+       - 1) V' (metric_down), V the D x metric_rank orthonormal columns
+       metric_vectors; metric_work metric_rank scratch; rank 0: none */
+    const double *metric_vectors, *metric_up, *metric_down;
+    double *metric_work;
+    int metric_rank;
     /* with a metric: each coordinate of the whitened gradient is clipped to
        +-drift_limit (0: none), clipped counts the clipped coordinates */
     double drift_limit, clipped;

@@ -129,7 +129,18 @@ r_chain_metric <- function(p, n, n_iter, eps, spec, theta0, centre = NULL, updat
     D <- length(theta0)
     prec <- prior_prec(D, p)
     N <- nrow(p$X)
+    ## (a diagonal metric with a low-rank part, src/metric.c, made dense:
+    ## U = C S, C = I + V diag(lambda^(1/2) - 1) V')
     U <- spec$metric
+    if (!is.matrix(U)) {
+        V <- spec$metric_vectors
+        C <- if (is.null(V)) diag(D)
+             else diag(D) + V %*% diag(sqrt(spec$metric_values) - 1, ncol(V)) %*% t(V)
+        U <- C %*% diag(U, D)
+    }
+    triangular <- all(U[lower.tri(U)] == 0)
+    ut_solve <- function(g) if (triangular) backsolve(U, g, transpose = TRUE) else drop(solve(t(U), g))
+    u_solve <- function(z) if (triangular) backsolve(U, z) else drop(solve(U, z))
     fixed <- if (is.null(spec$fixed)) integer(0) else spec$fixed + 1L
     pool <- setdiff(seq_len(N), fixed)
     w <- (N - length(fixed)) / n
@@ -161,9 +172,9 @@ r_chain_metric <- function(p, n, n_iter, eps, spec, theta0, centre = NULL, updat
         if (second)
             g <- g + w * drop(r_neg_hessian(p, centre, idx) %*% (theta - centre)) -
                 drop(H_pool %*% (theta - centre))
-        glik <- off_lines(backsolve(U, g, transpose = TRUE))
+        glik <- off_lines(ut_solve(g))
         g <- g - prec * theta
-        gz <- off_lines(backsolve(U, g, transpose = TRUE))
+        gz <- off_lines(ut_solve(g))
         gz <- pmin(pmax(gz, -spec$drift_limit), spec$drift_limit)
         z_old <- z
         if (is.null(update)) {          # SGLD with the Leimkuhler-Matthews noise
@@ -177,7 +188,7 @@ r_chain_metric <- function(p, n, n_iter, eps, spec, theta0, centre = NULL, updat
             state <- step$state
         }
         z <- z_old + off_lines(z - z_old)
-        theta <- backsolve(U, z)
+        theta <- u_solve(z)
         if (!is.null(spec$separated_rows) && t %% spec$separated_every == 0) {
             theta <- r_separated_update(p, theta, spec, prec)
             z <- drop(U %*% theta)

@@ -540,6 +540,34 @@ test_that("SGLD's variance inflation is the linearised chain's exact stationary 
 
 ## SGLD and SGLD-CV in the metric of the mode: the driver's whitened
 ## coordinates z = U theta (U'U the curvature at the mode), the fixed rows in
+## The metric of a wide model (src/metric.c): the curvature's diagonal S^2
+## with a low-rank part along eigenvectors V of its whitened curvature, U =
+## C S, C = I + V diag(lambda^(1/2) - 1) V'; built here by hand on a small
+## problem (the set-up makes one beyond 500 parameters)
+test_that("a diagonal metric with a low-rank part: the C chain equals the R reference", {
+    p <- ref_problem(N = 200)
+    a <- metric_run(p, sgld, 5)
+    info <- a$info
+    s <- sqrt(colSums(info$spec$metric^2))          # sqrt(diag(U'U))
+    info$spec$metric <- s
+    info$spec$metric_vectors <- qr.Q(qr(cbind(c(1, 2, -1), c(0, 1, 3))))
+    info$spec$metric_values <- c(9, 0.25)
+    spec <- sgfs:::fit_spec(info)
+    state <- list(theta = c(0, 0, 0), iter = 0, sstate = numeric(0))
+    set.seed(5)
+    res <- sgfs:::run_chain(spec, state, 60L, FALSE)
+    set.seed(5)
+    ref <- r_chain_metric(p, 10L, 60L, info$eps, info$spec, c(0, 0, 0))
+    expect_equal(res$draws, ref, tolerance = 1e-12)
+    ## the transforms' R counterparts agree with the engine's U
+    lr <- list(vectors = info$spec$metric_vectors, values = info$spec$metric_values)
+    U <- sgfs:::lowrank_times(lr, diag(3)) %*% diag(s)
+    g <- c(0.3, -1, 2)
+    expect_equal(drop(sgfs:::metric_scores(list(laplace = list(scales = s), lowrank = lr),
+                                           matrix(g, 1L))), drop(solve(t(U), g)))
+    expect_equal(crossprod(U), diag(s) %*% sgfs:::lowrank_times(lr, sgfs:::lowrank_times(lr, diag(3))) %*% diag(s))
+})
+
 test_that("SGLD and SGLD-CV in the metric of the mode: C chains equal the R reference", {
     p <- ref_problem(N = 200)
     run <- function(fun, seed, ...) metric_run(p, fun, seed, ...)
