@@ -178,14 +178,17 @@ whitened_hess_times <- function(lap) {
 ## The low-rank part of a diagonal metric (src/metric.c): the eigenvectors V
 ## of A = S^-1 H S^-1 whose eigenvalues lambda are far from 1 (above `far`
 ## or below 1 / far), at most `max_rank` of them, the farthest (in log
-## lambda) first, or NULL if none is.  The metric S C^2 S, C = I + V
+## lambda) first, or NULL if none is.  (Each costs the sampler 4 D
+## multiply-adds an iteration, against its D normal deviates' 2 uniforms
+## and a quantile each: a few are worth it when they change the step or
+## the slowest direction by a factor `far`.)  The metric S C^2 S, C = I + V
 ## (Lambda^(1/2) - I) V', then agrees with H on those directions and with
 ## the diagonal elsewhere, and its coordinates' curvature C^-1 A C^-1 loses
 ## those eigenvalues for 1.  Why: a wide design whose rows each hold about
 ## the same number of features (bag-of-words, one-hot blocks) makes the
 ## intercept nearly a sum of the other columns: in a simulated sparse
 ## logistic regression (10^5 rows, 9,447 binary features, 20 a row) A had
-## eigenvalues 112 and 0.004-0.3, and every other in 0.47-1.75.  The
+## eigenvalues 112 and 0.004-0.32, and every other in 0.34-1.75.  The
 ## diagonal metric's step, set by the stiffest, was then 60 times smaller
 ## than the rest allowed, and the softest direction mixed 100 times slower
 ## still: chains that hardly moved.
@@ -194,11 +197,11 @@ whitened_hess_times <- function(lap) {
 ## random numbers are left alone); the extreme eigenvalues, well separated
 ## from the rest, converge first.  A pair is kept if its residual
 ## |A v - lambda v| is below a quarter of min(lambda, 1).
-lowrank_metric <- function(lap, steps = 60L, max_rank = 32L, far = 2) {
+lowrank_metric <- function(lap, steps = 60L, max_rank = 16L, far = 3) {
     times <- whitened_hess_times(lap)
     D <- length(lap$scales)
     m <- min(D - 1L, steps)
-    if (m < 2L) return(NULL)
+    if (m < 2L || max_rank < 1L) return(NULL)
     Q <- matrix(0, D, m)
     a <- b <- numeric(m)
     q <- (seq_len(D) * 0.6180339887498949) %% 1 - 0.5       # (golden-ratio sequence)
@@ -226,6 +229,16 @@ lowrank_metric <- function(lap, steps = 60L, max_rank = 32L, far = 2) {
     keep <- keep[order(abs(log(lambda[keep])), decreasing = TRUE)][seq_len(min(length(keep), max_rank))]
     list(vectors = Q[, seq_len(m), drop = FALSE] %*% e$vectors[, keep, drop = FALSE],
          values = lambda[keep])
+}
+
+## the low-rank part's largest rank: options(sgfs.metric_rank =), 16 by
+## default (0: the diagonal alone, for comparisons; bench/bench_lowrank_metric.R)
+metric_rank <- function() {
+    r <- getOption("sgfs.metric_rank", 16L)
+    if (!is.numeric(r) || length(r) != 1L || is.na(r) || r < 0 || r != round(r))
+        stop("options(sgfs.metric_rank =) must be a count (0 for none), not ", format_value(r),
+             call. = FALSE)
+    as.integer(r)
 }
 
 ## v <- C^p v for the rows of the matrix v (or a vector), C the low-rank
@@ -372,7 +385,8 @@ sampler_metric <- function(metric, run) {
                  "is computed for GLMs only: use metric = \"identity\" for ",
                  if (is.null(run$design$network)) "a custom_model()" else "a network")
     lap <- posterior_laplace(run)
-    lowrank <- if (is.null(lap$U)) cached(run, "lowrank", function() lowrank_metric(lap))
+    lowrank <- if (is.null(lap$U))
+        cached(run, "lowrank", function() lowrank_metric(lap, max_rank = metric_rank()))
     list(spec = metric_spec(lap, lowrank), lambda = metric_stiffness(lap, lowrank),
          laplace = lap, lowrank = lowrank,
          type = if (!is.null(lap$U)) "dense"

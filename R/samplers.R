@@ -257,9 +257,9 @@ default_fisher_rows <- function(n, D) as.integer(min(n, max(D + 1, ceiling(2 * n
 #'   coordinates \eqn{z = U\theta}{z = U theta}, \eqn{U^\top U = H}{U' U = H} the curvature of the
 #'   log posterior at its mode (found once, by Newton's method on all rows;
 #'   beyond 500 parameters \eqn{U = CS}{U = C S}, \eqn{S}{S} the diagonal's square
-#'   root, corrected by \eqn{C}{C} along the up to 32 eigenvectors of
-#'   \eqn{S^{-1}HS^{-1}}{S^-1 H S^-1} whose eigenvalues are above 2 or below
-#'   1/2, found by Lanczos iteration: wide designs whose rows hold about
+#'   root, corrected by \eqn{C}{C} along the up to 16 eigenvectors of
+#'   \eqn{S^{-1}HS^{-1}}{S^-1 H S^-1} whose eigenvalues are above 3 or below
+#'   1/3, found by Lanczos iteration: wide designs whose rows hold about
 #'   the same number of features have such outliers), so that one step suits flat
 #'   and stiff directions alike and the default step is chosen where the
 #'   posterior is near \eqn{N(\cdot, I)}{N(*, I)}; `"identity"` for the paper's

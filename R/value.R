@@ -98,18 +98,20 @@ warn_far_draws <- function(info, value) {
             "the intervals are too narrow; %s"),
             gap$gap, gap$D, gap$expected,
             if (isTRUE(info$chains > 1L)) "s have" else " has",
-            if (isTRUE(info$chains > 1L)) "they start" else "it starts", bunched_hint(info)),
+            if (isTRUE(info$chains > 1L)) "they start" else "it starts", bunched_hint(info, gap$D)),
             call. = FALSE)
 }
 
 ## what to do about chains that have hardly moved: more iterations, and on
-## large data a sampler that mixes faster
-bunched_hint <- function(info) {
+## large data a sampler that mixes faster (OSGFS keeps D x D matrices)
+bunched_hint <- function(info, D) {
     longer <- if (is.null(info$run_length))
         "continue the chains with update(fit, n_iter =), or leave n_iter unset to let their effective sample size set the run length"
     else sprintf("give the run more time than max_time = %.3g s", info$run_length$max_time)
     paste0(longer, if (sampler_kind(info$method)$slow_mixing)
-                       "; or use sgldcv() or osgfs(), which mix far faster on large data")
+                       paste0("; or use sgldcv()", if (D <= dense_limit)
+                           " or osgfs(), which mix" else ", which mixes",
+                           " far faster on large data"))
 }
 
 ## mode_gap() where it is meaningful: not for networks (multimodal); for a

@@ -418,9 +418,24 @@ void sgfs_data_columns(const sgfs_engine *e, const int *idx, int n, double *out)
    flight: measured 491 -> 577 us at 8 rows, Covertype's shape) */
 void sgfs_data_touch(const sgfs_engine *e, int i);
 /* u_i of a raw backend's row i into u (P values): a file's row (raw_col
-   1) is contiguous, a loop the compiler vectorises (inlined into the
-   minibatch kernels' clones, minibatch.c); a matrix's values are raw_col
-   apart */
+   1) is contiguous, standardised four values a statement group, which the
+   compiler turns into vector instructions at -O2 (inlined into the
+   minibatch kernels' clones, minibatch.c; written as a plain loop it stayed
+   scalar, and was 40 % of SGLD's minibatch score on a file in single
+   precision, 50 columns: 39 -> 31 us an iteration, 25 in memory); a
+   matrix's values are raw_col apart.  Each value is the same expression
+   either way. */
+#define SGFS_STANDARDISE4(u, x, c, r, m)                                       \
+    do {                                                                       \
+        int j_ = 0;                                                            \
+        for (; j_ + 4 <= (m); j_ += 4) {                                       \
+            (u)[j_] = sgfs_standardise((double) (x)[j_], (c)[j_], (r)[j_]);             \
+            (u)[j_ + 1] = sgfs_standardise((double) (x)[j_ + 1], (c)[j_ + 1], (r)[j_ + 1]); \
+            (u)[j_ + 2] = sgfs_standardise((double) (x)[j_ + 2], (c)[j_ + 2], (r)[j_ + 2]); \
+            (u)[j_ + 3] = sgfs_standardise((double) (x)[j_ + 3], (c)[j_ + 3], (r)[j_ + 3]); \
+        }                                                                      \
+        for (; j_ < (m); j_++) (u)[j_] = sgfs_standardise((double) (x)[j_], (c)[j_], (r)[j_]); \
+    } while (0)
 static inline SGFS_ALWAYS_INLINE void sgfs_raw_row(const sgfs_engine *e, int i,
                                                    double *restrict u)
 {
@@ -430,14 +445,13 @@ static inline SGFS_ALWAYS_INLINE void sgfs_raw_row(const sgfs_engine *e, int i,
     if (lead) u[0] = sgfs_standardise(1.0, c[0], r[0]);
     if (e->raw_x) {
         const double *restrict x = e->raw_x + (size_t) i * e->raw_row;
-        if (step == 1)
-            for (int j = lead; j < P; j++) u[j] = sgfs_standardise(x[j - lead], c[j], r[j]);
+        if (step == 1) SGFS_STANDARDISE4(u + lead, x, c + lead, r + lead, P - lead);
         else
             for (int j = lead; j < P; j++)
                 u[j] = sgfs_standardise(x[(size_t) (j - lead) * step], c[j], r[j]);
     } else {                    /* floats: a file's (raw_col 1) */
         const float *restrict x = e->raw_x32 + (size_t) i * e->raw_row;
-        for (int j = lead; j < P; j++) u[j] = sgfs_standardise((double) x[j - lead], c[j], r[j]);
+        SGFS_STANDARDISE4(u + lead, x, c + lead, r + lead, P - lead);
     }
 }
 /* a copy's row order (design_copy.c): 0-based rows, or NULL */
