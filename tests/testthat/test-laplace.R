@@ -102,3 +102,55 @@ test_that("one mode search per call, for every sampler of a GLM with several cha
         expect_equal(searches, 1L)
     }
 })
+
+## the low-rank part of a wide model's metric (R/laplace.R, lowrank_metric())
+test_that("the low-rank metric finds the whitened curvature's outlying eigenpairs", {
+    D <- 300L
+    V <- qr.Q(qr(withr::with_seed(3, matrix(rnorm(D * 3), D))))
+    bulk <- withr::with_seed(4, runif(D, 0.5, 1.5))
+    B <- qr.Q(qr(withr::with_seed(5, matrix(rnorm(D * D), D))))
+    A <- B %*% diag(bulk) %*% t(B)
+    P <- diag(D) - V %*% t(V)
+    A <- P %*% A %*% P + V %*% diag(c(80, 0.01, 0.2)) %*% t(V)    # outliers 80, 0.01, 0.2
+    s <- withr::with_seed(6, exp(rnorm(D)))
+    lap <- list(scales = s, H = diag(s) %*% A %*% diag(s))
+    lr <- sgfs:::lowrank_metric(lap)
+    expect_equal(sort(lr$values), c(0.01, 0.2, 80), tolerance = 1e-6)
+    expect_equal(crossprod(lr$vectors), diag(3), tolerance = 1e-10)
+    ## the vectors span V's columns
+    expect_equal(sum((crossprod(V, lr$vectors))^2), 3, tolerance = 1e-6)
+    ## in the corrected coordinates the curvature's largest eigenvalue is the
+    ## bulk's (the power iteration's estimate), not 80
+    before <- sgfs:::metric_stiffness(lap)
+    after <- sgfs:::metric_stiffness(lap, lr)
+    expect_gt(before, 70)
+    expect_lt(after, 1.6)
+    ## none when nothing is far from 1, or with the option's rank 0
+    calm <- list(scales = s, H = diag(s) %*% (P %*% A %*% P + V %*% t(V)) %*% diag(s))
+    expect_null(sgfs:::lowrank_metric(calm))
+    expect_null(sgfs:::lowrank_metric(lap, max_rank = 0L))
+    withr::with_options(list(sgfs.metric_rank = -1), expect_error(sgfs:::metric_rank(), "sgfs.metric_rank"))
+})
+
+test_that("a wide sparse model samples in the diagonal metric corrected by its outliers", {
+    skip_on_cran()
+    ## rows of 6 features each: the intercept nearly their sum
+    N <- 3000L
+    P <- 600L
+    x <- withr::with_seed(7, Matrix::sparseMatrix(
+        i = rep(seq_len(N), each = 6L), j = sample(P, 6L * N, replace = TRUE), x = 1,
+        dims = c(N, P), dimnames = list(NULL, paste0("w", seq_len(P)))))
+    x@x[] <- 1
+    y <- withr::with_seed(8, rbinom(N, 1, 0.4))
+    fit <- suppressWarnings(withr::with_seed(9, sgld(x, y, n_iter = 100, progress = FALSE)))
+    info <- attr(fit, "sgfit")
+    expect_match(info$settings$metric, "^diagonal and [0-9]+ eigenvectors? \\(curvature at the mode\\)$")
+    k <- ncol(info$spec$metric_vectors)
+    expect_equal(length(info$spec$metric_values), k)
+    expect_true(all(info$spec$metric_values > 3 | info$spec$metric_values < 1 / 3))
+    plain <- suppressWarnings(withr::with_options(list(sgfs.metric_rank = 0),
+        withr::with_seed(9, sgld(x, y, n_iter = 100, progress = FALSE))))
+    expect_equal(attr(plain, "sgfit")$settings$metric, "diagonal (curvature at the mode)")
+    ## the correction's step is the larger: its stiffest direction is softer
+    expect_gt(info$settings$stepsize, attr(plain, "sgfit")$settings$stepsize)
+})
