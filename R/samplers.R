@@ -259,7 +259,8 @@ default_fisher_rows <- function(n, D) as.integer(min(n, max(D + 1, ceiling(2 * n
 #'   beyond 500 parameters \eqn{U = CS}{U = C S}, \eqn{S}{S} the diagonal's square
 #'   root, corrected by \eqn{C}{C} along the up to 16 eigenvectors of
 #'   \eqn{S^{-1}HS^{-1}}{S^-1 H S^-1} whose eigenvalues are above 3 or below
-#'   1/3, found by Lanczos iteration: wide designs whose rows hold about
+#'   1/3, found by Lanczos iteration (`options(sgfs.metric_rank = k)` sets
+#'   the most, 0 for the diagonal alone): wide designs whose rows hold about
 #'   the same number of features have such outliers), so that one step suits flat
 #'   and stiff directions alike and the default step is chosen where the
 #'   posterior is near \eqn{N(\cdot, I)}{N(*, I)}; `"identity"` for the paper's
