@@ -298,6 +298,8 @@ minibatch_strata <- function(run, lap, reach, cv, max_rows = 10L * run$spec$batc
     if (!(spec$model %in% c("logistic", "probit", "gaussian", "poisson")) || N - n < 2L ||
         !is.null(run$design$hs))               # (the metric is in the horseshoe's coordinates)
         return(none)
+    ## (with a low-rank part, the diagonal's leverage: the rows' share of its
+    ## few directions is left out of this heuristic)
     q <- .Call(C_sgfs_row_leverage, spec, metric_factor(lap), spec$P)
     k <- (N / n) * sqrt(q) * residual_reach(spec, lap$mode, 2 * sqrt(q), cv)
     jump <- reach * k
