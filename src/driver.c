@@ -192,12 +192,11 @@ static int iterate(sgfs_engine *e)
     }
     sgfs_prior_grad_add(e, e->xi, e->grad);
     if (e->metric) {                   /* to the sampler's coordinates z = U xi */
-        sgfs_metric_gradients(e, e->grad, 1);
+        sgfs_metric_gradients(e, e->grad, 2);   /* grad and grad_lik (engine.c) */
         if (e->sep) sgfs_separated_project(e, e->grad);   /* off the levels' lines */
         sgfs_metric_clip(e, e->grad);
         if (t > e->burnin)
             for (int j = 0; j < Ds; j++) e->grad_sq[j] += e->grad[j] * e->grad[j];
-        sgfs_metric_gradients(e, e->grad_lik, 1);
         if (e->sep) sgfs_separated_project(e, e->grad_lik);
         if (e->sampler->needs_scores) sgfs_metric_gradients(e, e->G, e->fisher_rows);
     }

@@ -69,7 +69,7 @@
 #include "sgfs.h"
 
 enum { SLOT_ENGINE, SLOT_SPEC, SLOT_THETA, SLOT_ITER, SLOT_SSTATE, SLOT_BATCH, SLOT_SLOTS,
-       SLOT_XB, SLOT_ETA, SLOT_GRAD, SLOT_GRAD_LIK, SLOT_GRAD_CENTRE, SLOT_G, SLOT_WORK,
+       SLOT_XB, SLOT_ETA, SLOT_GRAD, SLOT_GRAD_CENTRE, SLOT_G, SLOT_WORK,
        SLOT_DRAWS, SLOT_PRED, SLOT_Z, SLOT_POOL, SLOT_GRAD_FIXED, SLOT_CENTRE_FIXED, SLOT_GRAD_SQ, SLOT_ETA_CENTRE,
        SLOT_CENTRE_HESSIAN, SLOT_CENTRE_DELTA, SLOT_HS, SLOT_HS_SCRATCH, SLOT_PAR, SLOT_REPORT,
        SLOT_SEP, SLOT_SEP_ETA, SLOT_SEP_POINT, SLOT_SEP_BASIS, SLOT_SEP_Z_OLD, SLOT_STARTS, SLOT_METRIC_LR, N_SLOTS };
@@ -239,7 +239,7 @@ static void setup_metric_lowrank(sgfs_engine *e, SEXP prot, SEXP spec)
         Rf_error("internal error: a low-rank metric needs a diagonal one, %d x k vectors and "
                  "k values", D);
     const int k = Rf_ncols(vec);
-    double *lr = fresh_real(prot, SLOT_METRIC_LR, 3 * (R_xlen_t) k);
+    double *lr = fresh_real(prot, SLOT_METRIC_LR, 4 * (R_xlen_t) k);
     for (int j = 0; j < k; j++) {
         const double lambda = REAL(val)[j];
         if (!(lambda > 0.0) || !R_FINITE(lambda))
@@ -250,7 +250,7 @@ static void setup_metric_lowrank(sgfs_engine *e, SEXP prot, SEXP spec)
     e->metric_vectors = REAL(vec);
     e->metric_up = lr;
     e->metric_down = lr + k;
-    e->metric_work = lr + 2 * k;
+    e->metric_work = lr + 2 * k;              /* k x 2 */
     e->metric_rank = k;
 }
 
@@ -525,8 +525,9 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
                                                : (R_xlen_t) e->n * ((D + e->P - 1) / e->P);
     e->eta = fresh_real(prot, SLOT_ETA, eta_len);
     if (e->model->score_change) e->eta_centre = fresh_real(prot, SLOT_ETA_CENTRE, 2 * eta_len);
-    e->grad = fresh_real(prot, SLOT_GRAD, Ds);
-    e->grad_lik = fresh_real(prot, SLOT_GRAD_LIK, Ds);
+    /* (grad_lik right after grad: a metric whitens the two as one D x 2 block) */
+    e->grad = fresh_real(prot, SLOT_GRAD, 2 * (R_xlen_t) Ds);
+    e->grad_lik = e->grad + Ds;
 
     int need_G = 1;
     if (with_sampler) {

@@ -340,7 +340,7 @@ struct sgfs_engine {
     /* a diagonal metric's low-rank part (metric.c): U = C S, C = I +
        V diag(lambda^(1/2) - 1) V' (metric_up), C^-1 = I + V diag(lambda^(-1/2)
        - 1) V' (metric_down), V the D x metric_rank orthonormal columns
-       metric_vectors; metric_work metric_rank scratch; rank 0: none */
+       metric_vectors; metric_work 2 metric_rank scratch; rank 0: none */
     const double *metric_vectors, *metric_up, *metric_down;
     double *metric_work;
     int metric_rank;
