@@ -154,3 +154,17 @@ test_that("a wide sparse model samples in the diagonal metric corrected by its o
     ## the correction's step is the larger: its stiffest direction is softer
     expect_gt(info$settings$stepsize, attr(plain, "sgfit")$settings$stepsize)
 })
+
+test_that("the low-rank metric leaves a side out when its outliers do not stand apart", {
+    ## a continuum at the top (eigenvalues 4 to 9 over 40 directions): 16
+    ## vectors would lower the stiffness by less than `far`
+    D <- 300L
+    B <- qr.Q(qr(withr::with_seed(5, matrix(rnorm(D * D), D))))
+    values <- c(seq(9, 4, length.out = 40), withr::with_seed(4, runif(D - 40, 0.5, 1.5)))
+    lap <- list(scales = rep(1, D), H = B %*% diag(values) %*% t(B))
+    expect_null(sgfs:::lowrank_metric(lap))
+    ## ... while a soft outlier on the other side is still taken
+    values[D] <- 0.01
+    lr <- sgfs:::lowrank_metric(list(scales = rep(1, D), H = B %*% diag(values) %*% t(B)))
+    expect_equal(lr$values, 0.01, tolerance = 1e-6)
+})
