@@ -219,9 +219,9 @@ lowrank_metric <- function(lap, steps = 60L, max_rank = 16L, far = 3) {
         }
         q <- w / b[k]
     }
-    T <- diag(a[seq_len(m)], m)
-    if (m > 1L) T[cbind(1:(m - 1L), 2:m)] <- T[cbind(2:m, 1:(m - 1L))] <- b[seq_len(m - 1L)]
-    e <- eigen(T, symmetric = TRUE)
+    tri <- diag(a[seq_len(m)], m)                           # (the Lanczos tridiagonal)
+    if (m > 1L) tri[cbind(1:(m - 1L), 2:m)] <- tri[cbind(2:m, 1:(m - 1L))] <- b[seq_len(m - 1L)]
+    e <- eigen(tri, symmetric = TRUE)
     resid <- abs(b[m] * e$vectors[m, ])
     lambda <- e$values
     keep <- which((lambda > far | lambda < 1 / far) & lambda > 0 & resid < pmin(lambda, 1) / 4)
