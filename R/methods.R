@@ -150,8 +150,7 @@ print.sgfit <- function(x, digits = 3, ...) {
         cat(sprintf(paste0("Warning: only %.0f bulk effective draws for some parameters; for about 400, ",
                            "continue the chains with update(fit, n_iter = %.0f)%s.\n"),
                     min(ess), further_iterations(info, min(ess), 400),
-                    if (sampler_kind(info$method)$slow_mixing)
-                        ", or use sgldcv() or osgfs(), which mix far faster on large data" else ""))
+                    faster_samplers_hint(info, length(info$states[[1L]]$theta), ", or use ")))
     if (isTRUE(info$settings$excess > 0.2))
         cat(sprintf("Warning: the minibatch noise exceeds OSGFS's target by %.0f%% in some direction, inflating the variance there; try stepsize = \"max\" (%.3g) or a larger batch_size.\n",
                     100 * info$settings$excess, info$settings$max_stepsize))

@@ -103,15 +103,21 @@ warn_far_draws <- function(info, value) {
 }
 
 ## what to do about chains that have hardly moved: more iterations, and on
-## large data a sampler that mixes faster (OSGFS keeps D x D matrices)
+## large data a sampler that mixes faster
 bunched_hint <- function(info, D) {
     longer <- if (is.null(info$run_length))
         "continue the chains with update(fit, n_iter =), or leave n_iter unset to let their effective sample size set the run length"
     else sprintf("give the run more time than max_time = %.3g s", info$run_length$max_time)
-    paste0(longer, if (sampler_kind(info$method)$slow_mixing)
-                       paste0("; or use sgldcv()", if (D <= dense_limit)
-                           " or osgfs(), which mix" else ", which mixes",
-                           " far faster on large data"))
+    paste0(longer, faster_samplers_hint(info, D, "; or use "))
+}
+
+## for a sampler that mixes slowly on large data (its kind's slow_mixing),
+## `lead` and the samplers that mix faster there, for D parameters (OSGFS
+## keeps D x D matrices: only up to dense_limit); else ""
+faster_samplers_hint <- function(info, D, lead) {
+    if (!sampler_kind(info$method)$slow_mixing) return("")
+    paste0(lead, if (D <= dense_limit) "sgldcv() or osgfs(), which mix"
+                 else "sgldcv(), which mixes", " far faster on large data")
 }
 
 ## mode_gap() where it is meaningful: not for networks (multimodal); for a
