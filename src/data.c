@@ -7,10 +7,11 @@
  *   single xt32, the same in single precision (a raw vector of 4 P N
  *          bytes: half the memory and memory traffic; each value rounded
  *          once, relative error below 6e-8), read as doubles;
- *   rows   the compressed rows (sparse_rows.c): row i's stored (value,
- *          column) pairs v_ik and the centring m, u_i = sum_k v_ik e_k - m;
- *          made from a dense matrix or from a sparse one (a dgCMatrix,
- *          never densified) when at most half the N P entries are stored;
+ *   rows   the compressed rows (sparse_rows.c): row i's stored entries
+ *          v_ik (a column's entries that differ from its base value) and
+ *          the shift m, u_i = sum_k v_ik e_k - m; made from a dense matrix
+ *          or from a sparse one (a dgCMatrix, never densified) when at most
+ *          half the N P entries are stored;
  *   file   a design file (design_file.c): the raw rows, mapped, each value
  *          standardised when read, as design_copy.c writes xt, so that a
  *          file gives the draws of the same data in memory;
@@ -64,28 +65,37 @@ static int count_elt(SEXP spec, const char *name)
 static void read_rows(sgfs_engine *e, SEXP rows)
 {
     SEXP ptr = sgfs_list_elt(rows, "ptr"), ent = sgfs_list_elt(rows, "ent"),
-        width = sgfs_list_elt(rows, "width"), shift = sgfs_list_elt(rows, "shift");
+        width = sgfs_list_elt(rows, "width"), shift = sgfs_list_elt(rows, "shift"),
+        level = sgfs_list_elt(rows, "level");
     if (TYPEOF(ptr) != REALSXP || Rf_xlength(ptr) != (R_xlen_t) e->N + 1 ||
-        TYPEOF(ent) != REALSXP || Rf_xlength(ent) % 2 != 0 ||
-        TYPEOF(width) != INTSXP || Rf_xlength(width) != 1 || TYPEOF(shift) != REALSXP ||
-        Rf_xlength(shift) != e->P)
+        TYPEOF(ent) != INTSXP || TYPEOF(width) != INTSXP || Rf_xlength(width) != 1 ||
+        TYPEOF(shift) != REALSXP || Rf_xlength(shift) != e->P || TYPEOF(level) != REALSXP ||
+        Rf_xlength(level) != e->P)
         Rf_error("internal error: 'rows' does not match the %d x %d design", e->P, e->N);
-    const R_xlen_t stored = Rf_xlength(ent) / 2;
-    const double *p = REAL(ptr), *x = REAL(ent);
-    const int w = INTEGER(width)[0];
-    if (p[0] != 0.0 || p[e->N] != (double) stored || w < 0 ||
-        (w > 0 && (double) w * e->N != (double) stored))
+    const R_xlen_t words = Rf_xlength(ent);
+    const double *p = REAL(ptr);
+    const int *w = INTEGER(ent), wd = INTEGER(width)[0];
+    if (p[0] != 0.0 || p[e->N] != (double) words || wd < 0 || wd % 2 != 0 ||
+        (wd > 0 && (double) wd * e->N != (double) words))
         Rf_error("internal error: 'rows' does not match the %d x %d design", e->P, e->N);
-    for (int i = 0; i < e->N; i++)
-        if (!(p[i + 1] >= p[i]) || (w > 0 && p[i + 1] - p[i] != w))
+    for (int i = 0; i < e->N; i++) {
+        const double a = p[i];
+        if (!(p[i + 1] >= a + 2) || fmod(a, 2.0) != 0.0 || (wd > 0 && p[i + 1] - a != wd))
             Rf_error("internal error: 'rows' has inconsistent row starts");
-    for (R_xlen_t k = 0; k < stored; k++)
-        if (!(x[2 * k + 1] >= 0 && x[2 * k + 1] < e->P))
-            Rf_error("internal error: 'rows' has a column index out of range");
+        const int *row = w + (size_t) a;
+        if (row[0] < 0 || row[1] < 0 || row[0] > e->P || row[1] > e->P ||
+            (double) sgfs_sparse_words(row[0], row[1]) > p[i + 1] - a)
+            Rf_error("internal error: 'rows' has a row longer than its words");
+        const int *col = row + 2 + 2 * (size_t) row[0];
+        for (int k = 0; k < row[0] + row[1]; k++)
+            if (col[k] < 0 || col[k] >= e->P)
+                Rf_error("internal error: 'rows' has a column index out of range");
+    }
     e->rows_ptr = p;
-    e->rows_ent = x;
-    e->rows_width = w;
+    e->rows_ent = w;
+    e->rows_width = wd;
     e->rows_shift = REAL(shift);
+    e->rows_level = REAL(level);
 }
 
 /* a raw backend's standardisation, checked against P (ncol raw columns) */
@@ -218,9 +228,7 @@ void sgfs_data_columns(const sgfs_engine *e, const int *idx, int n, double *out)
             continue;
         }
         for (int j = 0; j < P; j++) u[j] = -e->rows_shift[j];
-        R_xlen_t len;
-        const double *q = sgfs_sparse_row(e, idx[i], &len);
-        for (R_xlen_t k = 0; k < len; k++) u[(int) q[2 * k + 1]] += q[2 * k];
+        sgfs_sparse_axpy(1.0, sgfs_sparse_row(e, idx[i]), e->rows_level, u);
     }
 }
 
@@ -246,9 +254,7 @@ void sgfs_data_dots(const sgfs_engine *e, const int *idx, int n, const double *b
         } else if (e->raw_x || e->raw_x32) {
             out[i] = raw_dot(e, idx[i], beta);
         } else {
-            R_xlen_t len;
-            const double *q = sgfs_sparse_row(e, idx[i], &len);
-            out[i] = sgfs_sparse_dot(q, len, beta) - mb;
+            out[i] = sgfs_sparse_dot(sgfs_sparse_row(e, idx[i]), e->rows_level, beta) - mb;
         }
     }
 }
@@ -262,12 +268,11 @@ double sgfs_data_glm_pass(const sgfs_engine *e, const double *beta, double *sum)
         sum[j] = 0.0;
     }
     for (int i = 0; i < e->N; i++) {
-        R_xlen_t len;
-        const double *q = sgfs_sparse_row(e, i, &len);
-        const double eta = sgfs_sparse_dot(q, len, beta) - mb + sgfs_row_offset(e, i);
+        const sgfs_sparse q = sgfs_sparse_row(e, i);
+        const double eta = sgfs_sparse_dot(q, e->rows_level, beta) - mb + sgfs_row_offset(e, i);
         const double r = e->model->row_residual(e, i, eta);
         ll += e->model->row_loglik(e, i, eta);
-        for (R_xlen_t k = 0; k < len; k++) sum[(int) q[2 * k + 1]] += r * q[2 * k];
+        sgfs_sparse_axpy(r, q, e->rows_level, sum);
         r_sum += r;
     }
     for (int j = 0; j < P; j++) sum[j] -= r_sum * e->rows_shift[j];
@@ -325,6 +330,12 @@ SEXP sgfs_data_rows_of(SEXP spec, SEXP idx)
     return out;
 }
 
+/* the words row i of the compressed rows takes (with its padding) */
+static R_xlen_t row_words(const sgfs_engine *e, int i)
+{
+    return (R_xlen_t) (e->rows_ptr[i + 1] - e->rows_ptr[i]);
+}
+
 SEXP sgfs_data_slice(SEXP spec, SEXP idx)
 {
     sgfs_engine e;
@@ -351,31 +362,28 @@ SEXP sgfs_data_slice(SEXP spec, SEXP idx)
         UNPROTECT(1);
         return out;
     }
-    /* the rows keep their entries (and padding) as stored */
+    /* the rows keep their words (and padding) as stored */
     R_xlen_t total = 0;
-    for (int i = 0; i < m; i++) {
-        R_xlen_t len;
-        sgfs_sparse_row(&e, r[i], &len);
-        total += len;
-    }
-    const char *row_names[] = {"ptr", "ent", "width", "shift", ""};
+    for (int i = 0; i < m; i++) total += row_words(&e, r[i]);
+    const char *row_names[] = {"ptr", "ent", "width", "shift", "level", ""};
     SEXP rows = Rf_mkNamed(VECSXP, row_names);
     SET_VECTOR_ELT(out, 1, rows);
     SEXP ptr = Rf_allocVector(REALSXP, (R_xlen_t) m + 1);
     SET_VECTOR_ELT(rows, 0, ptr);
-    SEXP ent = Rf_allocVector(REALSXP, 2 * total);
+    SEXP ent = Rf_allocVector(INTSXP, total);
     SET_VECTOR_ELT(rows, 1, ent);
     SET_VECTOR_ELT(rows, 2, Rf_ScalarInteger(e.rows_width));
-    SEXP shift = Rf_allocVector(REALSXP, e.P);
-    SET_VECTOR_ELT(rows, 3, shift);
-    memcpy(REAL(shift), e.rows_shift, (size_t) e.P * sizeof(double));
-    double *p = REAL(ptr), *to = REAL(ent);
+    SET_VECTOR_ELT(rows, 3, Rf_allocVector(REALSXP, e.P));
+    memcpy(REAL(VECTOR_ELT(rows, 3)), e.rows_shift, (size_t) e.P * sizeof(double));
+    SET_VECTOR_ELT(rows, 4, Rf_allocVector(REALSXP, e.P));
+    memcpy(REAL(VECTOR_ELT(rows, 4)), e.rows_level, (size_t) e.P * sizeof(double));
+    double *p = REAL(ptr);
+    int *to = INTEGER(ent);
     R_xlen_t at = 0;
     for (int i = 0; i < m; i++) {
-        R_xlen_t len;
-        const double *q = sgfs_sparse_row(&e, r[i], &len);
+        const R_xlen_t len = row_words(&e, r[i]);
         p[i] = (double) at;
-        memcpy(to + 2 * at, q, 2 * (size_t) len * sizeof(double));
+        memcpy(to + at, e.rows_ent + (size_t) e.rows_ptr[r[i]], (size_t) len * sizeof(int));
         at += len;
     }
     p[m] = (double) at;
@@ -403,13 +411,13 @@ static SEXP weighted_column_sums(SEXP spec, SEXP weights, int squares)
             for (int j = 0; j < e.P; j++) s[j] += w[i] * (squares ? row[j] * row[j] : row[j]);
             continue;
         }
-        R_xlen_t len;
-        const double *q = sgfs_sparse_row(&e, i, &len);
-        for (R_xlen_t k = 0; k < len; k++) {
-            const int j = (int) q[2 * k + 1];
-            const double m = e.rows_shift[j], d = q[2 * k] - m;
+        const sgfs_sparse q = sgfs_sparse_row(&e, i);
+        for (int k = 0; k < q.n; k++) {
+            const int j = q.col[k];
+            const double v = sgfs_sparse_value(q, k, e.rows_level), m = e.rows_shift[j],
+                d = v - m;
             /* the stored entry's part less the part the correction adds */
-            s[j] += w[i] * (squares ? d * d - m * m : q[2 * k]);
+            s[j] += w[i] * (squares ? d * d - m * m : v);
         }
         total += w[i];
     }

@@ -319,22 +319,25 @@ static inline SGFS_ALWAYS_INLINE void rows_score_sparse(
     const double *restrict m = e->rows_shift;
     const double mb = dot4(m, beta, P), mc = centre ? dot4(m, centre, P) : 0.0;
     double r_sum = 0.0;
+    const double *restrict level = e->rows_level;
     for (int i = 0; i < n; i++) {
 #if defined(__GNUC__)
         if (e->rows_width == 0 && i + 2 * PREFETCH_AHEAD < n)
             __builtin_prefetch(e->rows_ptr + idx[i + 2 * PREFETCH_AHEAD], 0, 3);
         if (i + PREFETCH_AHEAD < n) {
-            R_xlen_t ahead;
-            const char *c = (const char *) sgfs_sparse_row(e, idx[i + PREFETCH_AHEAD], &ahead);
-            for (size_t off = 0; off < 2 * (size_t) ahead * sizeof(double); off += 64)
-                __builtin_prefetch(c + off, 0, 3);
+            const int j = idx[i + PREFETCH_AHEAD];
+            const int *w = e->rows_ent + (e->rows_width > 0 ? (size_t) j * e->rows_width
+                                                            : (size_t) e->rows_ptr[j]);
+            const size_t bytes = (size_t) (e->rows_width > 0 ? e->rows_width
+                                           : e->rows_ptr[j + 1] - e->rows_ptr[j]) * sizeof(int);
+            for (size_t off = 0; off < bytes; off += 64)
+                __builtin_prefetch((const char *) w + off, 0, 3);
         }
 #endif
-        R_xlen_t len;
-        const double *restrict q = sgfs_sparse_row(e, idx[i], &len);
-        const double r = resid(idx[i], sgfs_sparse_dot(q, len, beta) - mb,
-                               centre ? sgfs_sparse_dot(q, len, centre) - mc : 0.0, ctx);
-        for (R_xlen_t k = 0; k < len; k++) sum[(int) q[2 * k + 1]] += r * q[2 * k];
+        const sgfs_sparse q = sgfs_sparse_row(e, idx[i]);
+        const double r = resid(idx[i], sgfs_sparse_dot(q, level, beta) - mb,
+                               centre ? sgfs_sparse_dot(q, level, centre) - mc : 0.0, ctx);
+        sgfs_sparse_axpy(r, q, level, sum);
         r_sum += r;
     }
     for (int j = 0; j < P; j++) sum[j] -= r_sum * m[j];

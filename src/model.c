@@ -212,12 +212,12 @@ SEXP sgfs_row_leverage(SEXP spec, SEXP U, SEXP P1)
         double base = 0.0;
         for (int j = 0; j < P; j++) base += (data.rows_shift[j] / u[j]) * (data.rows_shift[j] / u[j]);
         for (int i = 0; i < N; i++) {
-            R_xlen_t len;
-            const double *e = sgfs_sparse_row(&data, i, &len);
+            const sgfs_sparse e = sgfs_sparse_row(&data, i);
             double s = base;
-            for (R_xlen_t k = 0; k < len; k++) {
-                const int j = (int) e[2 * k + 1];
-                const double mj = data.rows_shift[j] / u[j], vj = e[2 * k] / u[j];
+            for (int k = 0; k < e.n; k++) {
+                const int j = e.col[k];
+                const double mj = data.rows_shift[j] / u[j],
+                    vj = sgfs_sparse_value(e, k, data.rows_level) / u[j];
                 s += (vj - mj) * (vj - mj) - mj * mj;
             }
             q[i] = s;

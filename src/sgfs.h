@@ -291,11 +291,13 @@ struct sgfs_engine {
                                    precisions, y_i ~ N(eta_i, sigma^2 / w_i)),
                                    or NULL: every row weight 1               */
     /* a compressed-row copy of a mostly-zero design (sparse_rows.c), used
-       by the one-pass minibatch score, or NULL: row i's entries are the
-       (value, column) pairs rows_ent[2 k], rows_ent[2 k + 1] for k from
-       rows_ptr[i] (= i rows_width when every row has rows_width entries)
-       to rows_ptr[i + 1] - 1, and u_i = those - rows_shift              */
-    const double *rows_ptr, *rows_ent, *rows_shift;
+       by the one-pass minibatch score, or NULL: row i is the stretch of
+       32-bit words rows_ent + rows_ptr[i] (= i rows_width when every row
+       is padded to rows_width words), read by sgfs_sparse_row() below;
+       u_i = its entries - rows_shift; rows_level[j] is the one value a
+       pattern column j stores                                            */
+    const double *rows_ptr, *rows_shift, *rows_level;
+    const int *rows_ent;
     int rows_width;
     /* or raw values standardised when read (data.c): a design file's rows,
        mapped (design_file.c), or the user's dense matrix in place; value j
@@ -461,34 +463,78 @@ void sgfs_data_dots(const sgfs_engine *e, const int *idx, int n, const double *b
                     double *out);
 double sgfs_data_glm_pass(const sgfs_engine *e, const double *beta, double *sum);
 
-/* sum_k v_k beta[col_k] over a stored row of (value, column) pairs, four
-   partial sums */
-static inline SGFS_ALWAYS_INLINE double sgfs_sparse_dot(const double *restrict ent, R_xlen_t len,
+/* A compressed row (sparse_rows.c): n stored entries in columns col[k];
+   the first nv with their values val[k], the other n - nv in pattern
+   columns, whose every stored value is the column's level[col[k]] (0/1
+   indicators: a9a's features, one-hot levels), so that they cost four
+   bytes instead of twelve.  In the words of rows_ent, a row is
+   [nv][n - nv][nv doubles][n columns], from an even word (the doubles
+   aligned), and padded to an even number of words. */
+typedef struct sgfs_sparse {
+    const double *val;
+    const int *col;
+    int nv, n;
+} sgfs_sparse;
+
+/* the words a row of nv valued and np pattern entries takes */
+static inline R_xlen_t sgfs_sparse_words(R_xlen_t nv, R_xlen_t np)
+{
+    const R_xlen_t w = 2 + 3 * nv + np;
+    return w + (w & 1);
+}
+
+/* row i of the compressed rows */
+static inline SGFS_ALWAYS_INLINE sgfs_sparse sgfs_sparse_row(const sgfs_engine *e, int i)
+{
+    const int *w = e->rows_ent + (e->rows_width > 0 ? (size_t) i * (size_t) e->rows_width
+                                                    : (size_t) e->rows_ptr[i]);
+    sgfs_sparse r;
+    r.nv = w[0];
+    r.n = w[0] + w[1];
+    r.val = (const double *) (const void *) (w + 2);
+    r.col = w + 2 + 2 * (size_t) w[0];
+    return r;
+}
+
+/* the value of a row's k-th entry */
+static inline double sgfs_sparse_value(sgfs_sparse r, int k, const double *level)
+{
+    return k < r.nv ? r.val[k] : level[r.col[k]];
+}
+
+/* sum_k v_k beta[col_k] over a row's entries, four partial sums */
+static inline SGFS_ALWAYS_INLINE double sgfs_sparse_dot(sgfs_sparse r, const double *restrict level,
                                                    const double *restrict beta)
 {
     double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-    R_xlen_t k = 0;
-    for (; k + 4 <= len; k += 4) {
-        const double *q = ent + 2 * k;
-        s0 += q[0] * beta[(int) q[1]];
-        s1 += q[2] * beta[(int) q[3]];
-        s2 += q[4] * beta[(int) q[5]];
-        s3 += q[6] * beta[(int) q[7]];
+    const double *restrict v = r.val;
+    const int *restrict c = r.col;
+    int k = 0;
+    for (; k + 4 <= r.nv; k += 4) {
+        s0 += v[k] * beta[c[k]];
+        s1 += v[k + 1] * beta[c[k + 1]];
+        s2 += v[k + 2] * beta[c[k + 2]];
+        s3 += v[k + 3] * beta[c[k + 3]];
     }
-    for (; k < len; k++) s0 += ent[2 * k] * beta[(int) ent[2 * k + 1]];
+    for (; k < r.nv; k++) s0 += v[k] * beta[c[k]];
+    for (; k + 4 <= r.n; k += 4) {
+        s0 += level[c[k]] * beta[c[k]];
+        s1 += level[c[k + 1]] * beta[c[k + 1]];
+        s2 += level[c[k + 2]] * beta[c[k + 2]];
+        s3 += level[c[k + 3]] * beta[c[k + 3]];
+    }
+    for (; k < r.n; k++) s0 += level[c[k]] * beta[c[k]];
     return (s0 + s1) + (s2 + s3);
 }
 
-/* the first entry of row i and the number of its entries */
-static inline SGFS_ALWAYS_INLINE const double *sgfs_sparse_row(const sgfs_engine *e, int i, R_xlen_t *len)
+/* sum[col_k] += a v_k over a row's entries */
+static inline SGFS_ALWAYS_INLINE void sgfs_sparse_axpy(double a, sgfs_sparse r,
+                                                  const double *restrict level,
+                                                  double *restrict sum)
 {
-    if (e->rows_width > 0) {
-        *len = e->rows_width;
-        return e->rows_ent + 2 * (size_t) i * (size_t) e->rows_width;
-    }
-    const size_t a = (size_t) e->rows_ptr[i];
-    *len = (R_xlen_t) ((size_t) e->rows_ptr[i + 1] - a);
-    return e->rows_ent + 2 * a;
+    int k = 0;
+    for (; k < r.nv; k++) sum[r.col[k]] += a * r.val[k];
+    for (; k < r.n; k++) sum[r.col[k]] += a * level[r.col[k]];
 }
 
 /* a weight in [0, 1) for row i, fixed and scattered (Knuth's

@@ -5,33 +5,46 @@
  * One-hot factors (and LIBSVM-style binary features) make a design mostly
  * zeros, but centring densifies it: the engine's copy xt = (x - c) / s has
  * no zeros.  The standardisation is applied implicitly instead.  A column j
- * with at least half its entries zero is "sparse": only its non-zeros are
- * stored, as v_ij = x_ij / s_j, and its centring as m_j = c_j / s_j, so
+ * whose entries hold one value b_j at least half the time (0 for a sparse
+ * column, 1 for the intercept or a mostly-1 indicator: its base) stores
+ * only its other entries, as v_ij = (x_ij - b_j) / s_j, and its centring
+ * as m_j = (c_j - b_j) / s_j, so
  *
  *   u_i' beta = sum_{stored k} v_ik beta_k - m' beta,
  *   sum_i r_i u_i = sum_i r_i sum_{stored k} v_ik e_k - (sum_i r_i) m,
  *
  * with m' beta and the final correction computed once per minibatch, not
- * per row: a row costs its stored entries instead of P.  The other columns
- * are stored for every row as (x_ij - c_j) / s_j, exactly as in xt, with
- * m_j = 0 (no cancellation for them).  On Covertype's pine ~ . (10
+ * per row: a row costs its stored entries instead of P.  A column without
+ * a base is stored for every row as (x_ij - c_j) / s_j, exactly as in xt,
+ * with m_j = 0 (no cancellation for it).  On Covertype's pine ~ . (10
  * continuous columns, wilderness and soil one-hot: 55 columns) a row keeps
- * 13 entries; on a9a about 15 of 124.
+ * 12 entries; on a9a about 10 of 124 (the intercept and six mostly-1
+ * indicators store little or nothing).
+ *
+ * A column whose stored entries all hold one value (a 0/1 indicator) is a
+ * "pattern" column: its entries store only their column, and that value
+ * (x - b_j) / s_j is kept once (level).  Each row is one contiguous stretch
+ * of 32-bit words, so that a random row is one stream of cache lines:
+ *
+ *   [nv][np][nv values, doubles][nv + np columns, 0-based ints][pad],
+ *
+ * the valued entries first, each kind in increasing column order
+ * (sgfs_sparse_row() in sgfs.h reads it).  An a9a row (about 10
+ * indicators) takes 48 bytes on average, within one cache line, against
+ * 250 as (value, column) pairs of doubles before: 1.7 MB for a9a instead
+ * of 8.1 (bench/results-sparse.md).
  *
  *   sgfs_sparse_rows(x, center, scale, max_fill) -> list(ptr = N + 1 row
- *       starts (doubles: more than 2^31 entries are possible), ent = the
- *       entries as pairs (value, 0-based column as a double), a row's pairs
- *       contiguous, so that a random row is one stream of cache lines,
- *       width = the common number of entries of every row or 0, shift =
- *       m), or NULL when more than max_fill N P entries would be stored
- *       (the dense copy is then as fast).  When the widest row has at most
- *       a quarter more entries than the average, every row is padded to
- *       it with (0, column 0) pairs, which add nothing: a row's start is
- *       then i * width, with no look-up in ptr (a second cache miss per
- *       random row).  Covertype's rows have 12-13 entries: padded to 13,
- *       SGLD-CV's iteration 230 -> 200 us (interleaved runs, one chain,
- *       loaded machine).  a9a's 14-20 are not padded (padded to 20: no
- *       gain; its 8 MB of rows stay in cache).
+ *       starts in words (doubles: more than 2^31 words are possible), ent =
+ *       the rows' words (an integer vector), width = the common number of
+ *       words of every row or 0, shift = m, level = a pattern column's
+ *       value, else 0), or NULL when more than max_fill N P entries would
+ *       be stored (the dense copy is then as fast).  When the longest row
+ *       has at most a quarter more words than the average, every row is
+ *       padded to it: a row's start is then i * width, with no look-up in
+ *       ptr (a second cache miss per random row).  Covertype's rows have
+ *       12-13 entries: padded, SGLD-CV's iteration 230 -> 200 us
+ *       (interleaved runs, one chain, loaded machine, as pairs of doubles).
  */
 #include "sgfs.h"
 
@@ -96,6 +109,67 @@ static const double *column_values(const design_columns *d, int j)
     return d->buf;
 }
 
+/* Column j's base: the value at least half its entries hold (0 when at
+   least half are zeros: a sparse matrix's unstored entries), found by
+   Boyer and Moore's majority vote; returns 0 when there is none.  *stored
+   is the number of entries that differ from the base, and *level their
+   one value when they all hold one (else *pattern is 0). */
+static int column_base(const design_columns *d, int j, double *base, R_xlen_t *stored,
+                       int *pattern, double *level)
+{
+    const int N = d->N;
+    const R_xlen_t nz = column_nonzeros(d, j);
+    double b = 0.0, first = 0.0;
+    R_xlen_t other = 0;
+    int one = 1, seen = 0;
+    if (2 * nz <= (R_xlen_t) N && !d->dense) {      /* zeros are the base */
+        int from, to;
+        csc_range(d, j, &from, &to);
+        for (int k = from; k < to; k++) {
+            const double x = d->cx[k];
+            if (x == 0.0) continue;
+            if (!seen) first = x;
+            one = one && x == first;
+            seen = 1;
+            other++;
+        }
+    } else {
+        const double *col = column_values(d, j);
+        if (2 * nz > (R_xlen_t) N) {                 /* a majority among the rest? */
+            R_xlen_t votes = 0;
+            for (int i = 0; i < N; i++) {
+                if (votes == 0) b = col[i];
+                votes += col[i] == b ? 1 : -1;
+            }
+            R_xlen_t count = 0;
+            for (int i = 0; i < N; i++) count += col[i] == b;
+            if (2 * count < (R_xlen_t) N) return 0;
+        }
+        for (int i = 0; i < N; i++) {
+            if (col[i] == b) continue;
+            if (!seen) first = col[i];
+            one = one && col[i] == first;
+            seen = 1;
+            other++;
+        }
+    }
+    *base = b;
+    *stored = other;
+    *pattern = seen && one;
+    *level = first;
+    return 1;
+}
+
+/* row i's next valued (pattern: 0) or pattern (1) entry, in column j */
+static void put_entry(int *ent, const R_xlen_t *start, int *cursor, int i, int pattern,
+                      int j, double v)
+{
+    int *w = ent + start[i];
+    const int nv = w[0], k = pattern ? nv + cursor[i]++ : cursor[i]++;
+    if (!pattern) ((double *) (void *) (w + 2))[k] = v;
+    w[2 + 2 * nv + k] = j;
+}
+
 /* order: NULL, or the user's row (1-based) at each position of the copy
    (a permutation; R/data-access.R shuffles large copies) */
 static SEXP build_rows(design_columns *d, const double *c, const double *s, double fill,
@@ -103,86 +177,104 @@ static SEXP build_rows(design_columns *d, const double *c, const double *s, doub
 {
     const int N = d->N, P = d->P;
 
-    /* which columns are sparse, and the entries stored */
-    int *sparse = (int *) R_alloc((size_t) P, sizeof(int));
+    /* each column's base (has_base[j]: the entries equal to it are not
+       stored), whether its stored entries are a pattern, and the entries
+       stored */
+    int *has_base = (int *) R_alloc((size_t) P, sizeof(int));
+    int *pattern = (int *) R_alloc((size_t) P, sizeof(int));
+    double *base = (double *) R_alloc((size_t) P, sizeof(double));
+    double *level = (double *) R_alloc((size_t) P, sizeof(double));
     double stored = 0.0;
     for (int j = 0; j < P; j++) {
-        const R_xlen_t nz = column_nonzeros(d, j);
-        sparse[j] = 2 * nz <= (R_xlen_t) N;
-        stored += sparse[j] ? (double) nz : (double) N;
+        R_xlen_t other = N;
+        has_base[j] = column_base(d, j, &base[j], &other, &pattern[j], &level[j]);
+        pattern[j] = has_base[j] && pattern[j];
+        stored += (double) other;
     }
     if (stored > fill * (double) N * (double) P) return R_NilValue;
 
-    /* the rows' counts; a common width (rows padded) when padding adds at
-       most a quarter to the entries */
-    R_xlen_t *next = (R_xlen_t *) R_alloc((size_t) N, sizeof(R_xlen_t));
-    for (int i = 0; i < N; i++) next[i] = 0;
+    /* each row's valued and pattern entries, the counts of its header */
+    int *nv = (int *) R_alloc((size_t) N, sizeof(int));
+    int *np = (int *) R_alloc((size_t) N, sizeof(int));
+    for (int i = 0; i < N; i++) nv[i] = np[i] = 0;
     for (int j = 0; j < P; j++) {
-        if (!sparse[j])
-            for (int i = 0; i < N; i++) next[i]++;
-        else if (d->dense) {
-            const double *col = dense_column(d, j);
-            for (int i = 0; i < N; i++) next[i] += col[i] != 0.0;
-        } else {
+        int *count = pattern[j] ? np : nv;
+        if (!has_base[j])
+            for (int i = 0; i < N; i++) count[i]++;
+        else if (base[j] == 0.0 && !d->dense) {
             int from, to;
             csc_range(d, j, &from, &to);
-            for (int k = from; k < to; k++) next[d->ci[k]] += d->cx[k] != 0.0;
+            for (int k = from; k < to; k++) count[d->ci[k]] += d->cx[k] != 0.0;
+        } else {
+            const double *col = column_values(d, j);
+            for (int i = 0; i < N; i++) count[i] += col[i] != base[j];
         }
     }
+    /* a common width (rows padded) when padding adds at most a quarter to
+       the words */
     R_xlen_t widest = 0;
-    for (int i = 0; i < N; i++) widest = next[i] > widest ? next[i] : widest;
-    const int width = widest > 0 && (double) N * (double) widest <= pad_limit * stored
+    double words = 0.0;
+    for (int i = 0; i < N; i++) {
+        const R_xlen_t w = sgfs_sparse_words(nv[i], np[i]);
+        widest = w > widest ? w : widest;
+        words += (double) w;
+    }
+    const int width = widest <= INT_MAX && (double) N * (double) widest <= pad_limit * words
                       ? (int) widest : 0;
-    const R_xlen_t total = width > 0 ? (R_xlen_t) N * width : (R_xlen_t) stored;
+    const R_xlen_t total = width > 0 ? (R_xlen_t) N * width : (R_xlen_t) words;
 
-    const char *names[] = {"ptr", "ent", "width", "shift", ""};
+    const char *names[] = {"ptr", "ent", "width", "shift", "level", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SEXP ptr = Rf_allocVector(REALSXP, (R_xlen_t) N + 1);
     SET_VECTOR_ELT(out, 0, ptr);
-    SEXP ents = Rf_allocVector(REALSXP, 2 * total);
+    SEXP ents = Rf_allocVector(INTSXP, total);
     SET_VECTOR_ELT(out, 1, ents);
+    SET_VECTOR_ELT(out, 2, Rf_ScalarInteger(width));
     SEXP shift = Rf_allocVector(REALSXP, P);
     SET_VECTOR_ELT(out, 3, shift);
-    double *p = REAL(ptr), *ent = REAL(ents), *m = REAL(shift);
+    SEXP levels = Rf_allocVector(REALSXP, P);
+    SET_VECTOR_ELT(out, 4, levels);
+    double *p = REAL(ptr), *m = REAL(shift), *lv = REAL(levels);
+    int *ent = INTEGER(ents);
     /* random rows are read from them: huge pages against TLB misses */
     sgfs_advise_huge_pages(p, ((size_t) N + 1) * sizeof(double));
-    sgfs_advise_huge_pages(ent, 2 * (size_t) total * sizeof(double));
+    sgfs_advise_huge_pages(ent, (size_t) total * sizeof(int));
+    memset(ent, 0, (size_t) total * sizeof(int));
 
-    /* row starts in the copy's order, then the entries column by column
-       (each row's in increasing column order) */
+    /* row starts in the copy's order, each row's header, then the entries
+       column by column (a row's valued entries, then its pattern entries,
+       each in increasing column order) */
     const int *row_at = sgfs_row_order(order, N);
-    R_xlen_t start = 0;
+    R_xlen_t *start = (R_xlen_t *) R_alloc((size_t) N, sizeof(R_xlen_t));
+    R_xlen_t at = 0;
     for (int q = 0; q < N; q++) {
         const int i = row_at ? row_at[q] : q;
-        p[q] = (double) (width > 0 ? (R_xlen_t) q * width : start);
-        const R_xlen_t count = next[i];
-        next[i] = width > 0 ? (R_xlen_t) q * width : start;
-        start += count;
+        start[i] = width > 0 ? (R_xlen_t) q * width : at;
+        p[q] = (double) start[i];
+        at += sgfs_sparse_words(nv[i], np[i]);
+        ent[start[i]] = nv[i];
+        ent[start[i] + 1] = np[i];
+        nv[i] = np[i] = 0;                  /* now the rows' cursors */
     }
     p[N] = (double) total;
-    SET_VECTOR_ELT(out, 2, Rf_ScalarInteger(width));
-    /* the padding: value 0 in column 0 (adds nothing to a dot product or a
-       score sum) */
-    for (R_xlen_t k = 0; k < total; k++) ent[2 * k] = ent[2 * k + 1] = 0.0;
     for (int j = 0; j < P; j++) {
-        m[j] = sparse[j] ? c[j] / s[j] : 0.0;
-        if (sparse[j] && !d->dense) {
+        /* u_ij = (x_ij - c_j) / s_j = (x_ij - base_j) / s_j - m_j */
+        m[j] = has_base[j] ? (c[j] - base[j]) / s[j] : 0.0;
+        lv[j] = pattern[j] ? (level[j] - base[j]) / s[j] : 0.0;
+        int *cursor = pattern[j] ? np : nv;
+        if (has_base[j] && base[j] == 0.0 && !d->dense) {
             int from, to;
             csc_range(d, j, &from, &to);
-            for (int k = from; k < to; k++) {
-                if (d->cx[k] == 0.0) continue;
-                const R_xlen_t at = next[d->ci[k]]++;
-                ent[2 * at] = d->cx[k] / s[j];
-                ent[2 * at + 1] = (double) j;
-            }
+            for (int k = from; k < to; k++)
+                if (d->cx[k] != 0.0)
+                    put_entry(ent, start, cursor, d->ci[k], pattern[j], j, d->cx[k] / s[j]);
             continue;
         }
         const double *col = column_values(d, j);
         for (int i = 0; i < N; i++) {
-            if (sparse[j] && col[i] == 0.0) continue;
-            const R_xlen_t at = next[i]++;
-            ent[2 * at] = sparse[j] ? col[i] / s[j] : (col[i] - c[j]) / s[j];
-            ent[2 * at + 1] = (double) j;
+            if (has_base[j] && col[i] == base[j]) continue;
+            put_entry(ent, start, cursor, i, pattern[j], j,
+                      (col[i] - (has_base[j] ? base[j] : c[j])) / s[j]);
         }
     }
     UNPROTECT(1);

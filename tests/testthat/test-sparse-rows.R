@@ -15,46 +15,74 @@ onehot_data <- function(N = 400L, seed = 1L) {
     })
 }
 
+## the standardised design the compressed rows hold (P x N, as xt): row i
+## is the words [nv][np][nv doubles][nv + np columns] from ptr[i]
+decode_rows <- function(rows, N) {
+    P <- length(rows$shift)
+    out <- matrix(-rows$shift, P, N)
+    for (i in seq_len(N)) {
+        w <- rows$ent[seq(rows$ptr[i] + 1, rows$ptr[i + 1])]
+        nv <- w[1]
+        np <- w[2]
+        val <- if (nv) readBin(writeBin(w[2 + seq_len(2 * nv)], raw()), "double", nv)
+        col <- w[2 + 2 * nv + seq_len(nv + np)] + 1L
+        v <- c(val, rows$level[col[nv + seq_len(np)]])
+        stopifnot(!anyDuplicated(col))
+        out[col, i] <- out[col, i] + v
+    }
+    out
+}
+
 test_that("the compressed rows hold the standardised design exactly", {
     d <- onehot_data()
     x <- stats::model.matrix(y ~ x1 + x2 + f + g, d)
     center <- c(0, colMeans(x)[-1])
     scale <- c(1, apply(x, 2, stats::sd)[-1])
     rows <- .Call(sgfs:::C_sgfs_sparse_rows, x, center, scale, 0.9, FALSE, NULL)
-    expect_named(rows, c("ptr", "ent", "width", "shift"))
+    expect_named(rows, c("ptr", "ent", "width", "shift", "level"))
+    expect_type(rows$ent, "integer")
     xt <- .Call(sgfs:::C_sgfs_design_copy, x, center, scale, FALSE, NULL)
-    ## every row keeps its intercept, two continuous entries, one level of
-    ## each factor (when not the reference): the one-hot columns are sparse;
-    ## 3-5 entries a row, padded to 5 (at most a quarter more than their
-    ## mean) with zeros in column 0
-    own <- 3L + (d$f != "a") + (d$g != "u")
-    expect_equal(range(own), c(3L, 5L))
-    expect_lt(5 / mean(own), 1.25)
-    expect_equal(rows$width, 5L)
-    counts <- diff(rows$ptr)
-    expect_true(all(counts == 5L))
-    expect_equal(sum(rows$ent[c(TRUE, FALSE)] != 0), sum(own))
-    dense <- matrix(-rows$shift, ncol(x), nrow(x))
-    for (i in seq_len(nrow(x))) {
-        k <- if (counts[i]) seq(rows$ptr[i] + 1, rows$ptr[i + 1])
-        add <- rowsum(rows$ent[2 * k - 1], rows$ent[2 * k] + 1)   # (padding repeats column 0)
-        cols <- as.integer(rownames(add))
-        dense[cols, i] <- dense[cols, i] + add
-    }
-    expect_equal(dense, xt, tolerance = 1e-14)
-    ## the continuous columns are stored as in xt, without a shift
-    expect_equal(rows$shift[1:3], c(0, 0, 0))
+    ## every row stores its two continuous values (2 + 2 x 2 + 2 words) and
+    ## the column of the level of each factor it holds, when not the
+    ## reference (one word each: the one-hot columns are patterns); the
+    ## intercept is its base, 1, everywhere: no entry, shift -1.  Rows of 8,
+    ## 9 and 10 words are padded to 10 (at most a quarter more than their
+    ## mean)
+    own <- (d$f != "a") + (d$g != "u")
+    words <- 8L + own + own %% 2L
+    expect_lt(10 / mean(words), 1.25)
+    expect_equal(rows$width, 10L)
+    expect_true(all(diff(rows$ptr) == 10L))
+    starts <- rows$ptr[seq_len(nrow(x))] + 1
+    expect_equal(rows$ent[starts], rep(2L, nrow(x)))
+    expect_equal(rows$ent[starts + 1], own)
+    expect_equal(decode_rows(rows, nrow(x)), xt, tolerance = 1e-14)
+    expect_equal(rows$shift[1:3], c(-1, 0, 0))
+    expect_equal(rows$level[4:6], unname(1 / scale[4:6]))
     ## nothing is made when the design is dense
     expect_null(.Call(sgfs:::C_sgfs_sparse_rows, x, center, scale, 0.1, FALSE, NULL))
-    ## rows of very different lengths are not padded: then the row starts
-    ## say where each row is
-    wide <- cbind(x, diag(nrow(x))[, 1:8])
-    wide[1, ncol(x) + 1:8] <- 1
-    ragged <- .Call(sgfs:::C_sgfs_sparse_rows, wide, c(center, rep(0, 8)),
-                    c(scale, rep(1, 8)), 0.9, FALSE, NULL)
+    ## a column mostly 1 stores its zeros (pattern); one mostly 3 its other
+    ## values (valued); rows of very different lengths are not padded: then
+    ## the row starts say where each row is
+    wide <- cbind(x, one = as.numeric(d$x1 > -1.5), three = ifelse(d$x2 > 0.8, d$x2, 3),
+                  diag(nrow(x))[, 1:8])
+    wide[1, ncol(x) + 2 + 1:8] <- 1
+    wc <- colMeans(wide)
+    wc[1] <- 0
+    ws <- c(1, apply(wide, 2, stats::sd)[-1])
+    ragged <- .Call(sgfs:::C_sgfs_sparse_rows, wide, wc, ws, 0.9, FALSE, NULL)
     expect_equal(ragged$width, 0L)
-    expect_equal(length(ragged$ent) / 2, ragged$ptr[nrow(x) + 1L])
-    expect_gt(diff(ragged$ptr)[1], 5)
+    expect_equal(length(ragged$ent), ragged$ptr[nrow(x) + 1L])
+    expect_gt(diff(ragged$ptr)[1], 20)
+    expect_equal(decode_rows(ragged, nrow(x)),
+                 .Call(sgfs:::C_sgfs_design_copy, wide, wc, ws, FALSE, NULL), tolerance = 1e-14)
+    k <- ncol(x) + 1:2
+    expect_equal(ragged$shift[k], unname((wc[k] - c(1, 3)) / ws[k]))
+    expect_equal(ragged$level[k], unname(c(-1 / ws[k[1]], 0)))
+    ## the same from the dgCMatrix, to the last bit
+    sparse <- Matrix::Matrix(wide, sparse = TRUE)
+    expect_identical(.Call(sgfs:::C_sgfs_sparse_rows_csc, sparse@i, sparse@p, sparse@x, sparse@Dim,
+                           wc, ws, 0.9, FALSE, NULL), ragged)
 })
 
 test_that("score changes from the compressed rows equal the dense copy's", {
