@@ -311,6 +311,31 @@ static inline SGFS_ALWAYS_INLINE void axpy4f(double r, const float *restrict u, 
 
 /* sgfs_rows_score on the compressed rows: each row costs its stored
    entries; the centring enters once, as m' beta and - (sum_i r_i) m */
+/* asks for compressed row j's words (rows of every width: its start in
+   rows_ptr must be in cache by then) */
+static inline SGFS_ALWAYS_INLINE void prefetch_sparse_row(const sgfs_engine *e, int j)
+{
+#if defined(__GNUC__)
+    const int wd = e->rows_width;
+    const int *w = e->rows_ent + (wd > 0 ? (size_t) j * wd : (size_t) e->rows_ptr[j]);
+    const size_t bytes = (size_t) (wd > 0 ? wd : e->rows_ptr[j + 1] - e->rows_ptr[j]) * sizeof(int);
+    for (size_t off = 0; off < bytes; off += 64) __builtin_prefetch((const char *) w + off, 0, 3);
+#else
+    (void) e;
+    (void) j;
+#endif
+}
+
+static inline SGFS_ALWAYS_INLINE void prefetch_sparse_start(const sgfs_engine *e, int j)
+{
+#if defined(__GNUC__)
+    if (e->rows_width == 0) __builtin_prefetch(e->rows_ptr + j, 0, 3);
+#else
+    (void) e;
+    (void) j;
+#endif
+}
+
 static inline SGFS_ALWAYS_INLINE void rows_score_sparse(
     const sgfs_engine *e, const int *idx, int n, const double *beta, const double *centre,
     double (*resid)(int, double, double, void *), void *ctx, double *restrict sum)
@@ -321,19 +346,8 @@ static inline SGFS_ALWAYS_INLINE void rows_score_sparse(
     double r_sum = 0.0;
     const double *restrict level = e->rows_level;
     for (int i = 0; i < n; i++) {
-#if defined(__GNUC__)
-        if (e->rows_width == 0 && i + 2 * PREFETCH_AHEAD < n)
-            __builtin_prefetch(e->rows_ptr + idx[i + 2 * PREFETCH_AHEAD], 0, 3);
-        if (i + PREFETCH_AHEAD < n) {
-            const int j = idx[i + PREFETCH_AHEAD];
-            const int *w = e->rows_ent + (e->rows_width > 0 ? (size_t) j * e->rows_width
-                                                            : (size_t) e->rows_ptr[j]);
-            const size_t bytes = (size_t) (e->rows_width > 0 ? e->rows_width
-                                           : e->rows_ptr[j + 1] - e->rows_ptr[j]) * sizeof(int);
-            for (size_t off = 0; off < bytes; off += 64)
-                __builtin_prefetch((const char *) w + off, 0, 3);
-        }
-#endif
+        if (i + 2 * PREFETCH_AHEAD < n) prefetch_sparse_start(e, idx[i + 2 * PREFETCH_AHEAD]);
+        if (i + PREFETCH_AHEAD < n) prefetch_sparse_row(e, idx[i + PREFETCH_AHEAD]);
         const sgfs_sparse q = sgfs_sparse_row(e, idx[i]);
         const double r = resid(idx[i], sgfs_sparse_dot(q, level, beta) - mb,
                                centre ? sgfs_sparse_dot(q, level, centre) - mc : 0.0, ctx);
