@@ -7,7 +7,7 @@
 ## a9a (../shared/datasets/a9a.xz: 32,561 rows, 123 binary features, 11 %
 ## non-zero) is read by read_libsvm() (timed) as a dgCMatrix.  The same
 ## design is then given to the samplers twice: as the dgCMatrix (the engine
-## keeps its compressed rows: 14 entries a row of 124) and as a dense
+## keeps its compressed rows: about 10 column numbers a row of 124) and as a dense
 ## matrix with the compressed rows switched off (options(sgfs.sparse_fill =
 ## 0): the engine's dense P x N copy).  Same seed, same draws up to
 ## rounding (checked here too).  Timed, interleaved, `reps` times, medians reported:

@@ -17,9 +17,10 @@
  * per row: a row costs its stored entries instead of P.  A column without
  * a base is stored for every row as (x_ij - c_j) / s_j, exactly as in xt,
  * with m_j = 0 (no cancellation for it).  On Covertype's pine ~ . (10
- * continuous columns, wilderness and soil one-hot: 55 columns) a row keeps
- * 12 entries; on a9a about 10 of 124 (the intercept and six mostly-1
- * indicators store little or nothing).
+ * continuous columns, wilderness and soil one-hot: 53 columns) a row keeps
+ * 11-12 entries (80 MB for 571,012 rows, 120 as pairs of doubles); on a9a
+ * about 10 of 124 (the intercept and six mostly-1 indicators store little
+ * or nothing).
  *
  * A column whose stored entries all hold one value (a 0/1 indicator) is a
  * "pattern" column: its entries store only their column, and that value
@@ -42,9 +43,10 @@
  *       be stored (the dense copy is then as fast).  When the longest row
  *       has at most a quarter more words than the average, every row is
  *       padded to it: a row's start is then i * width, with no look-up in
- *       ptr (a second cache miss per random row).  Covertype's rows have
- *       12-13 entries: padded, SGLD-CV's iteration 230 -> 200 us
- *       (interleaved runs, one chain, loaded machine, as pairs of doubles).
+ *       ptr (a second cache miss per random row).  Covertype's rows (33-34
+ *       words, all padded to 34) were padded as pairs of doubles too:
+ *       SGLD-CV's iteration 230 -> 200 us (interleaved runs, one chain,
+ *       loaded machine).
  */
 #include "sgfs.h"
 
