@@ -38,6 +38,11 @@ out <- c("# The matrix in place against the engine's copy (bench/bench_in_place.
          sprintf("%s; BLAS: %s; N = %s, P = %d, simulated logistic data; %d iterations at each sampler's defaults; medians of %d interleaved repetitions (ratio: median of the per-repetition ratios); microseconds per iteration of the C loop.",
                  format(Sys.Date()), sgfs:::blas_label(), format(N, big.mark = ","), P, n_iter, reps),
          "", knitr::kable(tab, row.names = FALSE), "",
-         "In place, a random row is P scattered reads (R keeps a matrix by columns) instead of one contiguous block of the copy; the fit adds no copy of the data (bench/results-memory.md).")
+         paste("In place, a random row is P scattered reads (R keeps a matrix by columns); the copy",
+               "holds its rows in a random order, so that a minibatch is a few windows of consecutive",
+               "rows read as contiguous blocks (R/data-access.R, shuffled_copy()), which the user's",
+               "matrix, in the user's order, cannot be.  In place the fit adds no copy of the data",
+               "(bench/results-memory.md): by default it reads in place only when the copy would take",
+               "more than a quarter of the machine's memory."))
 writeLines(out, "bench/results-in-place.md")
 cat(out, sep = "\n")
