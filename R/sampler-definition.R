@@ -32,8 +32,10 @@
 #'   below 6e-8, far inside any posterior's spread).  When that copy would
 #'   take more than a quarter of the machine's memory, the engine reads a
 #'   dense double matrix in place instead, standardising each value as it
-#'   reads it (the same draws; an iteration a few times slower, a row's
-#'   values being scattered): `options(sgfs.in_place = TRUE or FALSE)`
+#'   reads it (the same draws; an iteration about 12 times slower at 2e6 x
+#'   50, a row's values being scattered and the rows in the user's order,
+#'   so that a minibatch cannot be windows of them; a shuffled
+#'   [design_file()] is faster): `options(sgfs.in_place = TRUE or FALSE)`
 #'   decides it for any size.  Data larger than memory: a [design_file()]
 #'   (see [shuffle_design_file()]).  Minibatches are random rows; from
 #'   10,000 rows the engine holds its copy in a random order of its own and
