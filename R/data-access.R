@@ -4,9 +4,9 @@
 ## non-zero entries, the centring applied implicitly), whichever is smaller
 ## (the rows when they keep at most `sparse_fill()` of the N P entries).  A
 ## sparse matrix (Matrix's dgCMatrix) is never densified on the way.  With
-## options(sgfs.precision = "single") the dense copy is kept in single
-## precision, xt32 (half the memory; each value rounded once, relative
-## error below 6e-8).  A design file (R/design-file.R) and, where a copy
+## options(sgfs.precision = "single"), or by default where only a single
+## one fits, the dense copy is kept in single precision, xt32 (half the
+## memory; each value rounded once, relative error below 6e-8).  A design file (R/design-file.R) and, where a copy
 ## would not fit, the user's double matrix itself (in_place()) are read
 ## where they are, each value standardised when read.  A spec carries N, P
 ## and one of xt, xt32, rows, file and matrix; R reads the data only
@@ -16,26 +16,52 @@
 ## re-evaluated only for its data (below)
 the <- new.env(parent = emptyenv())
 
-## the dense copy's precision: "double" (the default) or "single"
-data_precision <- function() {
-    p <- getOption("sgfs.precision", "double")
+## The dense copy's precision for an N x P design: options(sgfs.precision =
+## "double" or "single"), or by default double unless that copy would take
+## more than a quarter of the memory (machine_memory()): half the memory at
+## a relative error below 6e-8 beats reading the matrix in place, 12-14
+## times slower an iteration (bench/results-in-place.md), which in_place()
+## leaves for matrices whose single copy would not fit either.
+data_precision <- function(N, P) {
+    p <- getOption("sgfs.precision")
+    if (is.null(p)) return(if (copy_fits(8, N, P)) "double" else "single")
     if (!identical(p, "double") && !identical(p, "single"))
         stop("options(sgfs.precision =) must be \"double\" or \"single\", not ", format_value(p),
              call. = FALSE)
     p
 }
 
+## whether a copy of N x P values of `bytes` bytes takes at most a quarter
+## of the memory
+copy_fits <- function(bytes, N, P) {
+    memory <- machine_memory()
+    is.na(memory) || bytes * as.double(N) * P <= memory / 4
+}
+
+## the memory the engine plans for: options(sgfs.memory = bytes), or the
+## machine's
+machine_memory <- function() {
+    m <- getOption("sgfs.memory")
+    if (is.null(m)) return(physical_memory())
+    if (!is.numeric(m) || length(m) != 1L || is.na(m) || m <= 0)
+        stop("options(sgfs.memory =) must be a number of bytes, not ", format_value(m),
+             call. = FALSE)
+    as.double(m)
+}
+
 ## Whether the engine reads the dense double matrix x where it is instead of
 ## making its copy (one example per column, a minibatch's rows contiguous):
-## options(sgfs.in_place = TRUE or FALSE), or by default (NA) when the copy
-## would take more than a quarter of the machine's memory.  In place, the
-## fit adds no copy of the data (a fit keeps x alive, as R shares it), but a
-## random row is ncol scattered reads instead of one contiguous block.
+## options(sgfs.in_place = TRUE or FALSE), or by default (NA) when the copy,
+## in its precision (data_precision()), would take more than a quarter of
+## the memory.  In place, the fit adds no copy of the data (a fit keeps x
+## alive, as R shares it), but a random row is ncol scattered reads instead
+## of one contiguous block, and minibatches cannot be windows of the rows.
 in_place <- function(x) {
     p <- flag_option("sgfs.in_place")
     if (!is.na(p)) return(p)
-    memory <- physical_memory()
-    !is.na(memory) && 8 * as.double(nrow(x)) * ncol(x) > memory / 4
+    N <- nrow(x)
+    P <- ncol(x)
+    !copy_fits(if (data_precision(N, P) == "double") 8 else 4, N, P)
 }
 ## ... for a design x of any kind: only a dense double matrix can be
 reads_in_place <- function(x) is.matrix(x) && is.double(x) && in_place(x)
@@ -79,7 +105,7 @@ engine_data <- function(x, center, scale, rows = TRUE, lead = FALSE) {
         return(list(N = nrow(x), P = ncol(x) + lead,
                     matrix = list(x = x, center = center, scale = scale, lead = lead)))
     if (is.null(compressed) && inherits(x, "Matrix")) x <- dense_copy(x, "x")
-    single <- data_precision() == "single" && is.null(compressed)
+    single <- is.null(compressed) && data_precision(nrow(x), ncol(x)) == "single"
     list(N = nrow(x), P = ncol(x) + lead,
          xt = if (is.null(compressed) && !single)
              .Call(C_sgfs_design_copy, x, center, scale, lead, order),

@@ -258,7 +258,7 @@ file_prefetch_default <- function(x) larger_than_memory(x)
 
 ## a design file larger than half the machine's memory
 larger_than_memory <- function(x) {
-    memory <- physical_memory()
+    memory <- machine_memory()
     !is.na(memory) && x$bytes * as.double(x$N) * x$ncol > memory / 2
 }
 physical_memory <- function() .Call(C_sgfs_physical_memory)

@@ -65,7 +65,8 @@ prepare_design <- function(x, y, family, standardize, sigma, levels = NULL, lead
     ## a live fit on the same data (R/data-access.R); a design file's only
     ## with fits on that file (the same numbers in memory are another backend)
     data_key <- list(N = nrow(x), lead = lead, center = center, scale = scale, sd = sds,
-                     checksum = cols$checksum, precision = data_precision(), fill = sparse_fill(),
+                     checksum = cols$checksum, precision = data_precision(nrow(x), ncol(x)),
+                     fill = sparse_fill(),
                      file = if (is_design_file(x)) x$path,
                      in_place = reads_in_place(x),
                      shuffled = shuffled_copy(nrow(x)))

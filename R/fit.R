@@ -518,7 +518,7 @@ sg_fit <- function(method, setup, run, call) {
     info <- list(call = generic_call(call), method = method, settings = s$settings,
                  family = run$family, levels = run$levels,
                  prior = run$prior, design = run$design, spec = held$spec, handle = held$handle,
-                 data_signature = data_signature(spec), precision = data_precision(),
+                 data_signature = data_signature(spec), precision = run$design$data_key$precision,
                  N = spec$N, batch_size = spec$batch_size,
                  evals_per_iter = if (is.null(s$evals_per_iter)) spec$batch_size
                                   else s$evals_per_iter,

@@ -27,10 +27,12 @@
 #'   saved with [saveRDS()] holds its draws, and read back in another
 #'   session takes its data again through [update()][update.sgfit].  The
 #'   engine's one copy of a dense design is standardised in double
-#'   precision; with `options(sgfs.precision = "single")` in single
-#'   precision, half the memory (each value rounded once: a relative error
-#'   below 6e-8, far inside any posterior's spread).  When that copy would
-#'   take more than a quarter of the machine's memory, the engine reads a
+#'   precision, or in single precision, half the memory (each value
+#'   rounded once: a relative error below 6e-8, far inside any posterior's
+#'   spread), when the double copy would take more than a quarter of the
+#'   machine's memory (`options(sgfs.memory =)` bytes instead) or with
+#'   `options(sgfs.precision = "single")` (`"double"` forbids it).  When
+#'   that copy too would take more than a quarter, the engine reads a
 #'   dense double matrix in place instead, standardising each value as it
 #'   reads it (the same draws; an iteration about 12 times slower at 2e6 x
 #'   50, a row's values being scattered and the rows in the user's order,

@@ -1,6 +1,7 @@
 ## The user's dense matrix read in place (options(sgfs.in_place), by default
-## when a copy would take more than a quarter of the memory): no copy, each
-## value standardised when read, the draws of the engine's copy.
+## when even a single-precision copy would take more than a quarter of the
+## memory): no copy, each value standardised when read, the draws of the
+## engine's copy.
 
 in_place_fit <- function(f, x, y, in_place, ...)
     withr::with_options(list(sgfs.in_place = in_place, sgfs.sparse_fill = 0),
@@ -50,4 +51,45 @@ test_that("a fit on the matrix in place predicts, continues and keeps the matrix
     expect_error(withr::with_options(list(sgfs.in_place = "yes"),
                                      sgld(p$x, p$y, n_iter = 10, progress = FALSE)),
                  "sgfs.in_place")
+})
+
+test_that("the memory decides between the double copy, the single one and the matrix in place", {
+    p <- sparse_problem()
+    bytes <- 8 * nrow(p$x) * ncol(p$x)
+    fit_with <- function(memory, x = p$x)
+        withr::with_options(list(sgfs.memory = memory, sgfs.sparse_fill = 0),
+                            withr::with_seed(11, sgld(x, p$y, n_iter = 200, progress = FALSE)))
+    backend <- function(fit) {
+        spec <- sgfs:::fit_spec(attr(fit, "sgfit"))
+        c("xt", "xt32", "matrix")[!vapply(spec[c("xt", "xt32", "matrix")], is.null, NA)]
+    }
+    ## the double copy within a quarter of the memory; else the single one
+    ## if it fits (the draws of the values floats hold: within 1e-5 of the
+    ## double copy's over this run); else the matrix in place
+    double <- fit_with(4 * bytes)
+    single <- fit_with(4 * bytes - 1)
+    inplace <- fit_with(2 * bytes - 1)
+    expect_identical(c(backend(double), backend(single), backend(inplace)),
+                     c("xt", "xt32", "matrix"))
+    expect_identical(attr(single, "sgfit")$precision, "single")
+    expect_identical(attr(double, "sgfit")$precision, "double")
+    expect_equal(unclass(as.matrix(inplace)), unclass(as.matrix(double)), tolerance = 1e-12)
+    expect_equal(unclass(as.matrix(single)), unclass(as.matrix(double)), tolerance = 1e-5)
+    expect_false(isTRUE(all.equal(unclass(as.matrix(single)), unclass(as.matrix(double)),
+                                  tolerance = 1e-12)))
+    ## a data frame cannot be read in place: the single copy, the smaller
+    d <- as.data.frame(p$x)
+    d$y <- p$y
+    frame <- withr::with_options(list(sgfs.memory = 2 * bytes - 1, sgfs.sparse_fill = 0),
+                                 sgld(y ~ ., data = d, n_iter = 50, progress = FALSE))
+    expect_false(is.null(sgfs:::fit_spec(attr(frame, "sgfit"))$xt32))
+    ## an explicit precision holds: double, read in place when it does not fit
+    expect_identical(backend(withr::with_options(list(sgfs.precision = "double"),
+                                                 fit_with(4 * bytes - 1))), "matrix")
+    ## the continued fit keeps its precision
+    more <- withr::with_seed(3, update(single, n_iter = 20))
+    expect_false(is.null(sgfs:::fit_spec(attr(more, "sgfit"))$xt32))
+    expect_error(withr::with_options(list(sgfs.memory = "lots"),
+                                     sgld(p$x, p$y, n_iter = 10, progress = FALSE)),
+                 "sgfs.memory")
 })
