@@ -63,7 +63,17 @@ separated_levels <- function(x, y, family, icpt, lead = FALSE) {
     for (j in which(indicator & separated(st$ones, st$ysum)))
         out[[length(out) + 1L]] <- list(name = colnames(x)[j], column = j + lead,
                                         reference = FALSE, rows = column_nonzeros(x, j)$i)
+    ## a group's reference level: the rows none of its (disjoint) columns
+    ## holds, whose count and responses' sum follow from the columns', up to
+    ## rounding (its rows are found and checked only when that sum is
+    ## within rounding of separated: a wide design's runs of rare columns
+    ## with disjoint rows are many, and their reference levels almost every
+    ## row)
+    total <- sum(y)
+    slack <- 1e-9 * (sum(abs(y)) + 1)
+    maybe <- function(n1, ys) n1 > 0 && (abs(ys) <= slack || family == "binomial" && abs(ys - n1) <= slack)
     if (has_icpt) for (g in indicator_groups(x, indicator)) {
+        if (!maybe(nrow(x) - sum(st$ones[g]), total - sum(st$ysum[g]))) next
         rows <- which(level_count(x, g) == 0L)
         if (separated(length(rows), sum(y[rows])))
             out[[length(out) + 1L]] <- list(name = reference_name(colnames(x)[g]), column = g + lead,
