@@ -147,7 +147,7 @@ probit_curvature <- function(y, eta) {
 ## log sigma's block)
 glm_hess_times <- function(spec, mode, h, v) {
     P <- spec$P
-    out <- .Call(C_sgfs_data_xtr, spec, h$beta * data_xb(spec, v))
+    out <- .Call(C_sgfs_data_hess_times, spec, h$beta, as.double(v))
     if (!is.null(h$log_sigma)) {
         ## the cross terms d^2 / d beta d log sigma = -2 sum_i w_i r_i u_i / sigma^2
         w <- if (is.null(spec$weights)) 1 else spec$weights
@@ -192,16 +192,43 @@ whitened_hess_times <- function(lap) {
 ## diagonal metric's step, set by the stiffest, was then 60 times smaller
 ## than the rest allowed, and the softest direction mixed 100 times slower
 ## still: chains that hardly moved.
-## Found by `steps` Lanczos steps with full reorthogonalisation (each one
-## product H v: two passes over the data) from a fixed start (the user's
-## random numbers are left alone); the extreme eigenvalues, well separated
-## from the rest, converge first.  A pair is kept if its residual
-## |A v - lambda v| is below a quarter of min(lambda, 1).
-lowrank_metric <- function(lap, steps = 60L, max_rank = 16L, far = 3) {
+## Found from whitened_spectrum(): a pair is kept if its residual
+## |A v - lambda v| is below a quarter of min(lambda, 1); `index` says
+## which of the spectrum's pairs were.
+lowrank_metric <- function(lap, max_rank = 16L, far = 3, spectrum = whitened_spectrum(lap)) {
+    if (max_rank < 1L || is.null(spectrum)) return(NULL)
+    lambda <- spectrum$values
+    resid <- spectrum$resid
+    keep <- which((lambda > far | lambda < 1 / far) & lambda > 0 & resid < pmin(lambda, 1) / 4)
+    keep <- keep[order(abs(log(lambda[keep])), decreasing = TRUE)][seq_len(min(length(keep), max_rank))]
+    ## a side is worth its cost only where its outliers stand `far` beyond
+    ## the rest: the stiffest left (the largest Ritz value not kept, a lower
+    ## bound) at most 1 / far of the stiffest, the softest left at least far
+    ## times the softest (a continuum at the top, 4.5-8.6 on 10^5 rows with
+    ## a random response, gains too little for 16 vectors' 60 % an iteration)
+    rest <- setdiff(seq_along(lambda), keep)
+    top <- keep[lambda[keep] > 1]
+    if (length(top) && max(lambda[top]) < far * max(1, lambda[rest]))
+        keep <- setdiff(keep, top)
+    bottom <- keep[lambda[keep] < 1]
+    if (length(bottom) && min(lambda[bottom]) * far > min(1, lambda[rest]))
+        keep <- setdiff(keep, bottom)
+    if (!length(keep)) return(NULL)
+    list(vectors = spectrum$ritz(keep), values = lambda[keep], index = keep)
+}
+
+## The extreme eigenpairs of the whitened curvature A = S^-1 H S^-1:
+## `steps` Lanczos steps with full reorthogonalisation (each one product
+## H v: one pass over the data, C_sgfs_data_hess_times) from a fixed start
+## (the user's random numbers are left alone); the extreme eigenvalues,
+## well separated from the rest, converge first.  list(values (the Ritz
+## values, decreasing), resid (|A v - lambda v| of each), ritz(k) (the
+## Ritz vectors k, D x length(k))), or NULL for D < 2.
+whitened_spectrum <- function(lap, steps = 60L) {
     times <- whitened_hess_times(lap)
     D <- length(lap$scales)
     m <- min(D - 1L, steps)
-    if (m < 2L || max_rank < 1L) return(NULL)
+    if (m < 1L) return(NULL)
     Q <- matrix(0, D, m)
     a <- b <- numeric(m)
     q <- (seq_len(D) * 0.6180339887498949) %% 1 - 0.5       # (golden-ratio sequence)
@@ -222,25 +249,9 @@ lowrank_metric <- function(lap, steps = 60L, max_rank = 16L, far = 3) {
     tri <- diag(a[seq_len(m)], m)                           # (the Lanczos tridiagonal)
     if (m > 1L) tri[cbind(1:(m - 1L), 2:m)] <- tri[cbind(2:m, 1:(m - 1L))] <- b[seq_len(m - 1L)]
     e <- eigen(tri, symmetric = TRUE)
-    resid <- abs(b[m] * e$vectors[m, ])
-    lambda <- e$values
-    keep <- which((lambda > far | lambda < 1 / far) & lambda > 0 & resid < pmin(lambda, 1) / 4)
-    keep <- keep[order(abs(log(lambda[keep])), decreasing = TRUE)][seq_len(min(length(keep), max_rank))]
-    ## a side is worth its cost only where its outliers stand `far` beyond
-    ## the rest: the stiffest left (the largest Ritz value not kept, a lower
-    ## bound) at most 1 / far of the stiffest, the softest left at least far
-    ## times the softest (a continuum at the top, 4.5-8.6 on 10^5 rows with
-    ## a random response, gains too little for 16 vectors' 60 % an iteration)
-    rest <- setdiff(seq_along(lambda), keep)
-    top <- keep[lambda[keep] > 1]
-    if (length(top) && max(lambda[top]) < far * max(1, lambda[rest]))
-        keep <- setdiff(keep, top)
-    bottom <- keep[lambda[keep] < 1]
-    if (length(bottom) && min(lambda[bottom]) * far > min(1, lambda[rest]))
-        keep <- setdiff(keep, bottom)
-    if (!length(keep)) return(NULL)
-    list(vectors = Q[, seq_len(m), drop = FALSE] %*% e$vectors[, keep, drop = FALSE],
-         values = lambda[keep])
+    Q <- Q[, seq_len(m), drop = FALSE]
+    list(values = e$values, resid = abs(b[m] * e$vectors[m, ]),
+         ritz = function(k) Q %*% e$vectors[, k, drop = FALSE])
 }
 
 ## the low-rank part's largest rank: options(sgfs.metric_rank =), 16 by
@@ -271,18 +282,15 @@ metric_scores <- function(m, scores) {
 
 ## The largest curvature in the metric's coordinates: 1 for the dense
 ## metric (exactly, at the mode), the largest eigenvalue of C^-1 A C^-1
-## for the diagonal one (C = I without a low-rank part; by power iteration)
-metric_stiffness <- function(lap, lowrank = NULL, n_power = 50L) {
+## for the diagonal one (C = I without a low-rank part), which maps the
+## low-rank part's eigenvalues to 1 and leaves the others: the largest of
+## 1 (with a low-rank part) and the Ritz values not kept.  (60 Lanczos steps
+## find the top of the spectrum better than the 50 steps of power iteration
+## that took as long before; both approach it from below.)
+metric_stiffness <- function(lap, lowrank = NULL, spectrum = whitened_spectrum(lap)) {
     if (!is.null(lap$U)) return(1)
-    times <- whitened_hess_times(lap)
-    v <- rep(1, length(lap$scales)) / sqrt(length(lap$scales))
-    lambda <- 1
-    for (k in seq_len(n_power)) {
-        w <- lowrank_times(lowrank, times(lowrank_times(lowrank, v, -1)), -1)
-        lambda <- sqrt(sum(w^2))
-        v <- w / lambda
-    }
-    lambda
+    rest <- setdiff(seq_along(spectrum$values), lowrank$index)
+    max(c(if (!is.null(lowrank)) 1, spectrum$values[rest]))
 }
 
 ## Rows every minibatch holds (engine's spec$fixed, 0-based), and the step
@@ -399,9 +407,19 @@ sampler_metric <- function(metric, run) {
                  "is computed for GLMs only: use metric = \"identity\" for ",
                  if (is.null(run$design$network)) "a custom_model()" else "a network")
     lap <- posterior_laplace(run)
-    lowrank <- if (is.null(lap$U))
-        cached(run, "lowrank", function() lowrank_metric(lap, max_rank = metric_rank()))
-    list(spec = metric_spec(lap, lowrank), lambda = metric_stiffness(lap, lowrank),
+    lowrank <- NULL
+    lambda <- 1
+    if (is.null(lap$U)) {              # (one Lanczos run for both, when neither is cached)
+        spectrum <- NULL
+        whitened <- function() {
+            if (is.null(spectrum)) spectrum <<- whitened_spectrum(lap)
+            spectrum
+        }
+        lowrank <- cached(run, "lowrank", function()
+            lowrank_metric(lap, max_rank = metric_rank(), spectrum = whitened()))
+        lambda <- cached(run, "stiffness", function() metric_stiffness(lap, lowrank, whitened()))
+    }
+    list(spec = metric_spec(lap, lowrank), lambda = lambda,
          laplace = lap, lowrank = lowrank,
          type = if (!is.null(lap$U)) "dense"
                 else if (is.null(lowrank)) "diagonal"

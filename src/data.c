@@ -38,6 +38,7 @@
  *                                     list(xt, rows), the other NULL
  *   sgfs_data_xtr(spec, r)            sum_i r_i u_i (P values)
  *   sgfs_data_col_wss(spec, h)        sum_i h_i u_ij^2 for each column j
+ *   sgfs_data_hess_times(spec, h, v)  sum_i h_i (u_i' v) u_i (P values)
  * The last two (a GLM's full-data score and its curvature's diagonal)
  * cost O(stored entries + P) on the rows: with u_ij = v_ij - m_j,
  *   sum_i r_i u_i    = sum_i r_i v_i - (sum_i r_i) m,
@@ -424,6 +425,54 @@ static SEXP weighted_column_sums(SEXP spec, SEXP weights, int squares)
     if (e.rows_ptr)
         for (int j = 0; j < e.P; j++)
             s[j] += total * (squares ? e.rows_shift[j] * e.rows_shift[j] : -e.rows_shift[j]);
+    UNPROTECT(1);
+    return out;
+}
+
+/* sum_i h_i (u_i' v) u_i, a GLM's curvature (less the prior's) times v:
+   one pass over the rows (on the compressed rows, with c_i = h_i u_i' v,
+   sum_i c_i v_i - (sum_i c_i) m), or over blocks of them gathered (their
+   products by BLAS) */
+SEXP sgfs_data_hess_times(SEXP spec, SEXP h, SEXP v)
+{
+    sgfs_engine e;
+    data_only(&e, spec);
+    if (TYPEOF(h) != REALSXP || Rf_xlength(h) != e.N || TYPEOF(v) != REALSXP ||
+        Rf_xlength(v) < e.P)
+        Rf_error("internal error: the row curvatures must be %d doubles and v %d", e.N, e.P);
+    const double *w = REAL(h), *b = REAL(v);
+    const int P = e.P;
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, P));
+    double *s = REAL(out);
+    memset(s, 0, (size_t) P * sizeof(double));
+    if (e.rows_ptr) {
+        double mb = 0.0, c_sum = 0.0;
+        for (int j = 0; j < P; j++) mb += e.rows_shift[j] * b[j];
+        for (int i = 0; i < e.N; i++) {
+            const sgfs_sparse q = sgfs_sparse_row(&e, i);
+            const double c = w[i] * (sgfs_sparse_dot(q, e.rows_level, b) - mb);
+            sgfs_sparse_axpy(c, q, e.rows_level, s);
+            c_sum += c;
+        }
+        for (int j = 0; j < P; j++) s[j] -= c_sum * e.rows_shift[j];
+        UNPROTECT(1);
+        return out;
+    }
+    const int block = 1024;
+    int *idx = (int *) R_alloc(block, sizeof(int));
+    double *buf = (double *) R_alloc((size_t) P * block, sizeof(double)),
+        *d = (double *) R_alloc(block, sizeof(double)), *part = (double *) R_alloc((size_t) P, sizeof(double));
+    for (int start = 0; start < e.N; start += block) {
+        const int m = e.N - start < block ? e.N - start : block;
+        for (int i = 0; i < m; i++) idx[i] = start + i;
+        const double *xb = buf;
+        if (e.xt) xb = e.xt + (size_t) start * P;        /* (contiguous: read where it is) */
+        else sgfs_data_columns(&e, idx, m, buf);
+        sgfs_xt_beta(xb, P, m, b, d);
+        for (int i = 0; i < m; i++) d[i] *= w[start + i];
+        sgfs_x_r(xb, P, m, d, part);
+        for (int j = 0; j < P; j++) s[j] += part[j];
+    }
     UNPROTECT(1);
     return out;
 }

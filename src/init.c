@@ -36,6 +36,7 @@ SEXP sgfs_weakref(SEXP key, SEXP value);
 SEXP sgfs_weakref_value(SEXP ref);
 SEXP sgfs_data_xtr(SEXP spec, SEXP r);
 SEXP sgfs_data_col_wss(SEXP spec, SEXP h);
+SEXP sgfs_data_hess_times(SEXP spec, SEXP h, SEXP v);
 SEXP sgfs_data_rows_of(SEXP spec, SEXP idx);
 SEXP sgfs_data_slice(SEXP spec, SEXP idx);
 SEXP sgfs_design_file_write(SEXP path, SEXP x, SEXP names, SEXP append, SEXP bytes);
@@ -83,6 +84,7 @@ static const R_CallMethodDef call_entries[] = {
     CALLDEF(sgfs_weakref_value, 1),
     CALLDEF(sgfs_data_xtr, 2),
     CALLDEF(sgfs_data_col_wss, 2),
+    CALLDEF(sgfs_data_hess_times, 3),
     CALLDEF(sgfs_data_rows_of, 2),
     CALLDEF(sgfs_data_slice, 2),
     CALLDEF(sgfs_design_file_write, 5),

@@ -122,6 +122,7 @@ fuzz_bases <- function() {
             add("engine_new", spec, attr(fits[[from]], "sgfit")$states[[1L]], 5L)
         add("data_xtr", spec, rep(0.5, spec$N))
         add("data_col_wss", spec, rep(0.5, spec$N))
+        add("data_hess_times", spec, rep(0.5, spec$N), rep(0.1, spec$P))
     }
     from <- "data"
     x <- model.matrix(y ~ x1 + x2 + f + g, onehot)
