@@ -445,9 +445,8 @@ chain_starts <- function(run, theta0) {
 ## optionally further `spec` elements, a `start` replacing run$theta0 and
 ## the gradient evaluations per iteration (`evals_per_iter`), or where a
 ## chain's saved state counts them (`evals_counter`: its part `part` times per);
-## with `pilot` (the first step) a pilot tunes the step (pilot_step()), and
-## `strata(step)` gives the rows a lowered step holds in every minibatch
-## (`rows`) and the resulting `evals_per_iter`.
+## with `pilot` (the first step) a pilot slows the coordinates whose
+## gradient noise that step would let inflate them (pilot_step()).
 sg_fit <- function(method, setup, run, call) {
     if (the$data_only)
         return(structure(list(spec = run$spec, design = run$design), class = "sgfs_data_only"))
@@ -477,21 +476,11 @@ sg_fit <- function(method, setup, run, call) {
                   starts, seeds)
     if (!is.null(s$pilot)) {
         tuned <- pilot_step(spec, states, run, s$pilot)
-        spec$schedule <- schedule_vector("constant", tuned$step, run$n_iter)
-        spec$drift_limit <- 2 / tuned$step
-        s$settings$stepsize <- tuned$step
-        s$settings$inflation <- tuned$step * max(tuned$energy - 1, 0) / 4
+        spec$metric <- slow_metric(spec$metric, tuned$slow)
+        s$settings$inflation <- tuned$inflation
         s$settings$step_5pct <- NULL
+        tuned$slow <- NULL
         s$settings$pilot <- tuned
-        if (tuned$step < s$pilot) {       # the rows the chosen step holds, as if given
-            held <- s$strata(tuned$step)
-            spec$fixed <- if (length(held$rows)) held$rows
-            s$evals_per_iter <- held$evals_per_iter
-            s$settings$fixed_rows <- length(held$rows)
-            if (!is.null(sep))
-                spec$separated_every <- s$settings$separated_every <-
-                    separated_every(sep$cost, spec, length(held$rows))
-        }
     }
     if (grow) {
         first <- first_stage_length(spec, states, run)

@@ -35,11 +35,13 @@
 #' \eqn{\epsilon = 0.2}{eps = 0.2}.  There, with the LM noise (see `metric`), the
 #' step's own bias vanishes on a Gaussian posterior and the minibatch noise's
 #' remains, \eqn{\epsilon V/4}{eps V / 4} for a whitened gradient noise of variance
-#' \eqn{V}{V}: a pilot of 1,000 iterations per chain (on copies; the run then
-#' equals one given that step) measures each whitened gradient
-#' coordinate's mean square \eqn{m \approx 1 + V}{m ~ 1 + V}, and the step becomes
-#' \eqn{\min(0.2, 0.2/(\max m - 1))}{min(0.2, 0.2 / (max m - 1))}, 5 % variance inflation from the
-#' noise (`settings$pilot` records it).
+#' \eqn{V}{V}: a pilot of 1,000 iterations per chain (on copies, the
+#' caller's random numbers restored) measures each whitened gradient
+#' coordinate's mean square \eqn{m_j \approx 1 + V_j}{m_j ~ 1 + V_j}, and a coordinate whose
+#' inflation \eqn{\epsilon(m_j - 1)/4}{eps (m_j - 1) / 4} would pass 5 % is slowed in the
+#' metric to its own step \eqn{0.2/(m_j - 1)}{0.2 / (m_j - 1)}, the others keeping
+#' \eqn{\epsilon}{eps} (`settings$pilot` records how many and the slowest step):
+#' a few rare levels no longer set every coordinate's pace.
 #'
 #' Separated levels (binomial and poisson GLMs in the metric of the mode):
 #' a level of a factor whose rows all have one response (all 0 or all 1;
@@ -154,12 +156,6 @@ sgldcv.default <- sampler_method(
                       m$spec, if (!is.null(m)) list(drift_limit = 2 / eps),
                       if (length(fixed)) list(fixed = fixed)),
              pilot = if (is.null(stepsize) && !is.null(m) && sched[1L] == 0) eps,
-             ## the rows a step `e` holds in every minibatch (after the pilot)
-             ## and the gradient evaluations per iteration they make
-             strata = function(e) {
-                 rows <- minibatch_strata(run, m$laplace, e / 2, cv = TRUE)$rows
-                 list(rows = rows, evals_per_iter = cv_evals(run$spec$batch_size, rows))
-             },
              start = if (is.null(init)) (if (hs) lap$mode else centre),
              evals_per_iter = cv_evals(run$spec$batch_size, fixed),
              settings = list(stepsize = first, schedule = schedule, metric = metric_type(m),

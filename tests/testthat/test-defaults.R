@@ -131,7 +131,7 @@ test_that("pSGLD's step is 0.2 / (gamma lambda_max(G^1/2 H G^1/2)), G from E[gba
     expect_equal(info(ident)$settings$stepsize, 0.2 / (post$gamma * stiff), tolerance = 1e-6)
 })
 
-test_that("SGLD-CV's step is 0.2 / lambda_max, then min(step, 0.2 / (max m - 1)) by the pilot", {
+test_that("SGLD-CV's step is 0.2 / lambda_max, and the pilot slows the noisiest coordinates", {
     post <- pima_posterior()
     ident <- fit_pima(sgldcv, metric = "identity")
     expect_null(info(ident)$settings$pilot)
@@ -141,12 +141,15 @@ test_that("SGLD-CV's step is 0.2 / lambda_max, then min(step, 0.2 / (max m - 1))
     pilot <- info(fit)$settings$pilot
     expect_equal(pilot$first_step, 0.2)
     expect_lt(pilot$energy, 2)
+    expect_equal(pilot$slowed, 0L)
     expect_equal(info(fit)$settings$stepsize, 0.2)
     ## a factor of 150 levels of about 20 rows each and batches of 5: more
-    ## rows of high leverage than a minibatch can hold (10 x 5), so the
-    ## pilot's rule binds.  (A separated level, a wall of the likelihood,
-    ## no longer does: it is updated exactly, off the rule's steps;
-    ## test-separation.R.)
+    ## rows of high leverage than a minibatch can hold (10 x 5), so some
+    ## coordinates' noise would inflate them by more than 5 % at the first
+    ## step: those are slowed to 0.2 / (m_j - 1), the slowest to
+    ## 0.2 / (max m - 1), the others keep the step.  (A separated level, a
+    ## wall of the likelihood, no longer counts: it is updated exactly, off
+    ## the rule's steps; test-separation.R.)
     withr::local_seed(5)
     f <- factor(sample(seq_len(150), 3000, TRUE))
     x <- cbind(rnorm(3000), model.matrix(~ f)[, -1])
@@ -155,9 +158,12 @@ test_that("SGLD-CV's step is 0.2 / lambda_max, then min(step, 0.2 / (max m - 1))
     pilot <- info(noisy)$settings$pilot
     expect_lte(pilot$first_step, 0.2)
     expect_gt(pilot$energy, 2)
-    expect_equal(pilot$step, min(pilot$first_step, 0.2 / (pilot$energy - 1)))
-    expect_lt(pilot$step, pilot$first_step)
+    expect_gt(pilot$slowed, 0L)
+    expect_lt(pilot$slowed, ncol(x) + 1L)
+    expect_equal(pilot$slowest, min(pilot$first_step, 0.2 / (pilot$energy - 1)))
+    expect_equal(pilot$step, pilot$first_step)
     expect_equal(info(noisy)$settings$stepsize, pilot$step)
+    expect_lte(info(noisy)$settings$inflation, 0.05 + 1e-12)
 })
 
 test_that("SGHMC's and SGNHT's steps inflate the linearised chain's variance by 5 %", {

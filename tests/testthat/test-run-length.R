@@ -137,22 +137,26 @@ test_that("a first run that would take most of the budget is shortened, reproduc
                    "the first run is shortened to 50")
 })
 
-test_that("SGLD-CV's pilot sets the step by the gradient noise, and the run equals one at that step", {
+test_that("SGLD-CV's pilot slows the coordinates its gradient noise would inflate, in the metric", {
     d <- pima_data()
     pilot_fit <- function(...) {
         set.seed(21)
         sgldcv(d$x, d$y, n_iter = 3000, progress = FALSE, ...)
     }
-    ## little noise (Pima, batch 100 of 200): the step stays 0.2
+    ## little noise (Pima, batch 100 of 200): the step stays 0.2, and the
+    ## metric is the mode's
     fit <- pilot_fit()
     p <- attr(fit, "sgfit")$settings$pilot
     expect_lt(p$energy, 2)
+    expect_equal(p$slowed, 0L)
     expect_equal(attr(fit, "sgfit")$settings$stepsize, 0.2)
+    expect_identical(draws_of(fit), draws_of(pilot_fit(stepsize = 0.2)))
     ## a factor of L levels of 3000 / L rows each (more rows of high
-    ## leverage than a minibatch holds, so the gradient is noisy): step
-    ## 0.2 / (m - 1), m the whitened gradient's mean square over the pilot
-    ## (or the first step, if smaller: the rows held in every minibatch may
-    ## have shrunk it)
+    ## leverage than a minibatch holds, so the gradient is noisy): the
+    ## coordinates with m_j - 1 > 0.2 / eps, m_j the whitened gradient's
+    ## mean square over the pilot, move with the step 0.2 / (m_j - 1): their
+    ## rows of the metric's factor (z = U theta) are scaled by
+    ## sqrt(eps (m_j - 1) / 0.2), the rest left as they were
     levels_data <- function(L) {
         set.seed(5)
         f <- factor(sample(seq_len(L), 3000, TRUE))
@@ -167,30 +171,39 @@ test_that("SGLD-CV's pilot sets the step by the gradient noise, and the run equa
         sgldcv(x, y, batch_size = 5L, n_iter = 2000, progress = FALSE, ...)
     }
     fit <- noisy()
-    p <- attr(fit, "sgfit")$settings$pilot
+    info <- attr(fit, "sgfit")
+    p <- info$settings$pilot
     expect_gt(p$energy, 2)
-    expect_equal(p$step, min(p$first_step, 0.2 / (p$energy - 1)))
-    expect_lt(p$step, 0.2)
-    expect_equal(attr(fit, "sgfit")$settings$stepsize, p$step)
-    expect_equal(attr(fit, "sgfit")$spec$drift_limit, 2 / p$step)
-    ## the pilot runs on copies: the chain is the one a given step gives
-    same <- noisy(stepsize = p$step)
-    expect_null(attr(same, "sgfit")$settings$pilot)
-    expect_identical(draws_of(fit), draws_of(same))
-    ## where the pilot lowers the step below the first one, the rows held in
-    ## every minibatch are those the chosen step holds: still the same chain
-    d <- levels_data(300)
-    set.seed(23)
-    five <- sgldcv(d$x, d$y, batch_size = 20L, n_iter = 2000, progress = FALSE)
-    expect_lt(attr(five, "sgfit")$settings$stepsize, attr(five, "sgfit")$settings$pilot$first_step)
-    set.seed(23)
-    given <- sgldcv(d$x, d$y, batch_size = 20L, n_iter = 2000, progress = FALSE,
-                    stepsize = attr(five, "sgfit")$settings$stepsize)
-    expect_identical(draws_of(five), draws_of(given))
-    expect_equal(attr(five, "sgfit")$settings$fixed_rows, attr(given, "sgfit")$settings$fixed_rows)
-    two <- noisy(chains = 2L)
-    expect_identical(draws_of(two),
-                     draws_of(noisy(chains = 2L, stepsize = attr(two, "sgfit")$settings$stepsize)))
+    expect_gt(p$slowed, 0L)
+    expect_equal(p$step, p$first_step)
+    expect_equal(p$slowest, min(p$first_step, 0.2 / (p$energy - 1)))
+    expect_equal(info$settings$stepsize, p$step)
+    expect_equal(info$spec$drift_limit, 2 / p$step)
+    ## against the same run without the pilot (the step given): the metric's
+    ## factor differs by its rows' scales, `slowed` of them above 1, the
+    ## largest (energy - 1) eps / 0.2 squared
+    given <- noisy(stepsize = p$step)
+    expect_null(attr(given, "sgfit")$settings$pilot)
+    U <- sgfs:::fit_spec(info)$metric
+    U0 <- sgfs:::fit_spec(attr(given, "sgfit"))$metric
+    expect_true(is.matrix(U))
+    scale <- diag(U) / diag(U0)
+    expect_equal(U, U0 * scale, tolerance = 1e-12)
+    expect_equal(sum(scale > 1), p$slowed)
+    expect_equal(max(scale)^2, (p$energy - 1) * p$first_step / 0.2, tolerance = 1e-12)
+    expect_true(all(scale >= 1))
+    ## the pilot runs on copies, the caller's random numbers restored: the
+    ## run draws the same minibatches and noise as the one without it (the
+    ## same state of R's generator after both), only in another metric
+    set.seed(24)
+    invisible(sgldcv(x, y, batch_size = 5L, n_iter = 300, progress = FALSE))
+    after_pilot <- .Random.seed
+    set.seed(24)
+    invisible(sgldcv(x, y, batch_size = 5L, n_iter = 300, progress = FALSE, stepsize = p$step))
+    expect_identical(after_pilot, .Random.seed)
+    ## continued, the run keeps its metric
+    more <- withr::with_seed(3, update(fit, n_iter = 10))
+    expect_identical(sgfs:::fit_spec(attr(more, "sgfit"))$metric, U)
     ## no pilot with the papers' rule or a decaying schedule
     expect_null(attr(suppressWarnings(noisy(metric = "identity")), "sgfit")$settings$pilot)
     expect_null(attr(noisy(schedule = schedule_polynomial()), "sgfit")$settings$pilot)
