@@ -40,19 +40,20 @@
  *       the rows' words (an integer vector), width = the common number of
  *       words of every row or 0, shift = m, level = a pattern column's
  *       value, else 0), or NULL when more than max_fill N P entries would
- *       be stored (the dense copy is then as fast).  When the longest row
- *       has at most a quarter more words than the average, every row is
- *       padded to it: a row's start is then i * width, with no look-up in
- *       ptr (a second cache miss per random row).  Covertype's rows (33-34
- *       words, all padded to 34) were padded as pairs of doubles too:
- *       SGLD-CV's iteration 230 -> 200 us (interleaved runs, one chain,
- *       loaded machine).
+ *       be stored (the dense copy is then as fast).  When padding every
+ *       row to the longest at most doubles the words, it is done: a row's
+ *       start is then i * width, with no look-up in ptr (a second,
+ *       dependent cache miss per random row).  a9a's rows (8-20 words,
+ *       12.4 on average) padded to 20: the bare minibatch gradient 2.65 ->
+ *       2.39 us at batch 50 (farm-bench, 7 paired runs), 1.7 -> 2.6 MB.
+ *       Covertype's (33-34 words, padded to 34) were padded as pairs of
+ *       doubles already: SGLD-CV's iteration 230 -> 200 us.
  */
 #include "sgfs.h"
 
 /* rows are padded to the widest when that stores at most this many times
-   the entries */
-static const double pad_limit = 1.25;
+   the words */
+static const double pad_limit = 2.0;
 
 /* the design's columns: a dense N x P matrix x, or a compressed-column
    sparse one (a dgCMatrix's slots i, p, x), whose zero entries are never
@@ -212,8 +213,7 @@ static SEXP build_rows(design_columns *d, const double *c, const double *s, doub
             for (int i = 0; i < N; i++) count[i] += col[i] != base[j];
         }
     }
-    /* a common width (rows padded) when padding adds at most a quarter to
-       the words */
+    /* a common width (rows padded) when padding at most doubles the words */
     R_xlen_t widest = 0;
     double words = 0.0;
     for (int i = 0; i < N; i++) {
