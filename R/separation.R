@@ -69,8 +69,8 @@ separated_levels <- function(x, y, family, icpt, lead = FALSE) {
     ## within rounding of separated: a wide design's runs of rare columns
     ## with disjoint rows are many, and their reference levels almost every
     ## row)
-    total <- sum(y)
-    slack <- 1e-9 * (sum(abs(y)) + 1)
+    total <- sum(y)                           # (y >= 0: its own absolute sum)
+    slack <- 1e-9 * (total + 1)
     maybe <- function(n1, ys) n1 > 0 && (abs(ys) <= slack || family == "binomial" && abs(ys - n1) <= slack)
     if (has_icpt) for (g in indicator_groups(x, indicator)) {
         if (!maybe(nrow(x) - sum(st$ones[g]), total - sum(st$ysum[g]))) next
