@@ -47,7 +47,7 @@
 ## set every other's pace: on that regression 6.6e-5 for all, its chain's
 ## 90 % intervals covering 14 % of the true coefficients in 4,000
 ## iterations against 55 % now; on 150 levels of 20 rows in batches of 5,
-## 2 coordinates slowed, the run to 587 effective draws 27 s instead of 40,
+## 2 coordinates slowed, the grown run (n_iter = NULL) 27 s instead of 40,
 ## as accurate against HMC.)
 pilot_iter <- 1000L
 pilot_step <- function(spec, states, run, eps) {
