@@ -81,9 +81,10 @@ test_that("compare_samplers() names unnamed and repeated fits apart", {
     expect_identical(tab$fit, c("fit1", "B"))
     pdf(NULL)
     on.exit(dev.off())
-    ## (a garbage collection first: a warning that a finaliser raises, in 2
-    ## of some 25 runs of this file, came out inside the plot and failed it;
-    ## now it would be reported as the test's own warning, with its text)
+    ## (a garbage collection first: in 2 of some 25 runs of this file a
+    ## warning came out inside the plot and failed it, its text not caught;
+    ## if a finaliser raised it, it now comes out here, reported with its
+    ## text as the test's own warning)
     invisible(gc())
     expect_silent(plot(tab, log = "", xlab = "time"))
     ## fits too short for the clock are left out, or refused if all are
