@@ -45,8 +45,10 @@ separated_levels <- function(x, y, family, icpt, lead = FALSE) {
     has_icpt <- length(icpt) > 0L
     icpt <- icpt[icpt > lead] - lead
     ## a level of n1 rows whose responses sum to ys (y >= 0, and y <= 1 for
-    ## a binomial response) is separated when they are all 0 or all 1
-    separated <- function(n1, ys) n1 > 0 & (ys == 0 | family == "binomial" & ys == n1)
+    ## a binomial response) is separated when they are all 0 or all 1 (up to
+    ## `slack` in ys, for a sum known only up to rounding)
+    separated <- function(n1, ys, slack = 0)
+        n1 > 0 & (abs(ys) <= slack | family == "binomial" & abs(ys - n1) <= slack)
     ## which columns are 0/1, their ones and responses' sums: one scan in C
     ## (src/sparse_rows.c), a column's rows (its non-zeros) read only for the
     ## separated ones
@@ -70,10 +72,9 @@ separated_levels <- function(x, y, family, icpt, lead = FALSE) {
     ## with disjoint rows are many, and their reference levels almost every
     ## row)
     total <- sum(y)                           # (y >= 0: its own absolute sum)
-    slack <- 1e-9 * (total + 1)
-    maybe <- function(n1, ys) n1 > 0 && (abs(ys) <= slack || family == "binomial" && abs(ys - n1) <= slack)
     if (has_icpt) for (g in indicator_groups(x, indicator)) {
-        if (!maybe(nrow(x) - sum(st$ones[g]), total - sum(st$ysum[g]))) next
+        if (!separated(nrow(x) - sum(st$ones[g]), total - sum(st$ysum[g]), 1e-9 * (total + 1)))
+            next
         rows <- which(level_count(x, g) == 0L)
         if (separated(length(rows), sum(y[rows])))
             out[[length(out) + 1L]] <- list(name = reference_name(colnames(x)[g]), column = g + lead,

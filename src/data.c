@@ -331,12 +331,6 @@ SEXP sgfs_data_rows_of(SEXP spec, SEXP idx)
     return out;
 }
 
-/* the words row i of the compressed rows takes (with its padding) */
-static R_xlen_t row_words(const sgfs_engine *e, int i)
-{
-    return (R_xlen_t) (e->rows_ptr[i + 1] - e->rows_ptr[i]);
-}
-
 SEXP sgfs_data_slice(SEXP spec, SEXP idx)
 {
     sgfs_engine e;
@@ -365,7 +359,7 @@ SEXP sgfs_data_slice(SEXP spec, SEXP idx)
     }
     /* the rows keep their words (and padding) as stored */
     R_xlen_t total = 0;
-    for (int i = 0; i < m; i++) total += row_words(&e, r[i]);
+    for (int i = 0; i < m; i++) total += sgfs_sparse_row_words(&e, r[i]);
     const char *row_names[] = {"ptr", "ent", "width", "shift", "level", ""};
     SEXP rows = Rf_mkNamed(VECSXP, row_names);
     SET_VECTOR_ELT(out, 1, rows);
@@ -382,9 +376,9 @@ SEXP sgfs_data_slice(SEXP spec, SEXP idx)
     int *to = INTEGER(ent);
     R_xlen_t at = 0;
     for (int i = 0; i < m; i++) {
-        const R_xlen_t len = row_words(&e, r[i]);
+        const R_xlen_t len = sgfs_sparse_row_words(&e, r[i]);
         p[i] = (double) at;
-        memcpy(to + at, e.rows_ent + (size_t) e.rows_ptr[r[i]], (size_t) len * sizeof(int));
+        memcpy(to + at, sgfs_sparse_start(&e, r[i]), (size_t) len * sizeof(int));
         at += len;
     }
     p[m] = (double) at;

@@ -316,10 +316,9 @@ static inline SGFS_ALWAYS_INLINE void axpy4f(double r, const float *restrict u, 
 static inline SGFS_ALWAYS_INLINE void prefetch_sparse_row(const sgfs_engine *e, int j)
 {
 #if defined(__GNUC__)
-    const int wd = e->rows_width;
-    const int *w = e->rows_ent + (wd > 0 ? (size_t) j * wd : (size_t) e->rows_ptr[j]);
-    const size_t bytes = (size_t) (wd > 0 ? wd : e->rows_ptr[j + 1] - e->rows_ptr[j]) * sizeof(int);
-    for (size_t off = 0; off < bytes; off += 64) __builtin_prefetch((const char *) w + off, 0, 3);
+    const char *w = (const char *) sgfs_sparse_start(e, j);
+    const size_t bytes = (size_t) sgfs_sparse_row_words(e, j) * sizeof(int);
+    for (size_t off = 0; off < bytes; off += 64) __builtin_prefetch(w + off, 0, 3);
 #else
     (void) e;
     (void) j;

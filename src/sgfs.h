@@ -483,11 +483,23 @@ static inline R_xlen_t sgfs_sparse_words(R_xlen_t nv, R_xlen_t np)
     return w + (w & 1);
 }
 
+/* the first word of row i of the compressed rows, and its number of words
+   (with its padding) */
+static inline SGFS_ALWAYS_INLINE const int *sgfs_sparse_start(const sgfs_engine *e, int i)
+{
+    return e->rows_ent + (e->rows_width > 0 ? (size_t) i * (size_t) e->rows_width
+                                            : (size_t) e->rows_ptr[i]);
+}
+static inline SGFS_ALWAYS_INLINE R_xlen_t sgfs_sparse_row_words(const sgfs_engine *e, int i)
+{
+    return e->rows_width > 0 ? e->rows_width
+                             : (R_xlen_t) (e->rows_ptr[i + 1] - e->rows_ptr[i]);
+}
+
 /* row i of the compressed rows */
 static inline SGFS_ALWAYS_INLINE sgfs_sparse sgfs_sparse_row(const sgfs_engine *e, int i)
 {
-    const int *w = e->rows_ent + (e->rows_width > 0 ? (size_t) i * (size_t) e->rows_width
-                                                    : (size_t) e->rows_ptr[i]);
+    const int *w = sgfs_sparse_start(e, i);
     sgfs_sparse r;
     r.nv = w[0];
     r.n = w[0] + w[1];

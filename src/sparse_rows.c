@@ -114,9 +114,10 @@ static const double *column_values(const design_columns *d, int j)
 
 /* Column j's base: the value at least half its entries hold (0 when at
    least half are zeros: a sparse matrix's unstored entries), found by
-   Boyer and Moore's majority vote; returns 0 when there is none.  *stored
-   is the number of entries that differ from the base, and *level their
-   one value when they all hold one (else *pattern is 0). */
+   Boyer and Moore's majority vote; returns 0 when there is none (then
+   *stored = N and *pattern = 0).  *stored is the number of entries that
+   differ from the base, and *level their one value when they all hold one
+   (else *pattern is 0). */
 static int column_base(const design_columns *d, int j, double *base, R_xlen_t *stored,
                        int *pattern, double *level)
 {
@@ -144,9 +145,6 @@ static int column_base(const design_columns *d, int j, double *base, R_xlen_t *s
                 if (votes == 0) b = col[i];
                 votes += col[i] == b ? 1 : -1;
             }
-            R_xlen_t count = 0;
-            for (int i = 0; i < N; i++) count += col[i] == b;
-            if (2 * count < (R_xlen_t) N) return 0;
         }
         for (int i = 0; i < N; i++) {
             if (col[i] == b) continue;
@@ -154,6 +152,13 @@ static int column_base(const design_columns *d, int j, double *base, R_xlen_t *s
             one = one && col[i] == first;
             seen = 1;
             other++;
+        }
+        if (2 * (N - other) < (R_xlen_t) N) {     /* the vote's candidate holds less than half */
+            *base = 0.0;
+            *stored = N;
+            *pattern = 0;
+            *level = 0.0;
+            return 0;
         }
     }
     *base = b;
@@ -189,9 +194,8 @@ static SEXP build_rows(design_columns *d, const double *c, const double *s, doub
     double *level = (double *) R_alloc((size_t) P, sizeof(double));
     double stored = 0.0;
     for (int j = 0; j < P; j++) {
-        R_xlen_t other = N;
+        R_xlen_t other;
         has_base[j] = column_base(d, j, &base[j], &other, &pattern[j], &level[j]);
-        pattern[j] = has_base[j] && pattern[j];
         stored += (double) other;
     }
     if (stored > fill * (double) N * (double) P) return R_NilValue;
