@@ -75,8 +75,9 @@ code_response <- function(y, family, weighted = FALSE) {
         levels <- NULL
         if (is.factor(y)) {
             if (nlevels(y) != 2L)
-                stop_arg("y", sprintf("is a factor with %d levels; binomial() needs two",
-                                      nlevels(y)))
+                stop_arg("y", sprintf("is a factor with %d levels; binomial() needs two%s",
+                                      nlevels(y), if (nlevels(y) > 2L)
+                                          " (for more classes use family = categorical())" else ""))
             levels <- levels(y)
             y <- as.integer(y) - 1L
         } else if (is.logical(y)) {
@@ -88,7 +89,7 @@ code_response <- function(y, family, weighted = FALSE) {
         if (!is.numeric(y) || anyNA(y) || any(y != 0 & y != 1))
             stop_arg("y", "must be 0/1, logical, a two-level factor, a two-column matrix ",
                      "cbind(successes, failures) or, with weights (the trials), proportions ",
-                     "between 0 and 1 for binomial()")
+                     "between 0 and 1 for binomial()", binomial_hint(y))
         return(list(y = as.double(y), levels = levels))
     }
     if (family$family == "categorical") {
@@ -106,6 +107,19 @@ code_response <- function(y, family, weighted = FALSE) {
     if (!is.numeric(y) || any(!is.finite(y)))
         stop_arg("y", "must be finite numbers for gaussian()")
     list(y = as.double(y), levels = NULL)
+}
+
+## what a response that binomial() (the samplers' default family) refuses
+## looks like it needs instead
+binomial_hint <- function(y) {
+    if (is.numeric(y) && anyNA(y)) return("; it has NA (remove those rows)")
+    if (is.character(y))
+        return("; it is character: make it a factor, or use family = categorical() for more than two classes")
+    if (!is.numeric(y)) return("")
+    v <- y[is.finite(y)]
+    if (length(v) && all(v >= 0 & v == round(v)))
+        return("; it holds counts: use family = poisson(), or family = gaussian() for a continuous response")
+    "; it is continuous: use family = gaussian()"
 }
 
 ## cbind(successes, failures): the proportions and the trials

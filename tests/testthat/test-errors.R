@@ -74,9 +74,14 @@ test_that("families: unsupported links and responses are refused", {
                  "'family'.*link 'sqrt'.*poisson\\(link = \"log\"\\)")
     expect_error(sgfs(y ~ ., data = d$df, family = gaussian("log")), "link 'log'")
     df <- d$df; df$y <- df$y + 1
-    expect_error(sgfs(y ~ ., data = df), "'y' must be 0/1, logical, a two-level factor")
+    expect_error(sgfs(y ~ ., data = df), "'y' must be 0/1, logical, a two-level factor.*counts: use family = poisson\\(\\)")
+    ## the default family is binomial(): a response of another kind is told which to use
+    df$y <- df$y + 0.5
+    expect_error(sgfs(y ~ ., data = df), "it is continuous: use family = gaussian\\(\\)")
+    expect_error(sgfs(d$x, c(NA, d$y[-1])), "'y' must be 0/1.*it has NA")
+    expect_error(sgfs(d$x, rep(c("u", "v"), length(d$y) / 2)), "it is character: make it a factor")
     df$y <- factor(rep(c("a", "b", "c", "d"), 25))
-    expect_error(sgfs(y ~ ., data = df), "'y' is a factor with 4 levels")
+    expect_error(sgfs(y ~ ., data = df), "'y' is a factor with 4 levels.*family = categorical\\(\\)")
     df$y <- rep(c(TRUE, FALSE), 50)
     expect_s3_class(sgfs(y ~ ., data = df, n_iter = 50, progress = FALSE), "sgfit")
     ## family given as a function or a name
