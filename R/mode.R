@@ -49,9 +49,24 @@ newton_mode <- function(spec, start, max_steps = 100L, N = spec$N, tol = 1e-10) 
     }
     if (is.null(tryCatch(chol(cur$H), error = function(e) NULL)))
         stop("the log posterior has no well-defined mode (minus its Hessian is not positive ",
-             "definite where Newton's method stopped): are the classes separable? ",
-             "A stronger prior helps", call. = FALSE)
+             "definite where Newton's method stopped): ", no_mode_hint(spec, length(theta)),
+             call. = FALSE)
     list(mode = theta, curvature = cur, steps = k)
+}
+
+## why a model's log posterior may have no mode, and what helps
+no_mode_hint <- function(spec, D) {
+    if (identical(spec$model, "gaussian") && D > spec$P)
+        return(sprintf(paste0("%s; with its residuals 0 the mode of sigma is 0. ",
+                              "Fewer columns, a fixed sigma (sigma =) or a stronger prior helps"),
+                       if (spec$P >= spec$N) sprintf("%d coefficients for %d rows fit y exactly",
+                                                     spec$P, spec$N)
+                       else "can the columns fit y exactly?"))
+    switch(as.character(spec$model)[1],
+           logistic = , probit = , categorical =
+               "are the classes separable? A stronger prior helps",
+           poisson = "do some columns pick out rows whose counts are all 0? A stronger prior helps",
+           "a stronger prior helps")
 }
 
 ## (H + lambda I)^{-1} g for the smallest lambda in 0, 1e-6 max|H_jj|,

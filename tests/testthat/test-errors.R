@@ -91,6 +91,16 @@ test_that("families: unsupported links and responses are refused", {
                          progress = FALSE), "sgfit")
 })
 
+test_that("a gaussian model that fits y exactly is told why it has no mode", {
+    set.seed(3)
+    x <- matrix(rnorm(20 * 40), 20)
+    expect_error(sgfs(x, rnorm(20), family = gaussian(), n_iter = 50, progress = FALSE),
+                 "no well-defined mode.*41 coefficients for 20 rows fit y exactly.*sigma =")
+    ## with sigma fixed the posterior is proper
+    expect_s3_class(sgfs(x, rnorm(20), family = gaussian(), sigma = 1, n_iter = 50,
+                         progress = FALSE), "sgfit")
+})
+
 test_that("missing values, constant columns, bad matrices", {
     df <- d$df
     df$X1[3] <- NA
