@@ -102,7 +102,10 @@
 #'   times as long has not doubled the effective sample size (a chain that
 #'   does not mix), at most 9 extensions.  Each extension continues the
 #'   chains, so the draws equal those of a run with the final `n_iter` and
-#'   `thin`; the report lists the stages.  With `keep = predictive(...)` or
+#'   `thin`; the report lists the stages.  A run stopped short of its
+#'   target warns when its draws are not usable as they are: some
+#'   parameter's bulk effective sample size below 100 or R-hat above 1.05.
+#'   With `keep = predictive(...)` or
 #'   a cyclical `schedule` (whose cycles depend on `n_iter`), `NULL` means
 #'   10,000.
 #' @param burnin number of initial iterations not kept; `NULL`:

@@ -60,7 +60,7 @@ new_sgfit <- function(info, res, previous = NULL, first = NULL, checks = TRUE) {
 check_draws <- function(value) {
     t0 <- proc.time()[["elapsed"]]
     info <- sgfit_info(value)
-    warn_far_draws(info, value)
+    if (!warn_far_draws(info, value)) warn_unmixed(info)
     warn_stuck_chains(info)
     info$check_seconds <- proc.time()[["elapsed"]] - t0
     attr(value, "sgfit") <- info
@@ -79,11 +79,43 @@ warn_stuck_chains <- function(info) {
     invisible()
 }
 
+## A run whose length the chains set (n_iter = NULL) and that stopped
+## short of its target (the time budget, a projection past it, a stalled
+## effective sample size, the most extensions) warns when its draws are
+## not usable as they are: some parameter's bulk effective sample size
+## below 100 or R-hat above 1.05 (the limits at which rstan warns), as the
+## last stage measured them.  (A fixed n_iter gets what was asked for; its
+## print() says how well it mixed.)
+warn_unmixed <- function(info) {
+    rl <- info$run_length
+    if (is.null(rl) || !(rl$stop %in% c("time", "projected", "stalled", "stages")))
+        return(invisible(FALSE))
+    last <- rl$stages[nrow(rl$stages), ]
+    ess <- last$min_ess
+    rhat <- last$max_rhat
+    if (!is.finite(ess) || !(ess < 100 || isTRUE(rhat > 1.05))) return(invisible(FALSE))
+    why <- switch(rl$stop,
+                  time = sprintf("the time budget (max_time = %.3g s) ran out", rl$max_time),
+                  projected = sprintf("at this pace %g effective draws would take about %.3g s, far more than max_time = %.3g s",
+                                      rl$target, last$needed, rl$max_time),
+                  stalled = "the effective sample size stopped growing",
+                  stages = "the run reached its most extensions")
+    D <- length(info$states[[1L]]$theta)
+    warning(sprintf(paste0(
+        "the chains have not mixed: after %s iterations the smallest bulk effective sample size ",
+        "is %.0f and the largest R-hat %.3g (%g and %.2f were aimed for; %s): means, sds and ",
+        "intervals from these draws are unreliable; give the run more time (max_time =)%s"),
+        big_count(last$n_iter), ess, rhat, rl$target, rl$target_rhat, why,
+        faster_samplers_hint(info, D, ", or use ")), call. = FALSE)
+    invisible(TRUE)
+}
+
 ## warns when the draws sit far below the posterior's mode, or far closer
-## to it than draws of the posterior would (mode_gap())
+## to it than draws of the posterior would (mode_gap()); returns whether it
+## warned
 warn_far_draws <- function(info, value) {
     gap <- draws_mode_gap(info, value)
-    if (is.null(gap) || !is.finite(gap$gap)) return(invisible())
+    if (is.null(gap) || !is.finite(gap$gap)) return(invisible(FALSE))
     if (gap$gap > gap$limit)
         warning(sprintf(paste0(
             "the draws are far from the posterior's mass: log density %.3g below the mode ",
@@ -100,6 +132,8 @@ warn_far_draws <- function(info, value) {
             if (isTRUE(info$chains > 1L)) "s have" else " has",
             if (isTRUE(info$chains > 1L)) "they start" else "it starts", bunched_hint(info, gap$D)),
             call. = FALSE)
+    else return(invisible(FALSE))
+    invisible(TRUE)
 }
 
 ## what to do about chains that have hardly moved: more iterations, and on

@@ -12,7 +12,8 @@
 ## 0): the engine's dense P x N copy).  Same seed, same draws up to
 ## rounding (checked here too).  Timed, interleaved, `reps` times, medians reported:
 ##   gradient  the bare minibatch-gradient loop (C_sgfs_bench_gradients:
-##             the engine's minibatch draw and the model's score only)
+##             the engine's minibatch draw, windows of its shuffled rows as
+##             the samplers draw them, and the model's score only)
 ##   sgld      sgld() per iteration (the C loop's wall time, attr elapsed),
 ##             metric "identity" (O(D) per iteration besides the gradient)
 ##             and "mode" (the default: the dense metric adds O(D^2))
@@ -99,10 +100,14 @@ for (batch in c(50L, 500L)) {
         bare_bound = med[2] / med[11], sgld_bound = med[4] / med[12])
     what <- c("gradient (bare loop), us/iter", "sgld(metric = \"identity\"), us/iter",
               "sgld() (metric \"mode\"), us/iter", "sgldcv(), us/iter", "sgldcv() whole call, s")
-    for (w in seq_along(what))
+    for (w in seq_along(what)) {
+        paired <- m[, 2 * w] / m[, 2 * w - 1]         # each repetition's own ratio
         rows[[length(rows) + 1L]] <- data.frame(batch = batch, measure = what[w],
                                                 sparse = med[2 * w - 1], dense = med[2 * w],
-                                                ratio = med[2 * w] / med[2 * w - 1])
+                                                ratio = med[2 * w] / med[2 * w - 1],
+                                                paired = sprintf("%.2f (%.2f-%.2f)", stats::median(paired),
+                                                                 min(paired), max(paired)))
+    }
     cat("batch", batch, "done\n")
 }
 res <- do.call(rbind, rows)
@@ -115,7 +120,10 @@ lines <- c("# Sparse design (a9a) as compressed rows against its dense copy", ""
            sprintf("Run %s; `R_LIBS=<lib> Rscript bench/bench_sparse.R --reps=%d --iter=%d`;",
                    format(Sys.time(), "%Y-%m-%d %H:%M"), opt$reps, opt$iter),
            sprintf("BLAS: %s; medians of %d interleaved repetitions on a shared machine.",
-                   sgfs:::blas_label(), opt$reps), "",
+                   sgfs:::blas_label(), opt$reps),
+           paste("The dense copy (31 MB) does not fit in the cache and the rows (2.7 MB) do, so",
+                 "the dense time, and the ratio, rise with the machine's other load: the last",
+                 "column gives each repetition's own ratio."), "",
            sprintf("- read_libsvm(a9a.xz): %.2f s (median of 3)", read_time),
            sprintf("- the engine's data: compressed rows %.1f MB, dense copy %.1f MB",
                    mem[["sparse"]] / 2^20, mem[["dense"]] / 2^20),
@@ -123,10 +131,10 @@ lines <- c("# Sparse design (a9a) as compressed rows against its dense copy", ""
                  "another order; relative difference below 1e-7 after the run, checked here);",
                  "given as a dense matrix, a9a is kept as compressed rows too and its draws",
                  "equal the dgCMatrix's exactly (tests/testthat/test-sparse-data.R)"), "",
-           "| batch | measure | sparse rows | dense copy | dense / sparse |",
-           "|---:|---|---:|---:|---:|",
-           sprintf("| %d | %s | %s | %s | %.2f |", res$batch, res$measure, fmt(res$sparse),
-                   fmt(res$dense), res$ratio), "",
+           "| batch | measure | sparse rows | dense copy | dense / sparse | per repetition: median (range) |",
+           "|---:|---|---:|---:|---:|---:|",
+           sprintf("| %d | %s | %s | %s | %.2f | %s |", res$batch, res$measure, fmt(res$sparse),
+                   fmt(res$dense), res$ratio, res$paired), "",
            paste("What an iteration costs before it reads any data (us; the same for every",
                  "backend), and so the largest dense / sparse ratio any sparse backend could",
                  "reach: the dense time over it (bare loop: over the draw alone; sgld(metric =",

@@ -85,10 +85,15 @@ test_that("the time budget stops the growth, and the report says so", {
     d <- pima_data()
     ## 400 effective draws cannot be had in 10 microseconds: stopped at once (a
     ## quarter of the budget is under 50 iterations however fast the machine)
-    expect_message(
+    ## and warns: its draws cannot be used as they are
+    expect_warning(expect_message(
         grown <- withr::with_seed(6, sgld(d$x, d$y, progress = FALSE, metric = "identity",
                                           max_time = 1e-5, verbose = TRUE)),
-        "would take about .* s, far more than max_time = 1e-05 s")
+        "would take about .* s, far more than max_time = 1e-05 s"),
+        paste("the chains have not mixed: after 50 iterations the smallest bulk effective sample",
+              "size is [0-9]+ .*at this pace 400 effective draws would take about .* s, far more",
+              "than max_time = 1e-05 s\\): means, sds and intervals from these draws are unreliable;",
+              "give the run more time \\(max_time =\\), or use sgldcv\\(\\) or osgfs\\(\\)"))
     rl <- attr(grown, "sgfit")$run_length
     expect_equal(rl$stop, "projected")
     ## the probe shortened the first run to fit a quarter of the budget
@@ -107,12 +112,40 @@ test_that("the time budget stops the growth, and the report says so", {
     first <- withr::with_seed(6, sgld(d$x, d$y, n_iter = 10000, progress = FALSE,
                                       metric = "identity"))
     run <- list(verbose = FALSE, max_time = Inf, chains = 1L, progress = FALSE)
-    capped <- sgfs:::grow_run(first, run, started = proc.time()[["elapsed"]], stages_max = 1L)
+    expect_warning(
+        capped <- sgfs:::grow_run(first, run, started = proc.time()[["elapsed"]], stages_max = 1L),
+        "the chains have not mixed: after 19,000 iterations.*the run reached its most extensions")
     st <- attr(capped, "sgfit")$run_length$stages
     expect_equal(nrow(st), 2L)
     expect_equal(st[c("n_iter", "thin")], rule_stages(st))
     expect_equal(attr(capped, "sgfit")$run_length$stop, "stages")
     expect_output(print(capped), "stopped after 1 extension at")
+})
+
+test_that("a run stopped short warns only when its draws are unusable", {
+    d <- pima_data()
+    fit <- withr::with_seed(6, sgld(d$x, d$y, n_iter = 2000, progress = FALSE))
+    info <- attr(fit, "sgfit")
+    with_stage <- function(stop, ess, rhat) {
+        info$run_length <- list(target = 400, target_rhat = 1.01, stop = stop, max_time = 300,
+                                stages = data.frame(n_iter = 2000, thin = 1, min_ess = ess,
+                                                    max_rhat = rhat, seconds = 1, needed = 900))
+        info
+    }
+    ## short of 400 but usable (rstan's limits: ESS 100, R-hat 1.05): no warning
+    expect_false(withVisible(sgfs:::warn_unmixed(with_stage("time", 150, 1.02)))$value)
+    expect_silent(sgfs:::warn_unmixed(with_stage("projected", 100, 1.05)))
+    ## a run that mixed, or was interrupted, or has no run length: none
+    expect_silent(sgfs:::warn_unmixed(with_stage("mixed", 20, 1.5)))
+    expect_silent(sgfs:::warn_unmixed(with_stage("interrupted", 20, 1.5)))
+    expect_silent(sgfs:::warn_unmixed(info))
+    ## unusable: each reason said
+    expect_warning(sgfs:::warn_unmixed(with_stage("time", 150, 1.2)),
+                   "largest R-hat 1.2 .*the time budget \\(max_time = 300 s\\) ran out")
+    expect_warning(sgfs:::warn_unmixed(with_stage("stalled", 60, 1.01)),
+                   "smallest bulk effective sample size is 60 .*stopped growing")
+    expect_warning(sgfs:::warn_unmixed(with_stage("projected", 60, 1.01)),
+                   "at this pace 400 effective draws would take about 900 s")
 })
 
 test_that("a first run that would take most of the budget is shortened, reproducibly", {
@@ -122,19 +155,19 @@ test_that("a first run that would take most of the budget is shortened, reproduc
                                       chains = chains, verbose = FALSE))
     ## ten iterations take far more than 1e-7 s / 4 / 10000: the first run is
     ## the shortest; the caller's RNG stream is as if no probe had run
-    short <- probe(1e-6)
+    expect_warning(short <- probe(1e-6), "the chains have not mixed")
     expect_equal(attr(short, "sgfit")$run_length$stages$n_iter[1L], 50)
     plain <- withr::with_seed(8, sgldcv(d$x, d$y, progress = FALSE, n_iter = 50, burnin = 5))
     expect_identical(draws_of(short), draws_of(plain))
     ## several chains: each continues its own stream, the same with a probe or without
-    two <- probe(1e-6, chains = 2L)
+    expect_warning(two <- probe(1e-6, chains = 2L), "the chains have not mixed")
     plain2 <- withr::with_seed(8, sgldcv(d$x, d$y, progress = FALSE, n_iter = 50, burnin = 5,
                                          chains = 2L))
     expect_identical(draws_of(two), draws_of(plain2))
     ## an ample budget leaves the first run at 10,000 iterations
     expect_equal(attr(probe(300), "sgfit")$run_length$stages$n_iter[1L], 10000)
-    expect_message(withr::with_seed(8, sgldcv(d$x, d$y, progress = FALSE, max_time = 1e-6)),
-                   "the first run is shortened to 50")
+    expect_warning(expect_message(withr::with_seed(8, sgldcv(d$x, d$y, progress = FALSE, max_time = 1e-6)),
+                                  "the first run is shortened to 50"), "the chains have not mixed")
 })
 
 test_that("SGLD-CV's pilot slows the coordinates its gradient noise would inflate, in the metric", {
