@@ -7,13 +7,21 @@
 #' as the reference class (\eqn{\beta_1 = 0}{beta_1 = 0}), so that every parameter is
 #' identified by the likelihood (a full softmax would leave one direction to
 #' the prior alone, and the Fisher information used by SGFS singular).  The
-#' parameters are named `level:predictor`, for levels 2 to K.
+#' parameters are named `level:predictor`, for levels 2 to K.  `weights`
+#' are frequency (case) weights, as `nnet::multinom()`'s: a table of counts
+#' fits as its rows repeated.
 #'
 #' @return An object of class `family` for the samplers' `family` argument.
 #' @examples
 #' fit <- sgfs(Species ~ ., data = iris, family = categorical(),
 #'             prior = normal(0, 2.5), n_iter = 2000, batch_size = 50)
 #' head(predict(fit, type = "response"))
+#' ## a contingency table: one row per cell, its count as the weight
+#' if (requireNamespace("MASS", quietly = TRUE)) {
+#'     housing <- MASS::housing
+#'     fit <- sgfs(Sat ~ Infl + Type + Cont, data = housing, weights = Freq,
+#'                 family = categorical(), n_iter = 2000)
+#' }
 #' @export
 categorical <- function() {
     structure(list(family = "categorical", link = "softmax",

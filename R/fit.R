@@ -270,13 +270,13 @@ engine_weights <- function(weights, trials) {
 
 ## the `weights` argument: NULL or N non-negative finite numbers, not all
 ## zero (rows of weight 0 are kept and contribute nothing, as in glm()), for
-## a GLM (binomial, gaussian, poisson)
+## a GLM (binomial, gaussian, poisson, categorical)
 check_weights <- function(weights, N, family, model) {
     if (is.null(weights)) return(NULL)
-    if (!is.null(model) || !(family$family %in% c("binomial", "gaussian", "poisson")))
-        stop_arg("weights", "are for GLMs (model = NULL) with binomial(), gaussian() or ",
-                 "poisson(); not for ", if (is.null(model)) "categorical()"
-                 else if (is_custom_model(model)) "a custom_model()" else "networks")
+    if (!is.null(model))
+        stop_arg("weights", "are for GLMs (model = NULL) with binomial(), gaussian(), ",
+                 "poisson() or categorical(); not for ",
+                 if (is_custom_model(model)) "a custom_model()" else "networks")
     if (!is.numeric(weights) || !is.null(dim(weights)) && NCOL(weights) != 1L ||
         length(weights) != N || anyNA(weights) || any(!is.finite(weights)) ||
         any(weights < 0))
@@ -300,8 +300,9 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
     engine_w <- NULL
     if (custom) {
         if (!is.null(weights))
-            stop_arg("weights", "are for GLMs (model = NULL) with binomial(), gaussian() or ",
-                     "poisson(); not for a custom_model(), whose loglik can weigh its rows itself")
+            stop_arg("weights", "are for GLMs (model = NULL) with binomial(), gaussian(), ",
+                     "poisson() or categorical(); not for a custom_model(), whose loglik can weigh ",
+                     "its rows itself")
         design <- custom_design(model, x, y, family_given, sigma)
         family <- levels <- NULL
         if (!identical(keep, "draws"))

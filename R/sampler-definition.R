@@ -166,10 +166,12 @@
 #'   need their `offset` given.  Not for networks, [categorical()] or
 #'   `keep = predictive()`.
 #' @param weights `NULL`, or prior weights, one non-negative finite number
-#'   per row (some may be zero, not all), for `binomial()`, `gaussian()`
-#'   and `poisson()` GLMs, as in [stats::glm()]: the log-likelihood is
+#'   per row (some may be zero, not all), for `binomial()`, `gaussian()`,
+#'   `poisson()` and [categorical()] models, as in [stats::glm()] (and
+#'   `nnet::multinom()`): the log-likelihood is
 #'   \eqn{\sum_i w_i \ell_i(\theta)}{sum_i w_i l_i(theta)} for `binomial()`
-#'   (logit and probit) and `poisson()`; for `gaussian()` they are
+#'   (logit and probit), `poisson()` and `categorical()` (a table's
+#'   frequencies); for `gaussian()` they are
 #'   precisions, \eqn{y_i \sim N(\eta_i, \sigma^2 / w_i)}{y_i ~ N(eta_i,
 #'   sigma^2 / w_i)} (which enters the likelihood of \eqn{\sigma}{sigma} too);
 #'   a row of weight 0 counts for nothing.  The formula method evaluates them
@@ -177,7 +179,7 @@
 #'   the mode, the curvature, the rows every minibatch holds and the
 #'   draw-level methods (see [sgfit-posterior]).  Integer weights \eqn{k}{k}
 #'   give the posterior of the data with each row repeated \eqn{k}{k} times
-#'   (`binomial()`, `poisson()`).  Not for networks, [categorical()] or a
+#'   (`binomial()`, `poisson()`, `categorical()`).  Not for networks or a
 #'   [custom_model()].
 #' @param ... arguments passed to the default method.
 #' @name sampler-arguments

@@ -474,7 +474,8 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     e->model = sgfs_find_model(CHAR(STRING_ELT(
         typed_elt(spec, "model", STRSXP, 1), 0)));
     if (e->weights && strcmp(e->model->name, "logistic") && strcmp(e->model->name, "probit") &&
-        strcmp(e->model->name, "poisson") && strcmp(e->model->name, "gaussian"))
+        strcmp(e->model->name, "poisson") && strcmp(e->model->name, "gaussian") &&
+        strcmp(e->model->name, "categorical"))
         Rf_error("internal error: the %s model takes no weights", e->model->name);
     SEXP mpar = typed_elt(spec, "mpar", REALSXP, -1);
     e->mpar = REAL(mpar);

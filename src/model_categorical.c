@@ -10,7 +10,9 @@
  *   -d^2 l_i / dbeta_k dbeta_l' = p_ik (1{k = l} - p_il) u_i u_i'.
  *
  * theta = vec(B), B = (beta_1, ..., beta_{K-1}) (P x (K-1)); y_i in
- * 0..K-1; mpar[0] = K.  The linear predictors of the minibatch are one
+ * 0..K-1; mpar[0] = K.  With prior weights w_i (e->weights; 1 without:
+ * frequency or case weights, as nnet::multinom's) row i contributes w_i l_i,
+ * w_i times its score and w_i times its curvature.  The linear predictors of the minibatch are one
  * dgemm, E = xb' B (n x (K-1), in e->eta), and the score sum another,
  * xb R with R the residuals.
  */
@@ -19,6 +21,12 @@
 static int n_class(const double *mpar)
 {
     return (int) mpar[0];
+}
+
+/* row idx's prior weight (1 without weights) */
+static double row_weight(const sgfs_engine *e, int idx)
+{
+    return e->weights ? e->weights[idx] : 1.0;
 }
 
 static int categorical_n_par(int P, const double *mpar, int n_mpar)
@@ -48,10 +56,11 @@ static void categorical_score(sgfs_engine *e, const double *theta,
     const double *xb = predictors(e, theta, idx, n);
     for (int i = 0; i < n; i++) {
         const int y = (int) e->y[idx[i]];
+        const double w = row_weight(e, idx[i]);
         const double eta_y = y > 0 ? E[i + (size_t) (y - 1) * n] : 0.0;
-        ll += eta_y - sgfs_softmax_ref(E + i, n, K1);
-        for (int k = 0; k < K1; k++)               /* residuals 1{y = k} - p_k */
-            E[i + (size_t) k * n] = (y == k + 1) - E[i + (size_t) k * n];
+        ll += w * (eta_y - sgfs_softmax_ref(E + i, n, K1));
+        for (int k = 0; k < K1; k++)               /* residuals w (1{y = k} - p_k) */
+            E[i + (size_t) k * n] = w * ((y == k + 1) - E[i + (size_t) k * n]);
     }
     if (loglik) *loglik = ll;
     sgfs_gemm('N', 'N', P, K1, n, xb, P, E, n, 0.0, sum, P);   /* xb R */
@@ -87,9 +96,10 @@ static void categorical_score_change(sgfs_engine *e, const double *theta,
         double pm = 0.0;
         if (second)
             for (int k = 0; k < K1; k++) pm += Ec[i + (size_t) k * n] * M[i + (size_t) k * n];
+        const double w = row_weight(e, idx[i]);
         for (int k = 0; k < K1; k++) {
             const size_t o = i + (size_t) k * n;
-            E[o] = Ec[o] - E[o] + (second ? Ec[o] * (M[o] - pm) : 0.0);
+            E[o] = w * (Ec[o] - E[o] + (second ? Ec[o] * (M[o] - pm) : 0.0));
         }
     }
     sgfs_gemm('N', 'N', P, K1, n, xb, P, E, n, 0.0, sum, P);
@@ -103,13 +113,14 @@ static double categorical_loglik(sgfs_engine *e, const double *theta,
     predictors(e, theta, idx, n);
     for (int i = 0; i < n; i++) {
         const int y = (int) e->y[idx[i]];
-        ll += (y > 0 ? E[i + (size_t) (y - 1) * n] : 0.0) - sgfs_softmax_ref(E + i, n, K1);
+        ll += row_weight(e, idx[i]) *
+              ((y > 0 ? E[i + (size_t) (y - 1) * n] : 0.0) - sgfs_softmax_ref(E + i, n, K1));
     }
     return ll;
 }
 
-/* block (k, l) of H += sum_i p_ik (1{k = l} - p_il) u_i u_i', from the
-   columns scaled by that weight (in e->G) times the columns */
+/* block (k, l) of H += sum_i w_i p_ik (1{k = l} - p_il) u_i u_i', from
+   the columns scaled by that weight (in e->G) times the columns */
 static void categorical_neg_hessian(sgfs_engine *e, const double *theta,
                                     const int *idx, int n, double *H)
 {
@@ -121,7 +132,7 @@ static void categorical_neg_hessian(sgfs_engine *e, const double *theta,
         for (int l = k; l < K1; l++) {
             for (int i = 0; i < n; i++) {
                 const double pk = E[i + (size_t) k * n], pl = E[i + (size_t) l * n];
-                const double w = pk * ((k == l) - pl);
+                const double w = row_weight(e, idx[i]) * pk * ((k == l) - pl);
                 const double *restrict u = xb + (size_t) i * P;
                 double *restrict a = A + (size_t) i * P;
                 for (int j = 0; j < P; j++) a[j] = w * u[j];

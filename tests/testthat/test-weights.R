@@ -74,6 +74,18 @@ test_that("weighted modes equal glm(weights = ): binomial, probit, poisson, gaus
     expect_equal(unname(polished_mode(fm)), unname(coef(ref)), tolerance = 1e-6)
 })
 
+test_that("a weighted categorical mode equals nnet::multinom(weights = )'s", {
+    d <- weights_frame()
+    skip_if_not_installed("nnet")
+    ## categorical(): nnet::multinom(weights = ), the same parameters (class u
+    ## the reference, each other class's coefficients in turn)
+    ref <- nnet::multinom(f ~ a + b, data = d, weights = w, trace = FALSE, reltol = 1e-14,
+                          maxit = 1000)
+    fit <- sgld(f ~ a + b, data = d, family = categorical(), weights = w, prior = weak,
+                prior_intercept = weak, n_iter = 20, progress = FALSE)
+    expect_equal(unname(polished_mode(fit)), c(t(coef(ref))), tolerance = 1e-5)
+})
+
 test_that("integer weights k give the log posterior of the rows repeated k times", {
     d <- weights_frame(N = 40)
     k <- withr::with_seed(3, sample(0:3, 40, replace = TRUE))
@@ -104,6 +116,26 @@ test_that("integer weights k give the log posterior of the rows repeated k times
         post <- function(run) sgfs:::subset_log_posterior(run$spec, run$spec$N)(theta)
         expect_equal(post(wr)$value - shift, post(rr)$value, tolerance = 1e-13)
     }
+    ## categorical(): a table's frequencies are its rows repeated, for the
+    ## score, the curvature and the control variates' score change (first
+    ## and second order)
+    wr <- engine_spec(x, d$f, family = categorical(), intercept = FALSE, weights = k)
+    rr <- engine_spec(x[rep_rows, ], d$f[rep_rows], family = categorical(), intercept = FALSE)
+    theta2 <- withr::with_seed(7, rnorm(2 * ncol(x), sd = 0.3))
+    a <- .Call(sgfs:::C_sgfs_model_curvature, wr$spec, theta2, TRUE)
+    b <- .Call(sgfs:::C_sgfs_model_curvature, rr$spec, theta2, TRUE)
+    expect_equal(a[c("loglik", "grad", "neg_hessian")], b[c("loglik", "grad", "neg_hessian")],
+                 tolerance = 1e-13)
+    centre <- withr::with_seed(8, rnorm(2 * ncol(x), sd = 0.3))
+    for (second in c(FALSE, TRUE)) {
+        ga <- model_eval(wr$spec, theta2, 1:40, centre, second)
+        gb <- model_eval(rr$spec, theta2, seq_along(rep_rows), centre, second)
+        expect_equal(ga[c("loglik", "grad", "change")], gb[c("loglik", "grad", "change")],
+                     tolerance = 1e-12)
+        ## (each row's score: its weight times its own)
+        expect_equal(ga$scores[k > 0, ], gb$scores[match(which(k > 0), rep_rows), ] * k[k > 0],
+                     tolerance = 1e-12)
+    }
     ## a two-column response is its rows' Bernoulli trials
     m <- withr::with_seed(5, sample(0:3, 40, replace = TRUE))
     s <- withr::with_seed(6, rbinom(40, m, 0.4))
@@ -128,8 +160,6 @@ test_that("bad weights and responses are refused by name", {
     expect_error(sgld(y ~ a, data = d, weights = w[1:3], n_iter = 10),
                  "'weights' must have one number per row")
     expect_error(sgld(y ~ a, data = d, weights = -w, n_iter = 10), "'weights' must be 30")
-    expect_error(sgld(f ~ a, data = d, family = categorical(), weights = w, n_iter = 10),
-                 "'weights' are for GLMs.*categorical")
     expect_error(sgld(y ~ a, data = d, model = mlp(2), weights = w, n_iter = 10),
                  "'weights' are for GLMs.*networks")
     expect_error(sgld(prop ~ a, data = d, n_iter = 10), "'y' must be 0/1.*proportions")
@@ -188,6 +218,25 @@ test_that("a two-column response: fitted, residuals, weights, log_lik and poster
     expect_equal(predict(fit, nd[c("a", "b")], type = "response"), mu[3:6], ignore_attr = TRUE)
     if (requireNamespace("loo", quietly = TRUE))
         expect_s3_class(suppressMessages(suppressWarnings(loo::loo(fit))), "loo")
+})
+
+test_that("a weighted categorical fit: frequencies weigh log_lik, and weights() returns them", {
+    skip_if_not_installed("rstantools")
+    tab <- as.data.frame(with(weights_frame(N = 200), table(f, a > 0, b > 0)))
+    names(tab) <- c("f", "a", "b", "n")
+    tab$n[1] <- 0                                 # a cell kept with weight 0
+    fit <- withr::with_seed(2, sgld(f ~ a + b, data = tab, family = categorical(), weights = n,
+                                    n_iter = 300, progress = FALSE))
+    expect_equal(weights(fit), tab$n)
+    ll <- rstantools::log_lik(fit, draws = 5)
+    p <- rstantools::posterior_epred(fit, draws = 5)        # draws x rows x classes
+    expect_equal(dim(ll), c(5L, nrow(tab)))
+    own <- sapply(seq_len(nrow(tab)), function(i) log(p[, i, as.integer(tab$f[i])]))
+    expect_equal(ll, rep(tab$n, each = 5) * own, ignore_attr = TRUE, tolerance = 1e-10)
+    expect_equal(ll[, 1], rep(0, 5))
+    ## newdata: its weights evaluated there
+    expect_equal(rstantools::log_lik(fit, newdata = tab[2:5, ], draws = 5), ll[, 2:5],
+                 ignore_attr = TRUE, tolerance = 1e-12)
 })
 
 test_that("weighted gaussian: precision weights in log_lik, posterior_predict and prediction intervals", {
