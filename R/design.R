@@ -81,7 +81,8 @@ prepare_design <- function(x, y, family, standardize, sigma, levels = NULL, lead
                  "log noise sd: rename the predictor (or fix sigma)")
     if (family$family == "categorical")
         return(c(categorical_design(ys, p, icpt, names_x, center, scale, levels),
-                 list(data = data, data_key = data_key, columns = columns)))
+                 list(data = data, data_key = data_key, columns = columns,
+                      separated = separated_classes(x, ys, levels, icpt, lead))))
     D <- p + sample_sigma
     C <- matrix(0, has_icpt, D)
     shift <- double(D)

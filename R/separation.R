@@ -52,10 +52,7 @@ separated_levels <- function(x, y, family, icpt, lead = FALSE) {
     ## which columns are 0/1, their ones and responses' sums: one scan in C
     ## (src/sparse_rows.c), a column's rows (its non-zeros) read only for the
     ## separated ones
-    st <- if (inherits(x, "dgCMatrix"))
-        .Call(C_sgfs_indicator_stats_csc, x@i, x@p, x@x, x@Dim, as.double(y))
-    else if (is_design_file(x)) file_indicator_stats(x, y)
-    else .Call(C_sgfs_indicator_stats, x, as.double(y))
+    st <- indicator_stats(x, y)
     ## (a design file's 0/1 columns read in one pass per opened file, the
     ## rest never)
     if (is_design_file(x)) x <- file_indicator_columns(x)
@@ -79,6 +76,58 @@ separated_levels <- function(x, y, family, icpt, lead = FALSE) {
         if (separated(length(rows), sum(y[rows])))
             out[[length(out) + 1L]] <- list(name = reference_name(colnames(x)[g]), column = g + lead,
                                             reference = TRUE, rows = rows)
+    }
+    if (length(out)) out
+}
+
+## which columns of x are 0/1, their counts of ones and the sums of y over
+## their rows: one scan in C (src/sparse_rows.c)
+indicator_stats <- function(x, y) {
+    if (inherits(x, "dgCMatrix"))
+        .Call(C_sgfs_indicator_stats_csc, x@i, x@p, x@x, x@Dim, as.double(y))
+    else if (is_design_file(x)) file_indicator_stats(x, y)
+    else .Call(C_sgfs_indicator_stats, x, as.double(y))
+}
+
+## The separated levels of a categorical() design (`classes` the response's
+## K levels, y their codes 0..K-1, the first the reference), each a list(name, column,
+## reference = FALSE, rows, class, coords): a 0/1 column of x (not an
+## intercept) whose rows hold no row of some class c.  Along the line that
+## moves only class c's linear predictor on those rows (its coefficient
+## beta_jc; c > 0: class = c) the likelihood falls monotonically; with no
+## row of the reference class, along the line that moves every class's
+## predictor (all of beta_j.; class = 0) it rises; and with every row of
+## one class c > 0, along class c's own.  coords: the line's coefficients
+## in theta (P of them a class, P = ncol(x) + lead).  Factors' reference
+## levels are not sought (a level none of a group's columns holds): their
+## lines move every other level's coefficients.
+separated_classes <- function(x, y, classes, icpt, lead = FALSE) {
+    K <- length(classes)
+    if (nrow(x) < 2L) return(NULL)
+    icpt <- icpt[icpt > lead] - lead
+    P <- ncol(x) + lead
+    ## (one scan per class: its indicator as the response)
+    st <- lapply(seq_len(K) - 1L, function(k) indicator_stats(x, y == k))
+    indicator <- st[[1L]]$indicator & st[[1L]]$ones > 0
+    indicator[icpt] <- FALSE
+    by_class <- vapply(st, `[[`, double(ncol(x)), "ysum")
+    if (ncol(x) == 1L) by_class <- matrix(by_class, 1L)
+    names_x <- colnames(x)
+    out <- list()
+    for (j in which(indicator)) {
+        n <- by_class[j, ]
+        lines <- which(n == 0) - 1L                       # absent classes
+        held <- which(n > 0)
+        if (length(held) == 1L && held > 1L) lines <- c(lines, held - 1L)
+        if (!length(lines)) next
+        rows <- column_nonzeros(x, j)$i
+        col <- j + lead
+        for (cl in sort(lines))
+            out[[length(out) + 1L]] <- list(
+                name = if (cl == 0L) sprintf("%s (every class against %s)", names_x[j], classes[1L])
+                       else paste0(classes[cl + 1L], ":", names_x[j]),
+                column = col, reference = FALSE, rows = rows, class = cl,
+                coords = if (cl == 0L) col + P * (seq_len(K - 1L) - 1L) else col + P * (cl - 1L))
     }
     if (length(out)) out
 }
@@ -147,7 +196,8 @@ level_directions <- function(levels, design) {
     D <- length(design$M$a)
     E <- vapply(levels, function(level) {
         dir <- double(D)
-        if (level$reference) {
+        if (!is.null(level$coords)) dir[level$coords] <- 1
+        else if (level$reference) {
             dir[design$intercept] <- 1
             dir[level$column] <- -1
         } else dir[level$column] <- 1
@@ -190,7 +240,7 @@ separated_spec <- function(run, lap, n_fixed = 0L) {
     design <- run$design
     spec <- run$spec
     if (!length(design$separated) || !is.null(design$hs) ||
-        !(spec$model %in% c("logistic", "probit", "poisson")) || is.null(lap$H))
+        !(spec$model %in% c("logistic", "probit", "poisson", "categorical")) || is.null(lap$H))
         return(NULL)
     rows <- lapply(design$separated, function(l) sort(engine_rows(spec, l$rows)))
     levels <- design$separated[lengths(rows) > 0L]
@@ -198,23 +248,27 @@ separated_spec <- function(run, lap, n_fixed = 0L) {
     if (!length(levels)) return(NULL)
     D <- length(lap$mode)
     dirs <- level_directions(levels, design)
+    ## (a categorical model's: the class whose predictor each line moves)
+    classes <- vapply(levels, function(l) if (is.null(l$class)) 0L else as.integer(l$class), 0L)
+    n_lp <- linear_predictors(spec)
     sd_ratio <- width <- double(length(levels))
     for (k in seq_along(levels)) {
         v <- dirs[, k]
         ## the log density along the line at the points t (vectorised: one
         ## .Call for the grid), the one the engine's updates sample
         f <- function(t) .Call(C_sgfs_line_logdens, spec, as.double(lap$mode), as.double(v),
-                               as.integer(rows[[k]] - 1L), as.double(t))
+                               as.integer(rows[[k]] - 1L), classes[k], as.double(t))
         a <- sum(v * (lap$H %*% v))
         width[k] <- sqrt(line_variance(f, 1 / sqrt(a)))
         sd_ratio[k] <- width[k] * sqrt(a)
     }
-    cost <- sum(lengths(rows)) * (spec$P + 16) + 16 * length(levels) * D
+    cost <- sum(lengths(rows)) * (spec$P * n_lp + 16) + 16 * length(levels) * D
     every <- separated_every(cost, spec, n_fixed)
-    list(spec = list(separated_rows = as.integer(unlist(rows) - 1L),
-                     separated_ptr = as.integer(c(0L, cumsum(lengths(rows)))),
-                     separated_dir = as.double(dirs), separated_width = width,
-                     separated_every = every),
+    list(spec = c(list(separated_rows = as.integer(unlist(rows) - 1L),
+                       separated_ptr = as.integer(c(0L, cumsum(lengths(rows)))),
+                       separated_dir = as.double(dirs), separated_width = width,
+                       separated_every = every),
+                  if (n_lp > 1) list(separated_class = classes)),
          levels = data.frame(level = vapply(levels, `[[`, "", "name"), rows = lengths(rows),
                              sd_ratio = sd_ratio, stringsAsFactors = FALSE),
          every = every, cost = cost)
@@ -225,6 +279,10 @@ separated_spec <- function(run, lap, n_fixed = 0L) {
 ## rows of P): a function of the rows held in every minibatch, so recomputed
 ## when a pilot's step changes them (the run then equals one at that step)
 separated_every <- function(cost, spec, n_fixed) {
-    per_iter <- (spec$batch_size + n_fixed) * spec$P
+    per_iter <- (spec$batch_size + n_fixed) * spec$P * linear_predictors(spec)
     max(1L, as.integer(ceiling(cost / (separated_share * per_iter))))
 }
+
+## a row's linear predictors: a categorical model's K - 1 (mpar[1] = K), else 1
+linear_predictors <- function(spec)
+    if (identical(spec$model, "categorical")) spec$mpar[1L] - 1 else 1

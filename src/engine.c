@@ -42,13 +42,16 @@
  *   offset      (optional) N doubles added to the linear predictor (the
  *               GLM models); absent or NULL: no offset
  *   weights     (optional) N non-negative doubles, the rows' prior weights
- *               (the GLM models: logistic, probit, poisson, gaussian);
+ *               (the GLM models: logistic, probit, poisson, gaussian,
+ *               categorical);
  *               absent or NULL: every row weight 1
  *   separated_rows, separated_ptr, separated_dir, separated_width,
  *   separated_every (optional, together): levels updated exactly every
  *               `every` iterations (separated.c): level k's rows (ints,
  *               0-based) rows[ptr[k]..ptr[k+1]-1], its direction in theta
- *               (column k of the D x K dir) and slice width (K doubles)
+ *               (column k of the D x K dir) and slice width (K doubles);
+ *               for a categorical model separated_class too (K ints: the
+ *               class whose predictor a level's line moves, 0: all)
  *   windows     (optional) int in 0..64: minibatches as windows of
  *               consecutive rows from random starts, drawn that many
  *               iterations ahead (minibatch.c); absent or 0: random rows
@@ -289,7 +292,8 @@ static void setup_separated(sgfs_engine *e, SEXP prot, SEXP spec)
 {
     SEXP rows = sgfs_list_opt(spec, "separated_rows");
     if (rows == NULL || rows == R_NilValue) return;
-    if (e->model->row_loglik == NULL || e->hs || e->sampler->full_data || e->metric == NULL)
+    const int n_lp = sgfs_separated_predictors(e);
+    if (n_lp < 1 || e->sampler->full_data || e->metric == NULL)
         Rf_error("internal error: separated levels need a GLM with a linear predictor, "
                  "no horseshoe, a stochastic-gradient rule and a metric");
     const int m = Rf_length(rows);
@@ -316,6 +320,13 @@ static void setup_separated(sgfs_engine *e, SEXP prot, SEXP spec)
     for (int k = 0; k < K; k++)
         if (!R_FINITE(width[k]) || !(width[k] > 0))
             Rf_error("internal error: 'separated_width' must be positive and finite");
+    const int *cls = NULL;
+    if (n_lp > 1) {             /* the predictor each level's line moves */
+        cls = INTEGER(typed_elt(spec, "separated_class", INTSXP, K));
+        for (int k = 0; k < K; k++)
+            if (cls[k] == NA_INTEGER || cls[k] < 0 || cls[k] > n_lp)
+                Rf_error("internal error: 'separated_class' must be in 0..%d", n_lp);
+    }
     const int every = int_elt(spec, "separated_every");
     if (every == NA_INTEGER || every < 1)
         Rf_error("internal error: 'separated_every' must be a positive integer");
@@ -324,11 +335,13 @@ static void setup_separated(sgfs_engine *e, SEXP prot, SEXP spec)
     sgfs_separated *sep = (sgfs_separated *) RAW(raw);
     sep->K = K;
     sep->every = every;
+    sep->n_lp = n_lp;
+    sep->cls = cls;
     sep->rows = r;
     sep->ptr = ptr;
     sep->dir = dir;
     sep->width = width;
-    sep->eta = fresh_real(prot, SLOT_SEP_ETA, largest);
+    sep->eta = fresh_real(prot, SLOT_SEP_ETA, (R_xlen_t) largest * n_lp);
     sep->point = fresh_real(prot, SLOT_SEP_POINT, e->D);
     sep->z_old = fresh_real(prot, SLOT_SEP_Z_OLD, e->D);
     sep->basis = fresh_real(prot, SLOT_SEP_BASIS, (R_xlen_t) e->D * K);

@@ -51,7 +51,7 @@ SEXP sgfs_physical_memory(void);
 SEXP sgfs_spec_version(void);
 SEXP sgfs_gamma(SEXP N, SEXP n);
 SEXP sgfs_state_parts(SEXP sampler, SEXP D, SEXP sstate);
-SEXP sgfs_line_logdens(SEXP spec, SEXP theta, SEXP dir, SEXP rows, SEXP t);
+SEXP sgfs_line_logdens(SEXP spec, SEXP theta, SEXP dir, SEXP rows, SEXP cls, SEXP t);
 
 #define CALLDEF(name, n) { #name, (DL_FUNC) &name, n }
 
@@ -99,7 +99,7 @@ static const R_CallMethodDef call_entries[] = {
     CALLDEF(sgfs_spec_version, 0),
     CALLDEF(sgfs_gamma, 2),
     CALLDEF(sgfs_state_parts, 3),
-    CALLDEF(sgfs_line_logdens, 5),
+    CALLDEF(sgfs_line_logdens, 6),
     { NULL, NULL, 0 }
 };
 

@@ -142,6 +142,24 @@ static void categorical_neg_hessian(sgfs_engine *e, const double *theta,
         }
 }
 
+/* w_i l_i with t added to the linear predictor of class cls (cls >= 1) or
+   of every class but the reference (cls = 0), the row's K - 1 predictors
+   stride apart in eta: a separated level's line (separated.c) */
+static double categorical_line_loglik(const sgfs_engine *e, int row, const double *eta,
+                                      size_t stride, int cls, double t)
+{
+    const int K1 = n_class(e->mpar) - 1, y = (int) e->y[row];
+    double top = 0.0, own = 0.0, sum = 0.0;          /* (the reference class's 0) */
+    for (int k = 0; k < K1; k++) {
+        const double z = eta[(size_t) k * stride] + (cls == 0 || cls == k + 1 ? t : 0.0);
+        if (z > top) top = z;
+        if (y == k + 1) own = z;
+    }
+    for (int k = 0; k < K1; k++)
+        sum += exp(eta[(size_t) k * stride] + (cls == 0 || cls == k + 1 ? t : 0.0) - top);
+    return row_weight(e, row) * (own - top - log(exp(-top) + sum));
+}
+
 static int categorical_n_pred(const double *mpar)
 {
     return n_class(mpar);
@@ -171,6 +189,6 @@ const sgfs_model sgfs_model_categorical = {
     .name = "categorical", .n_par = categorical_n_par, .score = categorical_score,
     .loglik = categorical_loglik, .neg_hessian = categorical_neg_hessian,
     .n_pred = categorical_n_pred, .predict = categorical_predict,
-    .score_change = categorical_score_change,
+    .score_change = categorical_score_change, .line_loglik = categorical_line_loglik,
     .n_out = categorical_n_out, .outputs = categorical_outputs
 };

@@ -15,7 +15,12 @@
  * conditional density along it,
  *     f(t) = sum_{i in S_k} w_i l_i(eta_i + t) + log p0(xi + t v_k),
  * eta_i = u_i' xi + o_i (only the level's rows and the prior change along
- * the line), by slice sampling (Neal 2003, Ann. Statist. 31, 705-767:
+ * the line).  A categorical model's row has K - 1 linear predictors
+ * eta_ic = u_i' beta_c: a level's line moves one class's (a level no row
+ * of class c holds: along beta_c the likelihood falls monotonically; or
+ * the one class all its rows hold) or all of them together (no row of
+ * the reference class), and l_i is the softmax's (line_loglik).  The
+ * draw is by slice sampling (Neal 2003, Ann. Statist. 31, 705-767:
  * stepping out, figure 3, and shrinkage, figure 5), with R's uniforms:
  *     log y = f(0) - E,  E ~ Exp(1) (exp_rand)
  *     L = -w U_1,  R = L + w,  J = floor(m U_2),  K = m - 1 - J
@@ -44,46 +49,60 @@
 #define SLICE_STEPS 20
 #define SHRINK_MAX 200
 
-/* eta[i] = u_i' xi + o_i for the m rows */
-static void rows_eta(const sgfs_engine *e, const int *rows, int m, const double *xi,
+/* eta[i + c m] = u_i' xi_c + o_i for the m rows and each of the n_lp
+   linear predictors (xi_c: the c-th block of P coefficients) */
+static void rows_eta(const sgfs_engine *e, const int *rows, int m, int n_lp, const double *xi,
                      double *eta)
 {
-    sgfs_data_dots(e, rows, m, xi, eta);
+    for (int c = 0; c < n_lp; c++)
+        sgfs_data_dots(e, rows, m, xi + (size_t) c * e->P, eta + (size_t) c * m);
     for (int i = 0; i < m; i++) eta[i] += sgfs_row_offset(e, rows[i]);
 }
 
-/* f(t) along a level's line from the point xi: the rows' log-likelihood at
-   eta + t and the prior at xi + t v (point: D scratch) */
-static double line_logdens(sgfs_engine *e, const int *rows, int m, const double *eta,
-                           const double *xi, const double *v, double t, double *point)
+/* a level's line: its rows, their linear predictors at the line's origin
+   (m x n_lp), the predictor it moves (line_loglik's cls) and its direction */
+typedef struct line {
+    const int *rows;
+    int m, n_lp, cls;
+    const double *eta, *v;
+} line;
+
+/* f(t) along the line from the point xi: the rows' log-likelihood with t
+   added to the predictors the line moves, and the prior at xi + t v
+   (point: D scratch) */
+static double line_logdens(sgfs_engine *e, const line *l, const double *xi, double t,
+                           double *point)
 {
     double f = 0.0;
-    for (int i = 0; i < m; i++) f += e->model->row_loglik(e, rows[i], eta[i] + t);
-    for (int j = 0; j < e->D; j++) point[j] = xi[j] + t * v[j];
+    if (l->n_lp == 1)
+        for (int i = 0; i < l->m; i++) f += e->model->row_loglik(e, l->rows[i], l->eta[i] + t);
+    else
+        for (int i = 0; i < l->m; i++)
+            f += e->model->line_loglik(e, l->rows[i], l->eta + i, (size_t) l->m, l->cls, t);
+    for (int j = 0; j < e->D; j++) point[j] = xi[j] + t * l->v[j];
     return f + sgfs_prior_logdens(e, point);
 }
 
-/* one slice-sampling draw of t given f(0) = f0 */
-static double slice_draw(sgfs_engine *e, const int *rows, int m, const double *eta,
-                         const double *xi, const double *v, double w)
+/* one slice-sampling draw of t along the line l from xi, width w */
+static double slice_draw(sgfs_engine *e, const line *l, const double *xi, double w)
 {
     double *point = e->sep->point;
-    const double f0 = line_logdens(e, rows, m, eta, xi, v, 0.0, point);
+    const double f0 = line_logdens(e, l, xi, 0.0, point);
     if (!R_FINITE(f0)) return 0.0;
     const double logy = f0 - exp_rand();
     double lo = -w * unif_rand(), hi = lo + w;
     int left = (int) floor(SLICE_STEPS * unif_rand()), right = SLICE_STEPS - 1 - left;
-    while (left > 0 && line_logdens(e, rows, m, eta, xi, v, lo, point) > logy) {
+    while (left > 0 && line_logdens(e, l, xi, lo, point) > logy) {
         lo -= w;
         left--;
     }
-    while (right > 0 && line_logdens(e, rows, m, eta, xi, v, hi, point) > logy) {
+    while (right > 0 && line_logdens(e, l, xi, hi, point) > logy) {
         hi += w;
         right--;
     }
     for (int k = 0; k < SHRINK_MAX; k++) {
         const double t = lo + unif_rand() * (hi - lo);
-        if (line_logdens(e, rows, m, eta, xi, v, t, point) > logy) return t;
+        if (line_logdens(e, l, xi, t, point) > logy) return t;
         if (t < 0.0) lo = t;
         else hi = t;
     }
@@ -149,27 +168,42 @@ void sgfs_separated_update(sgfs_engine *e)
     const sgfs_separated *sep = e->sep;
     double *xi = e->xi;
     for (int k = 0; k < sep->K; k++) {
-        const int *rows = sep->rows + sep->ptr[k];
-        const int m = sep->ptr[k + 1] - sep->ptr[k];
-        const double *v = sep->dir + (size_t) k * e->D;
-        rows_eta(e, rows, m, xi, sep->eta);
-        const double t = slice_draw(e, rows, m, sep->eta, xi, v, sep->width[k]);
-        for (int j = 0; j < e->D; j++) xi[j] += t * v[j];
+        const line l = {sep->rows + sep->ptr[k], sep->ptr[k + 1] - sep->ptr[k], sep->n_lp,
+                        sep->n_lp > 1 ? sep->cls[k] : 0, sep->eta, sep->dir + (size_t) k * e->D};
+        rows_eta(e, l.rows, l.m, l.n_lp, xi, sep->eta);
+        const double t = slice_draw(e, &l, xi, sep->width[k]);
+        for (int j = 0; j < e->D; j++) xi[j] += t * l.v[j];
     }
 }
 
+/* the model's linear predictors a row for the exact updates: 1 (row_loglik),
+   its outputs (line_loglik: a categorical model's K - 1), or 0: none */
+int sgfs_separated_predictors(const sgfs_engine *e)
+{
+    int kind;
+    if (e->hs || e->model->n_out == NULL) return 0;
+    if (e->model->line_loglik) return e->model->n_out(e->mpar, &kind);
+    return e->model->row_loglik ? 1 : 0;
+}
+
 /* .Call: f(t) at each t along the line theta + t dir through the rows
-   (1-based in R, 0-based here) of spec's data, for R's choice of the slice
-   widths (R/separation.R): the same density the updates sample */
-SEXP sgfs_line_logdens(SEXP spec, SEXP theta, SEXP dir, SEXP rows, SEXP t)
+   (1-based in R, 0-based here) of spec's data, moving linear predictor cls
+   (a categorical model's, see line_loglik; ignored with one), for R's
+   choice of the slice widths (R/separation.R): the same density the
+   updates sample */
+SEXP sgfs_line_logdens(SEXP spec, SEXP theta, SEXP dir, SEXP rows, SEXP cls, SEXP t)
 {
     SEXP prot = PROTECT(sgfs_engine_alloc());
     sgfs_engine *e = sgfs_eval_engine(prot, spec, theta);
-    if (e->model->row_loglik == NULL || e->hs)
+    const int n_lp = sgfs_separated_predictors(e);
+    if (n_lp < 1)
         Rf_error("internal error: the line's density needs a GLM with a linear predictor");
     if (TYPEOF(dir) != REALSXP || Rf_xlength(dir) != e->D || TYPEOF(rows) != INTSXP ||
         TYPEOF(t) != REALSXP)
         Rf_error("internal error: 'dir' must be D doubles, 'rows' ints and 't' doubles");
+    const int c = Rf_asInteger(cls);
+    if (c == NA_INTEGER || c < 0 || c > n_lp)
+        Rf_error("internal error: 'cls' must be in 0..%d", n_lp);
     const int m = Rf_length(rows);
     const int *r = INTEGER(rows);
     for (int i = 0; i < m; i++)
@@ -178,13 +212,14 @@ SEXP sgfs_line_logdens(SEXP spec, SEXP theta, SEXP dir, SEXP rows, SEXP t)
     const double *v = REAL(dir);
     for (int j = 0; j < e->D; j++)
         if (!R_FINITE(v[j])) Rf_error("internal error: 'dir' is not finite");
-    double *eta = (double *) R_alloc(m > 0 ? (size_t) m : 1, sizeof(double));
+    double *eta = (double *) R_alloc(m > 0 ? (size_t) m * n_lp : 1, sizeof(double));
     double *point = (double *) R_alloc((size_t) e->D, sizeof(double));
-    rows_eta(e, r, m, e->xi, eta);
+    rows_eta(e, r, m, n_lp, e->xi, eta);
+    const line l = {r, m, n_lp, c, eta, v};
     const R_xlen_t n_t = Rf_xlength(t);
     SEXP out = PROTECT(Rf_allocVector(REALSXP, n_t));
     for (R_xlen_t k = 0; k < n_t; k++)
-        REAL(out)[k] = line_logdens(e, r, m, eta, e->xi, v, REAL(t)[k], point);
+        REAL(out)[k] = line_logdens(e, &l, e->xi, REAL(t)[k], point);
     UNPROTECT(2);
     return out;
 }

@@ -141,6 +141,12 @@ typedef struct sgfs_model {
        (offset included), for the exact updates along separated levels
        (separated.c).  NULL: not a GLM with a linear predictor */
     double (*row_loglik)(const sgfs_engine *e, int row, double eta);
+    /* a model of several linear predictors a row (categorical: K - 1,
+       stride apart in eta): the row's w_i l_i with t added to predictor
+       cls - 1 (cls >= 1), or to all of them (cls = 0), for the same
+       updates.  NULL: one linear predictor (row_loglik) */
+    double (*line_loglik)(const sgfs_engine *e, int row, const double *eta, size_t stride,
+                          int cls, double t);
     /* and its derivative w_i dl_i/deta at eta (offset included), for the
        full-data passes over compressed rows (data.c), or NULL */
     double (*row_residual)(const sgfs_engine *e, int row, double eta);
@@ -258,12 +264,16 @@ double sgfs_hs_log_posterior(sgfs_engine *e, const double *xi, double *grad);
 /* ---- exact updates along separated levels (separated.c) ------------- */
 typedef struct sgfs_separated {
     int K, every;               /* levels; iterations between updates          */
+    int n_lp;                   /* the model's linear predictors a row: 1, or
+                                   K - 1 classes (line_loglik)                 */
+    const int *cls;             /* with n_lp > 1, K: the predictor each level's
+                                   line moves (line_loglik's cls)              */
     const int *rows, *ptr;      /* level k's rows (0-based): rows[ptr[k]..ptr[k+1]-1] */
     const double *dir;          /* D x K: the directions v_k in xi             */
     const double *width;        /* K: the slice's initial widths               */
     double *basis;              /* D x K: an orthonormal basis of the span of
                                    the U v_k in the sampler's coordinates z   */
-    double *eta;                /* scratch: the largest level's rows           */
+    double *eta;                /* scratch: the largest level's rows x n_lp    */
     double *point;              /* scratch: D                                  */
     double *z_old;              /* scratch: D, z before the rule's step        */
 } sgfs_separated;
@@ -272,6 +282,7 @@ void sgfs_separated_basis(sgfs_engine *e);
 void sgfs_separated_project(const sgfs_engine *e, double *x);
 void sgfs_separated_restrict(const sgfs_engine *e, double *z);
 void sgfs_separated_update(sgfs_engine *e);
+int sgfs_separated_predictors(const sgfs_engine *e);
 
 /* ---- the engine: everything one chain needs ------------------------- */
 struct sgfs_engine {
