@@ -469,6 +469,7 @@ sg_fit <- function(method, setup, run, call) {
         spec <- c(spec, sep$spec)
         s$settings$separated <- sep$levels
         s$settings$separated_every <- sep$every
+        if (sep$skipped > 0L) s$settings$separated_skipped <- sep$skipped
     }
     ## a cyclical schedule's cycles are fixed by n_iter: such runs do not grow
     grow <- run$grow && s$schedule[1L] != 2

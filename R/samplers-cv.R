@@ -43,7 +43,7 @@
 #' \eqn{\epsilon}{eps} (`settings$pilot` records how many and the slowest step):
 #' a few rare levels no longer set every coordinate's pace.
 #'
-#' Separated levels (binomial and poisson GLMs in the metric of the mode):
+#' Separated levels (binomial, poisson and categorical GLMs in the metric of the mode):
 #' a level of a factor whose rows all have one response (all 0 or all 1;
 #' all zero counts), or a factor's reference level whose rows do, moves its
 #' coefficient along a line on which the likelihood is monotone: only the
@@ -62,7 +62,10 @@
 #' than the Laplace approximation.  On Covertype this took the default run
 #' from 70,000-144,000 iterations to 10,000 (the separated soil levels had
 #' set its length) and put their means within 0.05 posterior sd of the exact
-#' marginals.
+#' marginals.  In a [categorical()] model a level is separated for each
+#' class none of its rows holds (along that class's coefficient of the
+#' level; along all of them for the reference class), and for the one
+#' class all of them hold.
 #'
 #' Rare one-hot levels and other rows of high leverage: with the metric, a
 #' row \eqn{i}{i} moves the control-variate gradient by about \eqn{(N/n)h_i}{(N/n)h_i}

@@ -5,7 +5,9 @@
 ## same binomial response (all 0 or all 1), or all zero counts in a poisson
 ## regression, is separated: along the direction that moves only those
 ## rows' linear predictor the likelihood is monotone, and on one side only
-## the prior bounds the posterior.  The mode sits where the likelihood's
+## the prior bounds the posterior.  In a categorical model, a level without
+## some class is separated along the line that moves that class's
+## predictor of its rows (separated_classes()).  The mode sits where the likelihood's
 ## soft wall meets the prior; the curvature there describes the wall, not
 ## the long side where the mass is.  On Covertype the soil level 7 (102
 ## rows, all pine) has a posterior sd 2.7 times the Laplace approximation's,
@@ -30,6 +32,9 @@
 ## (metric = "identity") run as published.
 
 separated_share <- 0.15
+## at most this many iterations between a level's updates (levels of more
+## rows than that allows are left to the rule)
+separated_every_max <- 100L
 
 ## The separated levels of a binomial or poisson design, each
 ## list(name, column, reference, rows): a 0/1 column of x (reference FALSE),
@@ -233,9 +238,10 @@ line_variance <- function(f, sd0) {
 ## levels (src/separated.c), or NULL: their rows, directions, widths (the
 ## conditional sd along each line through the mode) and the iterations
 ## between updates, set so that they cost about `separated_share` of the
-## iterations' gradients (batch_size plus `n_fixed` held rows); and a
-## data frame for the fit's settings (level, rows, sd_ratio: the
-## conditional sd over the Laplace approximation's)
+## iterations' gradients (batch_size plus `n_fixed` held rows), at most
+## separated_every_max (the levels of fewest rows that allow it; `skipped`
+## counts the others); and a data frame for the fit's settings (level,
+## rows, sd_ratio: the conditional sd over the Laplace approximation's)
 separated_spec <- function(run, lap, n_fixed = 0L) {
     design <- run$design
     spec <- run$spec
@@ -247,10 +253,23 @@ separated_spec <- function(run, lap, n_fixed = 0L) {
     rows <- rows[lengths(rows) > 0L]
     if (!length(levels)) return(NULL)
     D <- length(lap$mode)
+    n_lp <- linear_predictors(spec)
+    cost <- function(rows) sum(lengths(rows)) * (spec$P * n_lp + 16) + 16 * length(rows) * D
+    ## the levels whose updates come often enough: the fewest rows first,
+    ## while every <= separated_every_max (an update costs its rows: a
+    ## level of many rows as much as passes over the data; those are left
+    ## to the rule, as without exact updates, not frozen on their lines)
+    by_rows <- order(lengths(rows))
+    fits <- vapply(seq_along(by_rows), function(k)
+        separated_every(cost(rows[by_rows[seq_len(k)]]), spec, n_fixed) <= separated_every_max, NA)
+    keep <- sort(by_rows[seq_len(sum(cumprod(fits)))])
+    skipped <- length(levels) - length(keep)
+    levels <- levels[keep]
+    rows <- rows[keep]
+    if (!length(levels)) return(NULL)
     dirs <- level_directions(levels, design)
     ## (a categorical model's: the class whose predictor each line moves)
     classes <- vapply(levels, function(l) if (is.null(l$class)) 0L else as.integer(l$class), 0L)
-    n_lp <- linear_predictors(spec)
     sd_ratio <- width <- double(length(levels))
     for (k in seq_along(levels)) {
         v <- dirs[, k]
@@ -262,7 +281,7 @@ separated_spec <- function(run, lap, n_fixed = 0L) {
         width[k] <- sqrt(line_variance(f, 1 / sqrt(a)))
         sd_ratio[k] <- width[k] * sqrt(a)
     }
-    cost <- sum(lengths(rows)) * (spec$P * n_lp + 16) + 16 * length(levels) * D
+    cost <- cost(rows)
     every <- separated_every(cost, spec, n_fixed)
     list(spec = c(list(separated_rows = as.integer(unlist(rows) - 1L),
                        separated_ptr = as.integer(c(0L, cumsum(lengths(rows)))),
@@ -271,7 +290,7 @@ separated_spec <- function(run, lap, n_fixed = 0L) {
                   if (n_lp > 1) list(separated_class = classes)),
          levels = data.frame(level = vapply(levels, `[[`, "", "name"), rows = lengths(rows),
                              sd_ratio = sd_ratio, stringsAsFactors = FALSE),
-         every = every, cost = cost)
+         every = every, cost = cost, skipped = skipped)
 }
 
 ## the iterations between the exact updates, whose flops `cost` then take

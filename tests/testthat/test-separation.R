@@ -296,3 +296,28 @@ test_that("sgldcv() samples a categorical model's separated coefficient's exact 
     expect_gt(ess, 400)
     expect_exact_marginal(draws, ess, exact)
 })
+
+test_that("a separated level of many rows is left to the rule, not frozen on its line", {
+    d <- separated_data()
+    d$f <- factor(ifelse(d$f == "a", "b", as.character(d$f)))      # "d": 25 rows, all 1
+    ## a 0/1 column of 1,500 rows, all y = 0: separated, but an update along
+    ## it costs 1,500 rows, which at batch 10 would come every ~3,700 iterations
+    d$g <- 0
+    d$g[sample(which(d$f != "d"), 1500)] <- 1
+    d$y[d$g == 1] <- 0
+    x <- model.matrix(y ~ x + e + f + g, d)[, -1]
+    run <- sgfs:::prepare_run(x, d$y, binomial(), NULL, NULL, 10L, 1000L, NULL, 1L, 1L,
+                              1L, NULL, TRUE, FALSE, NULL, TRUE)
+    expect_equal(vapply(run$design$separated, `[[`, "", "name"), c("fd", "g"))
+    lap <- sgfs:::posterior_laplace(run)
+    sep <- sgfs:::separated_spec(run, lap, 0L)
+    expect_equal(sep$levels$level, "fd")
+    expect_equal(sep$skipped, 1L)
+    expect_lte(sep$every, sgfs:::separated_every_max)
+    ## both at batch 1,000: every level's updates fit
+    run$spec$batch_size <- 1000L
+    expect_equal(sgfs:::separated_spec(run, lap, 0L)$levels$level, c("fd", "g"))
+    fit <- sgldcv(x, d$y, batch_size = 10, n_iter = 100, progress = FALSE)
+    expect_equal(attr(fit, "sgfit")$settings$separated$level, "fd")
+    expect_equal(attr(fit, "sgfit")$settings$separated_skipped, 1L)
+})
