@@ -32,9 +32,11 @@
 ## (metric = "identity") run as published.
 
 separated_share <- 0.15
-## at most this many iterations between a level's updates (levels of more
-## rows than that allows are left to the rule)
-separated_every_max <- 100L
+## at most this many iterations between a level's updates, ten in the
+## first run's 10,000 (levels of more rows than that allows are left to the
+## rule: on its line an update that came less often would leave it nearly
+## where it started)
+separated_every_max <- 1000L
 
 ## The separated levels of a binomial or poisson design, each
 ## list(name, column, reference, rows): a 0/1 column of x (reference FALSE),

@@ -360,8 +360,8 @@ bad(m(sgld, weights = rep("1", 100)), "weights")
 bad(m(sgld, weights = rep(0, 100)), "weights")
 bad(m(sgld, weights = cbind(rep(1, 100), 1)), "weights")
 bad(m(sgld, weights = rep(1, 100), model = mlp(2)), "weights")
-bad(m(sgld, y = factor(rep(c("u", "v", "w"), length.out = 100)), family = categorical(),
-      weights = rep(1, 100)), "weights")
+ok(m(sgld, y = factor(rep(c("u", "v", "w"), length.out = 100)), family = categorical(),
+     weights = rep(1, 100)), finite(r))
 bad(m(sgld, offset = rep(0, 99)), "offset")
 bad(m(sgld, offset = replace(rep(0, 100), 1, NA)), "offset")
 bad(m(sgld, offset = rep("0", 100)), "offset")
