@@ -54,9 +54,11 @@
 static void rows_eta(const sgfs_engine *e, const int *rows, int m, int n_lp, const double *xi,
                      double *eta)
 {
-    for (int c = 0; c < n_lp; c++)
-        sgfs_data_dots(e, rows, m, xi + (size_t) c * e->P, eta + (size_t) c * m);
-    for (int i = 0; i < m; i++) eta[i] += sgfs_row_offset(e, rows[i]);
+    for (int c = 0; c < n_lp; c++) {
+        double *eta_c = eta + (size_t) c * m;
+        sgfs_data_dots(e, rows, m, xi + (size_t) c * e->P, eta_c);
+        for (int i = 0; i < m; i++) eta_c[i] += sgfs_row_offset(e, rows[i]);
+    }
 }
 
 /* a level's line: its rows, their linear predictors at the line's origin
