@@ -109,11 +109,12 @@ code_response <- function(y, family, weighted = FALSE) {
     if (family$family == "poisson") {
         if (is.logical(y)) y <- as.integer(y)
         if (!is.numeric(y) || anyNA(y) || any(!is.finite(y)) || any(y < 0) || any(y != round(y)))
-            stop_arg("y", "must be counts (non-negative whole numbers, no NA) for poisson()")
+            stop_arg("y", "must be counts (non-negative whole numbers, no NA) for poisson()",
+                     class_hint(y))
         return(list(y = as.double(y), levels = NULL))
     }
     if (!is.numeric(y) || any(!is.finite(y)))
-        stop_arg("y", "must be finite numbers for gaussian()")
+        stop_arg("y", "must be finite numbers for gaussian()", class_hint(y))
     list(y = as.double(y), levels = NULL)
 }
 
@@ -128,6 +129,14 @@ binomial_hint <- function(y) {
     if (length(v) && all(v >= 0 & v == round(v)))
         return("; it holds counts: use family = poisson(), or family = gaussian() for a continuous response")
     "; it is continuous: use family = gaussian()"
+}
+
+## for a response of classes given to a numeric family: which family fits it
+class_hint <- function(y) {
+    if (!is.factor(y) && !is.character(y)) return("")
+    k <- length(unique(y[!is.na(y)]))
+    sprintf("; it has %d classes: use family = %s", k,
+            if (k == 2L) "binomial()" else "categorical()")
 }
 
 ## cbind(successes, failures): the proportions and the trials

@@ -82,6 +82,9 @@ test_that("families: unsupported links and responses are refused", {
     expect_error(sgfs(d$x, rep(c("u", "v"), length(d$y) / 2)), "it is character: make it a factor")
     df$y <- factor(rep(c("a", "b", "c", "d"), 25))
     expect_error(sgfs(y ~ ., data = df), "'y' is a factor with 4 levels.*family = categorical\\(\\)")
+    expect_error(sgfs(y ~ ., data = df, family = gaussian()),
+                 "'y' must be finite numbers for gaussian\\(\\); it has 4 classes: use family = categorical\\(\\)")
+    expect_error(sgfs(y ~ ., data = df, family = poisson()), "it has 4 classes")
     df$y <- rep(c(TRUE, FALSE), 50)
     expect_s3_class(sgfs(y ~ ., data = df, n_iter = 50, progress = FALSE), "sgfit")
     ## family given as a function or a name
