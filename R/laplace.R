@@ -325,8 +325,19 @@ minibatch_strata <- function(run, lap, reach, cv, max_rows = 10L * run$spec$batc
     jump <- reach * k
     if (!any(jump > 0.5)) return(none)
     order_k <- order(k, decreasing = TRUE)
-    m <- min(sum(jump > 0.5), max_rows, N - n - 1L)
-    rest <- if (m < N) jump[order_k[m + 1L]] else 0
+    count <- sum(jump > 0.5)
+    m <- min(count, max_rows, N - n - 1L)
+    ## where max_rows would leave the step shrunk, more rows are held when
+    ## that costs less per unit of step: the count m minimising the rows an
+    ## iteration reads over the step it allows, (n + m) / shrink(m) (a
+    ## factor with more rare levels than max_rows: on 2,000 rows of 1,500
+    ## levels the step fell 80 times for want of 900 rows more)
+    more <- seq.int(m, min(count, N - n - 1L))
+    if (length(more) > 1L) {
+        allowed <- pmin(1, 0.5 / jump[order_k[more + 1L]])
+        m <- more[which.min((n + more) / allowed)]
+    }
+    rest <- jump[order_k[m + 1L]]
     list(rows = sort(order_k[seq_len(m)]) - 1L, shrink = min(1, 0.5 / rest))
 }
 
