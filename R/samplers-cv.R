@@ -73,8 +73,10 @@
 #' coordinates (a level held by \eqn{k}{k} rows gives each about \eqn{1/k}{1/k}).
 #' A row with \eqn{(N/n)h_i > 1}{(N/n)h_i > 1} appears in few minibatches, each time with
 #' a jump of many posterior sd, which makes the chain's noise heavy-tailed
-#' and its variance wrong.  Such rows (at most ten batch sizes of them, the
-#' most influential first) are put into every minibatch with weight 1, and
+#' and its variance wrong.  Such rows (the most influential first, up to ten
+#' batch sizes of them, or more where the step would otherwise shrink for
+#' the rest: as many as make the rows an iteration reads over the step it
+#' allows least) are put into every minibatch with weight 1, and
 #' the minibatch's other \eqn{n}{n} rows are drawn from the rest with weight
 #' \eqn{(N - |F|)/n}{(N - |F|)/n}: a stratified sample whose gradient stays unbiased.
 #' The report gives their number.
