@@ -256,14 +256,15 @@ separated_spec <- function(run, lap, n_fixed = 0L) {
     if (!length(levels)) return(NULL)
     D <- length(lap$mode)
     n_lp <- linear_predictors(spec)
-    cost <- function(rows) sum(lengths(rows)) * (spec$P * n_lp + 16) + 16 * length(rows) * D
+    ## an update of the levels of m rows in all, k of them
+    update_cost <- function(m, k) m * (spec$P * n_lp + 16) + 16 * k * D
     ## the levels whose updates come often enough: the fewest rows first,
     ## while every <= separated_every_max (an update costs its rows: a
     ## level of many rows as much as passes over the data; those are left
     ## to the rule, as without exact updates, not frozen on their lines)
     by_rows <- order(lengths(rows))
-    fits <- vapply(seq_along(by_rows), function(k)
-        separated_every(cost(rows[by_rows[seq_len(k)]]), spec, n_fixed) <= separated_every_max, NA)
+    fits <- separated_every(update_cost(cumsum(lengths(rows)[by_rows]), seq_along(by_rows)),
+                            spec, n_fixed) <= separated_every_max
     keep <- sort(by_rows[seq_len(sum(cumprod(fits)))])
     skipped <- length(levels) - length(keep)
     levels <- levels[keep]
@@ -283,7 +284,7 @@ separated_spec <- function(run, lap, n_fixed = 0L) {
         width[k] <- sqrt(line_variance(f, 1 / sqrt(a)))
         sd_ratio[k] <- width[k] * sqrt(a)
     }
-    cost <- cost(rows)
+    cost <- update_cost(sum(lengths(rows)), length(rows))
     every <- separated_every(cost, spec, n_fixed)
     list(spec = c(list(separated_rows = as.integer(unlist(rows) - 1L),
                        separated_ptr = as.integer(c(0L, cumsum(lengths(rows)))),
@@ -301,7 +302,7 @@ separated_spec <- function(run, lap, n_fixed = 0L) {
 ## when a pilot's step changes them (the run then equals one at that step)
 separated_every <- function(cost, spec, n_fixed) {
     per_iter <- (spec$batch_size + n_fixed) * spec$P * linear_predictors(spec)
-    max(1L, as.integer(ceiling(cost / (separated_share * per_iter))))
+    pmax(1L, as.integer(ceiling(cost / (separated_share * per_iter))))
 }
 
 ## a row's linear predictors: a categorical model's K - 1 (mpar[1] = K), else 1
