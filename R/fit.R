@@ -270,13 +270,13 @@ engine_weights <- function(weights, trials) {
 
 ## the `weights` argument: NULL or N non-negative finite numbers, not all
 ## zero (rows of weight 0 are kept and contribute nothing, as in glm()), for
-## a GLM (binomial, gaussian, poisson, categorical)
+## a GLM (binomial, gaussian, poisson, categorical); `model` a network or
+## NULL (prepare_run() refuses a custom_model()'s weights itself)
 check_weights <- function(weights, N, family, model) {
     if (is.null(weights)) return(NULL)
     if (!is.null(model))
         stop_arg("weights", "are for GLMs (model = NULL) with binomial(), gaussian(), ",
-                 "poisson() or categorical(); not for ",
-                 if (is_custom_model(model)) "a custom_model()" else "networks")
+                 "poisson() or categorical(); not for networks")
     if (!is.numeric(weights) || !is.null(dim(weights)) && NCOL(weights) != 1L ||
         length(weights) != N || anyNA(weights) || any(!is.finite(weights)) ||
         any(weights < 0))

@@ -120,6 +120,9 @@ separated_classes <- function(x, y, classes, icpt, lead = FALSE) {
     by_class <- vapply(st, `[[`, double(ncol(x)), "ysum")
     if (ncol(x) == 1L) by_class <- matrix(by_class, 1L)
     names_x <- colnames(x)
+    ## (a design file's 0/1 columns read in one pass, as separated_levels()
+    ## reads them, not a pass over the file for each separated column)
+    if (is_design_file(x)) x <- file_indicator_columns(x)
     out <- list()
     for (j in which(indicator)) {
         n <- by_class[j, ]

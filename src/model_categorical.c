@@ -142,21 +142,26 @@ static void categorical_neg_hessian(sgfs_engine *e, const double *theta,
         }
 }
 
-/* w_i l_i with t added to the linear predictor of class cls (cls >= 1) or
-   of every class but the reference (cls = 0), the row's K - 1 predictors
-   stride apart in eta: a separated level's line (separated.c) */
+/* class k + 1's linear predictor on a line that adds t to class cls's
+   (cls >= 1) or to every class's but the reference's (cls = 0) */
+static double line_predictor(const double *eta, size_t stride, int k, int cls, double t)
+{
+    return eta[(size_t) k * stride] + (cls == 0 || cls == k + 1 ? t : 0.0);
+}
+
+/* w_i l_i on that line, the row's K - 1 predictors stride apart in eta: a
+   separated level's line (separated.c) */
 static double categorical_line_loglik(const sgfs_engine *e, int row, const double *eta,
                                       size_t stride, int cls, double t)
 {
     const int K1 = n_class(e->mpar) - 1, y = (int) e->y[row];
-    double top = 0.0, own = 0.0, sum = 0.0;          /* (the reference class's 0) */
+    double top = 0.0, sum = 0.0;                     /* (the reference class's 0) */
     for (int k = 0; k < K1; k++) {
-        const double z = eta[(size_t) k * stride] + (cls == 0 || cls == k + 1 ? t : 0.0);
+        const double z = line_predictor(eta, stride, k, cls, t);
         if (z > top) top = z;
-        if (y == k + 1) own = z;
     }
-    for (int k = 0; k < K1; k++)
-        sum += exp(eta[(size_t) k * stride] + (cls == 0 || cls == k + 1 ? t : 0.0) - top);
+    for (int k = 0; k < K1; k++) sum += exp(line_predictor(eta, stride, k, cls, t) - top);
+    const double own = y > 0 ? line_predictor(eta, stride, y - 1, cls, t) : 0.0;
     return row_weight(e, row) * (own - top - log(exp(-top) + sum));
 }
 
