@@ -50,18 +50,23 @@ machine_memory <- function() {
 }
 
 ## Whether the engine reads the dense double matrix x where it is instead of
-## making its copy (one example per column, a minibatch's rows contiguous):
-## options(sgfs.in_place = TRUE or FALSE), or by default (NA) when the copy,
-## in its precision (data_precision()), would take more than a quarter of
-## the memory.  In place, the fit adds no copy of the data (a fit keeps x
-## alive, as R shares it), but a random row is ncol scattered reads instead
-## of one contiguous block, and minibatches cannot be windows of the rows.
+## making its copy: options(sgfs.in_place = TRUE or FALSE), or by default
+## (NA) when its rows are many enough to be read in a random order
+## (shuffled_copy()) and x's values are R's own memory (not ALTREP), or
+## when the copy, in its precision (data_precision()), would take more
+## than a quarter of the memory.  In place the fit adds no copy of the data
+## (a fit keeps x alive, as R shares it): with_engine_order() lays x out as
+## the engine's rows while a fit or a run reads them, and puts it back
+## after, a few passes over x each time; an iteration then costs about what
+## it costs on a copy (bench/results-in-place.md).  Without the random
+## order, a random row is ncol scattered reads (12-14 times slower).
 in_place <- function(x) {
     p <- flag_option("sgfs.in_place")
     if (!is.na(p)) return(p)
     N <- nrow(x)
     P <- ncol(x)
-    !copy_fits(if (data_precision(N, P) == "double") 8 else 4, N, P)
+    (shuffled_copy(N) && .Call(C_sgfs_reorderable, x)) ||
+        !copy_fits(if (data_precision(N, P) == "double") 8 else 4, N, P)
 }
 ## ... for a design x of any kind: only a dense double matrix can be
 reads_in_place <- function(x) is.matrix(x) && is.double(x) && in_place(x)
@@ -93,8 +98,9 @@ engine_data <- function(x, center, scale, rows = TRUE, lead = FALSE) {
                     file = list(design = x, center = center, scale = scale, lead = lead,
                                 prefetch = file_prefetch(x))))
     inplace <- reads_in_place(x)
-    ## the copy's rows in a random order when there are many (shuffled_copy())
-    order <- if (rows && !inplace && shuffled_copy(nrow(x))) copy_order(nrow(x))
+    ## the engine's rows in a random order when there are many
+    ## (shuffled_copy()): the copy's, or the matrix's during a run
+    order <- if (rows && shuffled_copy(nrow(x))) copy_order(nrow(x))
     compressed <- if (rows) {
         if (inherits(x, "dgCMatrix"))
             .Call(C_sgfs_sparse_rows_csc, x@i, x@p, x@x, x@Dim, center, scale, sparse_fill(),
@@ -102,8 +108,9 @@ engine_data <- function(x, center, scale, rows = TRUE, lead = FALSE) {
         else .Call(C_sgfs_sparse_rows, x, center, scale, sparse_fill(), lead, order)
     }
     if (is.null(compressed) && inplace)
-        return(list(N = nrow(x), P = ncol(x) + lead,
-                    matrix = list(x = x, center = center, scale = scale, lead = lead)))
+        return(list(N = nrow(x), P = ncol(x) + lead, order = order,
+                    matrix = list(x = x, center = center, scale = scale, lead = lead,
+                                  state = matrix_state())))
     if (is.null(compressed) && inherits(x, "Matrix")) x <- dense_copy(x, "x")
     single <- is.null(compressed) && data_precision(nrow(x), ncol(x)) == "single"
     list(N = nrow(x), P = ncol(x) + lead,
@@ -111,6 +118,38 @@ engine_data <- function(x, center, scale, rows = TRUE, lead = FALSE) {
              .Call(C_sgfs_design_copy, x, center, scale, lead, order),
          xt32 = if (single) .Call(C_sgfs_design_copy32, x, center, scale, lead, order),
          rows = compressed, order = order)
+}
+
+## A matrix read in place whose engine rows are in a random order (spec$order)
+## is laid out as the engine's rows (each row's values contiguous, the rows
+## in that order: src/matrix_order.c) for the evaluation of expr, and put
+## back after it, bit for bit, however expr ends (an error, Ctrl-C).
+## Minibatches are then windows of rows read as one stream each, as from a
+## copy (without: a scattered read a value).  A fit (sg_fit()) and a run of
+## chains (run_chains()) are the R code evaluated in between, which reads
+## the data only through the engine; outside, R reads the matrix as given
+## and the engine through the order.  The scratch is allocated
+## before the values move, so that putting them back allocates nothing.
+## Nested calls, and a matrix of ALTREP values (mapped or computed: read
+## through the order), leave it as it is.
+with_engine_order <- function(spec, expr) {
+    m <- spec$matrix
+    if (is.null(m) || is.null(spec$order) || isTRUE(m$state$engine_layout) ||
+        !.Call(C_sgfs_reorderable, m$x))
+        return(expr)
+    scratch <- raw(.Call(C_sgfs_matrix_scratch_bytes, nrow(m$x), ncol(m$x)))
+    on.exit(if (isTRUE(m$state$engine_layout))
+        .Call(C_sgfs_matrix_reorder, m$x, spec$order, scratch, m$state, FALSE))
+    .Call(C_sgfs_matrix_reorder, m$x, spec$order, scratch, m$state, TRUE)
+    expr
+}
+
+## a matrix read in place's state: whether it is in the engine's layout now
+## (with_engine_order())
+matrix_state <- function() {
+    state <- new.env(parent = emptyenv())
+    state$engine_layout <- FALSE
+    state
 }
 
 ## Whether the engine's copy of N rows (dense or compressed) holds them in a

@@ -80,6 +80,9 @@ state_parts <- function(info, state) {
 ## starting.
 run_chains <- function(spec, states, n_iter, progress, cores,
                        own_streams = length(states) > 1L) {
+    with_engine_order(spec, chains_on(spec, states, n_iter, progress, cores, own_streams))
+}
+chains_on <- function(spec, states, n_iter, progress, cores, own_streams) {
     chains <- length(states)
     one <- function(k, show) {
         if (!is.null(states[[k]]$seed)) set_seed(states[[k]]$seed)

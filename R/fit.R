@@ -451,6 +451,11 @@ chain_starts <- function(run, theta0) {
 sg_fit <- function(method, setup, run, call) {
     if (the$data_only)
         return(structure(list(spec = run$spec, design = run$design), class = "sgfs_data_only"))
+    ## (a matrix read in place in the engine's layout for the set-up's
+    ## passes, the chains and the checks: with_engine_order())
+    with_engine_order(run$spec, fit_chains(method, setup, run, call))
+}
+fit_chains <- function(method, setup, run, call) {
     check_hs_sampler(method, run)
     t0 <- proc.time()[["elapsed"]]
     run <- resolve_start(run)

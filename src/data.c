@@ -133,16 +133,35 @@ static void read_file(sgfs_engine *e, SEXP file)
     else e->raw_x32 = (const float *) x;
 }
 
-/* the user's N x ncol double matrix, read in place, and its standardisation */
-static void read_matrix(sgfs_engine *e, SEXP matrix)
+/* whether a matrix read in place is in the engine's layout now (its state
+   environment's `engine_layout`: matrix_order.c) */
+static int engine_layout(SEXP matrix)
+{
+    SEXP state = sgfs_list_elt(matrix, "state");
+    if (TYPEOF(state) != ENVSXP) Rf_error("internal error: 'matrix' has no state");
+    SEXP v = Rf_findVarInFrame(state, Rf_install("engine_layout"));
+    return TYPEOF(v) == LGLSXP && Rf_length(v) == 1 && LOGICAL(v)[0] == TRUE;
+}
+
+/* the user's N x ncol double matrix, read in place, and its standardisation:
+   in the engine's layout (matrix_order.c), engine row i is ncol values at
+   i ncol, as a design file's; else the user's, by columns, engine row i
+   being the user's row order[i] (spec$order, or i without one) */
+static void read_matrix(sgfs_engine *e, SEXP matrix, SEXP order)
 {
     SEXP x = sgfs_list_elt(matrix, "x");
     if (TYPEOF(x) != REALSXP || !Rf_isMatrix(x) || Rf_nrows(x) != e->N)
         Rf_error("internal error: 'matrix' must hold a double matrix of %d rows", e->N);
     read_standardisation(e, matrix, Rf_ncols(x), "matrix");
+    e->raw_x = REAL_RO(x);
+    if (engine_layout(matrix)) {
+        e->raw_row = (size_t) Rf_ncols(x);
+        e->raw_col = 1;
+        return;
+    }
     e->raw_row = 1;
     e->raw_col = (size_t) e->N;
-    e->raw_x = REAL(x);
+    e->raw_map = sgfs_row_order(order, e->N);
 }
 
 /* starts the cache misses of a matrix read in place's row i (its values
@@ -152,7 +171,7 @@ void sgfs_data_touch(const sgfs_engine *e, int i)
 {
 #if defined(__GNUC__)
     if (e->raw_col > 1 && e->raw_x) {
-        const double *x = e->raw_x + i;
+        const double *x = e->raw_x + (e->raw_map ? e->raw_map[i] : i);
         const int ncol = e->P - e->raw_lead;
         for (int j = 0; j < ncol; j++) __builtin_prefetch(x + (size_t) j * e->raw_col, 0, 0);
     }
@@ -171,7 +190,8 @@ static double raw_dot(const sgfs_engine *e, int i, const double *beta)
     double d = 0.0;
     if (lead) d += sgfs_standardise(1.0, c[0], r[0]) * beta[0];
     if (e->raw_x) {
-        const double *x = e->raw_x + (size_t) i * e->raw_row;
+        const size_t row = e->raw_map ? (size_t) e->raw_map[i] : (size_t) i;
+        const double *x = e->raw_x + row * e->raw_row;
         for (int j = lead; j < P; j++)
             d += sgfs_standardise(x[(size_t) (j - lead) * step], c[j], r[j]) * beta[j];
     } else {
@@ -194,7 +214,7 @@ void sgfs_data_setup(sgfs_engine *e, SEXP spec)
         Rf_error("internal error: the spec must hold its data as one of 'xt', 'xt32', 'rows', "
                  "'file' and 'matrix'");
     if (file != R_NilValue) read_file(e, file);
-    else if (matrix != R_NilValue) read_matrix(e, matrix);
+    else if (matrix != R_NilValue) read_matrix(e, matrix, elt_or_null(spec, "order"));
     else if (xt32 != R_NilValue) {
         if (TYPEOF(xt32) != RAWSXP ||
             (double) Rf_xlength(xt32) != 4.0 * (double) e->P * (double) e->N)

@@ -50,7 +50,7 @@ const double **sgfs_dense_columns(SEXP x, int *N, int *P)
         *N = Rf_nrows(x);
         *P = Rf_ncols(x);
         cols = (const double **) R_alloc((size_t) *P + 1, sizeof(double *));
-        for (int j = 0; j < *P; j++) cols[j] = REAL(x) + (size_t) j * *N;
+        for (int j = 0; j < *P; j++) cols[j] = REAL_RO(x) + (size_t) j * *N;
         return cols;
     }
     if (TYPEOF(x) != VECSXP || Rf_xlength(x) > INT_MAX)
@@ -62,7 +62,7 @@ const double **sgfs_dense_columns(SEXP x, int *N, int *P)
         SEXP v = VECTOR_ELT(x, j);
         if (TYPEOF(v) != REALSXP || Rf_xlength(v) != *N)
             Rf_error("internal error: the columns of 'x' must be doubles of one length");
-        cols[j] = REAL(v);
+        cols[j] = REAL_RO(v);
     }
     return cols;
 }

@@ -39,6 +39,9 @@ SEXP sgfs_data_col_wss(SEXP spec, SEXP h);
 SEXP sgfs_data_hess_times(SEXP spec, SEXP h, SEXP v);
 SEXP sgfs_data_rows_of(SEXP spec, SEXP idx);
 SEXP sgfs_data_slice(SEXP spec, SEXP idx);
+SEXP sgfs_matrix_reorder(SEXP x, SEXP order, SEXP buffer, SEXP state, SEXP forward);
+SEXP sgfs_reorderable(SEXP x);
+SEXP sgfs_matrix_scratch_bytes(SEXP N, SEXP p);
 SEXP sgfs_design_file_write(SEXP path, SEXP x, SEXP names, SEXP append, SEXP bytes);
 SEXP sgfs_design_file_info(SEXP path);
 SEXP sgfs_design_file_map(void);
@@ -87,6 +90,9 @@ static const R_CallMethodDef call_entries[] = {
     CALLDEF(sgfs_data_hess_times, 3),
     CALLDEF(sgfs_data_rows_of, 2),
     CALLDEF(sgfs_data_slice, 2),
+    CALLDEF(sgfs_matrix_reorder, 5),
+    CALLDEF(sgfs_reorderable, 1),
+    CALLDEF(sgfs_matrix_scratch_bytes, 2),
     CALLDEF(sgfs_design_file_write, 5),
     CALLDEF(sgfs_design_file_info, 1),
     CALLDEF(sgfs_design_file_map, 0),

@@ -317,8 +317,11 @@ struct sgfs_engine {
        1 and N), u_ij = (value j - raw_lead - raw_center_j) / s_j
        after raw_lead implicit ones (sgfs_standardise with raw_inv_scale,
        the scales' reciprocals); file_prefetch: a file's rows are asked of
-       the system before they are read */
+       the system before they are read; raw_map: a matrix not in the
+       engine's layout now (matrix_order.c) whose engine row i is its row
+       raw_map[i], else NULL */
     const double *raw_x, *raw_center, *raw_inv_scale;
+    const int *raw_map;
     const float *raw_x32;
     size_t raw_row, raw_col;
     int raw_lead, file_prefetch;
@@ -457,7 +460,8 @@ static inline SGFS_ALWAYS_INLINE void sgfs_raw_row(const sgfs_engine *e, int i,
     const double *restrict c = e->raw_center, *restrict r = e->raw_inv_scale;
     if (lead) u[0] = sgfs_standardise(1.0, c[0], r[0]);
     if (e->raw_x) {
-        const double *restrict x = e->raw_x + (size_t) i * e->raw_row;
+        const size_t row = e->raw_map ? (size_t) e->raw_map[i] : (size_t) i;
+        const double *restrict x = e->raw_x + row * e->raw_row;
         if (step == 1) SGFS_STANDARDISE4(u + lead, x, c + lead, r + lead, P - lead);
         else
             for (int j = lead; j < P; j++)

@@ -309,7 +309,7 @@ static void csc_columns(design_columns *d, SEXP i, SEXP p, SEXP x, SEXP dim)
     d->dense = NULL;
     d->ci = ci;
     d->cp = cp;
-    d->cx = REAL(x);
+    d->cx = REAL_RO(x);
     d->buf = (double *) R_alloc((size_t) N, sizeof(double));
     d->lead = 0;
 }

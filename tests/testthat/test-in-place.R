@@ -1,7 +1,8 @@
-## The user's dense matrix read in place (options(sgfs.in_place), by default
-## when even a single-precision copy would take more than a quarter of the
-## memory): no copy, each value standardised when read, the draws of the
-## engine's copy.
+## The user's dense matrix read in place (options(sgfs.in_place); by default
+## from 10,000 rows, laid out as the engine's rows while a fit or run reads
+## them, or when even a single-precision copy would take more than a
+## quarter of the memory): no copy, each value standardised when read, the
+## draws of the engine's copy, and the matrix left as it was given.
 
 in_place_fit <- function(f, x, y, in_place, ...)
     withr::with_options(list(sgfs.in_place = in_place, sgfs.sparse_fill = 0),
@@ -92,4 +93,111 @@ test_that("the memory decides between the double copy, the single one and the ma
     expect_error(withr::with_options(list(sgfs.memory = "lots"),
                                      sgld(p$x, p$y, n_iter = 10, progress = FALSE)),
                  "sgfs.memory")
+})
+
+test_that("the matrix's layout as the engine's rows is exact and exactly undone", {
+    for (dims in list(c(10, 3), c(512, 1), c(513, 2), c(1024, 7), c(1500, 1), c(12345, 13))) {
+        N <- dims[1]
+        p <- dims[2]
+        x <- withr::with_seed(N, matrix(stats::rnorm(N * p), N, p))
+        x0 <- x + 0
+        o <- withr::with_seed(p, sample.int(N))
+        state <- sgfs:::matrix_state()
+        scratch <- raw(.Call(sgfs:::C_sgfs_matrix_scratch_bytes, N, p))
+        .Call(sgfs:::C_sgfs_matrix_reorder, x, o, scratch, state, TRUE)
+        ## engine row q, contiguous, is the user's row o[q]
+        expect_identical(as.vector(x), as.vector(t(x0[o, , drop = FALSE])), label = toString(dims))
+        expect_true(state$engine_layout)
+        .Call(sgfs:::C_sgfs_matrix_reorder, x, o, scratch, state, FALSE)
+        expect_identical(x, x0, label = toString(dims))
+        expect_false(state$engine_layout)
+    }
+    ## not a permutation: refused before anything moves
+    x <- matrix(as.double(1:20), 10, 2)
+    expect_error(.Call(sgfs:::C_sgfs_matrix_reorder, x, c(1:9, 9L),
+                       raw(.Call(sgfs:::C_sgfs_matrix_scratch_bytes, 10L, 2L)),
+                       sgfs:::matrix_state(), TRUE), "permutation")
+    expect_identical(x, matrix(as.double(1:20), 10, 2))
+})
+
+test_that("from 10,000 rows the matrix is read in place by default, with the copy's draws", {
+    p <- sparse_problem(12000L)
+    x <- p$x
+    x0 <- x + 0
+    fit <- function(f, in_place, ...)
+        withr::with_options(list(sgfs.in_place = in_place, sgfs.sparse_fill = 0),
+                            withr::with_seed(11, suppressWarnings(
+                                f(x, p$y, n_iter = 300, progress = FALSE, chains = 2, ...))))
+    for (name in c("sgld", "sgldcv", "sgfs", "sghmc")) {
+        f <- get(name, envir = asNamespace("sgfs"))
+        a <- fit(f, NA)
+        b <- fit(f, FALSE)
+        spec <- sgfs:::fit_spec(attr(a, "sgfit"))
+        expect_null(spec$xt, label = name)
+        expect_false(is.null(spec$order), label = name)
+        expect_false(spec$matrix$state$engine_layout, label = name)
+        expect_false(is.null(sgfs:::fit_spec(attr(b, "sgfit"))$xt), label = name)
+        expect_equal(unclass(as.matrix(a)), unclass(as.matrix(b)), tolerance = 1e-12,
+                     label = name)
+        expect_identical(x, x0, label = name)
+    }
+    ## weights, offsets and a categorical response; the in-sample passes,
+    ## outside a run, read the user's layout through the order
+    w <- seq(0.5, 2, length.out = nrow(x))
+    a <- fit(sgld, NA, weights = w, offset = rep(0.1, nrow(x)))
+    b <- fit(sgld, FALSE, weights = w, offset = rep(0.1, nrow(x)))
+    expect_equal(unclass(as.matrix(a)), unclass(as.matrix(b)), tolerance = 1e-12)
+    expect_equal(fitted(a), fitted(b), tolerance = 1e-12)
+    expect_equal(withr::with_options(list(sgfs.sparse_fill = 0), summary(a)$statistics),
+                 withr::with_options(list(sgfs.sparse_fill = 0), summary(b)$statistics),
+                 tolerance = 1e-12)
+    a <- withr::with_seed(11, sgld(x, p$class, family = categorical(), n_iter = 200,
+                                   progress = FALSE))
+    b <- withr::with_options(list(sgfs.in_place = FALSE),
+                             withr::with_seed(11, sgld(x, p$class, family = categorical(),
+                                                       n_iter = 200, progress = FALSE)))
+    expect_equal(unclass(as.matrix(a)), unclass(as.matrix(b)), tolerance = 1e-12)
+    ## continued: laid out again for the run
+    expect_equal(sgfs:::all_draws(withr::with_seed(3, update(a, n_iter = 100))),
+                 sgfs:::all_draws(withr::with_seed(3, update(b, n_iter = 100))), tolerance = 1e-12)
+    expect_identical(x, x0)
+})
+
+test_that("the matrix is put back when a fit stops with an error, and ALTREP values are read where they are", {
+    p <- sparse_problem(12000L)
+    x <- p$x
+    x0 <- x + 0
+    a <- withr::with_options(list(sgfs.sparse_fill = 0),
+                             withr::with_seed(11, sgld(x, p$y, n_iter = 50, progress = FALSE)))
+    ## (the fit's matrix: x, or an equal one a live fit of the tests above
+    ## shares)
+    spec <- sgfs:::fit_spec(attr(a, "sgfit"))
+    laid_out <- NULL
+    expect_error(sgfs:::with_engine_order(spec, {
+        laid_out <- spec$matrix$state$engine_layout && !identical(spec$matrix$x, x0)
+        stop("stopped inside")
+    }), "stopped inside")
+    expect_true(laid_out)
+    expect_identical(spec$matrix$x, x0)
+    expect_identical(x, x0)
+    expect_false(spec$matrix$state$engine_layout)
+    ## nested: the inner call leaves the layout to the outer one
+    sgfs:::with_engine_order(spec, {
+        sgfs:::with_engine_order(spec, NULL)
+        expect_true(spec$matrix$state$engine_layout)
+    })
+    expect_identical(x, x0)
+    ## values R does not own (a wrapper around a compact sequence): a copy
+    ## by default, or read in place through the order, never moved
+    alt <- as.double(seq_len(2 * nrow(x)))
+    dim(alt) <- c(nrow(x), 2L)
+    expect_false(.Call(sgfs:::C_sgfs_reorderable, alt))
+    fit_alt <- function(in_place)
+        withr::with_options(list(sgfs.in_place = in_place),
+                            withr::with_seed(5, suppressWarnings(
+                                sgld(alt, p$y, n_iter = 100, progress = FALSE))))
+    expect_false(is.null(sgfs:::fit_spec(attr(fit_alt(NA), "sgfit"))$xt))
+    forced <- fit_alt(TRUE)
+    expect_false(is.null(sgfs:::fit_spec(attr(forced, "sgfit"))$matrix))
+    expect_equal(unclass(as.matrix(forced)), unclass(as.matrix(fit_alt(FALSE))), tolerance = 1e-12)
 })
