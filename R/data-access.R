@@ -6,9 +6,11 @@
 ## sparse matrix (Matrix's dgCMatrix) is never densified on the way.  With
 ## options(sgfs.precision = "single"), or by default where only a single
 ## one fits, the dense copy is kept in single precision, xt32 (half the
-## memory; each value rounded once, relative error below 6e-8).  A design file (R/design-file.R) and, where a copy
-## would not fit, the user's double matrix itself (in_place()) are read
-## where they are, each value standardised when read.  A spec carries N, P
+## memory; each value rounded once, relative error below 6e-8).  A design
+## file (R/design-file.R) and the user's double matrix itself (in_place():
+## by default from 10,000 rows, laid out as the engine's rows while a fit
+## reads it, with_engine_order()) are read where they are, each value
+## standardised when read.  A spec carries N, P
 ## and one of xt, xt32, rows, file and matrix; R reads the data only
 ## through the functions below.
 

@@ -25,22 +25,31 @@
 #'   vector, matrix, data frame or list of them, one example per element or
 #'   row).  The fit refers to its data rather than carrying a copy: a fit
 #'   saved with [saveRDS()] holds its draws, and read back in another
-#'   session takes its data again through [update()][update.sgfit].  The
-#'   engine's one copy of a dense design is standardised in double
-#'   precision, or in single precision, half the memory (each value
-#'   rounded once: a relative error below 6e-8, far inside any posterior's
-#'   spread), when the double copy would take more than a quarter of the
-#'   machine's memory (`options(sgfs.memory =)` bytes instead) or with
-#'   `options(sgfs.precision = "single")` (`"double"` forbids it).  When
-#'   that copy too would take more than a quarter, the engine reads a
-#'   dense double matrix in place instead, standardising each value as it
-#'   reads it (the same draws; an iteration about 12 times slower at 2e6 x
-#'   50, a row's values being scattered and the rows in the user's order,
-#'   so that a minibatch cannot be windows of them; a shuffled
-#'   [design_file()] is faster): `options(sgfs.in_place = TRUE or FALSE)`
-#'   decides it for any size.  Data larger than memory: a [design_file()]
+#'   session takes its data again through [update()][update.sgfit].  A
+#'   dense double matrix of 10,000 rows or more is not copied: while the
+#'   fit (or [update()][update.sgfit]) runs, its values are moved, where
+#'   they are, into the engine's layout (its rows in a random order of the
+#'   engine's, each row's values together), and put back exactly, bit for
+#'   bit, before the call returns, also when it stops with an error or
+#'   Ctrl-C (so do not read `x` from a condition handler during the call).
+#'   This takes a few passes over `x` (about 2.5 s at 2e6 x 50) and gives
+#'   the draws of a copy, an iteration costing 1.1-1.5 times a copy's.
+#'   Otherwise (fewer rows, a data frame, or values R does not hold
+#'   itself, such as a memory-mapped ALTREP vector) the engine makes one
+#'   standardised copy, in double precision, or in single precision, half
+#'   the memory (each value rounded once: a relative error below 6e-8, far
+#'   inside any posterior's spread), when the double copy would take more
+#'   than a quarter of the machine's memory (`options(sgfs.memory =)`
+#'   bytes instead) or with `options(sgfs.precision = "single")`
+#'   (`"double"` forbids it).  `options(sgfs.in_place = FALSE)` asks for
+#'   the copy whatever the matrix; `TRUE` reads any dense double matrix
+#'   in place (one that cannot be laid out: a row's values scattered, an
+#'   iteration about 12 times slower at 2e6 x 50; a shuffled
+#'   [design_file()] is faster); the default reads in place as above, or
+#'   when even a single copy would take more than a quarter of the memory:
+#'   that decides it for any size.  Data larger than memory: a [design_file()]
 #'   (see [shuffle_design_file()]).  Minibatches are random rows; from
-#'   10,000 rows the engine holds its copy in a random order of its own and
+#'   10,000 rows the engine holds its rows in a random order of its own and
 #'   draws each minibatch as distinct blocks of w consecutive rows of it (w
 #'   about 3e-4 N, at least 8, dividing the batch size): a random sample
 #'   read as a few streams, 3-6 times faster an iteration than scattered

@@ -6,10 +6,11 @@
 ## Each case runs in a child process under /usr/bin/time -v (GNU time; its
 ## "Maximum resident set size" is the process's peak, the data and R
 ## included): sgfs(x, y) on an N x P numeric matrix and sgfs(y ~ ., df) on a
-## data frame of the same columns, with the engine's copy in double and in
-## single precision (options(sgfs.precision)), and the matrix read in place
-## (options(sgfs.in_place = TRUE), the default when a copy would take more
-## than a quarter of the memory).  The child makes its data a
+## data frame of the same columns, at the defaults (the matrix -- the
+## user's, or the model matrix the formula makes -- read in place, laid
+## out as the engine's rows while the fit runs: R/data-access.R) and with
+## the engine's copy (options(sgfs.in_place = FALSE)) in double and in
+## single precision (options(sgfs.precision)).  The child makes its data a
 ## column at a time (garbage collected as it goes) and reports its peak
 ## before the fit (VmHWM), so that the fit's own part shows.  Then the size
 ## of a fit (object.size and saveRDS) at N / 10 and N rows.  Results go to
@@ -32,7 +33,7 @@ writeLines(c(
     "suppressPackageStartupMessages(library(sgfs))",
     "a <- commandArgs(TRUE); N <- as.numeric(a[1]); P <- as.integer(a[2])",
     "options(sgfs.precision = if (a[4] == 'single') 'single' else 'double',",
-    "        sgfs.in_place = if (a[4] == 'in_place') TRUE else NA)",
+    "        sgfs.in_place = if (a[4] == 'default') NA else FALSE)",
     "set.seed(1); cols <- paste0('x', seq_len(P))",
     "if (a[3] == 'matrix') {",
     "    x <- matrix(0, N, P, dimnames = list(NULL, cols))",
@@ -58,17 +59,18 @@ run <- function(N, what, precision) {
     res <- as.numeric(strsplit(sub("^RESULT ", "", grep("^RESULT", out, value = TRUE)), " ")[[1]])
     rss <- as.numeric(sub(".*: ", "", grep("Maximum resident set size", out, value = TRUE))) / 1024
     data.frame(N = N, interface = if (what == "matrix") "sgfs(x, y)" else "sgfs(y ~ ., df)",
-               precision = switch(precision, double = "a copy (the default)",
-                                  single = "a copy in single precision", "the matrix in place"), data_mb = 8 * N * opt$P / 2^20, before_mb = res[1],
+               precision = switch(precision, default = "the matrix in place (the default)",
+                                  double = "a copy", single = "a copy in single precision"),
+               data_mb = 8 * N * opt$P / 2^20, before_mb = res[1],
                peak_mb = rss, fit_kb = res[2], rds_kb = res[3])
 }
 rows <- list()
 for (what in c("matrix", "formula"))
-    for (precision in c("double", "single", if (what == "matrix") "in_place")) {
+    for (precision in c("default", "double", "single")) {
         rows[[length(rows) + 1L]] <- run(opt$N, what, precision)
         cat(what, precision, "done\n")
     }
-small <- run(opt$N / 10, "matrix", "double")
+small <- run(opt$N / 10, "matrix", "default")
 res <- do.call(rbind, rows)
 lines <- c("# Memory of a fit, and its size", "",
            sprintf("Run %s; `R_LIBS=<lib> Rscript bench/bench_memory.R --N=%s --P=%d`.",

@@ -16,8 +16,10 @@
  *          standardised when read, as design_copy.c writes xt, so that a
  *          file gives the draws of the same data in memory;
  *   matrix the user's N x ncol double matrix itself, read in place and
- *          standardised when read like a file (no copy: for data that
- *          leave no room for one; a random row is ncol scattered reads).
+ *          standardised when read like a file (no copy): while a fit or
+ *          run reads it, laid out as the engine's rows (matrix_order.c),
+ *          read as a file's rows; otherwise by columns, engine row i
+ *          being the user's row order[i] (ncol scattered reads).
  * A spec names N and P (its fields "N" and "P") and carries xt, xt32, rows,
  * file (list(design = the R object design_file() returns, center, scale,
  * lead, prefetch)) or matrix (list(x, center, scale, lead)).

@@ -148,6 +148,13 @@ fuzz_bases <- function() {
     yo <- as.double(onehot$y)
     add("indicator_stats", x, yo)
     add("indicator_stats_csc", xs@i, xs@p, xs@x, xs@Dim, yo)
+    ## a matrix laid out as the engine's rows and back (the case's own copy)
+    xr <- x + 0
+    scratch <- raw(.Call(sgfs:::C_sgfs_matrix_scratch_bytes, nrow(xr), ncol(xr)))
+    add("matrix_reorder", xr, rev(seq_len(nrow(xr))), scratch, new.env(), TRUE)
+    add("matrix_reorder", xr, rev(seq_len(nrow(xr))), scratch, new.env(), FALSE)
+    add("matrix_scratch_bytes", nrow(xr), ncol(xr))
+    add("reorderable", xr)
     key <- new.env()
     add("weakref", key, list(a = 1))
     add("weakref_value", .Call(sgfs:::C_sgfs_weakref, key, list(a = 1)))
