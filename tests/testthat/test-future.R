@@ -36,6 +36,24 @@ test_that("chains on multisession and cluster futures equal forked and sequentia
     expect_identical(sgfs:::all_draws(fit()), sgfs:::all_draws(forked))
 })
 
+test_that("a matrix read in place gives the same draws on futures and is put back", {
+    skip_if_not_installed("future")
+    skip_on_cran()
+    x <- withr::with_seed(2, matrix(rnorm(48000), 12000, 4, dimnames = list(NULL, paste0("x", 1:4))))
+    y <- withr::with_seed(3, rbinom(12000, 1, plogis(x[, 1])))
+    x0 <- x + 0
+    fit <- function(cores = 1L) withr::with_seed(7, sgld(x, y, chains = 2, cores = cores,
+                                                         n_iter = 200, progress = FALSE))
+    forked <- fit(2L)
+    expect_false(is.null(sgfs:::fit_spec(attr(forked, "sgfit"))$matrix))
+    old <- future::plan()
+    on.exit(future::plan(old), add = TRUE)
+    ## (the workers receive the matrix as laid out during the run)
+    future::plan(future::multisession, workers = 2)
+    expect_identical(sgfs:::all_draws(fit()), sgfs:::all_draws(forked))
+    expect_identical(x, x0)
+})
+
 test_that("fits of the same model run separately combine into one multi-chain fit", {
     p <- future_problem()
     one <- function(seed) withr::with_seed(seed, sgld(p$x, p$y, n_iter = 300, progress = FALSE))
