@@ -6,11 +6,11 @@
 ## Each case runs in a child process under /usr/bin/time -v (GNU time; its
 ## "Maximum resident set size" is the process's peak, the data and R
 ## included): sgfs(x, y) on an N x P numeric matrix and sgfs(y ~ ., df) on a
-## data frame of the same columns, at the defaults (the matrix -- the
-## user's, or the model matrix the formula makes -- read in place, laid
-## out as the engine's rows while the fit runs: R/data-access.R) and with
-## the engine's copy (options(sgfs.in_place = FALSE)) in double and in
-## single precision (options(sgfs.precision)).  The child makes its data a
+## data frame of the same columns: at the defaults (the matrix read in
+## place, laid out as the engine's rows while the fit runs: R/data-access.R;
+## the data frame's numeric columns copied, never bound into a matrix) and
+## with the engine's copy of the matrix (options(sgfs.in_place = FALSE)), in
+## double and in single precision (options(sgfs.precision)).  The child makes its data a
 ## column at a time (garbage collected as it goes) and reports its peak
 ## before the fit (VmHWM), so that the fit's own part shows.  Then the size
 ## of a fit (object.size and saveRDS) at N / 10 and N rows.  Results go to
@@ -59,14 +59,16 @@ run <- function(N, what, precision) {
     res <- as.numeric(strsplit(sub("^RESULT ", "", grep("^RESULT", out, value = TRUE)), " ")[[1]])
     rss <- as.numeric(sub(".*: ", "", grep("Maximum resident set size", out, value = TRUE))) / 1024
     data.frame(N = N, interface = if (what == "matrix") "sgfs(x, y)" else "sgfs(y ~ ., df)",
-               precision = switch(precision, default = "the matrix in place (the default)",
+               precision = switch(precision,
+                                  default = if (what == "matrix") "the matrix in place (the default)"
+                                            else "a copy (the default)",
                                   double = "a copy", single = "a copy in single precision"),
                data_mb = 8 * N * opt$P / 2^20, before_mb = res[1],
                peak_mb = rss, fit_kb = res[2], rds_kb = res[3])
 }
 rows <- list()
 for (what in c("matrix", "formula"))
-    for (precision in c("default", "double", "single")) {
+    for (precision in c("default", if (what == "matrix") "double", "single")) {
         rows[[length(rows) + 1L]] <- run(opt$N, what, precision)
         cat(what, precision, "done\n")
     }
