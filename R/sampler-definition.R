@@ -33,7 +33,7 @@
 #'   bit, before the call returns, also when it stops with an error or
 #'   Ctrl-C (so do not read `x` from a condition handler during the call).
 #'   This takes a few passes over `x` (about 2.5 s at 2e6 x 50) and gives
-#'   the draws of a copy, an iteration costing 1.1-1.5 times a copy's.
+#'   the draws of a copy, an iteration costing 1.3-1.6 times a copy's.
 #'   Otherwise (fewer rows, a data frame, or values R does not hold
 #'   itself, such as a memory-mapped ALTREP vector) the engine makes one
 #'   standardised copy, in double precision, or in single precision, half
@@ -42,12 +42,13 @@
 #'   than a quarter of the machine's memory (`options(sgfs.memory =)`
 #'   bytes instead) or with `options(sgfs.precision = "single")`
 #'   (`"double"` forbids it).  `options(sgfs.in_place = FALSE)` asks for
-#'   the copy whatever the matrix; `TRUE` reads any dense double matrix
-#'   in place (one that cannot be laid out: a row's values scattered, an
-#'   iteration about 12 times slower at 2e6 x 50; a shuffled
-#'   [design_file()] is faster); the default reads in place as above, or
-#'   when even a single copy would take more than a quarter of the memory:
-#'   that decides it for any size.  Data larger than memory: a [design_file()]
+#'   the copy whatever the matrix, `TRUE` for reading any dense double
+#'   matrix in place; one that cannot be laid out is then read with a
+#'   row's values scattered (an iteration about 12 times slower at 2e6 x
+#'   50, where a shuffled [design_file()] is faster), by default only when
+#'   even a single-precision copy would take more than a quarter of the
+#'   memory.
+#'   Data larger than memory: a [design_file()]
 #'   (see [shuffle_design_file()]).  Minibatches are random rows; from
 #'   10,000 rows the engine holds its rows in a random order of its own and
 #'   draws each minibatch as distinct blocks of w consecutive rows of it (w
