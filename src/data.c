@@ -22,7 +22,7 @@
  *          being the user's row order[i] (ncol scattered reads).
  * A spec names N and P (its fields "N" and "P") and carries xt, xt32, rows,
  * file (list(design = the R object design_file() returns, center, scale,
- * lead, prefetch)) or matrix (list(x, center, scale, lead)).
+ * lead, prefetch)) or matrix (list(x, center, scale, lead, state)).
  * Everything reads the data through these routines (and sgfs_rows_score
  * in minibatch.c for the one-pass score), so a backend is one branch here:
  *

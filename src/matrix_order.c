@@ -7,8 +7,8 @@
  * rows: a random sample read as one stream (minibatch.c).  A copy is made
  * that way (design_copy.c: P x N, a row's values contiguous).  A user's
  * N x p double matrix read in place (no copy: R/data-access.R) is put in
- * that layout where it is, for the chains' run (R's with_engine_order()),
- * and back after it, bit for bit: values only move.  In the engine's
+ * that layout where it is while a fit or a run of chains reads it (R's
+ * with_engine_order()), and back after it, bit for bit: values only move.  In the engine's
  * layout, value j of engine row q is at q p + j and is x[o_q, j]; data.c
  * then reads it as it reads a design file's rows.
  *
