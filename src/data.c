@@ -137,18 +137,36 @@ static void read_file(sgfs_engine *e, SEXP file)
 
 /* whether a matrix read in place is in the engine's layout now (its state
    environment's `engine_layout`: matrix_order.c) */
-static int engine_layout(SEXP matrix)
+static SEXP matrix_state(SEXP matrix)
 {
     SEXP state = sgfs_list_elt(matrix, "state");
     if (TYPEOF(state) != ENVSXP) Rf_error("internal error: 'matrix' has no state");
-    SEXP v = Rf_findVarInFrame(state, Rf_install("engine_layout"));
+    return state;
+}
+static int engine_layout(SEXP matrix)
+{
+    SEXP v = Rf_findVarInFrame(matrix_state(matrix), Rf_install("engine_layout"));
     return TYPEOF(v) == LGLSXP && Rf_length(v) == 1 && LOGICAL(v)[0] == TRUE;
+}
+
+/* the engine's order (1-based rows) of a matrix not laid out, checked to be
+   a permutation of 1..N once: the state remembers the vector checked (R
+   reads a fit's rows in blocks, each call setting up the data) */
+static const int *checked_order(SEXP matrix, SEXP order, int N)
+{
+    if (order == R_NilValue) return NULL;
+    SEXP state = matrix_state(matrix), name = Rf_install("checked_order");
+    if (Rf_findVarInFrame(state, name) != order) {
+        (void) sgfs_row_order(order, N);
+        Rf_defineVar(name, order, state);
+    }
+    return INTEGER(order);
 }
 
 /* the user's N x ncol double matrix, read in place, and its standardisation:
    in the engine's layout (matrix_order.c), engine row i is ncol values at
    i ncol, as a design file's; else the user's, by columns, engine row i
-   being the user's row order[i] (spec$order, or i without one) */
+   being the user's row order[i] (spec$order, 1-based, or i without one) */
 static void read_matrix(sgfs_engine *e, SEXP matrix, SEXP order)
 {
     SEXP x = sgfs_list_elt(matrix, "x");
@@ -163,7 +181,7 @@ static void read_matrix(sgfs_engine *e, SEXP matrix, SEXP order)
     }
     e->raw_row = 1;
     e->raw_col = (size_t) e->N;
-    e->raw_map = sgfs_row_order(order, e->N);
+    e->raw_map = checked_order(matrix, order, e->N);
 }
 
 /* starts the cache misses of a matrix read in place's row i (its values
@@ -173,7 +191,7 @@ void sgfs_data_touch(const sgfs_engine *e, int i)
 {
 #if defined(__GNUC__)
     if (e->raw_col > 1 && e->raw_x) {
-        const double *x = e->raw_x + (e->raw_map ? e->raw_map[i] : i);
+        const double *x = e->raw_x + (e->raw_map ? e->raw_map[i] - 1 : i);
         const int ncol = e->P - e->raw_lead;
         for (int j = 0; j < ncol; j++) __builtin_prefetch(x + (size_t) j * e->raw_col, 0, 0);
     }
@@ -192,7 +210,7 @@ static double raw_dot(const sgfs_engine *e, int i, const double *beta)
     double d = 0.0;
     if (lead) d += sgfs_standardise(1.0, c[0], r[0]) * beta[0];
     if (e->raw_x) {
-        const size_t row = e->raw_map ? (size_t) e->raw_map[i] : (size_t) i;
+        const size_t row = e->raw_map ? (size_t) e->raw_map[i] - 1 : (size_t) i;
         const double *x = e->raw_x + row * e->raw_row;
         for (int j = lead; j < P; j++)
             d += sgfs_standardise(x[(size_t) (j - lead) * step], c[j], r[j]) * beta[j];

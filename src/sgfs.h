@@ -319,7 +319,7 @@ struct sgfs_engine {
        the scales' reciprocals); file_prefetch: a file's rows are asked of
        the system before they are read; raw_map: a matrix not in the
        engine's layout now (matrix_order.c) whose engine row i is its row
-       raw_map[i], else NULL */
+       raw_map[i] - 1 (spec$order, 1-based), else NULL */
     const double *raw_x, *raw_center, *raw_inv_scale;
     const int *raw_map;
     const float *raw_x32;
@@ -460,7 +460,7 @@ static inline SGFS_ALWAYS_INLINE void sgfs_raw_row(const sgfs_engine *e, int i,
     const double *restrict c = e->raw_center, *restrict r = e->raw_inv_scale;
     if (lead) u[0] = sgfs_standardise(1.0, c[0], r[0]);
     if (e->raw_x) {
-        const size_t row = e->raw_map ? (size_t) e->raw_map[i] : (size_t) i;
+        const size_t row = e->raw_map ? (size_t) e->raw_map[i] - 1 : (size_t) i;
         const double *restrict x = e->raw_x + row * e->raw_row;
         if (step == 1) SGFS_STANDARDISE4(u + lead, x, c + lead, r + lead, P - lead);
         else
