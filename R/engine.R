@@ -82,6 +82,7 @@ run_chains <- function(spec, states, n_iter, progress, cores,
                        own_streams = length(states) > 1L) {
     with_engine_order(spec, chains_on(spec, states, n_iter, progress, cores, own_streams))
 }
+## ... with a matrix read in place in the engine's layout (with_engine_order())
 chains_on <- function(spec, states, n_iter, progress, cores, own_streams) {
     chains <- length(states)
     one <- function(k, show) {

@@ -455,6 +455,7 @@ sg_fit <- function(method, setup, run, call) {
     ## passes, the chains and the checks: with_engine_order())
     with_engine_order(run$spec, fit_chains(method, setup, run, call))
 }
+## ... with a matrix read in place in the engine's layout
 fit_chains <- function(method, setup, run, call) {
     check_hs_sampler(method, run)
     t0 <- proc.time()[["elapsed"]]

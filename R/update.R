@@ -107,9 +107,15 @@ update.sgfit <- function(object, formula., n_iter, append = TRUE, progress = int
     if (!append) info$pred <- info$pred_stale <- NULL
     first <- if (append) stats::start(object) else
         info$burnin + info$thin * (n_kept_between(0, iters[1L], info$burnin, info$thin) + 1L)
-    res <- run_chains(fit_spec(info), info$states, n_iter, check_flag(progress, "progress"),
-                      info$cores, own_streams = length(info$states) > 1L || isTRUE(info$own_stream))
-    new_sgfit(info, res, previous, first)
+    spec <- fit_spec(info)
+    progress <- check_flag(progress, "progress")
+    ## (a matrix read in place in the engine's layout for the run and the
+    ## checks: with_engine_order())
+    with_engine_order(spec, {
+        res <- run_chains(spec, info$states, n_iter, progress, info$cores,
+                          own_streams = length(info$states) > 1L || isTRUE(info$own_stream))
+        new_sgfit(info, res, previous, first)
+    })
 }
 
 ## Appending needs every chain's draws to run to its last kept iteration
