@@ -15,6 +15,7 @@ test_that("an interrupted run returns its draws and can be continued exactly", {
     skip_on_cran()
     skip_on_os("windows")
     d <- interrupt_data()
+    x0 <- d$x + 0
     set.seed(32)
     interrupt_in(4)          # after the setup (about 1 s; more on a loaded machine)
     expect_warning(
@@ -22,6 +23,9 @@ test_that("an interrupted run returns its draws and can be continued exactly", {
                     progress = FALSE),
         "interrupted: returning the [0-9]+ draws per chain kept so far")
     done <- attr(fit, "sgfit")$n_iter
+    ## the matrix, read in place in the engine's layout, is put back
+    expect_false(is.null(sgfs:::fit_spec(attr(fit, "sgfit"))$matrix))
+    expect_identical(d$x, x0)
     expect_gt(done, 1010)
     expect_lt(done, 1e7)
     expect_identical(coda::mcpar(fit)[1:2], c(1010, 10 + 1000 * coda::niter(fit)))
