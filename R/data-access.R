@@ -8,9 +8,10 @@
 ## one fits, the dense copy is kept in single precision, xt32 (half the
 ## memory; each value rounded once, relative error below 6e-8).  A design
 ## file (R/design-file.R) and the user's double matrix itself (in_place():
-## by default from 10,000 rows, laid out as the engine's rows while a fit
-## reads it, with_engine_order()) are read where they are, each value
-## standardised when read.  A spec carries N, P
+## by default from 10,000 rows when a copy would take more than 1/64 of the
+## memory, laid out as the engine's rows while a fit reads it,
+## with_engine_order()) are read where they are, each value standardised
+## when read.  A spec carries N, P
 ## and one of xt, xt32, rows, file and matrix; R reads the data only
 ## through the functions below.
 
@@ -33,11 +34,11 @@ data_precision <- function(N, P) {
     p
 }
 
-## whether a copy of N x P values of `bytes` bytes takes at most a quarter
+## whether a copy of N x P values of `bytes` bytes takes at most `share`
 ## of the memory
-copy_fits <- function(bytes, N, P) {
+copy_fits <- function(bytes, N, P, share = 1 / 4) {
     memory <- machine_memory()
-    is.na(memory) || bytes * as.double(N) * P <= memory / 4
+    is.na(memory) || bytes * as.double(N) * P <= memory * share
 }
 
 ## the memory the engine plans for: options(sgfs.memory = bytes), or the
@@ -54,20 +55,22 @@ machine_memory <- function() {
 ## Whether the engine reads the dense double matrix x where it is instead of
 ## making its copy: options(sgfs.in_place = TRUE or FALSE), or by default
 ## (NA) when its rows are many enough to be read in a random order
-## (shuffled_copy()) and x's values are R's own memory (not ALTREP), or
-## when the copy, in its precision (data_precision()), would take more
-## than a quarter of the memory.  In place the fit adds no copy of the data
-## (a fit keeps x alive, as R shares it): with_engine_order() lays x out as
-## the engine's rows while a fit or a run reads them, and puts it back
-## after, a few passes over x each time; an iteration then costs about what
-## it costs on a copy (bench/results-in-place.md).  Without the random
-## order, a random row is ncol scattered reads (12-14 times slower).
+## (shuffled_copy()), x's values are R's own memory (not ALTREP) and a copy
+## would take more than 1/64 of the memory (a smaller one costs little,
+## and iterations on a copy are faster), or when the copy, in its precision
+## (data_precision()), would take more than a quarter of the memory.  In
+## place the fit adds no copy of the data (a fit keeps x alive, as R shares
+## it): with_engine_order() lays x out as the engine's rows while a fit or
+## a run reads them, and puts it back after, a few passes over x each time;
+## an iteration then costs 1.3-1.6 times a copy's (bench/results-in-place.md).
+## Without the random order, a random row is ncol scattered reads (12-14
+## times slower).
 in_place <- function(x) {
     p <- flag_option("sgfs.in_place")
     if (!is.na(p)) return(p)
     N <- nrow(x)
     P <- ncol(x)
-    (shuffled_copy(N) && .Call(C_sgfs_reorderable, x)) ||
+    (shuffled_copy(N) && !copy_fits(8, N, P, 1 / 64) && .Call(C_sgfs_reorderable, x)) ||
         !copy_fits(if (data_precision(N, P) == "double") 8 else 4, N, P)
 }
 ## ... for a design x of any kind: only a dense double matrix can be

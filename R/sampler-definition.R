@@ -26,7 +26,9 @@
 #'   row).  The fit refers to its data rather than carrying a copy: a fit
 #'   saved with [saveRDS()] holds its draws, and read back in another
 #'   session takes its data again through [update()][update.sgfit].  A
-#'   dense double matrix of 10,000 rows or more is not copied: while the
+#'   dense double matrix of 10,000 rows or more whose copy would take more
+#'   than 1/64 of the machine's memory (`options(sgfs.memory =)` bytes
+#'   instead) is not copied: while the
 #'   fit (or [update()][update.sgfit]) runs, its values are moved, where
 #'   they are, into the engine's layout (its rows in a random order of the
 #'   engine's, each row's values together), and put back exactly, bit for
@@ -34,13 +36,13 @@
 #'   Ctrl-C (so do not read `x` from a condition handler during the call).
 #'   This takes a few passes over `x` (about 2.5 s at 2e6 x 50) and gives
 #'   the draws of a copy, an iteration costing 1.3-1.6 times a copy's.
-#'   Otherwise (fewer rows, a data frame, or values R does not hold
+#'   Otherwise (a smaller matrix, a data frame, or values R does not hold
 #'   itself, such as a memory-mapped ALTREP vector) the engine makes one
 #'   standardised copy, in double precision, or in single precision, half
 #'   the memory (each value rounded once: a relative error below 6e-8, far
 #'   inside any posterior's spread), when the double copy would take more
-#'   than a quarter of the machine's memory (`options(sgfs.memory =)`
-#'   bytes instead) or with `options(sgfs.precision = "single")`
+#'   than a quarter of the machine's memory or with
+#'   `options(sgfs.precision = "single")`
 #'   (`"double"` forbids it).  `options(sgfs.in_place = FALSE)` asks for
 #'   the copy whatever the matrix, `TRUE` for reading any dense double
 #'   matrix in place; one that cannot be laid out is then read with a

@@ -1,6 +1,7 @@
 ## bench/bench_in_place.R - the matrix read in place (the default from
-## 10,000 rows: laid out as the engine's rows while the fit runs, and put
-## back after) against the engine's copy (options(sgfs.in_place = FALSE)):
+## 10,000 rows when a copy would take more than 1/64 of the memory: laid
+## out as the engine's rows while the fit runs, and put back after)
+## against the engine's copy (options(sgfs.in_place = FALSE)):
 ## microseconds per iteration of sgfs(), sgld() and sgldcv() at their
 ## defaults on simulated logistic data (N x P doubles), 2,000 iterations,
 ## and the whole call's seconds (the set-up's full-data passes, the copy or

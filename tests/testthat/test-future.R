@@ -42,6 +42,7 @@ test_that("a matrix read in place gives the same draws on futures and is put bac
     x <- withr::with_seed(2, matrix(rnorm(48000), 12000, 4, dimnames = list(NULL, paste0("x", 1:4))))
     y <- withr::with_seed(3, rbinom(12000, 1, plogis(x[, 1])))
     x0 <- x + 0
+    withr::local_options(sgfs.memory = 16 * 8 * length(x))      # (read in place)
     fit <- function(cores = 1L) withr::with_seed(7, sgld(x, y, chains = 2, cores = cores,
                                                          n_iter = 200, progress = FALSE))
     forked <- fit(2L)

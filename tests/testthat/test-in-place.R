@@ -1,8 +1,9 @@
 ## The user's dense matrix read in place (options(sgfs.in_place); by default
-## from 10,000 rows, laid out as the engine's rows while a fit or run reads
-## them, or when even a single-precision copy would take more than a
-## quarter of the memory): no copy, each value standardised when read, the
-## draws of the engine's copy, and the matrix left as it was given.
+## from 10,000 rows when a copy would take more than 1/64 of the memory,
+## laid out as the engine's rows while a fit or run reads them, or when
+## even a single-precision copy would take more than a quarter of the
+## memory): no copy, each value standardised when read, the draws of the
+## engine's copy, and the matrix left as it was given.
 
 in_place_fit <- function(f, x, y, in_place, ...)
     withr::with_options(list(sgfs.in_place = in_place, sgfs.sparse_fill = 0),
@@ -124,6 +125,8 @@ test_that("from 10,000 rows the matrix is read in place by default, with the cop
     p <- sparse_problem(12000L)
     x <- p$x
     x0 <- x + 0
+    ## a copy would take 1/16 of the memory (at most 1/64: copied, below)
+    withr::local_options(sgfs.memory = 16 * 8 * length(x))
     fit <- function(f, in_place, ...)
         withr::with_options(list(sgfs.in_place = in_place, sgfs.sparse_fill = 0),
                             withr::with_seed(11, suppressWarnings(
@@ -161,12 +164,17 @@ test_that("from 10,000 rows the matrix is read in place by default, with the cop
     expect_equal(sgfs:::all_draws(withr::with_seed(3, update(a, n_iter = 100))),
                  sgfs:::all_draws(withr::with_seed(3, update(b, n_iter = 100))), tolerance = 1e-12)
     expect_identical(x, x0)
+    ## a copy of at most 1/64 of the memory is made (faster iterations)
+    small <- withr::with_options(list(sgfs.memory = 64 * 8 * length(x), sgfs.sparse_fill = 0),
+                                 withr::with_seed(11, sgld(x, p$y, n_iter = 50, progress = FALSE)))
+    expect_false(is.null(sgfs:::fit_spec(attr(small, "sgfit"))$xt))
 })
 
 test_that("the matrix is put back when a fit stops with an error, and ALTREP values are read where they are", {
     p <- sparse_problem(12000L)
     x <- p$x
     x0 <- x + 0
+    withr::local_options(sgfs.memory = 16 * 8 * length(x))
     a <- withr::with_options(list(sgfs.sparse_fill = 0),
                              withr::with_seed(11, sgld(x, p$y, n_iter = 50, progress = FALSE)))
     ## (the fit's matrix: x, or an equal one a live fit of the tests above
@@ -193,7 +201,7 @@ test_that("the matrix is put back when a fit stops with an error, and ALTREP val
     dim(alt) <- c(nrow(x), 2L)
     expect_false(.Call(sgfs:::C_sgfs_reorderable, alt))
     fit_alt <- function(in_place)
-        withr::with_options(list(sgfs.in_place = in_place),
+        withr::with_options(list(sgfs.in_place = in_place, sgfs.memory = 16 * 8 * length(alt)),
                             withr::with_seed(5, suppressWarnings(
                                 sgld(alt, p$y, n_iter = 100, progress = FALSE))))
     expect_false(is.null(sgfs:::fit_spec(attr(fit_alt(NA), "sgfit"))$xt))

@@ -16,6 +16,7 @@ test_that("an interrupted run returns its draws and can be continued exactly", {
     skip_on_os("windows")
     d <- interrupt_data()
     x0 <- d$x + 0
+    withr::local_options(sgfs.memory = 16 * 8 * length(d$x))   # (read in place)
     set.seed(32)
     interrupt_in(4)          # after the setup (about 1 s; more on a loaded machine)
     expect_warning(
