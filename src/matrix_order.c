@@ -108,17 +108,19 @@ static void transpose_blocks(double *a, size_t rows, size_t cols, const scratch 
 }
 
 /* step 4: each of the m tiles of T p values, T x p by columns, to p x T
-   (forward), or back */
+   (forward), or back; eight rows at a time, so that each column's eight
+   values are one cache line and the eight rows' values stay in L1 */
 static void transpose_tiles(double *a, size_t m, int p, double *tile, int forward)
 {
     const size_t T = BLOCK_ROWS, n = T * (size_t) p;
     for (size_t b = 0; b < m; b++) {
         double *x = a + b * n;
         memcpy(tile, x, n * sizeof(double));
-        for (size_t t = 0; t < T; t++)
+        for (size_t t0 = 0; t0 < T; t0 += 8)
             for (int j = 0; j < p; j++)
-                if (forward) x[t * p + j] = tile[t + T * j];
-                else x[t + T * j] = tile[t * p + j];
+                for (size_t t = t0; t < t0 + 8; t++)
+                    if (forward) x[t * p + j] = tile[t + T * j];
+                    else x[t + T * j] = tile[t * p + j];
     }
 }
 
