@@ -62,7 +62,7 @@ machine_memory <- function() {
 ## place the fit adds no copy of the data (a fit keeps x alive, as R shares
 ## it): with_engine_order() lays x out as the engine's rows while a fit or
 ## a run reads them, and puts it back after, a few passes over x each time;
-## an iteration then costs 1.3-1.6 times a copy's (bench/results-in-place.md).
+## an iteration then costs 1.1-1.6 times a copy's (bench/results-in-place.md).
 ## Without the random order, a random row is ncol scattered reads (12-14
 ## times slower).
 in_place <- function(x) {

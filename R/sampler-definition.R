@@ -34,8 +34,8 @@
 #'   engine's, each row's values together), and put back exactly, bit for
 #'   bit, before the call returns, also when it stops with an error or
 #'   Ctrl-C (so do not read `x` from a condition handler during the call).
-#'   This takes a few passes over `x` (about 2.5 s at 2e6 x 50) and gives
-#'   the draws of a copy, an iteration costing 1.3-1.6 times a copy's.
+#'   This takes a few passes over `x` (about 1.5 s at 2e6 x 50) and gives
+#'   the draws of a copy, an iteration costing 1.1-1.6 times a copy's.
 #'   Otherwise (a smaller matrix, a data frame, or values R does not hold
 #'   itself, such as a memory-mapped ALTREP vector) the engine makes one
 #'   standardised copy, in double precision, or in single precision, half
