@@ -157,7 +157,9 @@ static const int *checked_order(SEXP matrix, SEXP order, int N)
     if (order == R_NilValue) return NULL;
     SEXP state = matrix_state(matrix), name = Rf_install("checked_order");
     if (Rf_findVarInFrame(state, name) != order) {
-        (void) sgfs_row_order(order, N);
+        if (TYPEOF(order) != INTSXP || Rf_xlength(order) != N ||
+            !sgfs_is_permutation(INTEGER(order), N, R_alloc((size_t) N, 1)))
+            Rf_error("internal error: 'order' must be a permutation of 1..%d", N);
         Rf_defineVar(name, order, state);
     }
     return INTEGER(order);

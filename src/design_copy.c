@@ -93,17 +93,22 @@ const int *sgfs_row_order(SEXP order, int N)
     if (order == R_NilValue) return NULL;
     if (TYPEOF(order) != INTSXP || Rf_xlength(order) != N)
         Rf_error("internal error: 'order' must be %d integers", N);
+    if (!sgfs_is_permutation(INTEGER(order), N, R_alloc((size_t) N, 1)))
+        Rf_error("internal error: 'order' must be a permutation of 1..%d", N);
     int *row = (int *) R_alloc((size_t) N, sizeof(int));
-    char *seen = R_alloc((size_t) N, 1);
+    for (int q = 0; q < N; q++) row[q] = INTEGER(order)[q] - 1;
+    return row;
+}
+
+/* whether o[0..N-1] is a permutation of 1..N (seen: N bytes of scratch) */
+int sgfs_is_permutation(const int *o, int N, char *seen)
+{
     memset(seen, 0, (size_t) N);
     for (int q = 0; q < N; q++) {
-        const int i = INTEGER(order)[q];
-        if (i == NA_INTEGER || i < 1 || i > N || seen[i - 1])
-            Rf_error("internal error: 'order' must be a permutation of 1..%d", N);
-        seen[i - 1] = 1;
-        row[q] = i - 1;
+        if (o[q] == NA_INTEGER || o[q] < 1 || o[q] > N || seen[o[q] - 1]) return 0;
+        seen[o[q] - 1] = 1;
     }
-    return row;
+    return 1;
 }
 
 /* the position of each row in the copy (0-based), or NULL */

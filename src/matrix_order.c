@@ -183,12 +183,8 @@ SEXP sgfs_matrix_reorder(SEXP x, SEXP order, SEXP scratch_raw, SEXP state, SEXP 
     const scratch s = carve(scratch_raw, N, p);
     const int *o = INTEGER(order), fwd = LOGICAL(forward)[0];
     double *a = (double *) REAL_RO(values);
-    memset(s.column, 0, (size_t) N * sizeof(double));   /* a permutation of 1..N */
-    for (int q = 0; q < N; q++) {                           /* (the column as marks) */
-        if (o[q] == NA_INTEGER || o[q] < 1 || o[q] > N || s.column[o[q] - 1] != 0.0)
-            Rf_error("internal error: the rows' order must be a permutation of 1..%d", N);
-        s.column[o[q] - 1] = 1.0;
-    }
+    if (!sgfs_is_permutation(o, N, (char *) s.column))     /* (the column as marks) */
+        Rf_error("internal error: the rows' order must be a permutation of 1..%d", N);
     if (fwd) to_engine_layout(a, N, p, o, &s);
     else to_user_layout(a, N, p, o, &s);
     Rf_defineVar(Rf_install("engine_layout"), Rf_ScalarLogical(fwd), state);

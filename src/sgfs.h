@@ -473,6 +473,7 @@ static inline SGFS_ALWAYS_INLINE void sgfs_raw_row(const sgfs_engine *e, int i,
 }
 /* a copy's row order (design_copy.c): 0-based rows, or NULL */
 const int *sgfs_row_order(SEXP order, int N);
+int sgfs_is_permutation(const int *o, int N, char *seen);
 #define SGFS_TOUCH_AHEAD 2
 void sgfs_data_dots(const sgfs_engine *e, const int *idx, int n, const double *beta,
                     double *out);
