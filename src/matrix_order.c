@@ -187,7 +187,9 @@ SEXP sgfs_matrix_reorder(SEXP x, SEXP order, SEXP scratch_raw, SEXP state, SEXP 
         Rf_error("internal error: the rows' order must be a permutation of 1..%d", N);
     if (fwd) to_engine_layout(a, N, p, o, &s);
     else to_user_layout(a, N, p, o, &s);
-    Rf_defineVar(Rf_install("engine_layout"), Rf_ScalarLogical(fwd), state);
+    /* (the caller's TRUE or FALSE itself: recording the layout allocates
+       nothing) */
+    Rf_defineVar(Rf_install("engine_layout"), forward, state);
     return R_NilValue;
 }
 
