@@ -113,24 +113,23 @@ separated_classes <- function(x, y, classes, icpt, lead = FALSE) {
     if (nrow(x) < 2L) return(NULL)
     icpt <- icpt[icpt > lead] - lead
     P <- ncol(x) + lead
-    ## (one scan per class: its indicator as the response)
-    st <- lapply(seq_len(K) - 1L, function(k) indicator_stats(x, y == k))
-    indicator <- st[[1L]]$indicator & st[[1L]]$ones > 0
-    indicator[icpt] <- FALSE
-    by_class <- vapply(st, `[[`, double(ncol(x)), "ysum")
-    if (ncol(x) == 1L) by_class <- matrix(by_class, 1L)
-    names_x <- colnames(x)
+    ## the 0/1 columns: one scan; then each one's rows, its classes counted
     ## (a design file's 0/1 columns read in one pass, as separated_levels()
-    ## reads them, not a pass over the file for each separated column)
+    ## reads them)
+    st <- indicator_stats(x, y)
+    indicator <- st$indicator & st$ones > 0
+    indicator[icpt] <- FALSE
+    names_x <- colnames(x)
     if (is_design_file(x)) x <- file_indicator_columns(x)
+    code <- as.integer(y) + 1L
     out <- list()
     for (j in which(indicator)) {
-        n <- by_class[j, ]
+        rows <- column_nonzeros(x, j)$i
+        n <- tabulate(code[rows], K)
         lines <- which(n == 0) - 1L                       # absent classes
         held <- which(n > 0)
         if (length(held) == 1L && held > 1L) lines <- c(lines, held - 1L)
         if (!length(lines)) next
-        rows <- column_nonzeros(x, j)$i
         col <- j + lead
         for (cl in sort(lines))
             out[[length(out) + 1L]] <- list(

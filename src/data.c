@@ -193,7 +193,7 @@ void sgfs_data_touch(const sgfs_engine *e, int i)
 {
 #if defined(__GNUC__)
     if (e->raw_col > 1 && e->raw_x) {
-        const double *x = e->raw_x + (e->raw_map ? e->raw_map[i] - 1 : i);
+        const double *x = e->raw_x + sgfs_raw_index(e, i);
         const int ncol = e->P - e->raw_lead;
         for (int j = 0; j < ncol; j++) __builtin_prefetch(x + (size_t) j * e->raw_col, 0, 0);
     }
@@ -212,8 +212,7 @@ static double raw_dot(const sgfs_engine *e, int i, const double *beta)
     double d = 0.0;
     if (lead) d += sgfs_standardise(1.0, c[0], r[0]) * beta[0];
     if (e->raw_x) {
-        const size_t row = e->raw_map ? (size_t) e->raw_map[i] - 1 : (size_t) i;
-        const double *x = e->raw_x + row * e->raw_row;
+        const double *x = e->raw_x + sgfs_raw_index(e, i) * e->raw_row;
         for (int j = lead; j < P; j++)
             d += sgfs_standardise(x[(size_t) (j - lead) * step], c[j], r[j]) * beta[j];
     } else {

@@ -452,6 +452,11 @@ void sgfs_data_touch(const sgfs_engine *e, int i);
         }                                                                      \
         for (; j_ < (m); j_++) (u)[j_] = sgfs_standardise((double) (x)[j_], (c)[j_], (r)[j_]); \
     } while (0)
+/* the stored row of a raw backend's engine row i (raw_map) */
+static inline size_t sgfs_raw_index(const sgfs_engine *e, int i)
+{
+    return e->raw_map ? (size_t) e->raw_map[i] - 1 : (size_t) i;
+}
 static inline SGFS_ALWAYS_INLINE void sgfs_raw_row(const sgfs_engine *e, int i,
                                                    double *restrict u)
 {
@@ -460,8 +465,7 @@ static inline SGFS_ALWAYS_INLINE void sgfs_raw_row(const sgfs_engine *e, int i,
     const double *restrict c = e->raw_center, *restrict r = e->raw_inv_scale;
     if (lead) u[0] = sgfs_standardise(1.0, c[0], r[0]);
     if (e->raw_x) {
-        const size_t row = e->raw_map ? (size_t) e->raw_map[i] - 1 : (size_t) i;
-        const double *restrict x = e->raw_x + row * e->raw_row;
+        const double *restrict x = e->raw_x + sgfs_raw_index(e, i) * e->raw_row;
         if (step == 1) SGFS_STANDARDISE4(u + lead, x, c + lead, r + lead, P - lead);
         else
             for (int j = lead; j < P; j++)
