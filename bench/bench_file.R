@@ -84,6 +84,22 @@ drop_caches <- function() {
     if (!ok) cat("(could not empty the page cache: not root)\n")
     ok
 }
+## The disk's own sequential read rate, measured in this run: `dd` reading
+## 4 GiB of the file in 4 MiB requests, bypassing the page cache
+## (iflag=direct), so that the file's per-iteration time can be set against
+## what the disk allows (an iteration reads batch x P x bytes from it)
+disk_rate <- function(from) {
+    skip <- floor(from * file.size(path) / 2^22)
+    out <- suppressWarnings(system2("dd", c(paste0("if=", path), "of=/dev/null", "bs=4M", "count=1024",
+                                            paste0("skip=", skip), "iflag=direct"),
+                                    stdout = TRUE, stderr = TRUE))
+    line <- grep("copied", out, value = TRUE)
+    bytes <- as.numeric(sub("^([0-9]+) bytes.*", "\\1", line))
+    secs <- as.numeric(sub(".*copied, ([0-9.]+) s.*", "\\1", line))
+    if (length(secs) != 1L || is.na(secs) || is.na(bytes)) return(NA_real_)
+    bytes / secs
+}
+disk <- c(before = disk_rate(0.1))
 fits <- list()
 label <- sprintf("design file (%s), %.1f GiB, ", precision, gib)
 ## (the shuffle's writes flushed first: their writeback competes with the
@@ -92,6 +108,7 @@ system("sync")
 fits[[paste0(label, "windows (default), warm cache")]] <- attr(run(xf, y), "sgfit")
 if (drop_caches())
     fits[[paste0(label, "windows (default), cold cache")]] <- attr(run(xf, y), "sgfit")
+disk[["after"]] <- disk_rate(0.5)
 fits[[paste0(label, "rows (sgfs.batches = \"rows\"), warm cache")]] <-
     attr(withr::with_options(list(sgfs.batches = "rows"), run(xf, y)), "sgfit")
 rm(y)
@@ -113,6 +130,19 @@ tab <- data.frame(data = names(fits), rows = c(rep(rows, length(fits) - 3L), 2e6
                   setup_s = round(vapply(fits, function(i) i$setup_seconds, 0), 1),
                   us_per_iter = round(us), ratio = round(us / ref, 2), row.names = NULL)
 print(tab)
+## what the disk allowed in this run
+disk_line <- function() {
+    iter_bytes <- 500 * P * if (precision == "double") 8 else 4
+    if (anyNA(disk)) return("(the disk's rate could not be measured: dd failed)")
+    floor_us <- 1e6 * iter_bytes / disk
+    cold <- us[grepl("windows.*cold", names(us))]
+    sprintf(paste("The disk, measured in this run (dd, 4 GiB of the file in 4 MiB direct reads, before the warm run and after the cold one): %s GB/s.",
+                  "An iteration reads %.0f kB of the file, so from the disk alone it cannot take less than %s us: %s x the copy's time.%s"),
+            paste(sprintf("%.2f", disk / 1e9), collapse = " and "), iter_bytes / 1e3,
+            paste(sprintf("%.0f", floor_us), collapse = " and "),
+            paste(sprintf("%.2f", floor_us / ref), collapse = " and "),
+            if (length(cold)) sprintf("  The cold run took %.2f x the faster floor.", cold / min(floor_us)) else "")
+}
 blas <- sgfs:::blas_label()
 out <- c("# A design file larger than memory (bench/bench_file.R)", "",
          sprintf("%s; BLAS: %s; sgld(), batch 500, %d iterations from the same start with the same step size;",
@@ -124,6 +154,7 @@ out <- c("# A design file larger than memory (bench/bench_file.R)", "",
                  paste(sprintf("%.2f", tab$ratio[grepl("windows", tab$data)]), collapse = " (warm) and "),
                  paste(sprintf("%.2f", us[grepl("windows", names(us))] /
                                    us[grepl("in place", names(us))]), collapse = " and ")),
-         "(cold: after the page cache was emptied)")
+         "(cold: after the page cache was emptied)",
+         disk_line())
 writeLines(out, result_file)
 cat(out, sep = "\n")
