@@ -242,10 +242,13 @@ batches_option <- function() {
 }
 
 ## Whether the engine asks the system for a minibatch's rows of the design
-## file x before it reads them (src/design_file.c): options(sgfs.file_prefetch
+## file x before it reads them, and lets their pages go after
+## (src/design_file.c, src/driver.c): options(sgfs.file_prefetch
 ## = TRUE or FALSE), or by default (NA) when the file is larger than half
 ## the machine's memory (then, shuffled, it is read in windows: one request
-## a window, made iterations before it is read).  A file that fits stays in
+## a window, made iterations before it is read; the page cache is never
+## full of windows read before, which the system would otherwise evict at
+## every read: 0.90 against 1.39 GB/s).  A file that fits stays in
 ## the page cache after the set-up's passes, and asking would only add a
 ## system call per row (sgld, batch 500, 50 columns, cached: 162 -> 452 us
 ## per iteration).

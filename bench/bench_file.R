@@ -86,8 +86,8 @@ drop_caches <- function() {
 }
 ## The disk's own sequential read rate, measured in this run: `dd` reading
 ## 4 GiB of the file in 4 MiB requests, bypassing the page cache
-## (iflag=direct), so that the file's per-iteration time can be set against
-## what the disk allows (an iteration reads batch x P x bytes from it)
+## (iflag=direct), to set the file's per-iteration time against what the
+## disk gives (an iteration reads batch x P x bytes from it)
 disk_rate <- function(from) {
     skip <- floor(from * file.size(path) / 2^22)
     out <- suppressWarnings(system2("dd", c(paste0("if=", path), "of=/dev/null", "bs=4M", "count=1024",
@@ -130,18 +130,20 @@ tab <- data.frame(data = names(fits), rows = c(rep(rows, length(fits) - 3L), 2e6
                   setup_s = round(vapply(fits, function(i) i$setup_seconds, 0), 1),
                   us_per_iter = round(us), ratio = round(us / ref, 2), row.names = NULL)
 print(tab)
-## what the disk allowed in this run
+## what the disk gave in this run: dd's rate, and the windows' own rate
+## (the bytes an iteration reads over its time: the reads of 32 windows in
+## flight can come faster than one sequential stream)
 disk_line <- function() {
     iter_bytes <- 500 * P * if (precision == "double") 8 else 4
     if (anyNA(disk)) return("(the disk's rate could not be measured: dd failed)")
-    floor_us <- 1e6 * iter_bytes / disk
-    cold <- us[grepl("windows.*cold", names(us))]
-    sprintf(paste("The disk, measured in this run (dd, 4 GiB of the file in 4 MiB direct reads, before the warm run and after the cold one): %s GB/s.",
-                  "An iteration reads %.0f kB of the file, so from the disk alone it cannot take less than %s us: %s x the copy's time.%s"),
+    windows <- us[grepl("windows", names(us))]
+    sprintf(paste("The disk, measured in this run (dd: 4 GiB of the file in 4 MiB direct reads, before the warm run and after the cold one): %s GB/s;",
+                  "at that rate an iteration's %.0f kB take %s us (%s x the copy's time).",
+                  "The file's windows came at %s GB/s (warm and cold: an iteration's bytes over its time)."),
             paste(sprintf("%.2f", disk / 1e9), collapse = " and "), iter_bytes / 1e3,
-            paste(sprintf("%.0f", floor_us), collapse = " and "),
-            paste(sprintf("%.2f", floor_us / ref), collapse = " and "),
-            if (length(cold)) sprintf("  The cold run took %.2f x the faster floor.", cold / min(floor_us)) else "")
+            paste(sprintf("%.0f", 1e6 * iter_bytes / disk), collapse = " and "),
+            paste(sprintf("%.2f", 1e6 * iter_bytes / disk / ref), collapse = " and "),
+            paste(sprintf("%.2f", iter_bytes / windows / 1e3), collapse = " and "))
 }
 blas <- sgfs:::blas_label()
 out <- c("# A design file larger than memory (bench/bench_file.R)", "",

@@ -122,7 +122,9 @@ static void read_file(sgfs_engine *e, SEXP file)
 {
     SEXP prefetch = sgfs_list_elt(file, "prefetch");
     int N, ncol, bytes;
-    const void *x = sgfs_design_file_base(sgfs_list_elt(file, "design"), &N, &ncol, &bytes);
+    SEXP design = sgfs_list_elt(file, "design");
+    const void *x = sgfs_design_file_base(design, &N, &ncol, &bytes);
+    e->file_map = sgfs_design_file_map_of(design, &e->file_fd);
     if (N != e->N) Rf_error("internal error: 'file' does not match the %d x %d design", e->P, e->N);
     read_standardisation(e, file, ncol, "file");
     if (TYPEOF(prefetch) != LGLSXP || Rf_length(prefetch) != 1 ||

@@ -105,26 +105,45 @@ static int far(const sgfs_engine *e)
     return sgfs_prior_far(e, e->xi) || (e->hs && sgfs_hs_far(e, e->xi));
 }
 
-/* this iteration's window (minibatch.c), and a request for the rows of
-   the windows drawn for later iterations (a design file's reads then run
-   while this and the next iterations compute) */
+/* act(e, from, to) for the rows of the window of w positions from s (of
+   Np, wrapping to 0), as runs of consecutive rows from .. to - 1: through
+   the pool (increasing) a run ends where the pool passes over a fixed row */
+static void window_runs(const sgfs_engine *e, int s, int w, int Np,
+                        void (*act)(const sgfs_engine *, int, int))
+{
+    if (!e->pool) {
+        const int end = s + w < Np ? s + w : Np;
+        act(e, s, end);
+        if (s + w > Np) act(e, 0, s + w - Np);
+        return;
+    }
+    int from = -1, prev = -2;
+    for (int k = 0; k <= w; k++) {
+        const int pos = s + k < Np ? s + k : s + k - Np,
+            row = k < w ? e->pool[pos] : -1;
+        if (row != prev + 1) {
+            if (from >= 0) act(e, from, prev + 1);
+            from = row;
+        }
+        prev = row;
+    }
+}
+
+/* this iteration's window (minibatch.c); from a design file larger than
+   memory, the rows of the windows drawn for later iterations asked of the
+   system (their reads then run while this and the next iterations
+   compute), and the rows the last iteration read let go */
 static void next_window(sgfs_engine *e)
 {
-    const int Np = e->N - e->n_fixed, w = e->batch.width, len = e->batch.ahead * e->batch.per;
+    const int Np = e->N - e->n_fixed, w = e->batch.width, per = e->batch.per,
+        len = e->batch.ahead * per;
+    if (e->file_prefetch && e->batch.starts[0] >= 0)      /* (the last iteration's) */
+        for (int k = 0; k < per; k++)
+            window_runs(e, (int) e->batch.starts[len + k], w, Np, sgfs_data_release_rows);
     const int drawn = sgfs_minibatch_window(&e->batch, Np);
     if (!e->file_prefetch) return;
-    for (int k = len - drawn; k < len; k++) {
-        const int s = (int) e->batch.starts[k], end = s + w < Np ? s + w : Np;
-        /* positions s..end-1, then 0..s+w-Np-1; rows through the pool,
-           which is increasing */
-        if (e->pool) {
-            sgfs_data_prefetch_rows(e, e->pool[s], e->pool[end - 1] + 1);
-            if (s + w > Np) sgfs_data_prefetch_rows(e, e->pool[0], e->pool[s + w - Np - 1] + 1);
-        } else {
-            sgfs_data_prefetch_rows(e, s, end);
-            if (s + w > Np) sgfs_data_prefetch_rows(e, 0, s + w - Np);
-        }
-    }
+    for (int k = len - drawn; k < len; k++)
+        window_runs(e, (int) e->batch.starts[k], w, Np, sgfs_data_prefetch_rows);
 }
 
 /* one iteration; returns 0, or 1 if the update failed */

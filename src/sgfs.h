@@ -317,14 +317,16 @@ struct sgfs_engine {
        1 and N), u_ij = (value j - raw_lead - raw_center_j) / s_j
        after raw_lead implicit ones (sgfs_standardise with raw_inv_scale,
        the scales' reciprocals); file_prefetch: a file's rows are asked of
-       the system before they are read; raw_map: a matrix not in the
-       engine's layout now (matrix_order.c) whose engine row i is its row
-       raw_map[i] - 1 (spec$order, 1-based), else NULL */
+       the system before they are read, and let go after (file_map: the
+       map's first byte, file_fd: the file's descriptor); raw_map: a
+       matrix not in the engine's layout now (matrix_order.c) whose engine
+       row i is its row raw_map[i] - 1 (spec$order, 1-based), else NULL */
     const double *raw_x, *raw_center, *raw_inv_scale;
     const int *raw_map;
     const float *raw_x32;
     size_t raw_row, raw_col;
-    int raw_lead, file_prefetch;
+    int raw_lead, file_prefetch, file_fd;
+    const void *file_map;
     const sgfs_model *model;
     const double *mpar;         /* model settings (e.g. fixed log sigma)       */
     SEXP callback;              /* R functions the model calls (custom models:
@@ -581,6 +583,9 @@ static inline double sgfs_checksum_weight(int i)
 const void *sgfs_design_file_base(SEXP file, int *N, int *ncol, int *bytes);
 void sgfs_design_file_prefetch(const void *base, size_t row_bytes, const int *idx, int n);
 void sgfs_design_file_prefetch_rows(const void *base, size_t row_bytes, int from, int to);
+const void *sgfs_design_file_map_of(SEXP file, int *fd);
+void sgfs_design_file_release_rows(const void *map, int fd, const void *base, size_t row_bytes,
+                                   int from, int to);
 /* the same for the engine's file backend when it prefetches (nothing for
    the others) */
 static inline void sgfs_data_prefetch(const sgfs_engine *e, const int *idx, int n)
@@ -595,6 +600,15 @@ static inline void sgfs_data_prefetch_rows(const sgfs_engine *e, int from, int t
     if (!e->file_prefetch || to <= from) return;
     if (e->raw_x) sgfs_design_file_prefetch_rows(e->raw_x, e->raw_row * 8, from, to);
     else if (e->raw_x32) sgfs_design_file_prefetch_rows(e->raw_x32, e->raw_row * 4, from, to);
+}
+/* the rows from .. to - 1 read: their pages let go (when prefetching) */
+static inline void sgfs_data_release_rows(const sgfs_engine *e, int from, int to)
+{
+    if (!e->file_prefetch || to <= from) return;
+    if (e->raw_x)
+        sgfs_design_file_release_rows(e->file_map, e->file_fd, e->raw_x, e->raw_row * 8, from, to);
+    else if (e->raw_x32)
+        sgfs_design_file_release_rows(e->file_map, e->file_fd, e->raw_x32, e->raw_row * 4, from, to);
 }
 
 /* ---- engine construction (engine.c, model.c) ------------------------ */

@@ -145,7 +145,27 @@ test_that("a shuffled file of many rows is read in the blocks of the shuffled co
         expect_identical(sgfs:::fit_spec(attr(in_memory, "sgfit"))$order, o)
         expect_equal(unclass(as.matrix(from_file)), unclass(as.matrix(in_memory)),
                      tolerance = 1e-12)
+        ## asking for the windows ahead and letting their pages go after (a
+        ## file larger than memory) changes nothing but the reads
+        prefetched <- withr::with_options(list(sgfs.file_prefetch = TRUE), run(f, s$x, s$y))
+        expect_identical(unclass(as.matrix(prefetched)), unclass(as.matrix(from_file)))
     }
+    ## the same through SGLD-CV's pool of the rows not held fixed (the 4
+    ## rows of a rare indicator)
+    x[, 4] <- 0
+    x[c(10, 500, 7000, 9000), 4] <- 1
+    y[c(10, 500, 7000, 9000)] <- c(1, 1, 0, 0)
+    s <- shuffled_file(x, y)
+    on.exit(unlink(s$x$path), add = TRUE)
+    ## whole-batch windows of 600 rows of 32 bytes: pages wholly inside
+    ## them are let go (src/design_file.c)
+    cv <- function() withr::with_seed(13, suppressWarnings(
+        sgldcv(s$x, s$y, n_iter = 200, batch_size = 600L, progress = FALSE)))
+    withr::local_options(sgfs.batches = "windows")
+    plain <- cv()
+    expect_gt(attr(plain, "sgfit")$settings$fixed_rows, 0L)
+    prefetched <- withr::with_options(list(sgfs.file_prefetch = TRUE), cv())
+    expect_identical(unclass(as.matrix(prefetched)), unclass(as.matrix(plain)))
 })
 
 test_that("a run in windows continues exactly, and its chains run anywhere with the same draws", {
