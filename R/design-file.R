@@ -31,7 +31,12 @@
 #' were written in; minibatches are drawn at random from all rows whatever
 #' that order, a row at a time.  For a file larger than memory, put its
 #' rows in random order once with [shuffle_design_file()]: minibatches are
-#' then windows of consecutive rows, each read from the disk as one block.  Factors must be expanded first (e.g. by
+#' then windows of consecutive rows, each read from the disk as one block.
+#' From a file larger than half the machine's memory the engine asks the
+#' system for each window's rows 32 iterations before they are used, and
+#' lets their pages go once they are read, so that the page cache does not
+#' fill with rows read before (`options(sgfs.file_prefetch = TRUE or
+#' FALSE)` decides for any file).  Factors must be expanded first (e.g. by
 #' [stats::model.matrix()] on each chunk, with the same levels).
 #'
 #' @param x a numeric matrix, or a data frame of numeric columns.
