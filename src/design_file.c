@@ -26,7 +26,10 @@
  * the same data in memory give the same draws.  The map is made on first
  * use from the path (data.c calls sgfs_design_file_base()): a fit's
  * chains on other processes or machines (R/future.R) open the file
- * themselves instead of receiving a copy.
+ * themselves instead of receiving a copy.  Sampling from a file larger than
+ * memory, the driver asks for the rows of windows iterations before they
+ * are read (sgfs_design_file_prefetch_rows) and lets their pages go after
+ * (sgfs_design_file_release_rows).
  *
  *   sgfs_design_file_write(path, x, names, append, bytes) -> N written
  *   sgfs_design_file_info(path)     list(N, ncol, bytes, offset, names, shuffled)
@@ -534,9 +537,9 @@ void sgfs_design_file_prefetch_rows(const void *base, size_t row_bytes, int from
    goes.  Sampling from a file larger than memory, the page cache is then
    never full of rows read before, which the system would have to find and
    evict for every new read: sgld() on a 26.1 GiB file in 23.5 GiB of
-   memory read its windows at 0.90 GB/s with the page cache full and at
-   1.39 GB/s (the disk's rate) when they were let go
-   (bench/results-file-single.md). */
+   memory, the page cache full, read its windows at 0.90 GB/s, and at
+   1.56 GB/s when they were let go (the disk: 1.2-1.3 GB/s to dd;
+   bench/results-file-single.md). */
 void sgfs_design_file_release_rows(const void *map, int fd, const void *base, size_t row_bytes,
                                    int from, int to)
 {
