@@ -587,28 +587,34 @@ const void *sgfs_design_file_map_of(SEXP file, int *fd);
 void sgfs_design_file_release_rows(const void *map, int fd, const void *base, size_t row_bytes,
                                    int from, int to);
 /* the same for the engine's file backend when it prefetches (nothing for
-   the others) */
+   the others): the file's rows (raw_x or raw_x32), row_bytes a row */
+static inline const void *sgfs_data_file_rows(const sgfs_engine *e, size_t *row_bytes)
+{
+    *row_bytes = e->raw_row * (e->raw_x ? sizeof(double) : sizeof(float));
+    return e->raw_x ? (const void *) e->raw_x : (const void *) e->raw_x32;
+}
 static inline void sgfs_data_prefetch(const sgfs_engine *e, const int *idx, int n)
 {
     if (!e->file_prefetch) return;
-    if (e->raw_x) sgfs_design_file_prefetch(e->raw_x, e->raw_row * 8, idx, n);
-    else if (e->raw_x32) sgfs_design_file_prefetch(e->raw_x32, e->raw_row * 4, idx, n);
+    size_t row_bytes;
+    const void *x = sgfs_data_file_rows(e, &row_bytes);
+    sgfs_design_file_prefetch(x, row_bytes, idx, n);
 }
 /* ... of the rows from .. to - 1 (one request) */
 static inline void sgfs_data_prefetch_rows(const sgfs_engine *e, int from, int to)
 {
     if (!e->file_prefetch || to <= from) return;
-    if (e->raw_x) sgfs_design_file_prefetch_rows(e->raw_x, e->raw_row * 8, from, to);
-    else if (e->raw_x32) sgfs_design_file_prefetch_rows(e->raw_x32, e->raw_row * 4, from, to);
+    size_t row_bytes;
+    const void *x = sgfs_data_file_rows(e, &row_bytes);
+    sgfs_design_file_prefetch_rows(x, row_bytes, from, to);
 }
-/* the rows from .. to - 1 read: their pages let go (when prefetching) */
+/* the rows from .. to - 1, read: their pages let go */
 static inline void sgfs_data_release_rows(const sgfs_engine *e, int from, int to)
 {
     if (!e->file_prefetch || to <= from) return;
-    if (e->raw_x)
-        sgfs_design_file_release_rows(e->file_map, e->file_fd, e->raw_x, e->raw_row * 8, from, to);
-    else if (e->raw_x32)
-        sgfs_design_file_release_rows(e->file_map, e->file_fd, e->raw_x32, e->raw_row * 4, from, to);
+    size_t row_bytes;
+    const void *x = sgfs_data_file_rows(e, &row_bytes);
+    sgfs_design_file_release_rows(e->file_map, e->file_fd, x, row_bytes, from, to);
 }
 
 /* ---- engine construction (engine.c, model.c) ------------------------ */
