@@ -127,10 +127,7 @@ test_that("from 10,000 rows the matrix is read in place by default, with the cop
     x0 <- x + 0
     ## a copy would take 1/16 of the memory (at most 1/64: copied, below)
     withr::local_options(sgfs.memory = 16 * 8 * length(x))
-    fit <- function(f, in_place, ...)
-        withr::with_options(list(sgfs.in_place = in_place, sgfs.sparse_fill = 0),
-                            withr::with_seed(11, suppressWarnings(
-                                f(x, p$y, n_iter = 300, progress = FALSE, chains = 2, ...))))
+    fit <- function(f, in_place, ...) in_place_fit(f, x, p$y, in_place, chains = 2, ...)
     for (name in c("sgld", "sgldcv", "sgfs", "sghmc")) {
         f <- get(name, envir = asNamespace("sgfs"))
         a <- fit(f, NA)
