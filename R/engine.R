@@ -172,3 +172,8 @@ run_parallel <- function(one, chains, cores) {
     res[failed] <- list(NULL)
     res
 }
+
+## n standard normals drawn as the engine draws a step's noise vector
+## (src/normal.c: one block, seeded from two of R's uniforms); the tests'
+## replays of the chains call it wherever the engine draws one
+engine_rnorm <- function(n) .Call(C_sgfs_rnorm_block, n)

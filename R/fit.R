@@ -293,8 +293,12 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
                         n_iter, burnin, thin, chains, cores, init,
                         standardize, progress, sigma, intercept, model = NULL,
                         keep = "draws", family_given = TRUE, max_time = Inf, verbose = FALSE,
-                        offset = NULL, weights = NULL) {
+                        offset = NULL, weights = NULL, temperature = 1) {
     model <- resolve_model(model)
+    if (!is.numeric(temperature) || length(temperature) != 1L || !is.finite(temperature) ||
+        temperature <= 0)
+        stop_arg("temperature", "must be a positive number (1 for the posterior itself), not ",
+                 format_value(temperature))
     custom <- is_custom_model(model)
     network <- !is.null(model) && !custom
     engine_w <- NULL
@@ -396,7 +400,7 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
     run <- list(spec = spec, design = design, family = family, levels = levels,
                 theta0 = theta0, n_iter = n_iter, chains = chains, cores = cores,
                 progress = progress, grow = grow, max_time = as.double(max_time),
-                verbose = verbose,
+                verbose = verbose, temperature = as.double(temperature),
                 prior = list(coef = prior, intercept = prior_intercept),
                 find_map = find_map, user_init = !is.null(init) && !find_map,
                 cache = new.env(parent = emptyenv()))
@@ -458,6 +462,11 @@ sg_fit <- function(method, setup, run, call) {
 ## ... with a matrix read in place in the engine's layout
 fit_chains <- function(method, setup, run, call) {
     check_hs_sampler(method, run)
+    if (run$temperature != 1 && !sampler_kind(method)$tempered)
+        stop_arg("temperature", sprintf(
+            "= %g: %s() samples the posterior only at temperature = 1 (its noise is partly the ",
+            run$temperature, method), "minibatches' own); use sgld(), psgld(), sghmc(), sgnht(), ",
+            "isgd(), sgldcv(), mala() or hmc() for a tempered posterior")
     t0 <- proc.time()[["elapsed"]]
     run <- resolve_start(run)
     s <- setup(run)
@@ -467,7 +476,8 @@ fit_chains <- function(method, setup, run, call) {
     spar <- s$spar
     storage.mode(spar) <- "double"                   # (its names kept: the engine checks them)
     spec <- c(run$spec, list(sampler = s$engine, spar = spar,
-                             schedule = s$schedule), s$spec)
+                             schedule = s$schedule), s$spec,
+              if (run$temperature != 1) list(temperature = run$temperature))
     ## separated levels updated exactly, in the metric of the mode (R/separation.R)
     sep <- if (!is.null(lap) && !is.null(s$settings$metric) && s$settings$metric != "identity")
         separated_spec(run, lap, length(spec$fixed))

@@ -44,8 +44,13 @@ as_coda <- function(x) {
 }
 
 ## the sampler's label, hints and facts: its kind (R/sampler-kinds.R), defined
-## with the sampler
-method_label <- function(info) sampler_kind(info$method)$label(info)
+## with the sampler; and its temperature when it is not 1
+method_label <- function(info) {
+    label <- sampler_kind(info$method)$label(info)
+    temperature <- info$spec$temperature
+    if (is.null(temperature) || temperature == 1) return(label)
+    sprintf("%s at temperature %g (a tempered posterior, not the Bayesian one)", label, temperature)
+}
 
 ## the likelihood of a fit: its family, or its custom model
 likelihood_label <- function(info) {

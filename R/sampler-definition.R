@@ -14,8 +14,8 @@
 #' Every sampler, [sgfs()], [sgld()], [sgldcv()], [psgld()], [sghmc()],
 #' [sgnht()], [isgd()], [osgfs()], [mala()] and [hmc()], takes these
 #' arguments with these meanings and defaults besides its own, and so does
-#' the optimiser [sga()] but for `keep`, `chains`, `cores`, `max_time` and
-#' `verbose`.  Each sampler's page gives its usage and says where a default
+#' the optimiser [sga()] but for `keep`, `chains`, `cores`, `max_time`,
+#' `verbose` and `temperature`.  Each sampler's page gives its usage and says where a default
 #' differs (`init`, and the run length of [sga()]).
 #'
 #' @param x a formula `y ~ predictors` (with `data`), or a numeric matrix of
@@ -193,6 +193,22 @@
 #'   give the posterior of the data with each row repeated \eqn{k}{k} times
 #'   (`binomial()`, `poisson()`, `categorical()`).  Not for networks or a
 #'   [custom_model()].
+#' @param temperature \eqn{T > 0}{T > 0}: the chains sample the tempered
+#'   posterior \eqn{p(\theta \mid y)^{1/T}}{p(theta | y)^(1/T)} (prior and
+#'   likelihood both tempered).  `1`, the default, is the Bayesian
+#'   posterior; any other value is not: \eqn{T < 1}{T < 1} (the "cold
+#'   posteriors" of many network papers, e.g. \eqn{T = 1/N}{T = 1/N} in the
+#'   released code of pSGLD) concentrates the draws near the modes, by a
+#'   factor \eqn{\sqrt T}{sqrt(T)} in every sd of a Gaussian posterior, and
+#'   its intervals are not posterior intervals.  The Langevin rules inject
+#'   \eqn{\sqrt T}{sqrt(T)} times their noise at the same step (a given
+#'   `stepsize` keeps its meaning; the default step allows for the
+#'   minibatch noise, which is not tempered, relative to the smaller target:
+#'   its \eqn{\gamma}{gamma} becomes \eqn{1 + (\gamma - 1)/T}{1 + (gamma - 1)/T});
+#'   [sghmc()] and [sgnht()] keep the momentum at temperature \eqn{T}{T};
+#'   [isgd()] samples the tempered log posterior \eqn{\log p / T}{log p / T};
+#'   [mala()] and [hmc()] accept by it.  [sgfs()] and [osgfs()], whose
+#'   noise is partly the minibatches' own, take only `temperature = 1`.
 #' @param ... arguments passed to the default method.
 #' @name sampler-arguments
 NULL
@@ -202,7 +218,8 @@ shared_head <- alist(x = , y = , family = binomial(), model = NULL, prior = NULL
                      keep = "draws", chains = 1L, init = NULL, standardize = TRUE,
                      progress = interactive())
 shared_tail <- alist(prior_intercept = NULL, sigma = NULL, cores = 1L, max_time = 300,
-                     verbose = TRUE, intercept = TRUE, offset = NULL, weights = NULL)
+                     verbose = TRUE, intercept = TRUE, offset = NULL, weights = NULL,
+                     temperature = 1)
 
 ## The default method of a sampler: function(<shared head>, <own>, <shared
 ## tail>, ...) whose body refuses unknown arguments (no_dots()), then runs

@@ -72,7 +72,7 @@ isgd.default <- sampler_method(
     group_index <- match(groups, unique(groups)) - 1
     setup <- function(run) {
         stiffness <- posterior_stiffness(run, groups = group_index)
-        stiff <- gamma_fpc(run$spec$N, run$spec$batch_size) * stiffness$lambda_max
+        stiff <- noise_gamma(run) * stiffness$lambda_max
         eps <- if (is.null(stepsize)) 0.2 / stiff else stepsize
         ## each group's tau at least 21 times its stiffest curvature: the
         ## automatic step's variance inflation at most 5 % (src/sampler_isgd.c)

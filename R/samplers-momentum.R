@@ -143,7 +143,7 @@ sgnht_thermostat_step <- function(diffusion, D) diffusion * sqrt(D / 2)
 momentum_default_step <- function(run, friction, stepsize, schedule, trajectory = 0,
                                   metric = NULL, cap = Inf) {
     N <- run$spec$N
-    gamma <- gamma_fpc(N, run$spec$batch_size)
+    gamma <- noise_gamma(run)
     lambda <- if (is.null(metric)) posterior_stiffness(run)$lambda_max else metric$lambda
     step_5pct <- momentum_step(friction, gamma, lambda)
     eta <- if (is.null(stepsize)) min(step_5pct, cap) else check_positive(stepsize, "stepsize")

@@ -165,4 +165,5 @@ kind_osgfs <- kind(
     divergence = function(info, eps)
         "the posterior is far from Gaussian: try stepsize = \"max\" or a larger batch_size",
     remedy = function(info)
-        "try a larger batch_size (OSGFS shifts the mean below about 1% of the rows)")
+        "try a larger batch_size (OSGFS shifts the mean below about 1% of the rows)",
+    tempered = FALSE)

@@ -73,7 +73,7 @@ psgld.default <- sampler_method(
     setup <- function(run) {
         N <- run$spec$N
         n <- run$spec$batch_size
-        gamma <- gamma_fpc(N, n)
+        gamma <- noise_gamma(run)
         m <- sampler_metric(metric, run)
         G_max <- if (!is.null(m)) max(psgld_preconditioner(lambda, N, n, m)(
                      m$laplace$mode, subset_spec(run$spec)))

@@ -52,7 +52,7 @@ sga.formula <- formula_method(function(...) sga.default(...))
 sga.default <- sampler_method(
     alist(stepsize = NULL, schedule = NULL, momentum = 0, optimizer = NULL),
     defaults = alist(n_iter = 10000L, burnin = n_iter %/% 2L),
-    drop = c("keep", "chains", "cores", "max_time", "verbose"), {
+    drop = c("keep", "chains", "cores", "max_time", "verbose", "temperature"), {
     chains <- cores <- 1L
     run <- prepare_run_here(environment())
     check_hs_sampler("sga", run)

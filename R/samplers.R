@@ -306,7 +306,7 @@ sgld.default <- sampler_method(
         ## gamma * lambda_max: the stiffest direction's curvature (in the
         ## metric's coordinates), inflated by the minibatch noise
         m <- sampler_metric(metric, run)
-        gamma <- gamma_fpc(run$spec$N, run$spec$batch_size)
+        gamma <- noise_gamma(run)
         lambda <- if (is.null(m)) posterior_stiffness(run)$lambda_max else m$lambda
         eps <- if (is.null(stepsize)) 0.2 / (gamma * lambda) else check_positive(stepsize, "stepsize")
         strata <- if (!is.null(m)) minibatch_strata(run, m$laplace, eps / 2, cv = FALSE)
@@ -362,6 +362,6 @@ kind_sgfs <- kind(
     remedy = function(info)
         fisher_hint(info, sprintf("try a longer burnin, a larger alpha (now %g) or a larger batch_size",
                                   info$settings$alpha)),
-    slow_mixing = TRUE)
+    slow_mixing = TRUE, tempered = FALSE)
 
 kind_sgld <- step_kind("SGLD")

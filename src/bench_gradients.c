@@ -32,8 +32,10 @@ SEXP sgfs_bench_gradients(SEXP spec, SEXP n_iter)
         else sgfs_minibatch(&e->batch, e->N, e->n);
         if (floor_only) {
             total += e->batch.idx[0];
-            if (floor_only == 2)
-                for (int j = 0; j < e->D; j++) total += norm_rand();
+            if (floor_only == 2) {
+                sgfs_rnorm(e->noise, e->D);
+                total += e->noise[0];
+            }
             continue;
         }
         e->model->score(e, e->theta, e->batch.idx, e->n, e->grad,

@@ -75,7 +75,7 @@ enum { SLOT_ENGINE, SLOT_SPEC, SLOT_THETA, SLOT_ITER, SLOT_SSTATE, SLOT_BATCH, S
        SLOT_XB, SLOT_ETA, SLOT_GRAD, SLOT_GRAD_CENTRE, SLOT_G, SLOT_WORK,
        SLOT_DRAWS, SLOT_PRED, SLOT_Z, SLOT_POOL, SLOT_GRAD_FIXED, SLOT_CENTRE_FIXED, SLOT_GRAD_SQ, SLOT_ETA_CENTRE,
        SLOT_CENTRE_HESSIAN, SLOT_CENTRE_DELTA, SLOT_HS, SLOT_HS_SCRATCH, SLOT_PAR, SLOT_REPORT,
-       SLOT_SEP, SLOT_SEP_ETA, SLOT_SEP_POINT, SLOT_SEP_BASIS, SLOT_SEP_Z_OLD, SLOT_STARTS, SLOT_METRIC_LR, N_SLOTS };
+       SLOT_SEP, SLOT_SEP_ETA, SLOT_SEP_POINT, SLOT_SEP_BASIS, SLOT_SEP_Z_OLD, SLOT_STARTS, SLOT_METRIC_LR, SLOT_NOISE, N_SLOTS };
 
 /* the element `name` of list, or NULL if there is none */
 SEXP sgfs_list_opt(SEXP list, const char *name)
@@ -460,6 +460,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     SET_VECTOR_ELT(prot, SLOT_SPEC, spec);
     sgfs_engine *e = (sgfs_engine *) RAW(raw);
     memset(e, 0, sizeof(sgfs_engine));
+    e->temperature = 1.0;
 
     if (TYPEOF(spec) != VECSXP) Rf_error("internal error: 'spec' must be a list");
     SEXP version = sgfs_list_opt(spec, "version");
@@ -542,6 +543,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     /* (grad_lik right after grad: a metric whitens the two as one D x 2 block) */
     e->grad = fresh_real(prot, SLOT_GRAD, 2 * (R_xlen_t) Ds);
     e->grad_lik = e->grad + Ds;
+    e->noise = fresh_real(prot, SLOT_NOISE, Ds);
 
     int need_G = 1;
     if (with_sampler) {
@@ -568,6 +570,13 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
                                             : NULL;
         if (bad) Rf_error("internal error: the '%s' rule's settings 'spar': %s",
                           e->sampler->name, bad);
+        SEXP temperature = sgfs_list_opt(spec, "temperature");
+        e->temperature = temperature == NULL ? 1.0
+            : REAL(typed_elt(spec, "temperature", REALSXP, 1))[0];
+        if (!(e->temperature > 0.0 && R_FINITE(e->temperature)))
+            Rf_error("internal error: 'temperature' must be a positive number");
+        if (e->temperature != 1.0 && !e->sampler->tempered)
+            Rf_error("internal error: the '%s' rule has no temperature", e->sampler->name);
         const double *sch = REAL(typed_elt(spec, "schedule", REALSXP, 4));
         e->sched.type = (int) sch[0];
         e->sched.a = sch[1];

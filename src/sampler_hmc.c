@@ -19,7 +19,8 @@
  * The step adapts during burn-in (iterations t <= burnin, if spar[2] != 0)
  * by the Robbins-Monro rule log h <- log h + t^-0.6 (a_t - target), a_t
  * the acceptance probability, and is frozen at burn-in's end at the mean
- * of log h over burn-in's second half.  A non-finite L rejects.
+ * of log h over burn-in's second half.  A non-finite L rejects.  At
+ * temperature T the target is p^(1/T): L / T and its gradient in place of L.
  * spar = (target, L (0: random lengths), adapt, T, U (D x D, upper
  * triangular)).
  * State: log h, L(theta), valid cache flag, accepted and proposed moves
@@ -59,6 +60,15 @@ static void adapt_step(sgfs_engine *e, double *s, double accept_prob)
     if (t == e->burnin) s[LOG_H] = s[LOGH_SUM] / s[LOGH_COUNT];
 }
 
+/* L(theta) / T and its gradient: the log density of the tempered target */
+static double tempered_log_posterior(sgfs_engine *e, const double *theta, double *grad)
+{
+    const double lp = sgfs_log_posterior(e, theta, grad);
+    if (e->temperature == 1.0) return lp;
+    for (int j = 0; j < e->Ds; j++) grad[j] /= e->temperature;
+    return lp / e->temperature;
+}
+
 static int hmc_step(sgfs_engine *e, double eps)
 {
     const int D = e->Ds;
@@ -67,7 +77,7 @@ static int hmc_step(sgfs_engine *e, double eps)
     double *z = e->work, *p = z + D, *theta_new = p + D, *g = theta_new + D,
         *gz = g + D;
     if (s[VALID] == 0.0) {
-        s[LOGPOST] = sgfs_log_posterior(e, e->theta, grad);
+        s[LOGPOST] = tempered_log_posterior(e, e->theta, grad);
         s[LOG_H] = log(eps);
         s[VALID] = 1.0;
         if (!R_FINITE(s[LOGPOST])) return 1;
@@ -82,7 +92,7 @@ static int hmc_step(sgfs_engine *e, double eps)
     }
     memcpy(z, e->theta, (size_t) D * sizeof(double));
     sgfs_upper_times(U, D, z);
-    for (int j = 0; j < D; j++) p[j] = norm_rand();
+    sgfs_rnorm(p, D);
     const double kinetic0 = half_squared_norm(p, D);
     gradient_in_z(U, D, grad, gz);
     double lp_new = R_NegInf;
@@ -92,7 +102,7 @@ static int hmc_step(sgfs_engine *e, double eps)
         for (int j = 0; j < D; j++) z[j] += h * p[j];
         memcpy(theta_new, z, (size_t) D * sizeof(double));
         sgfs_upper_solve(U, D, theta_new);
-        lp_new = sgfs_log_posterior(e, theta_new, g);
+        lp_new = tempered_log_posterior(e, theta_new, g);
         if (!R_FINITE(lp_new) || !sgfs_all_finite(g, D)) {
             lp_new = R_NegInf;
             break;
@@ -121,7 +131,7 @@ static int hmc_step(sgfs_engine *e, double eps)
 }
 
 const sgfs_sampler sgfs_sampler_hmc = {
-    .name = "hmc",
+    .name = "hmc", .tempered = 1,
     .state = {0, 1, N_SCALARS},    /* the scalars above, grad L(theta)       */
     .work = {0, 5, 0},             /* z, p, theta*, grad L(theta*), grad_z   */
     .step = hmc_step, .full_data = 1,

@@ -24,6 +24,10 @@
  * (a gaussian model's log_sigma) whose minibatches hold most rows (sds
  * 1.3 to 5.6 times the posterior's on R's CO2 and swiss data and UCI
  * concrete); f_p = 21 lambda_p caps it at 5 %.
+ * At temperature T the warm-up's SGLD noise is sqrt(eps_t T) (sampler_sgld.c)
+ * and the sampling phase is the rule above on the tempered log posterior:
+ * grad / T in place of grad (tau_p then measures its noise, and a floor
+ * f_p, set for curvature lambda, becomes f_p / T for lambda / T).
  * spar = (T_a, T_w, group[D] (0-based)[, f[D], each parameter's group's
  * floor]).  State: acc (D, one per group) and tau (D).
  */
@@ -34,25 +38,28 @@ static int isgd_step(sgfs_engine *e, double eps)
     const int D = e->D;
     const double t = *e->iter, from = e->spar[0], to = e->spar[1];
     const double *group = e->spar + 2;
-    double *acc = e->sstate, *tau = e->sstate + D;
+    const double T = e->temperature;
+    double *acc = e->sstate, *tau = e->sstate + D, *xi = e->noise;
+    sgfs_rnorm(xi, D);
     if (t <= to) {
-        const double half = 0.5 * eps, sd = sqrt(eps);
+        const double half = 0.5 * eps, sd = sqrt(eps * T);
         for (int j = 0; j < D; j++) {
-            if (t > from) acc[(int) group[j]] += e->grad[j] * e->grad[j];
-            e->theta[j] += half * e->grad[j] + sd * norm_rand();
+            const double g = e->grad[j] / T;
+            if (t > from) acc[(int) group[j]] += g * g;
+            e->theta[j] += half * e->grad[j] + sd * xi[j];
         }
         if (t == to) {
             for (int k = 0; k < D; k++) tau[k] = acc[k] / (to - from);
             if (e->spar_len == 2 + 2 * (R_xlen_t) D)      /* the groups' floors */
                 for (int j = 0; j < D; j++)
-                    tau[(int) group[j]] = fmax(tau[(int) group[j]], group[D + j]);
+                    tau[(int) group[j]] = fmax(tau[(int) group[j]], group[D + j] / T);
         }
         return 0;
     }
     for (int j = 0; j < D; j++) {
-        const double tp = tau[(int) group[j]], g = e->grad[j];
+        const double tp = tau[(int) group[j]], g = e->grad[j] / T;
         if (!(tp > 0.0)) return 1;
-        const double w = sqrt(fmax(tp - g * g, 0.0)) * norm_rand();
+        const double w = sqrt(fmax(tp - g * g, 0.0)) * xi[j];
         e->theta[j] += (2.0 / tp) * (g + w);
     }
     e->eps_last = 4.0 / tau[(int) group[0]];
@@ -77,7 +84,7 @@ static const char *isgd_check(const double *spar, R_xlen_t n_spar, int D)
 }
 
 const sgfs_sampler sgfs_sampler_isgd = {
-    .name = "isgd", .state = {0, 2, 0}, .step = isgd_step, .n_spar = 2,
+    .name = "isgd", .tempered = 1, .state = {0, 2, 0}, .step = isgd_step, .n_spar = 2,
     .check = isgd_check,
     .spar_names = {"warmup_from", "warmup_to"},  /* then each parameter's group
                                                     and, optionally, floor */

@@ -27,7 +27,7 @@ static int osgfs_step(sgfs_engine *e, double eps)
     double *xi = e->work, *out = e->work + D;
     sgfs_matrix_times(A, D, e->grad, out);
     for (int j = 0; j < D; j++) e->theta[j] += out[j];
-    for (int j = 0; j < D; j++) xi[j] = norm_rand();
+    sgfs_rnorm(xi, D);
     sgfs_matrix_times(R, D, xi, out);
     for (int j = 0; j < D; j++) e->theta[j] += out[j];
     return 0;

@@ -7,6 +7,7 @@
  *   G     = 1 / (lambda + sqrt(V))
  *   theta <- theta + (eps_t / 2) G grad + sqrt(eps_t G) xi,   xi ~ N(0, I).
  *
+ * At temperature T the noise is sqrt(eps_t G T) xi (as for SGLD, sampler_sgld.c).
  * The Gamma term (the divergence of G) is dropped, as in the paper's
  * practical algorithm: the bias it leaves is controlled by alpha -> 1.
  * spar = (alpha, lambda).  State: V (D) and the number of updates.
@@ -16,20 +17,21 @@
 static int psgld_step(sgfs_engine *e, double eps)
 {
     const int D = e->D;
-    const double alpha = e->spar[0], lambda = e->spar[1];
-    double *V = e->sstate, *count = e->sstate + D;
+    const double alpha = e->spar[0], lambda = e->spar[1], T = e->temperature;
+    double *V = e->sstate, *count = e->sstate + D, *xi = e->noise;
+    sgfs_rnorm(xi, D);
     for (int j = 0; j < D; j++) {
         double gbar = e->grad_lik[j] / e->N;
         V[j] = *count == 0.0 ? gbar * gbar : alpha * V[j] + (1.0 - alpha) * gbar * gbar;
         double G = 1.0 / (lambda + sqrt(V[j]));
-        e->theta[j] += 0.5 * eps * G * e->grad[j] + sqrt(eps * G) * norm_rand();
+        e->theta[j] += 0.5 * eps * G * e->grad[j] + sqrt(eps * G * T) * xi[j];
     }
     *count += 1.0;
     return 0;
 }
 
 const sgfs_sampler sgfs_sampler_psgld = {
-    .name = "psgld", .state = {0, 1, 1}, .step = psgld_step, .n_spar = 2,
+    .name = "psgld", .tempered = 1, .state = {0, 1, 1}, .step = psgld_step, .n_spar = 2,
     .spar_names = {"decay", "lambda"},
     .state_parts = {{"V", {0, 1, 0}}, {"count", {0, 0, 1}}}
 };

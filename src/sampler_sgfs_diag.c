@@ -34,7 +34,8 @@ static int diag_step(sgfs_engine *e, double eps)
     sgfs_running_mean(fisher, v, D, sgfs_fisher_weight(e, count));
 
     /* r = grad + eta into gbar, x = r / a into v */
-    const double *H = e->sgfs_curvature;
+    const double *H = e->sgfs_curvature, *xi = e->noise;
+    if (alpha2 > 0.0) sgfs_rnorm(e->noise, D);
     for (int j = 0; j < D; j++) {
         double f = fmax(fisher[j], e->prior_prec[j] / e->N);
         /* what the preconditioner adds to gamma N f (times 1 + alpha^2 in
@@ -44,11 +45,11 @@ static int diag_step(sgfs_engine *e, double eps)
         gbar[j] = e->grad[j];
         if (e->sgfs_robust) {
             const double B = gN * f + extra;
-            if (alpha2 > 0.0) gbar[j] += sqrt(alpha2 * B) * norm_rand();
+            if (alpha2 > 0.0) gbar[j] += sqrt(alpha2 * B) * xi[j];
             v[j] = gbar[j] / ((1.0 + alpha2) * B);
             continue;
         }
-        if (alpha2 > 0.0) gbar[j] += sqrt(alpha2 * gN * f) * norm_rand();
+        if (alpha2 > 0.0) gbar[j] += sqrt(alpha2 * gN * f) * xi[j];
         v[j] = gbar[j] / (gN * (1.0 + alpha2) * f + extra);
     }
     const double shrink = sgfs_burnin_shrink(e, v, gbar);

@@ -10,7 +10,9 @@
  * every L-th step (a trajectory of L steps, as in the sgmcmc package).
  * beta = 0, or with spar[2] = 1 the estimated gradient-noise term
  * beta_j = (eta / 2) (N^2 / n) Var_j, Var_j the minibatch's score variance,
- * with alpha - beta clipped at 0.  spar = (alpha, L, estimate beta).
+ * with alpha - beta clipped at 0.  At temperature T the momentum's law is
+ * N(0, eta T I) and the total noise 2 eta alpha T: injected
+ * 2 eta (alpha T - beta), v ~ N(0, eta T I) at a (re)start.  spar = (alpha, L, estimate beta).
  * State: v (D) and the number of steps taken.  Scratch: score moments (2D).
  */
 #include "sgfs.h"
@@ -21,16 +23,20 @@ static int sghmc_step(sgfs_engine *e, double eta)
     const double alpha = e->spar[0], L = e->spar[1];
     double *v = e->sstate, *count = e->sstate + D;
     double *gbar = e->work, *var = e->work + D;
-    if (*count == 0.0 || (L > 0.0 && fmod(*count, L) == 0.0))
-        for (int j = 0; j < D; j++) v[j] = sqrt(eta) * norm_rand();
+    double *xi = e->noise;
+    if (*count == 0.0 || (L > 0.0 && fmod(*count, L) == 0.0)) {
+        sgfs_rnorm(v, D);
+        for (int j = 0; j < D; j++) v[j] *= sqrt(eta * e->temperature);
+    }
     *count += 1.0;
     const int estimate = e->sampler->needs_scores;     /* spar[2], checked */
     if (estimate) sgfs_row_moments(e->G, D, e->n, gbar, var);
     const double noise_scale = 0.5 * eta * e->N * ((double) e->N / e->n);
+    sgfs_rnorm(xi, D);
     for (int j = 0; j < D; j++) {
         double beta = estimate ? noise_scale * var[j] : 0.0;
-        double injected = 2.0 * eta * fmax(alpha - beta, 0.0);
-        v[j] = (1.0 - alpha) * v[j] + eta * e->grad[j] + sqrt(injected) * norm_rand();
+        double injected = 2.0 * eta * fmax(alpha * e->temperature - beta, 0.0);
+        v[j] = (1.0 - alpha) * v[j] + eta * e->grad[j] + sqrt(injected) * xi[j];
         e->theta[j] += v[j];
     }
     return 0;
@@ -60,14 +66,14 @@ static const char *check_noise(const double *spar, R_xlen_t n_spar, int D)
 
 const sgfs_sampler sgfs_sampler_sghmc = {
     /* state: v, count; scratch: moments */
-    .name = "sghmc", .state = {0, 1, 1}, .work = {0, 2, 0}, .step = sghmc_step, .n_spar = 3,
+    .name = "sghmc", .tempered = 1, .state = {0, 1, 1}, .work = {0, 2, 0}, .step = sghmc_step, .n_spar = 3,
     .check = check_plain, .spar_names = {"friction", "resample_every", "noise_estimate"},
     .state_parts = {{"v", {0, 1, 0}}, {"count", {0, 0, 1}}}
 };
 
 /* the same rule with the gradient-noise estimate (needs per-example scores) */
 const sgfs_sampler sgfs_sampler_sghmc_noise = {
-    .name = "sghmc_noise", .needs_scores = 1, .state = {0, 1, 1}, .work = {0, 2, 0},
+    .name = "sghmc_noise", .tempered = 1, .needs_scores = 1, .state = {0, 1, 1}, .work = {0, 2, 0},
     .step = sghmc_step, .n_spar = 3, .check = check_noise,
     .spar_names = {"friction", "resample_every", "noise_estimate"},
     .state_parts = {{"v", {0, 1, 0}}, {"count", {0, 0, 1}}}

@@ -19,6 +19,9 @@
  * far less bias on skewed posteriors.  The minibatch noise's part of the
  * bias, (eps / 4) times its variance, is the same for both.
  *
+ * At temperature T the noise is sqrt(T) times larger, sqrt(eps_t T) xi_t: the
+ * Langevin diffusion with drift (1/2) grad log p and diffusion T is
+ * stationary at p^(1/T), with the step in the posterior's own units.
  * grad = grad log p(theta) + (N/n) sum_{i in S_t} g_i(theta) (from the driver).
  * State with the LM noise: xi_{t+1} of the last step and a flag (0 until the
  * first step draws xi_1), so that a continued run equals a longer one.
@@ -33,21 +36,22 @@ static int leimkuhler_matthews(const double *spar, R_xlen_t n_spar)
 static int sgld_step(sgfs_engine *e, double eps)
 {
     const int D = e->Ds;
-    const double half = 0.5 * eps, sd = sqrt(eps);
+    const double half = 0.5 * eps, sd = sqrt(eps * e->temperature);
+    double *next = e->noise;
     if (e->sstate_len == 0) {
-        for (int j = 0; j < D; j++)
-            e->theta[j] += half * e->grad[j] + sd * norm_rand();
+        sgfs_rnorm(next, D);
+        for (int j = 0; j < D; j++) e->theta[j] += half * e->grad[j] + sd * next[j];
         return 0;
     }
     double *xi = e->sstate, *started = e->sstate + D;
     if (*started == 0.0) {
-        for (int j = 0; j < D; j++) xi[j] = norm_rand();
+        sgfs_rnorm(xi, D);
         *started = 1.0;
     }
+    sgfs_rnorm(next, D);
     for (int j = 0; j < D; j++) {
-        const double next = norm_rand();
-        e->theta[j] += half * e->grad[j] + 0.5 * sd * (xi[j] + next);
-        xi[j] = next;
+        e->theta[j] += half * e->grad[j] + 0.5 * sd * (xi[j] + next[j]);
+        xi[j] = next[j];
     }
     return 0;
 }
@@ -58,7 +62,7 @@ static R_xlen_t sgld_state_len(const double *spar, R_xlen_t n_spar, int D)
 }
 
 const sgfs_sampler sgfs_sampler_sgld = {
-    .name = "sgld", .step = sgld_step,
+    .name = "sgld", .step = sgld_step, .tempered = 1,
     .state_len = sgld_state_len, .n_spar = 1,  /* state: the LM noise's next draw */
     .spar_names = {"lm_noise"}
 };

@@ -9,7 +9,9 @@
  *   xi    <- xi + (u'u / D - eps)
  *
  * with u ~ N(0, eps I) and xi = a at the first step.  The thermostat xi
- * adapts the friction to the unknown minibatch noise.
+ * adapts the friction to the unknown minibatch noise.  At temperature T
+ * (Ding et al.'s thermostat at kT): u ~ N(0, eps T I) at the first step,
+ * noise sqrt(2 a eps T), and xi <- xi + (u'u / D - eps T).
  * State: u (D), xi, and the number of steps taken.
  */
 #include "sgfs.h"
@@ -17,25 +19,27 @@
 static int sgnht_step(sgfs_engine *e, double eps)
 {
     const int D = e->D;
-    const double a = e->spar[0], sd = sqrt(2.0 * a * eps);
-    double *u = e->sstate, *xi = e->sstate + D, *count = e->sstate + D + 1;
+    const double a = e->spar[0], T = e->temperature, sd = sqrt(2.0 * a * eps * T);
+    double *u = e->sstate, *xi = e->sstate + D, *count = e->sstate + D + 1, *w = e->noise;
     if (*count == 0.0) {
-        for (int j = 0; j < D; j++) u[j] = sqrt(eps) * norm_rand();
+        sgfs_rnorm(u, D);
+        for (int j = 0; j < D; j++) u[j] *= sqrt(eps * T);
         *xi = a;
     }
+    sgfs_rnorm(w, D);
     *count += 1.0;
     double uu = 0.0;
     for (int j = 0; j < D; j++) {
-        u[j] += eps * e->grad[j] - *xi * u[j] + sd * norm_rand();
+        u[j] += eps * e->grad[j] - *xi * u[j] + sd * w[j];
         e->theta[j] += u[j];
         uu += u[j] * u[j];
     }
-    *xi += uu / D - eps;
+    *xi += uu / D - eps * T;
     return 0;
 }
 
 const sgfs_sampler sgfs_sampler_sgnht = {
-    .name = "sgnht", .state = {0, 1, 2}, .step = sgnht_step, .n_spar = 1,
+    .name = "sgnht", .tempered = 1, .state = {0, 1, 2}, .step = sgnht_step, .n_spar = 1,
     .spar_names = {"diffusion"},
     .state_parts = {{"u", {0, 1, 0}}, {"xi", {0, 0, 1}}, {"count", {0, 0, 1}}}
 };

@@ -191,6 +191,9 @@ typedef struct sgfs_sampler {
     /* 1: a full-data rule; the driver computes no minibatch gradient and
        the rule evaluates the posterior itself (sgfs_log_posterior) */
     int full_data;
+    /* 1: the rule samples the tempered posterior p(theta | y)^(1/T) for
+       e->temperature = T (else the engine refuses T != 1) */
+    int tempered;
     /* optional (NULL: use `state` / `work`): the state and scratch lengths
        of a rule whose array sizes depend on its settings spar[0..n_spar-1];
        -1 if the settings do not fit D parameters */
@@ -342,6 +345,8 @@ struct sgfs_engine {
     const double *spar;         /* sampler settings, in the sampler's order    */
     R_xlen_t spar_len;          /* how many                                    */
     sgfs_schedule sched;
+    double temperature;         /* T of the tempered posterior, 1 for the
+                                   posterior itself (spec$temperature)       */
     /* chain state (persistent R vectors, copied into and out of a fit) */
     double *theta;              /* Ds: the sampler's coordinates (z = U xi
                                    with a metric, else xi)                    */
@@ -397,6 +402,7 @@ struct sgfs_engine {
                                    scratch size                              */
     double *grad;               /* D posterior-gradient estimate               */
     double *grad_lik;           /* D its likelihood part, (N/n) sum_i g_i      */
+    double *noise;              /* Ds: a step's standard normals (sgfs_rnorm)  */
     /* rows in every minibatch (a stratum sampled with probability 1):
        fixed[0..n_fixed-1], 0-based; the random part of a minibatch, n rows,
        is drawn from the other N - n_fixed rows, pool[0..N-n_fixed-1], and
@@ -662,6 +668,10 @@ void sgfs_add_gaussian_pred(const double *z, size_t stride, int m,
                             double log_sigma, double *out);
 void sgfs_add_class_pred(double *z, size_t by_class, size_t by_example, int m,
                          int K1, double *out);
+
+/* normal.c: n standard normals into out, one block seeded from two of R's
+   uniforms (call between GetRNGstate and PutRNGstate) */
+void sgfs_rnorm(double *out, R_xlen_t n);
 
 /* fisher.c: what the SGFS samplers share */
 double sgfs_gamma_fpc(int N, int n);

@@ -132,8 +132,7 @@ int sgfs_blockdiag_step(sgfs_engine *e, double eps, int K, const double *size)
         at += (size_t) b * b;
     }
 
-    if (alpha2 > 0.0)
-        for (int j = 0; j < D; j++) xi[j] = norm_rand();
+    if (alpha2 > 0.0) sgfs_rnorm(xi, D);
     const double s = robust ? sqrt(alpha2) : sqrt(alpha2 * gN);
     if (robust) {
         /* per block, with r = grad + s U' xi (eta = s U' xi, U'U = B):

@@ -145,6 +145,12 @@ r_windows <- function(ahead = 32L, width = NULL) {
 ## the draws' means within mean_tol posterior sd of the exact ones and their
 ## variances within var_tol (relative), with enough effective draws for the
 ## Monte Carlo error to be at most a third of mean_tol
+## the exact answer at temperature T: the posterior's mean, T times its covariance
+temper <- function(exact, T) {
+    exact$cov <- T * exact$cov
+    exact
+}
+
 expect_close_to_exact <- function(fit, exact, mean_tol = 0.1, var_tol = 0.15,
                                   trace_tol = NULL) {
     d <- sgfs:::all_draws(fit)

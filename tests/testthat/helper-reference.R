@@ -1,6 +1,9 @@
 ## Pure-R replays of the engine's driver, shared by the reference-chain tests:
 ## the same random numbers (minibatch draws, then the sampler's normals).
 
+## a noise vector as the engine draws it (src/normal.c)
+engine_rnorm <- sgfs:::engine_rnorm
+
 ## (offset: NULL, or the rows' offsets, p$offset, added to the linear
 ## predictor; weights: NULL, or the rows' prior weights, p$weights; cbind:
 ## a binomial response of 0 to 4 trials per row, p$y = cbind(s, f), whose
@@ -95,7 +98,7 @@ r_chain <- function(p, D, n, n_iter, eps_at, update, theta0 = double(D),
 }
 
 sgld_update <- function(theta, grad, G, eps, t, state, prec)
-    list(theta = theta + eps / 2 * grad + sqrt(eps) * rnorm(length(theta)), state = state)
+    list(theta = theta + eps / 2 * grad + sqrt(eps) * engine_rnorm(length(theta)), state = state)
 
 ## (a few dozen iterations from a far start: the fit may warn that its draws
 ## are not yet where the posterior's mass is, which is not what is tested)
@@ -178,8 +181,8 @@ r_chain_metric <- function(p, n, n_iter, eps, spec, theta0, centre = NULL, updat
         gz <- pmin(pmax(gz, -spec$drift_limit), spec$drift_limit)
         z_old <- z
         if (is.null(update)) {          # SGLD with the Leimkuhler-Matthews noise
-            if (t == 1L) xi <- rnorm(D)
-            nxt <- rnorm(D)
+            if (t == 1L) xi <- engine_rnorm(D)
+            nxt <- engine_rnorm(D)
             z <- z + eps / 2 * gz + sqrt(eps) / 2 * (xi + nxt)
             xi <- nxt
         } else {

@@ -90,3 +90,17 @@ test_that("SGFS-d's known bias: it under-estimates variances on a correlated pos
     f0 <- fit_with("full", 0, 313, 160000)
     expect_close_to_exact(f0, exact)
 })
+
+test_that("at temperature 0.25 every tempered rule at its defaults samples T times the covariance", {
+    skip_on_cran()
+    cd <- conjugate_data(N = 2000, D = 4)
+    T <- 0.25
+    for (case in list(list(sgldcv, 93, 2e5), list(psgld, 94, 2e6), list(sghmc, 95, 2e6),
+                      list(sgnht, 96, 2e6), list(isgd, 97, 1e6), list(mala, 98, 2e5))) {
+        set.seed(case[[2]])
+        fit <- case[[1]](cd$x, cd$y, family = gaussian(), sigma = cd$sigma,
+                         prior = normal(0, cd$s0), standardize = FALSE, progress = FALSE,
+                         temperature = T, n_iter = case[[3]], thin = case[[3]] / 1e4)
+        expect_close_to_exact(fit, temper(cd, T))
+    }
+})

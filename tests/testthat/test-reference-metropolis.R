@@ -27,7 +27,7 @@ r_hmc <- function(p, n_iter, h0, L, target, burnin, U, theta0, adapt = TRUE,
             h <- T_t / steps
         }
         z <- drop(U %*% theta)
-        mom <- rnorm(D)
+        mom <- engine_rnorm(D)
         k0 <- sum(mom^2) / 2
         mom <- mom + h / 2 * backsolve(U, cur$grad, transpose = TRUE)
         for (k in seq_len(steps)) {
@@ -116,7 +116,7 @@ test_that("MALA is HMC with one leapfrog step, and its ratio is the Langevin one
     }
     set.seed(72)
     theta <- c(0.1, 0.5, -0.5)
-    xi <- rnorm(3)
+    xi <- engine_rnorm(3)
     prop <- theta + h^2 / 2 * drop(Minv %*% grad(theta)) + h * backsolve(U, xi)
     langevin <- logpost(prop) - logpost(theta) + logq(theta, prop) - logq(prop, theta)
     set.seed(72)

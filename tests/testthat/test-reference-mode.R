@@ -82,7 +82,7 @@ test_that("OSGFS: C chain equals the R reference with the fit's matrices", {
     start <- info$settings$mode
     set.seed(65)
     upd <- function(theta, grad, G, eps, t, state, prec)
-        list(theta = theta + drop(A %*% grad) + drop(R %*% rnorm(3)), state = state)
+        list(theta = theta + drop(A %*% grad) + drop(R %*% engine_rnorm(3)), state = state)
     r <- r_chain(p, 3, 10L, 40L, function(t) 0.5, upd, theta0 = start)
     expect_equal(unname(sgfs:::all_draws(fit)), r, tolerance = 1e-10)
     ## the matrices are those of ALGORITHMS.md 2.9 at the full-data mode
@@ -139,7 +139,7 @@ test_that("OSGFS with fixed rows: the pool's score covariance, and the C chain r
         idx <- pool[r_minibatch(length(pool), 10L)]
         g <- length(pool) / 10 * colSums(r_scores(p, theta, idx)) +
             colSums(r_scores(p, theta, fixed)) - theta
-        theta <- theta + drop(A %*% g) + drop(R %*% rnorm(3))
+        theta <- theta + drop(A %*% g) + drop(R %*% engine_rnorm(3))
         out[t, ] <- theta
     }
     expect_equal(unname(sgfs:::all_draws(fit)), out, tolerance = 1e-10)
@@ -203,10 +203,10 @@ test_that("I-SGD: C chain equals the R reference (warm-up, then isotropic noise)
             if (t <= 20) {
                 if (t > 10) state$acc <- state$acc + tapply(grad^2, factor(groups, 1:2), sum, default = 0)
                 if (t == 20) state$tau <- pmax(state$acc / 10, floors)
-                return(list(theta = theta + eps / 2 * grad + sqrt(eps) * rnorm(D), state = state))
+                return(list(theta = theta + eps / 2 * grad + sqrt(eps) * engine_rnorm(D), state = state))
             }
             tau <- state$tau[groups]
-            w <- sqrt(pmax(tau - grad^2, 0)) * rnorm(D)
+            w <- sqrt(pmax(tau - grad^2, 0)) * engine_rnorm(D)
             list(theta = theta + 2 / tau * (grad + w), state = state)
         }
         set.seed(67)

@@ -40,13 +40,13 @@ sgfs_update <- function(N, n, restart, full = TRUE, burnin = 0, guard = TRUE,
                  else (gamma * (1 + a2) - 1) * N * state$I + (if (is.null(blocks)) H else H * in_block)
             rhs <- grad
             if (a2 > 0)
-                rhs <- rhs + sqrt(a2 * gamma * N) * drop(crossprod(chol(state$I), rnorm(D)))
+                rhs <- rhs + sqrt(a2 * gamma * N) * drop(crossprod(chol(state$I), engine_rnorm(D)))
             x <- drop(solve(A, rhs))
             theta <- theta + 2 * shrink(x, rhs, t) * x
         } else {
             f <- pmax(state$I, prec / N)
             rhs <- grad
-            if (a2 > 0) rhs <- rhs + sqrt(a2 * gamma * N * f) * rnorm(D)
+            if (a2 > 0) rhs <- rhs + sqrt(a2 * gamma * N * f) * engine_rnorm(D)
             x <- rhs / (if (is.null(H)) gamma * N * (1 + a2) * f + prec
                         else (gamma * (1 + a2) - 1) * N * f + H)
             theta <- theta + 2 * shrink(x, rhs, t) * x
@@ -59,10 +59,10 @@ sgfs_update <- function(N, n, restart, full = TRUE, burnin = 0, guard = TRUE,
 sghmc_update <- function(alpha, L, est, N, n) {
     function(theta, grad, G, eps, t, state, prec) {
         D <- length(theta)
-        if (t == 1 || (L > 0 && (t - 1) %% L == 0)) state$v <- sqrt(eps) * rnorm(D)
+        if (t == 1 || (L > 0 && (t - 1) %% L == 0)) state$v <- sqrt(eps) * engine_rnorm(D)
         beta <- if (est) eps / 2 * N^2 / n * apply(G, 2, var) else 0
         noise <- sqrt(2 * eps * pmax(alpha - beta, 0))
-        state$v <- (1 - alpha) * state$v + eps * grad + noise * rnorm(D)
+        state$v <- (1 - alpha) * state$v + eps * grad + noise * engine_rnorm(D)
         list(theta = theta + state$v, state = state)
     }
 }
@@ -211,11 +211,11 @@ test_that("robust SGFS: C chains (full, diagonal; full with the curvature) equal
                               else (gamma - 1) * 200 * I + H)
                     refreshes <- refreshes + 1
                 }
-                rhs <- grad + sqrt(a2) * drop(crossprod(U, rnorm(3)))
+                rhs <- grad + sqrt(a2) * drop(crossprod(U, engine_rnorm(3)))
                 x <- drop(solve(crossprod(U), rhs)) / (1 + a2)
             } else {
                 B <- gamma * 200 * pmax(I, 1 / 200) + 1
-                rhs <- grad + sqrt(a2 * B) * rnorm(3)
+                rhs <- grad + sqrt(a2 * B) * engine_rnorm(3)
                 x <- rhs / ((1 + a2) * B)
             }
             q <- 4 * sum(x * rhs)              # the burn-in trust region
@@ -344,7 +344,7 @@ test_that("SGLD with a laplace prior: C chain equals the R reference", {
         idx <- r_minibatch(N, 10)
         prior_grad <- c(-(theta[1] - 1) / 4, -sign(theta[-1] - 0.2) / 0.5)
         grad <- prior_grad + N / 10 * colSums(r_scores(p, theta, idx))
-        theta <- theta + 0.01 / 2 * grad + sqrt(0.01) * rnorm(3)
+        theta <- theta + 0.01 / 2 * grad + sqrt(0.01) * engine_rnorm(3)
         r[t, ] <- theta
     }
     expect_equal(unname(sgfs:::all_draws(fit)), r, tolerance = 1e-12)
@@ -358,7 +358,7 @@ test_that("pSGLD: C chain equals the R reference", {
         gbar <- (grad + prec * theta) / 50           # mean score, prior removed
         state$V <- if (t == 1) gbar^2 else decay * state$V + (1 - decay) * gbar^2
         Gd <- 1 / (lambda + sqrt(state$V))
-        list(theta = theta + eps / 2 * Gd * grad + sqrt(eps * Gd) * rnorm(length(theta)),
+        list(theta = theta + eps / 2 * Gd * grad + sqrt(eps * Gd) * engine_rnorm(length(theta)),
              state = state)
     }
     set.seed(50)
@@ -387,8 +387,8 @@ test_that("SGNHT: C chain equals the R reference", {
     a <- 0.05
     sgnht_update <- function(theta, grad, G, eps, t, state, prec) {
         D <- length(theta)
-        if (t == 1) state <- list(u = sqrt(eps) * rnorm(D), xi = a)
-        state$u <- state$u + eps * grad - state$xi * state$u + sqrt(2 * a * eps) * rnorm(D)
+        if (t == 1) state <- list(u = sqrt(eps) * engine_rnorm(D), xi = a)
+        state$u <- state$u + eps * grad - state$xi * state$u + sqrt(2 * a * eps) * engine_rnorm(D)
         state$xi <- state$xi + sum(state$u^2) / D - eps
         list(theta = theta + state$u, state = state)
     }
@@ -615,7 +615,7 @@ test_that("pSGLD, SGHMC and SGNHT in the metric of the mode: C chains equal the 
         gbar <- glik / 200
         state$V <- if (t == 1) gbar^2 else decay * state$V + (1 - decay) * gbar^2
         Gd <- 1 / (lambda + sqrt(state$V))
-        list(z = z + eps / 2 * Gd * gz + sqrt(eps * Gd) * rnorm(length(z)), state = state)
+        list(z = z + eps / 2 * Gd * gz + sqrt(eps * Gd) * engine_rnorm(length(z)), state = state)
     }
     a <- run(psgld, 61, stepsize = 1e-3, decay = decay, lambda = lambda)
     set.seed(61)
@@ -632,8 +632,8 @@ test_that("pSGLD, SGHMC and SGNHT in the metric of the mode: C chains equal the 
     da <- 0.05
     sgnht_z <- function(z, gz, glik, eps, t, state) {
         D <- length(z)
-        if (t == 1) state <- list(u = sqrt(eps) * rnorm(D), xi = da)
-        state$u <- state$u + eps * gz - state$xi * state$u + sqrt(2 * da * eps) * rnorm(D)
+        if (t == 1) state <- list(u = sqrt(eps) * engine_rnorm(D), xi = da)
+        state$u <- state$u + eps * gz - state$xi * state$u + sqrt(2 * da * eps) * engine_rnorm(D)
         state$xi <- state$xi + sum(state$u^2) / D - eps
         list(z = z + state$u, state = state)
     }
@@ -654,16 +654,18 @@ test_that("weighted SGLD, SGLD-CV and SGFS chains (and cbind responses) equal th
             if (is.null(wt) && !isTRUE(cs$cbind)) next
             p <- ref_problem(cs$fam, weights = wt, cbind = isTRUE(cs$cbind))
             D <- 3 + (cs$fam$family == "gaussian")
+            ## (a stable step: the Poisson posterior is the stiffest)
+            eps <- if (cs$fam$family == "poisson") 0.003 else 0.01
             set.seed(42)
-            c1 <- c_chain(sgld, p, 10L, 40L, stepsize = 0.01)
+            c1 <- c_chain(sgld, p, 10L, 40L, stepsize = eps)
             set.seed(42)
-            r1 <- r_chain(p, D, 10L, 40L, function(t) 0.01, sgld_update)
+            r1 <- r_chain(p, D, 10L, 40L, function(t) eps, sgld_update)
             expect_equal(unname(c1), r1, tolerance = 1e-12)
             centre <- c(0.3, -0.2, 0.1, if (D == 4) 0.05)
             set.seed(63)
-            cc <- c_chain(sgldcv, p, 10L, 40L, stepsize = 0.01, centre = centre)
+            cc <- c_chain(sgldcv, p, 10L, 40L, stepsize = eps, centre = centre)
             set.seed(63)
-            rc <- r_chain(p, D, 10L, 40L, function(t) 0.01, sgld_update, theta0 = centre,
+            rc <- r_chain(p, D, 10L, 40L, function(t) eps, sgld_update, theta0 = centre,
                           centre = centre)
             expect_equal(unname(cc), rc, tolerance = 1e-12)
         }
