@@ -48,6 +48,12 @@ subset_mode <- function(post, start) {
                            else list(maxit = 200L, reltol = 1e-10))$par
 }
 
+## whether a sampler's set-up measures the curvature: for its default step,
+## or to report a given step's variance inflation on a model with one mode
+## (a network's measurement costs about 60 gradient passes, which a given
+## step makes needless)
+measure_stiffness <- function(run, stepsize) is.null(stepsize) || laplace_available(run$design)
+
 ## The largest eigenvalue of P^(1/2) H P^(1/2) at the mode, H the negative
 ## Hessian and P = diag(precond(mode, spec)) a diagonal preconditioner (the
 ## identity by default); with `groups` (a group number per parameter), also
@@ -95,9 +101,14 @@ posterior_stiffness <- function(run, precond = NULL, n_power = 30L, groups = NUL
 ## expected square of a minibatch's mean score there (n rows drawn without
 ## replacement), mean^2 + S^2 (N - n) / (n N), S^2 the scores' variance
 ## with denominator N - 1 (var() over the rows used); with a metric
-## (sampler_metric()), of the scores in its coordinates U'^-1 g
+## (sampler_metric()), of the scores in its coordinates U'^-1 g.  Where
+## the m x D scores would pass 2^24 values (a network's D may be 10^6),
+## from the moments of batch mean scores instead (batch_score_square()),
+## in O(D) memory.
 psgld_preconditioner <- function(lambda, N, n, metric = NULL) {
     function(mode, spec) {
+        if (is.null(metric) && as.double(spec$N) * length(mode) > 2^24)
+            return(1 / (lambda + sqrt(batch_score_square(spec, mode, N, n))))
         m <- spec$N
         spec$batch_size <- m
         scores <- .Call(C_sgfs_model_eval, spec, mode, seq_len(m), NULL, FALSE)$scores
@@ -105,6 +116,24 @@ psgld_preconditioner <- function(lambda, N, n, metric = NULL) {
         V <- colMeans(scores)^2 + apply(scores, 2L, stats::var) / n * (N - n) / N
         1 / (lambda + sqrt(V))
     }
+}
+
+## E[gbar^2] over minibatches of n of the N rows (drawn without
+## replacement) at theta, gbar a minibatch's mean score: mu^2 + S^2 (N - n)
+## / (n N), mu and S^2 from the mean scores of up to 20 disjoint batches of
+## b = min(n, m / 2) of the m rows of `spec` (each one gradient pass: the
+## memory is that of the k gradients), S^2 = b times their variance
+batch_score_square <- function(spec, theta, N, n) {
+    m <- spec$N
+    b <- max(1L, min(n, m %/% 2L))
+    k <- max(2L, min(20L, m %/% b))
+    means <- vapply(seq_len(k), function(i) {
+        rows <- ((i - 1L) * b + seq_len(b) - 1L) %% m + 1L
+        .Call(C_sgfs_model_loglik, slice_rows(spec, rows), theta)$grad / b
+    }, double(length(theta)))
+    mu <- rowMeans(means)
+    S2 <- b * rowSums((means - mu)^2) / (k - 1L)
+    mu^2 + S2 * (N - n) / (n * N)
 }
 
 ## A check that the draws sit where the posterior's mass is: for a
@@ -159,6 +188,7 @@ mode_gap <- function(value, m = 100000L) {
 ## start it is a_k s + b_k after its k-th step, so s = b_L / (1 - a_L) and
 ## the value is the mean over the L steps.  Returned relative to 1/lambda.
 momentum_variance <- function(eta, alpha, gamma, lambda, L = 0) {
+    if (is.na(lambda)) return(NA_real_)
     M <- matrix(c(1 - eta * lambda, -eta * lambda, 1 - alpha, 1 - alpha), 2L)
     R <- 2 * eta * alpha + eta^2 * (gamma - 1) * lambda
     if (max(Mod(eigen(M, only.values = TRUE)$values)) >= 1) return(Inf)   # unstable
@@ -177,6 +207,7 @@ momentum_variance <- function(eta, alpha, gamma, lambda, L = 0) {
 }
 
 momentum_step <- function(alpha, gamma, lambda, inflation = 0.05) {
+    if (is.na(lambda)) return(NA_real_)             # (no curvature measured)
     excess <- function(eta) {
         v <- momentum_variance(eta, alpha, gamma, lambda)
         if (!is.finite(v) || v <= 0) Inf else v - 1 - inflation   # unstable: too large

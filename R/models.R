@@ -11,7 +11,9 @@
 #' (counts; its output is not clipped, so a chain whose mean overflows stops
 #' as diverged).  Layer \eqn{l}{l} computes
 #' \eqn{h_l = \phi(W_l' h_{l-1} + b_l)}{h_l = phi(W_l' h_(l-1) + b_l)} from \eqn{h_0}{h_0} the standardised
-#' predictors (without intercept column: every layer has biases).
+#' predictors (without intercept column: every layer has biases).  A
+#' constant predictor (such as MNIST's border pixels) is allowed: it is 0
+#' once standardised, and the weights from it keep their prior.
 #'
 #' Parameters are named `W1[j,k]` (the weight from input \eqn{j}{j} to hidden
 #' unit \eqn{k}{k}), `b1[k]`, `W2[j,k]`, ... up to the output layer, then
@@ -90,12 +92,11 @@ mlp_design <- function(model, x, y, family, standardize, sigma, levels) {
     cols <- column_stats(x)
     sds <- cols$sd
     check_spread(sds, colnames(x))
-    if (any(!(sds > 0)))
-        stop_arg("x", sprintf("has constant column(s) %s: remove them",
-                              paste0("'", colnames(x)[!(sds > 0)], "'", collapse = ", ")))
     P <- ncol(x)
     center <- if (standardize) cols$mean else rep(0, P)
-    scale <- if (standardize) sds else rep(1, P)
+    ## a constant input (MNIST's border pixels) is kept: standardised it is
+    ## 0, and its weights are the prior's
+    scale <- if (standardize) ifelse(sds > 0, sds, 1) else rep(1, P)
     gaussian <- family$family == "gaussian"
     y_center <- if (gaussian && standardize) mean(y) else 0
     y_scale <- if (gaussian && standardize) stats::sd(y) else 1

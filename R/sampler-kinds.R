@@ -25,12 +25,14 @@ sampler_kind <- function(method) {
 step_label <- function(name) {
     function(info) {
         s <- info$settings
-        sprintf("%s (stepsize = %.3g%s%s; variance inflation ~%.2g%%)", name, s$stepsize,
+        sprintf("%s (stepsize = %.3g%s%s%s)", name, s$stepsize,
                 if (identical(s$schedule, "constant")) "" else ", decaying",
                 if (!is.null(s$friction)) sprintf(", friction = %g", s$friction)
                 else if (!is.null(s$diffusion)) sprintf(", diffusion = %g", s$diffusion)
                 else "",
-                100 * s$inflation)
+                ## (none where a given step made measuring the curvature needless)
+                if (is.null(s$inflation) || is.na(s$inflation)) ""
+                else sprintf("; variance inflation ~%.2g%%", 100 * s$inflation))
     }
 }
 

@@ -307,7 +307,9 @@ sgld.default <- sampler_method(
         ## metric's coordinates), inflated by the minibatch noise
         m <- sampler_metric(metric, run)
         gamma <- noise_gamma(run)
-        lambda <- if (is.null(m)) posterior_stiffness(run)$lambda_max else m$lambda
+        lambda <- if (!is.null(m)) m$lambda
+                  else if (measure_stiffness(run, stepsize)) posterior_stiffness(run)$lambda_max
+                  else NA_real_
         eps <- if (is.null(stepsize)) 0.2 / (gamma * lambda) else check_positive(stepsize, "stepsize")
         strata <- if (!is.null(m)) minibatch_strata(run, m$laplace, eps / 2, cv = FALSE)
         if (is.null(stepsize) && !is.null(strata)) eps <- eps * strata$shrink
@@ -336,6 +338,7 @@ sgld.default <- sampler_method(
 ## Var z = 1 / lambda + eps (gamma - 1) / (4 (1 - eps lambda / 4)), an
 ## inflation of (eps (gamma - 1) lambda / 4) / (1 - eps lambda / 4).
 sgld_inflation <- function(eps, lambda, gamma = 1, lm = FALSE) {
+    if (is.na(lambda)) return(NA_real_)             # (no curvature measured)
     if (eps * lambda >= 4) return(Inf)
     (eps * (gamma - lm) * lambda / 4) / (1 - eps * lambda / 4)
 }
@@ -344,6 +347,7 @@ sgld_inflation <- function(eps, lambda, gamma = 1, lm = FALSE) {
 ## (NULL where every stable step inflates less: LM noise without minibatch
 ## noise)
 sgld_step <- function(lambda, gamma = 1, inflation = 0.05, lm = FALSE) {
+    if (is.na(lambda)) return(NULL)
     eps <- 4 * inflation / (lambda * (gamma - lm + inflation))
     if (eps * lambda < 2) eps
 }

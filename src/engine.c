@@ -453,7 +453,7 @@ SEXP sgfs_engine_alloc(void)
    sgfs_engine_alloc).  With sampler_name == NULL (model evaluation only)
    no sampler is attached and the per-example score buffer is allocated. */
 sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
-                               int with_sampler)
+                               int with_sampler, int eval_scores)
 {
     SEXP raw = Rf_allocVector(RAWSXP, sizeof(sgfs_engine));
     SET_VECTOR_ELT(prot, SLOT_ENGINE, raw);
@@ -545,7 +545,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     e->grad_lik = e->grad + Ds;
     e->noise = fresh_real(prot, SLOT_NOISE, Ds);
 
-    int need_G = 1;
+    int need_G = eval_scores;
     if (with_sampler) {
         e->sampler = sgfs_find_sampler(CHAR(STRING_ELT(
             typed_elt(spec, "sampler", STRSXP, 1), 0)));

@@ -81,15 +81,17 @@ double sgfs_log_posterior(sgfs_engine *e, const double *theta, double *grad)
     return lp;
 }
 
-/* an engine without sampler, at theta, for evaluations (prot protected) */
-sgfs_engine *sgfs_eval_engine(SEXP prot, SEXP spec, SEXP theta)
+/* an engine without sampler, at theta, for evaluations (prot protected);
+   with the per-example scores' D x n matrix only when `scores` (a network's
+   D can be 10^6: its gradient needs O(D)) */
+sgfs_engine *sgfs_eval_engine(SEXP prot, SEXP spec, SEXP theta, int scores)
 {
     const char *snames[] = {"theta", "iter", "sstate", ""};
     SEXP state = PROTECT(Rf_mkNamed(VECSXP, snames));
     SET_VECTOR_ELT(state, 0, theta);
     SET_VECTOR_ELT(state, 1, Rf_ScalarReal(0.0));
     SET_VECTOR_ELT(state, 2, Rf_allocVector(REALSXP, 0));
-    sgfs_engine *e = sgfs_engine_setup(prot, spec, state, 0, 0);
+    sgfs_engine *e = sgfs_engine_setup(prot, spec, state, 0, 0, scores);
     UNPROTECT(1);
     return e;
 }
@@ -98,7 +100,7 @@ SEXP sgfs_model_eval(SEXP spec, SEXP theta, SEXP idx, SEXP centre, SEXP second_o
 {
     const int second = Rf_asLogical(second_order) == TRUE;
     SEXP prot = PROTECT(sgfs_engine_alloc());
-    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta);
+    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta, 1);
     const int n = Rf_length(idx), D = e->D;
     if (TYPEOF(idx) != INTSXP || n != e->n)
         Rf_error("internal error: 'idx' must be %d integers", e->n);
@@ -134,7 +136,7 @@ SEXP sgfs_model_eval(SEXP spec, SEXP theta, SEXP idx, SEXP centre, SEXP second_o
 SEXP sgfs_model_loglik(SEXP spec, SEXP theta)
 {
     SEXP prot = PROTECT(sgfs_engine_alloc());
-    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta);
+    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta, 0);
     const char *names[] = {"loglik", "grad", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SEXP grad = Rf_allocVector(REALSXP, e->D);
@@ -148,7 +150,7 @@ SEXP sgfs_model_curvature(SEXP spec, SEXP theta, SEXP with_cov)
 {
     const int cov = Rf_asLogical(with_cov) == TRUE;
     SEXP prot = PROTECT(sgfs_engine_alloc());
-    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta);
+    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta, 1);
     const int D = e->D;
     const char *names[] = {"loglik", "grad", "neg_hessian", "score_cov", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));

@@ -231,7 +231,7 @@ SEXP sgfs_hs_eval(SEXP spec, SEXP xi)
         Rf_error("internal error: 'xi' must be doubles, the sampler's coordinates");
     SEXP beta0 = PROTECT(Rf_allocVector(REALSXP, D_model));
     memcpy(REAL(beta0), REAL(xi), (size_t) D_model * sizeof(double));
-    sgfs_engine *e = sgfs_eval_engine(prot, spec, beta0);
+    sgfs_engine *e = sgfs_eval_engine(prot, spec, beta0, 1);
     SEXP raw = PROTECT(Rf_allocVector(RAWSXP, sizeof(sgfs_hs)));
     sgfs_hs_setup(e, hs, raw, (double *) R_alloc(3 * (size_t) e->D, sizeof(double)));
     if (Rf_length(xi) != e->Ds) Rf_error("internal error: 'xi' has the wrong length");

@@ -196,7 +196,7 @@ int sgfs_separated_predictors(const sgfs_engine *e)
 SEXP sgfs_line_logdens(SEXP spec, SEXP theta, SEXP dir, SEXP rows, SEXP cls, SEXP t)
 {
     SEXP prot = PROTECT(sgfs_engine_alloc());
-    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta);
+    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta, 0);
     const int n_lp = sgfs_separated_predictors(e);
     if (n_lp < 1)
         Rf_error("internal error: the line's density needs a GLM with a linear predictor");

@@ -180,6 +180,7 @@ fuzz_bases <- function() {
     add("blas_info")
     add("spec_version")
     add("gamma", 1000L, 50L)
+    add("rnorm_block", 10)
     hmc <- attr(fits$hmc, "sgfit")
     add("state_parts", hmc$spec$sampler, length(hmc$states[[1L]]$theta), hmc$states[[1L]]$sstate)
     calls

@@ -188,7 +188,24 @@ test_that("bad network arguments give clear errors", {
                  "'prior' must be a prior or a list of 2 priors")
     expect_error(sgld(d$x, d$yb, model = mlp(3), prior_intercept = normal(0, 1)),
                  "'prior_intercept' is for GLMs")
-    expect_error(sgld(cbind(d$x, k = 1), d$yb, model = mlp(3)), "constant column")
+})
+
+test_that("constant inputs (MNIST's border pixels) are allowed: their weights follow the prior", {
+    d <- net_data()
+    x <- cbind(d$x, k = 1)
+    set.seed(5)
+    fit <- sgld(x, d$yb, model = mlp(3), n_iter = 300, batch_size = 20, stepsize = 1e-3,
+                progress = FALSE)
+    draws <- sgfs:::all_draws(fit)
+    expect_true(all(is.finite(draws)))
+    ## (standardised, the input is 0: its weights get no likelihood gradient)
+    run <- engine_spec(x, d$yb, standardize = TRUE, batch_size = 20L, model = mlp(3))
+    k <- grep("^W1\\[4,", run$design$par_names)
+    theta <- withr::with_seed(3, rnorm(run$design$D))
+    g <- .Call(sgfs:::C_sgfs_model_loglik, run$spec, theta)$grad
+    expect_length(k, 3L)
+    expect_equal(g[k], double(3))
+    expect_true(all(g[-k] != 0))
 })
 
 test_that("per-layer priors reach the engine", {

@@ -199,8 +199,11 @@ test_that("SGLD-CV's pilot slows the coordinates its gradient noise would inflat
     d <- levels_data(150)
     x <- d$x
     y <- d$y
+    ## (a seed whose pilot slows some coordinates: its energy varies from
+    ## run to run, 13 to 67 on these data, and a coordinate is slowed when
+    ## 0.2 / (energy - 1) is below the first step)
     noisy <- function(...) {
-        set.seed(22)
+        set.seed(23)
         sgldcv(x, y, batch_size = 5L, n_iter = 2000, progress = FALSE, ...)
     }
     fit <- noisy()
