@@ -48,11 +48,14 @@ subset_mode <- function(post, start) {
                            else list(maxit = 200L, reltol = 1e-10))$par
 }
 
-## whether a sampler's set-up measures the curvature: for its default step,
-## or to report a given step's variance inflation on a model with one mode
-## (a network's measurement costs about 60 gradient passes, which a given
-## step makes needless)
-measure_stiffness <- function(run, stepsize) is.null(stepsize) || laplace_available(run$design)
+## posterior_stiffness()'s lambda_max where a sampler's set-up needs it:
+## for its default step, or to report a given step's variance inflation on
+## a model with one mode; NA for a given step on a network or custom model
+## (the measurement costs about 60 gradient passes there)
+stiffness_if_needed <- function(run, stepsize, precond = NULL) {
+    if (!is.null(stepsize) && !laplace_available(run$design)) return(NA_real_)
+    posterior_stiffness(run, precond)$lambda_max
+}
 
 ## The largest eigenvalue of P^(1/2) H P^(1/2) at the mode, H the negative
 ## Hessian and P = diag(precond(mode, spec)) a diagonal preconditioner (the
@@ -128,7 +131,7 @@ batch_score_square <- function(spec, theta, N, n) {
     b <- max(1L, min(n, m %/% 2L))
     k <- max(2L, min(20L, m %/% b))
     means <- vapply(seq_len(k), function(i) {
-        rows <- ((i - 1L) * b + seq_len(b) - 1L) %% m + 1L
+        rows <- (i - 1L) * b + seq_len(b)                 # (k b <= m)
         .Call(C_sgfs_model_loglik, slice_rows(spec, rows), theta)$grad / b
     }, double(length(theta)))
     mu <- rowMeans(means)

@@ -295,10 +295,7 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
                         keep = "draws", family_given = TRUE, max_time = Inf, verbose = FALSE,
                         offset = NULL, weights = NULL, temperature = 1) {
     model <- resolve_model(model)
-    if (!is.numeric(temperature) || length(temperature) != 1L || !is.finite(temperature) ||
-        temperature <= 0)
-        stop_arg("temperature", "must be a positive number (1 for the posterior itself), not ",
-                 format_value(temperature))
+    temperature <- check_positive(temperature, "temperature")
     custom <- is_custom_model(model)
     network <- !is.null(model) && !custom
     engine_w <- NULL
@@ -400,7 +397,7 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
     run <- list(spec = spec, design = design, family = family, levels = levels,
                 theta0 = theta0, n_iter = n_iter, chains = chains, cores = cores,
                 progress = progress, grow = grow, max_time = as.double(max_time),
-                verbose = verbose, temperature = as.double(temperature),
+                verbose = verbose, temperature = temperature,
                 prior = list(coef = prior, intercept = prior_intercept),
                 find_map = find_map, user_init = !is.null(init) && !find_map,
                 cache = new.env(parent = emptyenv()))

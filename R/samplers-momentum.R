@@ -144,9 +144,7 @@ momentum_default_step <- function(run, friction, stepsize, schedule, trajectory 
                                   metric = NULL, cap = Inf) {
     N <- run$spec$N
     gamma <- noise_gamma(run)
-    lambda <- if (!is.null(metric)) metric$lambda
-              else if (measure_stiffness(run, stepsize)) posterior_stiffness(run)$lambda_max
-              else NA_real_
+    lambda <- if (is.null(metric)) stiffness_if_needed(run, stepsize) else metric$lambda
     step_5pct <- momentum_step(friction, gamma, lambda)
     eta <- if (is.null(stepsize)) min(step_5pct, cap) else check_positive(stepsize, "stepsize")
     ## a row's kick eta k_i to the momentum moves the chain eta k_i / friction

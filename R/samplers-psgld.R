@@ -77,10 +77,8 @@ psgld.default <- sampler_method(
         m <- sampler_metric(metric, run)
         G_max <- if (!is.null(m)) max(psgld_preconditioner(lambda, N, n, m)(
                      m$laplace$mode, subset_spec(run$spec)))
-        stiff <- if (!is.null(m)) m$lambda * G_max
-                 else if (measure_stiffness(run, stepsize))
-                     posterior_stiffness(run, psgld_preconditioner(lambda, N, n))$lambda_max
-                 else NA_real_
+        stiff <- if (is.null(m)) stiffness_if_needed(run, stepsize, psgld_preconditioner(lambda, N, n))
+                 else m$lambda * G_max
         eps <- if (is.null(stepsize)) 0.2 / (gamma * stiff) else check_positive(stepsize, "stepsize")
         strata <- if (!is.null(m)) minibatch_strata(run, m$laplace, eps * G_max / 2, cv = FALSE)
         if (is.null(stepsize) && !is.null(strata)) eps <- eps * strata$shrink

@@ -307,9 +307,7 @@ sgld.default <- sampler_method(
         ## metric's coordinates), inflated by the minibatch noise
         m <- sampler_metric(metric, run)
         gamma <- noise_gamma(run)
-        lambda <- if (!is.null(m)) m$lambda
-                  else if (measure_stiffness(run, stepsize)) posterior_stiffness(run)$lambda_max
-                  else NA_real_
+        lambda <- if (is.null(m)) stiffness_if_needed(run, stepsize) else m$lambda
         eps <- if (is.null(stepsize)) 0.2 / (gamma * lambda) else check_positive(stepsize, "stepsize")
         strata <- if (!is.null(m)) minibatch_strata(run, m$laplace, eps / 2, cv = FALSE)
         if (is.null(stepsize) && !is.null(strata)) eps <- eps * strata$shrink
