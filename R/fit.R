@@ -497,6 +497,16 @@ fit_chains <- function(method, setup, run, call) {
         tuned$slow <- NULL
         s$settings$pilot <- tuned
     }
+    if (!is.null(s$noise_rule)) {             # a network's step from its gradient noise
+        tuned <- noise_step(spec, states, run, s$noise_rule$per_step,
+                            if (is.null(s$noise_rule$cap)) Inf else s$noise_rule$cap)
+        spec$schedule <- scale_schedule(spec$schedule, tuned$step / first_step(spec$schedule))
+        s$settings$stepsize <- first_step(spec$schedule)
+        s$settings$inflation <- noise_share
+        s$settings$step_5pct <- tuned$step
+        s$settings$pilot <- tuned$pilot
+        states <- tuned$states
+    }
     if (grow) {
         first <- first_stage_length(spec, states, run)
         if (first < run$n_iter) {

@@ -31,6 +31,21 @@
 #' UCI regression benchmarks it predicted better than `normal(0, 1)`
 #' (`bench/bench_uci.R`).
 #'
+#' **Default steps.** A network's curvature at one mode (a sharp one, where
+#' `init = "map"` starts) says little about its posterior, so [sgld()],
+#' [psgld()], [sghmc()] and [sgnht()] given no `stepsize` take theirs from
+#' the gradient noise the chain meets: pilots of 1,000 iterations continue
+#' the chain from its start, each at the step the previous one measured,
+#' until the step settles (at most 10 pilots, before `burnin`).  The step
+#' is the one at which the minibatch gradient's noise adds at most 30 % to
+#' the noise the rule injects, in the coordinate where it is largest (the
+#' condition under which these rules sample the posterior; Welling and Teh,
+#' 2011, section 4), its variance measured by the mean squares of the
+#' chain's gradients over each pilot's second half.  `attr(fit,
+#' "sgfit")$settings$pilot` records the pilots' steps.  Where the
+#' coordinates' noise differs most, [psgld()]'s preconditioner lets it take
+#' the largest steps.
+#'
 #' **Initialisation.** With `init = NULL` the chain starts at random weights
 #' drawn from R's random number generator (so that `set.seed()` reproduces
 #' them): \eqn{N(0, g/w_{l-1})}{N(0, g/w_(l-1))} for the weights into a layer of fan-in

@@ -146,7 +146,7 @@ sgldcv.default <- sampler_method(
         strata <- if (!is.null(m)) minibatch_strata(run, m$laplace, eps / 2, cv = TRUE)
         fixed <- strata$rows
         if (is.null(stepsize) && !is.null(strata)) eps <- eps * strata$shrink
-        sched <- schedule_vector(schedule, eps, run$n_iter)
+        sched <- schedule_vector(schedule, eps, run$n_iter, epoch_length(run))
         first <- first_step(sched)
         ## in the metric of the mode, second-order control variates: the
         ## minibatch estimates only the remainder of the score's first-order

@@ -24,9 +24,10 @@
 #' @inheritParams sampler-arguments
 #' @inheritParams sgld
 #' @param stepsize the learning rate \eqn{\eta}{eta} (the first one, with a
-#'   decaying `schedule`); `NULL` derives it from the data.
+#'   decaying `schedule`); `NULL` derives it from the data; for a network,
+#'   from the gradient noise the chain meets (see [mlp()], "Default steps").
 #' @param schedule `"constant"`, or a [schedule_polynomial()] or
-#'   [schedule_cyclical()].
+#'   [schedule_cyclical()] (or [schedule_step()]).
 #' @param friction \eqn{\alpha}{alpha} in (0, 1].
 #' @param trajectory resample the momentum every this many steps (`NULL`:
 #'   never).
@@ -64,7 +65,7 @@ sghmc.default <- sampler_method(
         list(engine = if (noise_estimate) "sghmc_noise" else "sghmc",
              spar = c(friction = friction, resample_every = L, noise_estimate = noise_estimate),
              schedule = step$schedule, spec = step$spec,
-             evals_per_iter = step$evals_per_iter,
+             evals_per_iter = step$evals_per_iter, noise_rule = step$noise_rule,
              settings = c(step$settings, list(friction = friction, trajectory = L,
                                               noise_estimate = noise_estimate)))
     }
@@ -90,7 +91,9 @@ sghmc.default <- sampler_method(
 #' cap).  Models of thousands of parameters are not affected.
 #'
 #' @inheritParams sghmc
-#' @param stepsize the step \eqn{\epsilon}{epsilon}; `NULL` derives it from the data.
+#' @param stepsize the step \eqn{\epsilon}{epsilon}; `NULL` derives it from the data;
+#'   for a network,
+#'   from the gradient noise the chain meets (see [mlp()], "Default steps").
 #' @param diffusion the diffusion factor \eqn{a > 0}{a > 0}.
 #' @return As [sgfs()].
 #' @references Ding, N., Fang, Y., Babbush, R., Chen, C., Skeel, R. D. and
@@ -120,7 +123,7 @@ sgnht.default <- sampler_method(
         step <- momentum_default_step(run, diffusion, stepsize, schedule, metric = m,
                                       cap = sgnht_thermostat_step(diffusion, length(run$theta0)))
         list(engine = "sgnht", spar = c(diffusion = diffusion), schedule = step$schedule, spec = step$spec,
-             evals_per_iter = step$evals_per_iter,
+             evals_per_iter = step$evals_per_iter, noise_rule = step$noise_rule,
              settings = c(step$settings, list(diffusion = diffusion)))
     }
     sg_fit("sgnht", setup, run, match.call())
@@ -144,13 +147,16 @@ momentum_default_step <- function(run, friction, stepsize, schedule, trajectory 
                                   metric = NULL, cap = Inf) {
     N <- run$spec$N
     gamma <- noise_gamma(run)
-    lambda <- if (is.null(metric)) stiffness_if_needed(run, stepsize) else metric$lambda
+    noise <- is.null(metric) && noise_stepped(run, stepsize)
+    lambda <- if (!is.null(metric)) metric$lambda else if (noise) NA_real_
+              else stiffness_if_needed(run, stepsize)
     step_5pct <- momentum_step(friction, gamma, lambda)
-    eta <- if (is.null(stepsize)) min(step_5pct, cap) else check_positive(stepsize, "stepsize")
+    eta <- if (noise) 1 else if (is.null(stepsize)) min(step_5pct, cap)
+           else check_positive(stepsize, "stepsize")
     ## a row's kick eta k_i to the momentum moves the chain eta k_i / friction
     strata <- if (!is.null(metric)) minibatch_strata(run, metric$laplace, eta / friction, cv = FALSE)
     if (is.null(stepsize) && !is.null(strata)) eta <- eta * strata$shrink
-    sched <- schedule_vector(schedule, eta, run$n_iter)
+    sched <- schedule_vector(schedule, eta, run$n_iter, epoch_length(run))
     first <- first_step(sched)
     list(schedule = sched, rows = strata$rows,
          ## the whitened gradient's clip (src/metric.c): one step's kick to
@@ -161,6 +167,8 @@ momentum_default_step <- function(run, friction, stepsize, schedule, trajectory 
          spec = c(metric$spec, if (!is.null(metric)) list(drift_limit = 1 / eta),
                   if (length(strata$rows)) list(fixed = strata$rows)),
          evals_per_iter = run$spec$batch_size + length(strata$rows),
+         noise_rule = if (noise) list(per_step = function(ms) ms / (2 * friction * run$temperature),
+                                      cap = cap),
          settings = list(stepsize = first, schedule = schedule, metric = metric_type(metric),
                          fixed_rows = length(strata$rows),
                          inflation = momentum_variance(first, friction, gamma, lambda,

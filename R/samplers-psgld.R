@@ -23,9 +23,10 @@
 #' @inheritParams sampler-arguments
 #' @inheritParams sgld
 #' @param stepsize the step size \eqn{\epsilon}{epsilon} (the first one, with a
-#'   decaying `schedule`); `NULL` derives it from the data.
+#'   decaying `schedule`); `NULL` derives it from the data; for a network,
+#'   from the gradient noise the chain meets (see [mlp()], "Default steps").
 #' @param schedule `"constant"`, or a [schedule_polynomial()] or
-#'   [schedule_cyclical()].
+#'   [schedule_cyclical()] (or [schedule_step()]).
 #' @param decay RMSprop decay \eqn{\alpha}{alpha} in (0, 1).
 #' @param lambda regulariser \eqn{\lambda > 0}{lambda > 0} of the preconditioner.
 #' @return As [sgfs()].
@@ -77,17 +78,22 @@ psgld.default <- sampler_method(
         m <- sampler_metric(metric, run)
         G_max <- if (!is.null(m)) max(psgld_preconditioner(lambda, N, n, m)(
                      m$laplace$mode, subset_spec(run$spec)))
-        stiff <- if (is.null(m)) stiffness_if_needed(run, stepsize, psgld_preconditioner(lambda, N, n))
-                 else m$lambda * G_max
-        eps <- if (is.null(stepsize)) 0.2 / (gamma * stiff) else check_positive(stepsize, "stepsize")
+        noise <- is.null(m) && noise_stepped(run, stepsize)
+        stiff <- if (!is.null(m)) m$lambda * G_max else if (noise) NA_real_
+                 else stiffness_if_needed(run, stepsize, psgld_preconditioner(lambda, N, n))
+        eps <- if (noise) 1 else if (is.null(stepsize)) 0.2 / (gamma * stiff)
+               else check_positive(stepsize, "stepsize")
         strata <- if (!is.null(m)) minibatch_strata(run, m$laplace, eps * G_max / 2, cv = FALSE)
         if (is.null(stepsize) && !is.null(strata)) eps <- eps * strata$shrink
-        sched <- schedule_vector(schedule, eps, run$n_iter)
+        sched <- schedule_vector(schedule, eps, run$n_iter, epoch_length(run))
         first <- first_step(sched)
         list(engine = "psgld", spar = c(decay = decay, lambda = lambda), schedule = sched,
              spec = c(m$spec, if (!is.null(m)) list(drift_limit = 2 / (eps * G_max)),
                       if (length(strata$rows)) list(fixed = strata$rows)),
              evals_per_iter = n + length(strata$rows),
+             ## (the preconditioner G_j = 1 / (lambda + sqrt(V_j)), V_j = m_j / N^2)
+             noise_rule = if (noise) list(per_step = function(ms)
+                 ms / (4 * run$temperature * (lambda + sqrt(ms) / N))),
              settings = list(stepsize = first, schedule = schedule, decay = decay,
                              metric = metric_type(m), fixed_rows = length(strata$rows),
                              lambda = lambda, inflation = sgld_inflation(first, stiff, gamma),

@@ -24,7 +24,7 @@
 #' @param schedule `NULL` for the default decay
 #'   \eqn{\epsilon_t = \epsilon_1 (b+1)/(b+t)}{epsilon_t = epsilon_1 (b+1)/(b+t)}, \eqn{b = }{b =} `n_iter / 20`
 #'   (large early steps, then small ones whose average is close to the mode),
-#'   `"constant"`, or a [schedule_polynomial()] or [schedule_cyclical()].
+#'   `"constant"`, or a [schedule_polynomial()] or [schedule_cyclical()] (or [schedule_step()]).
 #' @param momentum \eqn{\mu}{mu} in \[0, 1) (for `optimizer = "sgd"`).
 #' @param optimizer `"sgd"` (the update above) or `"adam"` (Kingma and Ba,
 #'   2015: per-coordinate steps scaled by running moments of the gradient,

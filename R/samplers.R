@@ -58,7 +58,7 @@
 #'   `batch_size` is above half the rows, and it is refused when
 #'   `batch_size` is all rows).
 #' @param schedule `"constant"`, or a [schedule_polynomial()] or
-#'   [schedule_cyclical()] that varies \eqn{\epsilon}{epsilon} from \eqn{4/\alpha^2}{4/alpha^2}.
+#'   [schedule_cyclical()] (or [schedule_step()]) that varies \eqn{\epsilon}{epsilon} from \eqn{4/\alpha^2}{4/alpha^2}.
 #' @param robust `TRUE` for SGFS's robust rule: the prior's precision
 #'   \eqn{\Lambda}{Lambda} is scaled with the data's Fisher information,
 #'   \eqn{B = \gamma N I_t + \Lambda}{B = gamma N I_t + Lambda}, \eqn{A = (1 + \alpha^2)B}{A = (1 + alpha^2)B},
@@ -168,7 +168,7 @@ sgfs.default <- sampler_method(
              spar = if (preconditioner == "block")
                         c(restart = restart, blocks = length(sizes), sizes)
                     else c(restart = restart),
-             schedule = schedule_vector(schedule, eps, run$n_iter),
+             schedule = schedule_vector(schedule, eps, run$n_iter, epoch_length(run)),
              settings = list(preconditioner = preconditioner, alpha = alpha,
                              schedule = schedule, robust = robust, fisher_rows = fisher_rows,
                              curvature = !is.null(H),
@@ -252,7 +252,8 @@ default_fisher_rows <- function(n, D) as.integer(min(n, max(D + 1, ceiling(2 * n
 #' @inheritParams sampler-arguments
 #' @param stepsize the step size \eqn{\epsilon}{epsilon} (the first one, with a
 #'   decaying `schedule`); `NULL` derives it from the data, in the metric's
-#'   coordinates.
+#'   coordinates; for a network,
+#'   from the gradient noise the chain meets (see [mlp()], "Default steps").
 #' @param metric `"mode"` to run the sampler in the posterior's whitened
 #'   coordinates \eqn{z = U\theta}{z = U theta}, \eqn{U^\top U = H}{U' U = H} the curvature of the
 #'   log posterior at its mode (found once, by Newton's method on all rows;
@@ -276,7 +277,7 @@ default_fisher_rows <- function(n, D) as.integer(min(n, max(D + 1, ceiling(2 * n
 #'   within \eqn{O(\epsilon^2)}{O(epsilon^2)} of a skewed one, against \eqn{O(\epsilon)}{O(epsilon)}
 #'   for the paper's noise.
 #' @param schedule `"constant"`, or a [schedule_polynomial()] or
-#'   [schedule_cyclical()].
+#'   [schedule_cyclical()] (or [schedule_step()]).
 #' @return As [sgfs()].
 #' @references Welling, M. and Teh, Y. W. (2011). Bayesian learning via
 #'   stochastic gradient Langevin dynamics. ICML.
@@ -307,16 +308,20 @@ sgld.default <- sampler_method(
         ## metric's coordinates), inflated by the minibatch noise
         m <- sampler_metric(metric, run)
         gamma <- noise_gamma(run)
-        lambda <- if (is.null(m)) stiffness_if_needed(run, stepsize) else m$lambda
-        eps <- if (is.null(stepsize)) 0.2 / (gamma * lambda) else check_positive(stepsize, "stepsize")
+        noise <- is.null(m) && noise_stepped(run, stepsize)
+        lambda <- if (!is.null(m)) m$lambda else if (noise) NA_real_
+                  else stiffness_if_needed(run, stepsize)
+        eps <- if (noise) 1 else if (is.null(stepsize)) 0.2 / (gamma * lambda)
+               else check_positive(stepsize, "stepsize")
         strata <- if (!is.null(m)) minibatch_strata(run, m$laplace, eps / 2, cv = FALSE)
         if (is.null(stepsize) && !is.null(strata)) eps <- eps * strata$shrink
-        sched <- schedule_vector(schedule, eps, run$n_iter)
+        sched <- schedule_vector(schedule, eps, run$n_iter, epoch_length(run))
         first <- first_step(sched)
         list(engine = "sgld", spar = c(lm_noise = !is.null(m)), schedule = sched,
              spec = c(m$spec, if (!is.null(m)) list(drift_limit = 2 / eps),
                       if (length(strata$rows)) list(fixed = strata$rows)),
              evals_per_iter = run$spec$batch_size + length(strata$rows),
+             noise_rule = if (noise) list(per_step = function(ms) ms / (4 * run$temperature)),
              settings = list(stepsize = first, schedule = schedule, metric = metric_type(m),
                              fixed_rows = length(strata$rows),
                              inflation = sgld_inflation(first, lambda, gamma, !is.null(m)),

@@ -218,6 +218,8 @@ static int iterate(sgfs_engine *e)
             for (int j = 0; j < Ds; j++) e->grad_sq[j] += e->grad[j] * e->grad[j];
         if (e->sep) sgfs_separated_project(e, e->grad_lik);
         if (e->sampler->needs_scores) sgfs_metric_gradients(e, e->G, e->fisher_rows);
+    } else if (e->grad_sq && t > e->burnin) {
+        for (int j = 0; j < Ds; j++) e->grad_sq[j] += e->grad[j] * e->grad[j];
     }
     if (e->sep) memcpy(e->sep->z_old, e->theta, (size_t) Ds * sizeof(double));
     const int failed = e->sampler->step(e, e->eps_last);
@@ -307,6 +309,8 @@ SEXP sgfs_engine_result(SEXP ptr)
         SEXP z = Rf_allocVector(REALSXP, Ds);
         SET_VECTOR_ELT(out, 9, z);
         memcpy(REAL(z), e->theta, (size_t) Ds * sizeof(double));
+    }
+    if (e->grad_sq) {
         SEXP sq = Rf_allocVector(REALSXP, Ds);
         SET_VECTOR_ELT(out, 10, sq);
         memcpy(REAL(sq), e->grad_sq, (size_t) Ds * sizeof(double));

@@ -26,6 +26,8 @@
  *               low-rank part: D x k orthonormal eigenvectors of the
  *               whitened curvature and their k eigenvalues (metric.c)
  *   drift_limit (optional, with a metric) the clip of the whitened gradient
+ *   record_grad_sq (optional) TRUE: sum each gradient coordinate's square
+ *               over the iterations past burn-in (always with a metric)
  *   fixed       (optional) strictly increasing ints, 0-based: rows in every
  *               minibatch, whose random part is drawn from the other rows
  *   sgfs_robust (optional) TRUE: SGFS's robust rule (fisher.c)
@@ -277,7 +279,6 @@ static void setup_metric(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
     setup_metric_lowrank(e, prot, spec);
     SEXP limit = sgfs_list_opt(spec, "drift_limit");
     e->drift_limit = limit != NULL ? Rf_asReal(limit) : 0.0;
-    e->grad_sq = fresh_real(prot, SLOT_GRAD_SQ, D);
     SEXP z = sgfs_list_opt(state, "z");
     if (z != NULL && Rf_xlength(z) == D && TYPEOF(z) == REALSXP) {
         e->theta = copy_real(prot, SLOT_Z, z);
@@ -586,6 +587,9 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
         e->xb_cols = xb_columns(e, spec, need_G);
         e->xb = fresh_real(prot, SLOT_XB, (R_xlen_t) e->P * e->xb_cols);
         setup_metric(e, prot, spec, state);
+        SEXP record = sgfs_list_opt(spec, "record_grad_sq");
+        if (e->metric || (record != NULL && Rf_asLogical(record) == TRUE))
+            e->grad_sq = fresh_real(prot, SLOT_GRAD_SQ, Ds);
         setup_fixed_rows(e, prot, spec);
         setup_windows(e, prot, spec, state);
         setup_separated(e, prot, spec);

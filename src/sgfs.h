@@ -370,8 +370,9 @@ struct sgfs_engine {
     /* with a metric: each coordinate of the whitened gradient is clipped to
        +-drift_limit (0: none), clipped counts the clipped coordinates */
     double drift_limit, clipped;
-    /* with a metric: the sum over the iterations past burn-in of each
-       whitened gradient coordinate's square (as clipped), else NULL */
+    /* with a metric or spec$record_grad_sq: the sum over the iterations past
+       burn-in of each gradient coordinate's square (whitened and clipped
+       with a metric), else NULL */
     double *grad_sq;
     double *iter;               /* iterations done so far (t), a double        */
     double *sstate;             /* sampler state                               */

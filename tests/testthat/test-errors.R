@@ -40,6 +40,12 @@ test_that("argument errors name the argument", {
     expect_error(schedule_cyclical(cycle_length = 2.5), "'cycle_length'")
     expect_output(print(schedule_cyclical(cycles = 3)), "cyclical step sizes.*3 cycles")
     expect_output(print(schedule_polynomial(b = 10)), "polynomial step sizes")
+    expect_error(schedule_step(), "'epochs' or 'every' must be given")
+    expect_error(schedule_step(epochs = 2, every = 3), "'epochs' or 'every'")
+    expect_error(schedule_step(every = 0), "'every'")
+    expect_error(schedule_step(epochs = 5, factor = 1.5), "'factor' must be a number in \\(0, 1\\]")
+    expect_output(print(schedule_step(epochs = 20)), "times 0.5 every 20 epochs")
+    expect_output(print(schedule_step(every = 100, factor = 0.9)), "times 0.9 every 100 iterations")
     expect_error(sgfs(d$x, d$y, alpha = 0, batch_size = 50, schedule = "polynomial"),
                  "'schedule'.*alpha > 0")
     expect_error(sgfs(d$x, d$y[-1]), "'y' has 99 values but x has 100 rows")

@@ -97,6 +97,19 @@ test_that("SGLD: C chain equals the R reference (constant and polynomial steps)"
     r4 <- r_chain(p, 3, 10L, 40L, function(t) 5e-4 * (cos(pi * ((t - 1) %% 7) / 7) + 1),
                   sghmc_update(0.2, 0, FALSE, 50, 10))
     expect_equal(unname(c4), r4, tolerance = 1e-12)
+    ## the step halved every 7 iterations; in epochs, 2 epochs of 50 rows
+    ## in batches of 10 are 10 iterations
+    set.seed(46)
+    c5 <- c_chain(sgld, p, 10L, 40L, stepsize = 0.02, schedule = schedule_step(every = 7))
+    set.seed(46)
+    r5 <- r_chain(p, 3, 10L, 40L, function(t) 0.02 * 0.5^((t - 1) %/% 7), sgld_update)
+    expect_equal(unname(c5), r5, tolerance = 1e-12)
+    set.seed(47)
+    c6 <- c_chain(sgld, p, 10L, 40L, stepsize = 0.02,
+                  schedule = schedule_step(epochs = 2, factor = 0.8))
+    set.seed(47)
+    r6 <- r_chain(p, 3, 10L, 40L, function(t) 0.02 * 0.8^((t - 1) %/% 10), sgld_update)
+    expect_equal(unname(c6), r6, tolerance = 1e-12)
 })
 
 test_that("SGFS-f: C chain equals the R reference (alpha 0 and > 0, restart, gaussian)", {
