@@ -119,7 +119,7 @@ run_sga <- function(run, n_iter, burnin, stepsize = NULL, schedule = NULL,
     if (is.null(stepsize)) stepsize <- if (adam) 0.01 else sga_default_step(run, momentum)
     if (is.null(schedule)) schedule <- schedule_polynomial(b = max(1, n_iter %/% 20L), delta = 1)
     sched <- schedule_vector(schedule, stepsize, n_iter, epoch_length(run))
-    spec <- run$spec
+    spec <- without_hyper(run$spec)                 # (an optimiser: learned scales at tau = 1)
     spec$burnin <- burnin
     spec$thin <- thin
     spec$pred_x <- spec$monitor <- NULL            # every iterate, no predictive

@@ -24,12 +24,15 @@
 #'
 #' **Priors.** `prior` is one prior for every weight and bias, or a list of
 #' priors, one per layer (first hidden layer first, the output layer last).
-#' The default is `normal(0, 1/sqrt(w))` for the weights and biases of a
-#' layer with fan-in \eqn{w}{w} (the units of the layer below): the prior of
-#' each unit's input then has the same spread whatever the width, and the
-#' network's output stays of order one as layers grow (Neal, 1996).  On the
-#' UCI regression benchmarks it predicted better than `normal(0, 1)`
-#' (`bench/bench_uci.R`).
+#' The default is `normal_gamma(1/sqrt(w))` for the weights and biases of a
+#' layer with fan-in \eqn{w}{w} (the units of the layer below): a normal of
+#' scale \eqn{1/\sqrt{\tau_l w}}{1/sqrt(tau_l w)}, so that the prior of each unit's
+#' input has the same spread whatever the width and the network's output
+#' stays of order one as layers grow (Neal, 1996), with each layer's
+#' precision \eqn{\tau_l \sim \mathrm{Gamma}(1, 1)}{tau_l ~ Gamma(1, 1)} sampled with the
+#' weights ([normal_gamma()]): each layer learns how large its weights are,
+#' where a fixed scale would have to be right for every data set and
+#' width.  `normal(0, 1/sqrt(w))` per layer gives the fixed prior.
 #'
 #' **Default steps.** A network's curvature at one mode (a sharp one, where
 #' `init = "map"` starts) says little about its posterior, so [sgld()],
@@ -165,12 +168,12 @@ mlp_design <- function(model, x, y, family, standardize, sigma, levels) {
          })
 }
 
-## the default prior: normal(0, 2.5) for a GLM; normal(0, 1/sqrt(fan-in))
-## per layer for a network
+## the default prior: normal(0, 2.5) for a GLM; for a network, per layer a
+## normal of scale 1/sqrt(fan-in) whose scale is learned (normal_gamma())
 default_prior <- function(design) {
     if (is.null(design$network)) return(normal(0, 2.5))
     w <- design$widths
-    lapply(w[-length(w)], function(fan_in) normal(0, 1 / sqrt(fan_in)))
+    lapply(w[-length(w)], function(fan_in) normal_gamma(1 / sqrt(fan_in)))
 }
 
 ## coefficient prior(s) of a network: one prior, or a list with one per layer

@@ -68,7 +68,7 @@ noise_step <- function(spec, states, run, per_step, cap = Inf) {
         }
         m <- Reduce(`+`, lapply(res, `[[`, "grad_sq")) / ((pilot_iter - pilot$burnin) * length(res))
         states <- lapply(res, function(r) list(theta = r$theta, iter = 0, sstate = r$sstate,
-                                               seed = r$seed))
+                                               seed = r$seed, hyper = r$hyper))
         new <- rule(m)
         steps <- c(steps, new)
         settled <- new / step > 0.8 && new / step < 1.25

@@ -35,7 +35,7 @@
 #' `slab(slab_df, slab_scale)`, the Inv-Gamma(slab_df / 2, slab_df
 #' slab_scale^2 / 2) prior of `hs_c`'s square.
 #' Whether a parameter's prior is the package's default (`prior = NULL`:
-#' `normal(0, 2.5)`, or `normal(0, 1/sqrt(fan-in))` per layer of a network;
+#' `normal(0, 2.5)`, or `normal_gamma(1/sqrt(fan-in))` per layer of a network;
 #' `log_sigma`'s) is recorded in the column `default`.
 #'
 #' @param object a fit of [sgfs()], [sgld()] or another sampler.
@@ -156,6 +156,8 @@ print.sgfs_prior_summary <- function(x, digits = 3, ...) {
         }))
         print(show, right = FALSE)
     }
+    if (any(tab$prior == "normal_gamma", na.rm = TRUE))
+        cat("normal_gamma(0, s): N(0, s^2 / tau), each prior's tau ~ Gamma(shape, rate) sampled with the chain (s the base scale).\n")
     if (any(tab$group == "(Intercept)") && x$standardized)
         cat("The intercept's prior on the draws' scale is that of the intercept at the predictors' means.\n")
     if (!is.null(x$sigma)) cat(sprintf("sigma fixed at %s (no prior)\n", fmt(x$sigma)))

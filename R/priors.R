@@ -96,6 +96,40 @@ cauchy <- function(location = 0, scale = 1) {
     new_prior("cauchy", location, scale, 1)
 }
 
+#' A normal prior whose scale is learned
+#'
+#' \deqn{\theta_j \mid \tau \sim N(0, s_j^2 / \tau), \qquad \tau \sim
+#'   \mathrm{Gamma}(a, b),}{theta_j | tau ~ N(0, s_j^2 / tau), tau ~ Gamma(a, b),}
+#' one precision multiplier \eqn{\tau}{tau} (shape \eqn{a}{a}, rate \eqn{b}{b},
+#' mean \eqn{a/b}{a/b}) shared by every parameter the prior covers, sampled
+#' with them: after every step of the rule \eqn{\tau}{tau} is drawn from its
+#' exact conditional law \eqn{\mathrm{Gamma}(a + n/2, b + \sum_j
+#' \theta_j^2 / (2 s_j^2))}{Gamma(a + n/2, b + sum_j theta_j^2 / (2 s_j^2))}
+#' over the \eqn{n}{n} parameters (a Gibbs update; Neal, 1996).  For the
+#' layers of an [mlp()] network, where each layer given its own
+#' `normal_gamma()` learns how large its weights are (the default, with
+#' \eqn{s_j = 1/\sqrt{w}}{s_j = 1/sqrt(w)} for a layer of fan-in \eqn{w}{w}).
+#' The stochastic-gradient samplers take it; [sga()] and the mode a chain
+#' starts from (`init = "map"`) use \eqn{\tau = 1}{tau = 1}, and [hmc()] and
+#' [mala()] refuse it.  The precisions' last values are in each chain's
+#' state, `attr(fit, "sgfit")$states[[k]]$hyper`, one per prior.
+#'
+#' @param scale the base scale(s) \eqn{s_j}{s_j}, positive: one number or one
+#'   per parameter the prior covers.
+#' @param shape,rate the Gamma hyperprior of \eqn{\tau}{tau}, positive.
+#' @return An object of class `sgfs_prior`.
+#' @references Neal, R. M. (1996). Bayesian Learning for Neural Networks.
+#'   Springer.
+#' @examples
+#' normal_gamma(scale = 0.1)
+#' @export
+normal_gamma <- function(scale = 1, shape = 1, rate = 1) {
+    p <- new_prior("normal_gamma", 0, scale)
+    p$shape <- check_positive(shape, "shape")
+    p$rate <- check_positive(rate, "rate")
+    p
+}
+
 new_prior <- function(dist, location, scale, df = NULL, arg = NULL) {
     bad <- function(name, ...) stop_arg(if (is.null(arg)) name else arg, ...)
     if (!is.numeric(location) || length(location) < 1L || any(!is.finite(location)))
@@ -116,6 +150,11 @@ new_prior <- function(dist, location, scale, df = NULL, arg = NULL) {
 #' @export
 print.sgfs_prior <- function(x, ...) {
     num <- function(v) paste(format(v), collapse = ", ")
+    if (x$dist == "normal_gamma") {
+        cat(sprintf("normal_gamma(scale = %s, shape = %g, rate = %g): N(0, scale^2 / tau), tau ~ Gamma(shape, rate)\n",
+                    num(x$scale), x$shape, x$rate))
+        return(invisible(x))
+    }
     cat(sprintf("%s(%slocation = %s, scale = %s)%s\n", x$dist,
                 if (x$dist == "student_t") sprintf("df = %s, ", num(x$df)) else "",
                 num(x$location), num(x$scale),
@@ -126,7 +165,8 @@ print.sgfs_prior <- function(x, ...) {
 }
 
 ## the engine's codes of the per-coordinate priors (src/prior.c)
-prior_codes <- c(normal = 0L, laplace = 1L, student_t = 2L, cauchy = 2L, hs = 3L)
+prior_codes <- c(normal = 0L, laplace = 1L, student_t = 2L, cauchy = 2L, hs = 3L,
+                 normal_gamma = 0L)
 
 ## whether `p` is a prior: this package's, or one of rstanarm's plain lists
 is_prior <- function(p) {
@@ -194,10 +234,14 @@ expand_prior <- function(prior, which, arg, design = NULL, family = NULL) {
         sc <- internal$scale
     }
     dist <- prior$dist
+    if (dist == "normal_gamma" && !is.null(design) && is.null(design$network))
+        stop_arg(arg, "is normal_gamma(), a learned scale for the layers of a network ",
+                 "(model = mlp()); give a GLM normal(), student_t() or hs()")
     list(which = which, type = rep(prior_codes[[dist]], k), dist = rep(dist, k),
          loc = loc, scale = sc, df = df,
-         prec = switch(dist, normal = 1 / sc^2, laplace = 1 / (2 * sc^2),
+         prec = switch(dist, normal = , normal_gamma = 1 / sc^2, laplace = 1 / (2 * sc^2),
                        (df + 1) / ((df + 3) * sc^2)),
+         hyper = if (dist == "normal_gamma") c(shape = prior$shape, rate = prior$rate),
          rstanarm = isTRUE(prior$rstanarm))
 }
 
@@ -246,14 +290,29 @@ prior_arrays <- function(D, parts) {
     out <- list(prior_type = integer(D), prior_loc = double(D),
                 prior_scale = double(D), prior_prec = double(D),
                 prior_df = rep(NA_real_, D))
+    hyper <- list(hyper_group = integer(D), hyper_base = rep(1, D), hyper_shape = double(0),
+                  hyper_rate = double(0))
     for (p in parts) {
         out$prior_type[p$which] <- p$type
         out$prior_loc[p$which] <- p$loc
         out$prior_scale[p$which] <- p$scale
         out$prior_prec[p$which] <- p$prec
         out$prior_df[p$which] <- p$df
+        if (!is.null(p$hyper)) {              # a learned scale: one more group
+            hyper$hyper_group[p$which] <- length(hyper$hyper_shape) + 1L
+            hyper$hyper_base[p$which] <- p$prec
+            hyper$hyper_shape <- c(hyper$hyper_shape, p$hyper[["shape"]])
+            hyper$hyper_rate <- c(hyper$hyper_rate, p$hyper[["rate"]])
+        }
     }
-    out
+    if (length(hyper$hyper_shape)) c(out, hyper) else out
+}
+
+## the spec without its learned prior scales: the base prior (tau = 1), for
+## optimisers and the other fixed-prior computations
+without_hyper <- function(spec) {
+    spec[c("hyper_group", "hyper_base", "hyper_shape", "hyper_rate")] <- NULL
+    spec
 }
 
 ## the per-coordinate names of the priors in a spec (a student_t with one
@@ -261,6 +320,7 @@ prior_arrays <- function(D, parts) {
 prior_dists <- function(spec) {
     dist <- c("normal", "laplace", "student_t", "hs")[spec$prior_type + 1L]
     if (!is.null(spec$prior_df)) dist[dist == "student_t" & spec$prior_df == 1] <- "cauchy"
+    if (!is.null(spec$hyper_group)) dist[spec$hyper_group > 0L] <- "normal_gamma"
     dist
 }
 

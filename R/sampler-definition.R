@@ -98,7 +98,7 @@
 #'   gets: its default is `normal(0, 2.5)`).  For a network, one prior for every
 #'   weight and bias or a list with one per layer (see [mlp()]).  `NULL`
 #'   (the default): `normal(0, 2.5)` for a GLM; for a network, on each
-#'   layer's weights and biases `normal(0, 1/sqrt(fan-in))`.
+#'   layer's weights and biases `normal_gamma(1/sqrt(fan-in))` (a learned scale).
 #' @param batch_size minibatch size \eqn{n}{n}, between 2 and the number of
 #'   rows \eqn{N}{N}; by default \eqn{N/100}{N/100} clamped to \[100, 500\], all rows
 #'   when there are at most 100 (for [psgld()] a quarter of them then: its

@@ -95,6 +95,10 @@ metropolis_setup <- function(run, method, stepsize, mass, target_accept, adapt,
     adapt <- check_flag(adapt, "adapt")
     if (!is.null(stepsize)) stepsize <- check_positive(stepsize, "stepsize")
     function(run) {
+        if (!is.null(run$spec$hyper_group))
+            stop_arg("prior", sprintf(paste0(
+                "has a learned scale (normal_gamma(), a network's default), which %s() cannot ",
+                "sample: give fixed priors, such as normal(0, 1 / sqrt(fan-in)) per layer"), method))
         D <- length(run$theta0)
         ## the Laplace approximation shared with the chains' dispersed starts
         ## (one mode search per call; with a horseshoe in its coordinates,

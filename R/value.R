@@ -24,7 +24,8 @@ new_sgfit <- function(info, res, previous = NULL, first = NULL, checks = TRUE) {
     before <- if (is.null(info$states)) info$starts else info$states
     states <- lapply(seq_len(K), function(k)
         if (ran[k]) res[[k]][c("theta", "iter", "sstate", "seed", if (!is.null(res[[k]]$z)) "z",
-                               if (!is.null(res[[k]]$starts)) "starts")]
+                               if (!is.null(res[[k]]$starts)) "starts",
+                               if (!is.null(res[[k]]$hyper)) "hyper")]
         else before[[k]])
     div <- vapply(seq_len(K), function(k) if (ran[k]) res[[k]]$diverged else 0, 0)
     ## an interrupt stopped a chain, or kept one without draws from starting

@@ -229,6 +229,7 @@ static int iterate(sgfs_engine *e)
         sgfs_separated_update(e);            /* Gibbs updates along separated levels */
         sgfs_metric_to_z(e, e->xi, e->theta);
     }
+    if (e->hyper && !failed) sgfs_hyper_update(e);   /* Gibbs updates of the prior's scales */
     if (e->hs) hs_point(e);
     return failed;
 }
@@ -287,7 +288,7 @@ SEXP sgfs_engine_result(SEXP ptr)
     const R_xlen_t len = e->sstate_len;
     const char *names[] = {"draws", "theta", "iter", "sstate", "eps",
                            "diverged", "pred", "pred_count", "clipped", "z", "grad_sq",
-                           "starts", ""};
+                           "starts", "hyper", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SEXP draws = Rf_allocMatrix(REALSXP, e->n_kept, e->n_monitor);
     SET_VECTOR_ELT(out, 0, draws);
@@ -314,6 +315,11 @@ SEXP sgfs_engine_result(SEXP ptr)
         SEXP sq = Rf_allocVector(REALSXP, Ds);
         SET_VECTOR_ELT(out, 10, sq);
         memcpy(REAL(sq), e->grad_sq, (size_t) Ds * sizeof(double));
+    }
+    if (e->hyper) {                      /* the prior's precisions, to continue */
+        SEXP tau = Rf_allocVector(REALSXP, e->hyper->K);
+        SET_VECTOR_ELT(out, 12, tau);
+        memcpy(REAL(tau), e->hyper->tau, (size_t) e->hyper->K * sizeof(double));
     }
     if (e->batch.ahead) {                /* the windows drawn ahead, to continue */
         const int len = e->batch.ahead * e->batch.per;

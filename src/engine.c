@@ -59,6 +59,10 @@
  *               iterations ahead (minibatch.c); absent or 0: random rows
  *   window_rows (optional, with windows) a divisor of batch_size: the rows
  *               of a window (absent: the whole minibatch is one window)
+ *   hyper_group, hyper_base, hyper_shape, hyper_rate (optional, together):
+ *               learned prior scales (prior_hyper.c): each coordinate's
+ *               group (D ints, 0: none), base precision (D), and each
+ *               group's Gamma hyperprior (K shapes and rates)
  *   hs          (optional) the regularised horseshoe's settings (prior_hs.c):
  *               the chain samples its parameters too (rules sgld, hmc, sga,
  *               adam)
@@ -66,7 +70,8 @@
  *   unconstrained coordinates xi of prior_hs.c), iter (1), sstate (the
  *   sampler's, or empty for a fresh one), and optionally z (Ds; with a
  *   metric, the sampler's coordinates, else computed from theta) and starts
- *   (with windows: the windows drawn ahead, else fresh).  They are copied: a fit's state is never modified in place.
+ *   (with windows: the windows drawn ahead, else fresh), hyper (with
+ *   learned prior scales: the groups' precisions, else 1).  They are copied: a fit's state is never modified in place.
  *
  * No memory is allocated after setup: the iteration loop works in the
  * scratch arrays allocated here.
@@ -77,7 +82,8 @@ enum { SLOT_ENGINE, SLOT_SPEC, SLOT_THETA, SLOT_ITER, SLOT_SSTATE, SLOT_BATCH, S
        SLOT_XB, SLOT_ETA, SLOT_GRAD, SLOT_GRAD_CENTRE, SLOT_G, SLOT_WORK,
        SLOT_DRAWS, SLOT_PRED, SLOT_Z, SLOT_POOL, SLOT_GRAD_FIXED, SLOT_CENTRE_FIXED, SLOT_GRAD_SQ, SLOT_ETA_CENTRE,
        SLOT_CENTRE_HESSIAN, SLOT_CENTRE_DELTA, SLOT_HS, SLOT_HS_SCRATCH, SLOT_PAR, SLOT_REPORT,
-       SLOT_SEP, SLOT_SEP_ETA, SLOT_SEP_POINT, SLOT_SEP_BASIS, SLOT_SEP_Z_OLD, SLOT_STARTS, SLOT_METRIC_LR, SLOT_NOISE, N_SLOTS };
+       SLOT_SEP, SLOT_SEP_ETA, SLOT_SEP_POINT, SLOT_SEP_BASIS, SLOT_SEP_Z_OLD, SLOT_STARTS, SLOT_METRIC_LR, SLOT_NOISE,
+       SLOT_HYPER, SLOT_HYPER_TAU, SLOT_HYPER_WORK, SLOT_PRIOR_SCALE, SLOT_PRIOR_PREC, N_SLOTS };
 
 /* the element `name` of list, or NULL if there is none */
 SEXP sgfs_list_opt(SEXP list, const char *name)
@@ -286,6 +292,62 @@ static void setup_metric(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
         e->theta = fresh_real(prot, SLOT_Z, D);
         sgfs_metric_to_z(e, e->xi, e->theta);
     }
+}
+
+/* spec$hyper_*: learned prior scales (prior_hyper.c); state$hyper the
+   precisions tau to continue from (absent: 1, the base prior) */
+static void setup_hyper(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
+{
+    SEXP group_s = sgfs_list_opt(spec, "hyper_group");
+    if (group_s == NULL || group_s == R_NilValue) return;
+    const int D = e->D;
+    if (e->hs || e->sampler->full_data)
+        Rf_error("internal error: learned prior scales are for stochastic-gradient rules "
+                 "without a horseshoe");
+    const int *group = INTEGER(typed_elt(spec, "hyper_group", INTSXP, D));
+    int K = 0;
+    for (int j = 0; j < D; j++) {
+        if (group[j] == NA_INTEGER || group[j] < 0)
+            Rf_error("internal error: 'hyper_group' must be whole numbers >= 0");
+        if (group[j] > K) K = group[j];
+        if (group[j] > 0 && (e->prior_type[j] != SGFS_PRIOR_NORMAL || e->prior_loc[j] != 0.0))
+            Rf_error("internal error: a learned scale needs a normal prior centred at 0");
+    }
+    if (K == 0) Rf_error("internal error: 'hyper_group' names no group");
+    const double *base = REAL(typed_elt(spec, "hyper_base", REALSXP, D));
+    const double *shape = REAL(typed_elt(spec, "hyper_shape", REALSXP, K));
+    const double *rate = REAL(typed_elt(spec, "hyper_rate", REALSXP, K));
+    for (int j = 0; j < D; j++)
+        if (group[j] > 0 && !(base[j] > 0.0 && R_FINITE(base[j])))
+            Rf_error("internal error: 'hyper_base' must be positive");
+    for (int k = 0; k < K; k++)
+        if (!(shape[k] > 0.0 && R_FINITE(shape[k]) && rate[k] > 0.0 && R_FINITE(rate[k])))
+            Rf_error("internal error: 'hyper_shape' and 'hyper_rate' must be positive");
+    SEXP raw = Rf_allocVector(RAWSXP, sizeof(sgfs_hyper));
+    SET_VECTOR_ELT(prot, SLOT_HYPER, raw);
+    sgfs_hyper *h = (sgfs_hyper *) RAW(raw);
+    h->K = K;
+    h->group = group;
+    h->base = base;
+    h->shape = shape;
+    h->rate = rate;
+    h->work = fresh_real(prot, SLOT_HYPER_WORK, 2 * (R_xlen_t) K);
+    SEXP tau = sgfs_list_opt(state, "hyper");
+    if (tau != NULL && tau != R_NilValue) {
+        if (TYPEOF(tau) != REALSXP || Rf_xlength(tau) != K)
+            Rf_error("internal error: the state's 'hyper' must be %d doubles", K);
+        h->tau = copy_real(prot, SLOT_HYPER_TAU, tau);
+    } else {
+        h->tau = fresh_real(prot, SLOT_HYPER_TAU, K);
+        for (int k = 0; k < K; k++) h->tau[k] = 1.0;
+    }
+    for (int k = 0; k < K; k++)
+        if (!(h->tau[k] > 0.0 && R_FINITE(h->tau[k])))
+            Rf_error("internal error: the state's 'hyper' must be positive");
+    e->prior_scale = copy_real(prot, SLOT_PRIOR_SCALE, sgfs_list_elt(spec, "prior_scale"));
+    e->prior_prec = copy_real(prot, SLOT_PRIOR_PREC, sgfs_list_elt(spec, "prior_prec"));
+    e->hyper = h;
+    sgfs_hyper_apply(e);
 }
 
 /* spec$separated_*: the levels updated exactly (separated.c) */
@@ -593,6 +655,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
         setup_fixed_rows(e, prot, spec);
         setup_windows(e, prot, spec, state);
         setup_separated(e, prot, spec);
+        setup_hyper(e, prot, spec, state);
         const sgfs_sampler *smp = e->sampler;
         const R_xlen_t len = sampler_array_len(smp->state_len, smp->state, spar, Ds);
         e->sstate_len = len;

@@ -287,6 +287,19 @@ void sgfs_separated_restrict(const sgfs_engine *e, double *z);
 void sgfs_separated_update(sgfs_engine *e);
 int sgfs_separated_predictors(const sgfs_engine *e);
 
+/* ---- learned prior scales: Gibbs updates of group precisions (prior_hyper.c) */
+typedef struct sgfs_hyper {
+    int K;                      /* groups                                      */
+    const int *group;           /* D: a coordinate's group 1..K, 0 for none    */
+    const double *base;         /* D: the base precision c_j                   */
+    const double *shape, *rate; /* K: the Gamma hyperprior of each tau_k       */
+    double *tau;                /* K: the precisions (the chain's state)       */
+    double *work;               /* 2K scratch                                  */
+} sgfs_hyper;
+
+void sgfs_hyper_apply(sgfs_engine *e);
+void sgfs_hyper_update(sgfs_engine *e);
+
 /* ---- the engine: everything one chain needs ------------------------- */
 struct sgfs_engine {
     /* data and model */
@@ -337,7 +350,8 @@ struct sgfs_engine {
                                    alive by the spec                          */
     /* prior, per coordinate */
     const int *prior_type;
-    const double *prior_loc, *prior_scale, *prior_prec;
+    const double *prior_loc;
+    double *prior_scale, *prior_prec;   /* (the engine's own copies with a learned scale) */
     const double *prior_df;     /* student_t degrees of freedom, or NULL       */
     sgfs_hs *hs;                /* the horseshoe, or NULL                      */
     /* sampler */
@@ -431,6 +445,8 @@ struct sgfs_engine {
     double *centre_hessian, *centre_delta;
     double *G;                  /* D x n per-example scores (or NULL)          */
     double *work;               /* sampler scratch                             */
+    /* learned prior scales (prior_hyper.c), or NULL */
+    sgfs_hyper *hyper;
     /* exact updates along separated levels (separated.c), or NULL */
     sgfs_separated *sep;
 };
