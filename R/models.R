@@ -37,7 +37,11 @@
 #' **Default steps.** A network's curvature at one mode (a sharp one, where
 #' `init = "map"` starts) says little about its posterior, so [sgld()],
 #' [psgld()], [sghmc()] and [sgnht()] given no `stepsize` take theirs from
-#' the gradient noise the chain meets: pilots of 1,000 iterations continue
+#' the gradient noise the chain meets, and start at random weights
+#' (`init = NULL`; from the mode, the noise there kept the steps too small
+#' to leave it: on 20 splits of UCI yacht and boston, test log-likelihoods
+#' down to -14 from the mode against -1.8 and -3.7 from random weights):
+#' pilots of 1,000 iterations continue
 #' the chain from its start, each at the step the previous one measured,
 #' until the step settles (at most 10 pilots, before `burnin`).  The step
 #' is the one at which the minibatch gradient's noise adds at most 30 % to

@@ -143,7 +143,10 @@
 #'   SGFS on a GLM, at the mode its `curvature` is taken at, that of 50,000
 #'   of the rows beyond 100,000) or whose own burn-in finds the posterior
 #'   quickly (SGFS on a custom model), and `"map"` for the others (and SGFS
-#'   on a network), whose small steps would take long to get there.
+#'   on a network), whose small steps would take long to get there; but SGLD,
+#'   pSGLD, SGHMC and SGNHT start a network at random weights (`NULL`): from
+#'   a sharp mode their steps, set by the gradient noise there, stay too small
+#'   to leave it (see [mlp()], "Default steps").
 #' @param standardize centre and scale the predictors (and a gaussian
 #'   response) internally; draws are reported on the original scale.
 #' @param progress show a progress bar.

@@ -53,7 +53,7 @@ sghmc.formula <- formula_method(function(...) sghmc.default(...))
 sghmc.default <- sampler_method(
     alist(stepsize = NULL, schedule = "constant", friction = 0.01, trajectory = NULL,
           noise_estimate = FALSE, metric = NULL),
-    defaults = alist(init = "map"), {
+    defaults = alist(init = if (!is.list(model) || !identical(model$type, "mlp")) "map"), {
     metric <- check_metric(metric)
     run <- prepare_run_here(environment())
     friction <- check_unit_interval(friction, "friction")
@@ -114,7 +114,7 @@ sgnht.formula <- formula_method(function(...) sgnht.default(...))
 #' @export
 sgnht.default <- sampler_method(
     alist(stepsize = NULL, schedule = "constant", diffusion = 0.01, metric = NULL),
-    defaults = alist(init = "map"), {
+    defaults = alist(init = if (!is.list(model) || !identical(model$type, "mlp")) "map"), {
     metric <- check_metric(metric)
     run <- prepare_run_here(environment())
     diffusion <- check_unit_interval(diffusion, "diffusion")

@@ -64,7 +64,7 @@ psgld.formula <- formula_method(function(...) psgld.default(...))
 #' @export
 psgld.default <- sampler_method(
     alist(stepsize = NULL, schedule = "constant", decay = 0.99, lambda = 1e-5, metric = NULL),
-    defaults = alist(init = "map"), {
+    defaults = alist(init = if (!is.list(model) || !identical(model$type, "mlp")) "map"), {
     metric <- check_metric(metric)
     run <- prepare_run_here(environment())
     if (is.null(batch_size)) run <- psgld_batch(run)

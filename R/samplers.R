@@ -121,7 +121,7 @@ sgfs.formula <- formula_method(function(...) sgfs.default(...))
 sgfs.default <- sampler_method(
     alist(preconditioner = c("full", "diagonal", "block"), alpha = 1, schedule = "constant",
           blocks = NULL, robust = TRUE, fisher_rows = NULL, curvature = TRUE),
-    defaults = alist(init = if (identical(model$type, "mlp")) "map"), {
+    defaults = alist(init = if (is.list(model) && identical(model$type, "mlp")) "map"), {
     robust <- check_flag(robust, "robust")
     curvature <- check_flag(curvature, "curvature")
     run <- prepare_run_here(environment())
@@ -300,7 +300,7 @@ sgld.formula <- formula_method(function(...) sgld.default(...))
 #' @export
 sgld.default <- sampler_method(
     alist(stepsize = NULL, schedule = "constant", metric = NULL),
-    defaults = alist(init = "map"), {
+    defaults = alist(init = if (!is.list(model) || !identical(model$type, "mlp")) "map"), {
     metric <- check_metric(metric)
     run <- prepare_run_here(environment())
     setup <- function(run) {

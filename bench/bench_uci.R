@@ -3,11 +3,13 @@
 ## training split (the package's standardize = TRUE), the standard 20
 ## train/test splits (protein: 100 units, 5 splits), RMSE and test
 ## log-likelihood of the posterior predictive averaged over the splits, for
-## pSGLD, SGHMC, SGLD, I-SGD and SGFS-d at their defaults (network prior
-## normal(0, 1/sqrt(fan-in)), init = "map" by Adam, the Langevin rules'
-## steps from their gradient noise, R/noise-steps.R), next to the published
-## MC-dropout results on the same splits (Gal and Ghahramani 2016,
-## grid-search version, mean and standard error).
+## pSGLD, SGHMC and SGLD at their defaults (random start, steps from the
+## chain's gradient noise, R/noise-steps.R; each layer's prior scale learned,
+## normal_gamma()) with the protocol's batch of 32 and a fixed length
+## (UCI_ITER iterations, default 80,000, a quarter burn-in), next to the
+## published MC-dropout results on the same splits (Gal and Ghahramani
+## 2016, grid-search version, mean and standard error).  UCI_SAMPLERS
+## (e.g. "pSGLD") runs some of the samplers.
 ##
 ##   R_LIBS=/tmp/benchlib Rscript bench/bench_uci.R [splits] [datasets...]
 ##
@@ -24,6 +26,7 @@ sets <- if (length(args) > 1L) args[-1L] else
 path <- file.path("..", "shared", "datasets", "uci_regression")
 if (!dir.exists(path)) stop("no UCI data at ", path)
 out_dir <- if (dir.exists("bench")) "bench" else "."
+n_iter <- as.integer(Sys.getenv("UCI_ITER", "80000"))
 
 dropout <- data.frame(
     data = c("bostonHousing", "concrete", "energy", "kin8nm", "naval-propulsion-plant",
@@ -64,8 +67,8 @@ for (set in if (n_splits > 0L) sets) {          # 0 splits: only the table
             res <- tryCatch({
                 fit <- suppressWarnings(samplers[[name]](
                     u$x[s$train, ], u$y[s$train], family = gaussian(),
-                    model = mlp(u$hidden, "relu"), batch_size = 32L, n_iter = 20000L,
-                    burnin = 5000L, thin = 10L, progress = FALSE))
+                    model = mlp(u$hidden, "relu"), batch_size = 32L, n_iter = n_iter,
+                    burnin = n_iter %/% 4L, thin = max(1L, n_iter %/% 2000L), progress = FALSE))
                 test_metrics(fit, u$x[s$test, , drop = FALSE], u$y[s$test])
             }, error = function(e) {
                 message(set, " split ", k, " ", name, ": ", conditionMessage(e))
@@ -96,8 +99,8 @@ tab$meets <- ifelse(mean_of(tab$ll) >= tab$dropout_ll - tab$dropout_ll_se &
                     mean_of(tab$rmse) <= tab$dropout_rmse + tab$dropout_rmse_se, "yes", "no")
 tab <- tab[order(tab$data, tab$sampler), ]
 md <- c("# UCI regression: Bayesian neural networks (bench/bench_uci.R)", "",
-        sprintf("One hidden layer of 50 ReLU units (protein 100); 20,000 iterations (5,000 burn-in, thin 10), batch 32; defaults otherwise. BLAS: %s. Mean ± standard error over the splits; MC dropout (grid search) from Gal and Ghahramani (2016) on the same splits; 'meets': log-lik at least dropout's minus one standard error and RMSE at most dropout's plus one.",
-                blas), "",
+        sprintf("One hidden layer of 50 ReLU units (protein 100); %s iterations (a quarter burn-in), batch 32; defaults otherwise. BLAS: %s. Mean ± standard error over the splits; MC dropout (grid search) from Gal and Ghahramani (2016) on the same splits; 'meets': log-lik at least dropout's minus one standard error and RMSE at most dropout's plus one.",
+                format(n_iter, big.mark = ","), blas), "",
         "| data | sampler | splits | RMSE | test log-lik | MC dropout RMSE | MC dropout log-lik | meets | s per fit |",
         "|---|---|---|---|---|---|---|---|---|",
         sprintf("| %s | %s | %d | %s | %s | %.2f ± %.2f | %.2f ± %.2f | %s | %.1f |", tab$data, tab$sampler,
