@@ -459,11 +459,6 @@ sg_fit <- function(method, setup, run, call) {
 ## ... with a matrix read in place in the engine's layout
 fit_chains <- function(method, setup, run, call) {
     check_hs_sampler(method, run)
-    if (run$temperature != 1 && !sampler_kind(method)$tempered)
-        stop_arg("temperature", sprintf(
-            "= %g: %s() samples the posterior only at temperature = 1 (its noise is partly the ",
-            run$temperature, method), "minibatches' own); use sgld(), psgld(), sghmc(), sgnht(), ",
-            "isgd(), sgldcv(), mala() or hmc() for a tempered posterior")
     t0 <- proc.time()[["elapsed"]]
     run <- resolve_start(run)
     s <- setup(run)

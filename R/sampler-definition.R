@@ -210,8 +210,11 @@
 #'   its \eqn{\gamma}{gamma} becomes \eqn{1 + (\gamma - 1)/T}{1 + (gamma - 1)/T});
 #'   [sghmc()] and [sgnht()] keep the momentum at temperature \eqn{T}{T};
 #'   [isgd()] samples the tempered log posterior \eqn{\log p / T}{log p / T};
-#'   [mala()] and [hmc()] accept by it.  [sgfs()] and [osgfs()], whose
-#'   noise is partly the minibatches' own, take only `temperature = 1`.
+#'   [mala()] and [hmc()] accept by it; [sgfs()] and [osgfs()], whose
+#'   noise is partly the minibatches' own (which is not tempered), take
+#'   \eqn{\gamma_T}{gamma_T} for \eqn{\gamma}{gamma} in their preconditioner and noise
+#'   and inject \eqn{\sqrt T}{sqrt(T)} times their noise, which keeps them exact
+#'   on a Gaussian posterior at any \eqn{T}{T}.
 #' @param ... arguments passed to the default method.
 #' @name sampler-arguments
 NULL

@@ -3,13 +3,10 @@
 ## what to try when a chain diverges at step eps or its draws look wrong,
 ## and two facts the printout uses: whether it is a Metropolis rule (every
 ## row each iteration; acceptance counted) and whether it mixes slowly on
-## large data (print() then suggests sgldcv() or osgfs()); and whether it
-## samples a tempered posterior (`temperature`; its engine rule has
-## `.tempered`).
-kind <- function(label, divergence, remedy, metropolis = FALSE, slow_mixing = FALSE,
-                 tempered = TRUE) {
+## large data (print() then suggests sgldcv() or osgfs()).
+kind <- function(label, divergence, remedy, metropolis = FALSE, slow_mixing = FALSE) {
     list(label = label, divergence = divergence, remedy = remedy, metropolis = metropolis,
-         slow_mixing = slow_mixing, tempered = tempered)
+         slow_mixing = slow_mixing)
 }
 
 ## the kind of a fit's sampler (`info$method`), or a generic one

@@ -98,7 +98,7 @@ osgfs.default <- sampler_method(
         fixed <- if (stratify && !is.null(lap))
             minibatch_strata(run, lap, 2 / gamma_fpc(N, n), cv = FALSE)$rows
         pool <- pool_score_cov(run$spec, mode, fixed)
-        rule <- osgfs_rule(H, pool$C, pool$N, n, stepsize)
+        rule <- osgfs_rule(H, pool$C, pool$N, n, stepsize, run$temperature)
         list(engine = "osgfs", spar = c(rule$A, rule$R),
              schedule = schedule_vector("constant", rule$eps, run$n_iter),
              start = if (is.null(init)) mode,
@@ -135,8 +135,11 @@ pool_score_cov <- function(spec, theta, fixed) {
 ## `excess` is how much the minibatch noise exceeds the Langevin noise
 ## 2 eps D in the worst direction (0 when Q is positive semi-definite): the
 ## chain's variance there is inflated by about that much.
-osgfs_rule <- function(H, C, N, n, stepsize) {
-    gamma <- gamma_fpc(N, n)
+## At temperature T (stationary at N(theta_hat, T H^-1)): gamma_T = 1 +
+## (gamma - 1) / T in place of gamma, M = N (gamma - 1) DCD / T + DHD, and
+## the noise T Q.
+osgfs_rule <- function(H, C, N, n, stepsize, temperature = 1) {
+    gamma <- 1 + (gamma_fpc(N, n) - 1) / temperature
     Dm <- (2 / gamma) * solve(H)
     Dm <- (Dm + t(Dm)) / 2
     M <- N * (gamma - 1) * Dm %*% C %*% Dm + Dm %*% H %*% Dm
@@ -151,7 +154,7 @@ osgfs_rule <- function(H, C, N, n, stepsize) {
            else as.double(stepsize)
     Q <- 2 * eps * Dm - eps^2 * M
     eq <- eigen((Q + t(Q)) / 2, symmetric = TRUE)
-    list(A = eps * Dm, R = eq$vectors %*% diag(sqrt(pmax(eq$values, 0)), nrow(Q)),
+    list(A = eps * Dm, R = sqrt(temperature) * eq$vectors %*% diag(sqrt(pmax(eq$values, 0)), nrow(Q)),
          eps = eps, eps_max = eps_max, excess = max(0, eps * lam / 2 - 1))
 }
 
@@ -165,5 +168,4 @@ kind_osgfs <- kind(
     divergence = function(info, eps)
         "the posterior is far from Gaussian: try stepsize = \"max\" or a larger batch_size",
     remedy = function(info)
-        "try a larger batch_size (OSGFS shifts the mean below about 1% of the rows)",
-    tempered = FALSE)
+        "try a larger batch_size (OSGFS shifts the mean below about 1% of the rows)")

@@ -369,6 +369,6 @@ kind_sgfs <- kind(
     remedy = function(info)
         fisher_hint(info, sprintf("try a longer burnin, a larger alpha (now %g) or a larger batch_size",
                                   info$settings$alpha)),
-    slow_mixing = TRUE, tempered = FALSE)
+    slow_mixing = TRUE)
 
 kind_sgld <- step_kind("SGLD")

@@ -42,6 +42,17 @@ double sgfs_gamma_fpc(int N, int n)
     return 1.0 + ((double) N / n) * ((double) (N - n) / (N - 1));
 }
 
+/* gamma at the run's temperature T: 1 + (gamma - 1) / T.  A Gaussian
+   posterior tempered to N(mu, T H^-1) is the chain's stationary law when
+   A = H + Cov(grad + eta) / T (the condition at T = 1 with the target's
+   covariance scaled by T); with the minibatch noise (gamma - 1) N I
+   untempered and the injected noise T times the rule's, every rule's A and
+   eta keep their form with gamma_T for gamma and eta scaled by sqrt(T) */
+double sgfs_gamma_tempered(const sgfs_engine *e)
+{
+    return 1.0 + (sgfs_gamma_fpc(e->N, e->n) - 1.0) / e->temperature;
+}
+
 /* the same for R (the default steps of R/curvature.R and the samplers'
    set-up): gamma of N rows in batches of n, 1 <= n <= N */
 SEXP sgfs_gamma(SEXP N, SEXP n)

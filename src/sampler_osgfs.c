@@ -15,6 +15,9 @@
  * stationary covariance is exactly H^{-1}.  R/samplers-osgfs.R computes
  * A = eps Dm and R = Q^{1/2} (negative eigenvalues of Q clipped to 0).
  * spar = (A (D x D), R (D x D)), both general column-major matrices.
+ * At temperature T the R side takes gamma_T = 1 + (gamma - 1)/T for gamma in
+ * Dm and Q = T (2 eps Dm - eps^2 M_T), M_T = N (gamma - 1) Dm C Dm / T +
+ * Dm H Dm: stationary at N(theta_hat, T H^-1).
  * Scratch: xi and the product (2 D).  Cost per iteration O(n D + D^2).
  */
 #include "sgfs.h"
@@ -34,5 +37,5 @@ static int osgfs_step(sgfs_engine *e, double eps)
 }
 
 const sgfs_sampler sgfs_sampler_osgfs = {
-    .name = "osgfs", .work = {0, 2, 0}, .step = osgfs_step   /* scratch: xi, product */
+    .name = "osgfs", .tempered = 1, .work = {0, 2, 0}, .step = osgfs_step   /* scratch: xi, product */
 };

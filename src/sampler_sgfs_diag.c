@@ -10,6 +10,9 @@
  *   eta_j ~ N(0, alpha^2 gamma N f_j),  alpha^2 = 4 / eps,
  *   gamma = 1 + (N/n) (N - n)/(N - 1).
  *
+ * At temperature T: gamma_T = 1 + (gamma - 1) / T for gamma, eta scaled by
+ * sqrt(T) (fisher.c).
+ *
  * The robust rule (fisher.c): B_j = gamma N f_j + Lambda_j in
  * place of gamma N f_j, the step 2 (grad_j + eta_j) / ((1 + alpha^2) B_j),
  * eta_j ~ N(0, alpha^2 B_j).  Given the curvature at the mode (its
@@ -27,7 +30,7 @@ static int diag_step(sgfs_engine *e, double eps)
     double *fisher = e->sstate, *count = e->sstate + D;
     double *gbar = e->work, *v = e->work + D;
     const double *G = e->G;
-    const double gN = sgfs_gamma_fpc(e->N, n) * e->N;
+    const double gN = sgfs_gamma_tempered(e) * e->N, T = e->temperature;
     const double alpha2 = R_FINITE(eps) ? 4.0 / eps : 0.0;
 
     sgfs_row_moments(G, D, e->fisher_rows, gbar, v);       /* (fisher.c) */
@@ -45,11 +48,11 @@ static int diag_step(sgfs_engine *e, double eps)
         gbar[j] = e->grad[j];
         if (e->sgfs_robust) {
             const double B = gN * f + extra;
-            if (alpha2 > 0.0) gbar[j] += sqrt(alpha2 * B) * xi[j];
+            if (alpha2 > 0.0) gbar[j] += sqrt(alpha2 * B * T) * xi[j];
             v[j] = gbar[j] / ((1.0 + alpha2) * B);
             continue;
         }
-        if (alpha2 > 0.0) gbar[j] += sqrt(alpha2 * gN * f) * xi[j];
+        if (alpha2 > 0.0) gbar[j] += sqrt(alpha2 * gN * f * T) * xi[j];
         v[j] = gbar[j] / (gN * (1.0 + alpha2) * f + extra);
     }
     const double shrink = sgfs_burnin_shrink(e, v, gbar);
@@ -59,7 +62,7 @@ static int diag_step(sgfs_engine *e, double eps)
 
 const sgfs_sampler sgfs_sampler_sgfs_diag = {
     /* state: I, count; scratch: gbar, v */
-    .name = "sgfs_diag", .needs_scores = 1, .state = {0, 1, 1}, .work = {0, 2, 0},
+    .name = "sgfs_diag", .tempered = 1, .needs_scores = 1, .state = {0, 1, 1}, .work = {0, 2, 0},
     .step = diag_step, .n_spar = 1, .spar_names = {"restart"},
     .state_parts = {{"I", {0, 1, 0}}, {"count", {0, 0, 1}}}
 };

@@ -695,6 +695,7 @@ void sgfs_rnorm(double *out, R_xlen_t n);
 
 /* fisher.c: what the SGFS samplers share */
 double sgfs_gamma_fpc(int N, int n);
+double sgfs_gamma_tempered(const sgfs_engine *e);
 
 double sgfs_fisher_weight(const sgfs_engine *e, double *count);
 void sgfs_running_mean(double *restrict mean, const double *restrict x, int len,

@@ -105,7 +105,7 @@ int sgfs_blockdiag_step(sgfs_engine *e, double eps, int K, const double *size)
     double *V = e->work, *UA = V + S;
     double *gbar = UA + S, *rhs = gbar + D, *xi = rhs + D;
     const double alpha2 = R_FINITE(eps) ? 4.0 / eps : 0.0;
-    const double gN = sgfs_gamma_fpc(e->N, e->n) * e->N;
+    const double gN = sgfs_gamma_tempered(e) * e->N;   /* (at temperature T: fisher.c) */
     const int robust = e->sgfs_robust;      /* B = gN I + Lambda (fisher.c) */
 
     sgfs_row_means(e->G, D, e->fisher_rows, gbar);
@@ -133,7 +133,7 @@ int sgfs_blockdiag_step(sgfs_engine *e, double eps, int K, const double *size)
     }
 
     if (alpha2 > 0.0) sgfs_rnorm(xi, D);
-    const double s = robust ? sqrt(alpha2) : sqrt(alpha2 * gN);
+    const double s = sqrt(e->temperature) * (robust ? sqrt(alpha2) : sqrt(alpha2 * gN));
     if (robust) {
         /* per block, with r = grad + s U' xi (eta = s U' xi, U'U = B):
            y = U'^-1 r = U'^-1 grad + s xi, x = B^-1 r / (1 + alpha^2)

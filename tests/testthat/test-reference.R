@@ -6,9 +6,12 @@
 ## estimate is the block-diagonal part of SGFS-f's
 ## `H`: the curvature sgfs(curvature = TRUE) puts in place of N I + Lambda
 ## (the full matrix; its diagonal for the diagonal rule)
+## at temperature T (`temperature`): gamma_T = 1 + (gamma - 1) / T for gamma,
+## the noise sqrt(T) times larger (src/fisher.c)
 sgfs_update <- function(N, n, restart, full = TRUE, burnin = 0, guard = TRUE,
-                        blocks = NULL, fisher_rows = NULL, H = NULL) {
-    gamma <- 1 + N / n * (N - n) / (N - 1)
+                        blocks = NULL, fisher_rows = NULL, H = NULL, temperature = 1) {
+    gamma <- 1 + (N / n * (N - n) / (N - 1)) / temperature
+    root_T <- sqrt(temperature)
     if (!is.null(blocks)) {
         label <- rep(seq_along(blocks), blocks)
         in_block <- outer(label, label, "==")
@@ -40,13 +43,14 @@ sgfs_update <- function(N, n, restart, full = TRUE, burnin = 0, guard = TRUE,
                  else (gamma * (1 + a2) - 1) * N * state$I + (if (is.null(blocks)) H else H * in_block)
             rhs <- grad
             if (a2 > 0)
-                rhs <- rhs + sqrt(a2 * gamma * N) * drop(crossprod(chol(state$I), engine_rnorm(D)))
+                rhs <- rhs + root_T * sqrt(a2 * gamma * N) *
+                    drop(crossprod(chol(state$I), engine_rnorm(D)))
             x <- drop(solve(A, rhs))
             theta <- theta + 2 * shrink(x, rhs, t) * x
         } else {
             f <- pmax(state$I, prec / N)
             rhs <- grad
-            if (a2 > 0) rhs <- rhs + sqrt(a2 * gamma * N * f) * engine_rnorm(D)
+            if (a2 > 0) rhs <- rhs + root_T * sqrt(a2 * gamma * N * f) * engine_rnorm(D)
             x <- rhs / (if (is.null(H)) gamma * N * (1 + a2) * f + prec
                         else (gamma * (1 + a2) - 1) * N * f + H)
             theta <- theta + 2 * shrink(x, rhs, t) * x
@@ -122,6 +126,18 @@ test_that("SGFS-f: C chain equals the R reference (alpha 0 and > 0, restart, gau
         eps <- if (alpha > 0) 4 / alpha^2 else Inf
         r <- r_chain(p, 3, 10L, 40L, function(t) eps,
                      sgfs_update(50, 10, restart = 6, burnin = 10))
+        expect_equal(unname(sgfs:::all_draws(fit)), r[11:40, ], tolerance = 1e-10)
+    }
+    ## at temperature T (full and diagonal)
+    for (pre in c("full", "diagonal")) {
+        set.seed(48)
+        fit <- quiet(sgfs(robust = FALSE, curvature = FALSE, p$x, p$y, prior = normal(0, 1),
+                          batch_size = 10L, n_iter = 40L, burnin = 10L, standardize = FALSE,
+                          progress = FALSE, alpha = 1.5, preconditioner = pre, temperature = 0.3))
+        set.seed(48)
+        r <- r_chain(p, 3, 10L, 40L, function(t) 4 / 1.5^2,
+                     sgfs_update(50, 10, restart = 6, burnin = 10, full = pre == "full",
+                                 temperature = 0.3))
         expect_equal(unname(sgfs:::all_draws(fit)), r[11:40, ], tolerance = 1e-10)
     }
     ## the Fisher estimate from the first 4 of each batch's 10 rows (full and
