@@ -45,13 +45,17 @@
 #' the chain from its start, each at the step the previous one measured,
 #' until the step settles (at most 10 pilots, before `burnin`).  The step
 #' is the one at which the minibatch gradient's noise adds at most 30 % to
-#' the noise the rule injects, in the coordinate where it is largest (the
-#' condition under which these rules sample the posterior; Welling and Teh,
-#' 2011, section 4), its variance measured by the mean squares of the
-#' chain's gradients over each pilot's second half.  `attr(fit,
-#' "sgfit")$settings$pilot` records the pilots' steps.  Where the
-#' coordinates' noise differs most, [psgld()]'s preconditioner lets it take
-#' the largest steps.
+#' the noise the rule injects (the condition under which these rules sample
+#' the posterior; Welling and Teh, 2011, section 4), its variance measured
+#' by the mean squares of the chain's gradients over each pilot's second
+#' half; as these include the posterior's own curvature, the same bound
+#' limits the discretisation's inflation too.  [sgld()], [sghmc()] and
+#' [sgnht()] give each coordinate its own such step (a diagonal metric;
+#' no step more than 10 times another, as a unit inactive in the pilots
+#' would otherwise take far too large ones once it wakes); [psgld()], whose
+#' preconditioner adapts all along, one step, set by the coordinate where
+#' the noise is largest.  `attr(fit, "sgfit")$settings$pilot` records the
+#' pilots' steps (with a metric, their median over the coordinates).
 #'
 #' **Initialisation.** With `init = NULL` the chain starts at random weights
 #' drawn from R's random number generator (so that `set.seed()` reproduces

@@ -22,7 +22,12 @@ sampler_kind <- function(method) {
 step_label <- function(name) {
     function(info) {
         s <- info$settings
-        sprintf("%s (stepsize = %.3g%s%s%s)", name, s$stepsize,
+        ## (a metric from the pilots: each coordinate its own step)
+        step <- if (!is.null(s$pilot) && !is.null(info$spec$metric))
+                    sprintf("per-coordinate steps from the gradient noise, median %.3g",
+                            s$pilot$steps[length(s$pilot$steps)])
+                else sprintf("stepsize = %.3g", s$stepsize)
+        sprintf("%s (%s%s%s%s)", name, step,
                 if (identical(s$schedule, "constant")) "" else ", decaying",
                 if (!is.null(s$friction)) sprintf(", friction = %g", s$friction)
                 else if (!is.null(s$diffusion)) sprintf(", diffusion = %g", s$diffusion)

@@ -168,7 +168,7 @@ momentum_default_step <- function(run, friction, stepsize, schedule, trajectory 
                   if (length(strata$rows)) list(fixed = strata$rows)),
          evals_per_iter = run$spec$batch_size + length(strata$rows),
          noise_rule = if (noise) list(per_step = function(ms) ms / (2 * friction * run$temperature),
-                                      cap = cap),
+                                      cap = cap, diagonal = TRUE),
          settings = list(stepsize = first, schedule = schedule, metric = metric_type(metric),
                          fixed_rows = length(strata$rows),
                          inflation = momentum_variance(first, friction, gamma, lambda,

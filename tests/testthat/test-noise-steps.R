@@ -26,19 +26,31 @@ test_that("a network's default step keeps the minibatch noise's share at its tar
         quiet(get(f)(d$x, d$y, family = gaussian(), model = mlp(4), n_iter = 2000L,
                      batch_size = 20L, progress = FALSE))))
     for (fit in fits) {
-        s <- attr(fit, "sgfit")$settings
+        info <- attr(fit, "sgfit")
+        s <- info$settings
         p <- s$pilot
-        expect_true(is.list(p), info = attr(fit, "sgfit")$method)
-        ## the last pilot's measured step is the chains' step
-        expect_equal(s$stepsize, p$steps[length(p$steps)])
+        expect_true(is.list(p), info = info$method)
         expect_equal(p$iterations, sgfs:::pilot_iter * (length(p$steps) - 1L))
         expect_lte(length(p$steps) - 1L, sgfs:::max_pilots)
         expect_equal(s$inflation, sgfs:::noise_share)
         expect_true(all(is.finite(as.matrix(fit))))
+        if (info$method == "psgld") {
+            ## one step for all: the last pilot's measured step
+            expect_equal(s$stepsize, p$steps[length(p$steps)])
+            expect_null(info$spec$metric)
+        } else {
+            ## each coordinate its own step, within max_spread of each other,
+            ## through a diagonal metric; the step in its coordinates is 1
+            ## (SGNHT's: within its thermostat's cap)
+            expect_equal(s$metric, "diagonal (from the chain's gradient noise)")
+            M <- info$spec$metric
+            expect_length(M, info$design$D)
+            expect_lte(max(M^2) / min(M^2), sgfs:::max_spread * (1 + 1e-12))
+            expect_equal(s$stepsize, if (info$method == "sgnht")
+                min(1, sgfs:::sgnht_thermostat_step(0.01, info$design$D)) else 1)
+            expect_equal(p$steps[length(p$steps)], stats::median(s$stepsize / M^2))
+        }
     }
-    ## SGNHT's step stays within its thermostat's cap
-    expect_lte(attr(fits[[4]], "sgfit")$settings$stepsize,
-               sgfs:::sgnht_thermostat_step(0.01, ncol(as.matrix(fits[[4]]))))
     ## reproducible under set.seed(), pilots included
     again <- withr::with_seed(1, quiet(sgld(d$x, d$y, family = gaussian(), model = mlp(4),
                                             n_iter = 2000L, batch_size = 20L, progress = FALSE)))
