@@ -56,8 +56,12 @@ test_metrics <- function(fit, x, y) {
 
 blas <- sub(".*/", "", extSoftVersion()[["BLAS"]])
 for (set in if (n_splits > 0L) sets) {          # 0 splits: only the table
-    rows <- list()
     csv <- file.path(out_dir, sprintf("results-uci-%s.csv", set))
+    ## (the other samplers' rows of an earlier run are kept)
+    rows <- if (file.exists(csv)) {
+        old <- utils::read.csv(csv)
+        list(old[!(old$sampler %in% names(samplers)), , drop = FALSE])
+    } else list()
     u <- read_uci(set, path)
     for (k in seq_len(min(n_splits, length(u$splits)))) {
         s <- u$splits[[k]]
@@ -95,11 +99,12 @@ tab <- merge(tab, setNames(dropout, c("data", "dropout_rmse", "dropout_rmse_se",
                                       "dropout_ll_se")), all.x = TRUE)
 ## the issue's bar: log-lik >= dropout's - 1 se, RMSE <= dropout's + 1 se
 mean_of <- function(v) as.numeric(sub(" .*", "", v))
-tab$meets <- ifelse(mean_of(tab$ll) >= tab$dropout_ll - tab$dropout_ll_se &
-                    mean_of(tab$rmse) <= tab$dropout_rmse + tab$dropout_rmse_se, "yes", "no")
+## (dropout's figures are published to two decimals: half a unit of rounding allowed)
+tab$meets <- ifelse(mean_of(tab$ll) >= tab$dropout_ll - tab$dropout_ll_se - 0.005 &
+                    mean_of(tab$rmse) <= tab$dropout_rmse + tab$dropout_rmse_se + 0.005, "yes", "no")
 tab <- tab[order(tab$data, tab$sampler), ]
 md <- c("# UCI regression: Bayesian neural networks (bench/bench_uci.R)", "",
-        sprintf("One hidden layer of 50 ReLU units (protein 100); %s iterations (a quarter burn-in), batch 32; defaults otherwise. BLAS: %s. Mean ± standard error over the splits; MC dropout (grid search) from Gal and Ghahramani (2016) on the same splits; 'meets': log-lik at least dropout's minus one standard error and RMSE at most dropout's plus one.",
+        sprintf("One hidden layer of 50 ReLU units (protein 100); %s iterations (a quarter burn-in), batch 32; defaults otherwise. BLAS: %s. Mean ± standard error over the splits; MC dropout (grid search) from Gal and Ghahramani (2016) on the same splits; 'meets': log-lik at least dropout's minus one standard error and RMSE at most dropout's plus one (each with half a unit of the published rounding).",
                 format(n_iter, big.mark = ","), blas), "",
         "| data | sampler | splits | RMSE | test log-lik | MC dropout RMSE | MC dropout log-lik | meets | s per fit |",
         "|---|---|---|---|---|---|---|---|---|",
