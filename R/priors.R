@@ -109,9 +109,9 @@ cauchy <- function(location = 0, scale = 1) {
 #' layers of an [mlp()] network, where each layer given its own
 #' `normal_gamma()` learns how large its weights are (the default, with
 #' \eqn{s_j = 1/\sqrt{w}}{s_j = 1/sqrt(w)} for a layer of fan-in \eqn{w}{w}).
-#' The stochastic-gradient samplers take it; [sga()] and the mode a chain
-#' starts from (`init = "map"`) use \eqn{\tau = 1}{tau = 1}, and [hmc()] and
-#' [mala()] refuse it.  The precisions' last values are in each chain's
+#' Every sampler takes it ([hmc()] and [mala()] recompute the log posterior
+#' after each draw of \eqn{\tau}{tau}); [sga()] and the mode a chain starts
+#' from (`init = "map"`) use \eqn{\tau = 1}{tau = 1}.  The precisions' last values are in each chain's
 #' state, `attr(fit, "sgfit")$states[[k]]$hyper`, one per prior.
 #'
 #' @param scale the base scale(s) \eqn{s_j}{s_j}, positive: one number or one

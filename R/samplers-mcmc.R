@@ -29,7 +29,12 @@
 #'   change the draws).
 #' @param stepsize the first leapfrog step \eqn{h}{h}; `NULL` derives it from
 #'   the data.
-#' @param mass `"dense"`, `"diagonal"` or `"identity"`.
+#' @param mass `"dense"`, `"diagonal"` or `"identity"`.  For a network, which
+#'   has no one mode to take a curvature from, `"dense"` and `"diagonal"`
+#'   both give the diagonal mass of the precisions of a warm-up's draws
+#'   (400 iterations, at least the burn-in, with the identity mass; the
+#'   chain continues from its end); its default prior's learned scales are
+#'   drawn by Gibbs updates after every iteration.
 #' @param target_accept the acceptance rate the step adapts to.
 #' @param adapt adapt the step during burn-in.
 #' @param n_leapfrog leapfrog steps per iteration (a fixed number, of the
@@ -95,10 +100,9 @@ metropolis_setup <- function(run, method, stepsize, mass, target_accept, adapt,
     adapt <- check_flag(adapt, "adapt")
     if (!is.null(stepsize)) stepsize <- check_positive(stepsize, "stepsize")
     function(run) {
-        if (!is.null(run$spec$hyper_group))
-            stop_arg("prior", sprintf(paste0(
-                "has a learned scale (normal_gamma(), a network's default), which %s() cannot ",
-                "sample: give fixed priors, such as normal(0, 1 / sqrt(fan-in)) per layer"), method))
+        if (!laplace_available(run$design) && !is.null(run$design$network))
+            return(network_metropolis(run, method, stepsize, mass, target_accept, adapt,
+                                      n_leapfrog))
         D <- length(run$theta0)
         ## the Laplace approximation shared with the chains' dispersed starts
         ## (one mode search per call; with a horseshoe in its coordinates,
@@ -129,6 +133,59 @@ metropolis_setup <- function(run, method, stepsize, mass, target_accept, adapt,
                              adapt = adapt, n_leapfrog = n_leapfrog,
                              trajectory_length = length))
     }
+}
+
+## A network has no one mode to take a mass matrix from (nor a curvature:
+## ReLU units make the Hessian's finite differences meaningless), so its
+## chain starts where the run does (random weights, or `init`) and its mass
+## is diagonal, the precision of a warm-up's draws: `warmup_iter`
+## iterations (at least the burn-in) with the identity mass, trajectories of
+## `warmup_leapfrog` steps and a step adapting in the first half, the
+## variances from the second half's draws (as Stan's windowed adaptation
+## does).  mass = "identity" skips the warm-up; "dense" means the diagonal
+## here.  The chain continues from the warm-up's end with trajectories of
+## random length about pi (a half period of unit-variance coordinates) and
+## a step adapting during burn-in.
+warmup_iter <- 400L
+warmup_leapfrog <- 20L
+network_metropolis <- function(run, method, stepsize, mass, target_accept, adapt, n_leapfrog) {
+    D <- length(run$theta0)
+    h <- if (is.null(stepsize)) 1e-3 else stepsize
+    U <- diag(D)
+    start <- run$theta0
+    W <- 0L
+    if (mass != "identity") {
+        W <- max(warmup_iter, run$spec$burnin)
+        warm <- c(run$spec, list(sampler = "hmc", schedule = c(0, h, 0, 0),
+                                 spar = c(target_accept = target_accept,
+                                          n_leapfrog = if (is.null(n_leapfrog)) warmup_leapfrog
+                                                       else n_leapfrog,
+                                          adapt = 1, trajectory_length = 0, U)),
+                  if (run$temperature != 1) list(temperature = run$temperature))
+        warm$burnin <- W %/% 2L
+        warm$thin <- 1L
+        warm$pred_x <- warm$monitor <- NULL
+        res <- run_chains(warm, list(list(theta = start, iter = 0, sstate = double(0))), W,
+                          FALSE, 1L)[[1L]]
+        if (res$diverged != 0)
+            stop(sprintf("%s()'s warm-up diverged: give a smaller 'stepsize' (it began at %.3g)",
+                         method, h), call. = FALSE)
+        sds <- apply(res$draws, 2L, stats::sd)
+        sds[!(sds > 0)] <- min(sds[sds > 0], 1)
+        U <- diag(1 / sds, D)
+        start <- res$theta
+        if (is.null(stepsize)) h <- (if (method == "mala") 1.65 * D^(-1 / 6) else D^(-1 / 4)) / 2
+    }
+    list(engine = "hmc", spar = c(target_accept = target_accept,
+                                  n_leapfrog = if (is.null(n_leapfrog)) 0 else n_leapfrog,
+                                  adapt = adapt, trajectory_length = pi, U),
+         schedule = schedule_vector("constant", h, run$n_iter),
+         start = start,
+         evals_counter = list(part = "leapfrogs", per = run$spec$N),
+         settings = list(stepsize = h, mass = if (mass == "identity") "identity"
+                                               else "diagonal (a warm-up's draws)",
+                         target_accept = target_accept, adapt = adapt, n_leapfrog = n_leapfrog,
+                         trajectory_length = pi, warmup = W))
 }
 
 ## acceptance rate after burn-in, over all chains (NA before any)

@@ -301,9 +301,7 @@ static void setup_hyper(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
     SEXP group_s = sgfs_list_opt(spec, "hyper_group");
     if (group_s == NULL || group_s == R_NilValue) return;
     const int D = e->D;
-    if (e->hs || e->sampler->full_data)
-        Rf_error("internal error: learned prior scales are for stochastic-gradient rules "
-                 "without a horseshoe");
+    if (e->hs) Rf_error("internal error: learned prior scales are not for a horseshoe");
     const int *group = INTEGER(typed_elt(spec, "hyper_group", INTSXP, D));
     int K = 0;
     for (int j = 0; j < D; j++) {

@@ -21,6 +21,8 @@
  * the acceptance probability, and is frozen at burn-in's end at the mean
  * of log h over burn-in's second half.  A non-finite L rejects.  At
  * temperature T the target is p^(1/T): L / T and its gradient in place of L.
+ * With learned prior scales (prior_hyper.c), drawn by Gibbs after each
+ * iteration, L(theta) is recomputed at the next one's start.
  * spar = (target, L (0: random lengths), adapt, T, U (D x D, upper
  * triangular)).
  * State: log h, L(theta), valid cache flag, accepted and proposed moves
@@ -80,6 +82,9 @@ static int hmc_step(sgfs_engine *e, double eps)
         s[LOGPOST] = tempered_log_posterior(e, e->theta, grad);
         s[LOG_H] = log(eps);
         s[VALID] = 1.0;
+        if (!R_FINITE(s[LOGPOST])) return 1;
+    } else if (e->hyper) {      /* the prior's scales moved (prior_hyper.c) */
+        s[LOGPOST] = tempered_log_posterior(e, e->theta, grad);
         if (!R_FINITE(s[LOGPOST])) return 1;
     }
     double h = exp(s[LOG_H]);

@@ -67,19 +67,39 @@ test_that("a network's default prior learns each layer's scale", {
     expect_output(print(normal_gamma(0.1)), "tau ~ Gamma\\(shape, rate\\)")
 })
 
-test_that("learned scales: bad values and the samplers that cannot take them", {
+test_that("learned scales: bad values; an optimiser keeps the base prior", {
     d <- scale_data()
     expect_error(normal_gamma(scale = -1), "'scale'")
     expect_error(normal_gamma(shape = 0), "'shape'")
     expect_error(normal_gamma(rate = NA), "'rate'")
     expect_error(sgld(d$x, d$y, family = gaussian(), prior = normal_gamma()),
                  "'prior' is normal_gamma\\(\\), a learned scale for the layers of a network")
-    expect_error(hmc(d$x, d$y, family = gaussian(), model = mlp(2), n_iter = 10L),
-                 "'prior' has a learned scale .* which hmc\\(\\) cannot sample")
     ## an optimiser keeps the base prior: sga() with normal_gamma() is sga() with its normal
     a <- withr::with_seed(5, sga(d$x, d$y, family = gaussian(), model = mlp(2), n_iter = 200L,
                                  prior = normal_gamma(0.7)))
     b <- withr::with_seed(5, sga(d$x, d$y, family = gaussian(), model = mlp(2), n_iter = 200L,
                                  prior = normal(0, 0.7)))
     expect_equal(coef(a), coef(b))
+})
+
+test_that("hmc() and mala() on a network: a warm-up's diagonal mass, Gibbs draws of the scales", {
+    d <- scale_data(N = 60)
+    fit <- withr::with_seed(7, quiet(hmc(d$x, d$y, family = gaussian(), model = mlp(3),
+                                         n_iter = 600L, progress = FALSE)))
+    info <- attr(fit, "sgfit")
+    expect_equal(info$settings$mass, "diagonal (a warm-up's draws)")
+    expect_equal(info$settings$warmup, max(sgfs:::warmup_iter, info$spec$burnin))
+    U <- matrix(info$spec$spar[-(1:4)], info$design$D)
+    expect_equal(U, diag(diag(U)))
+    expect_true(all(diag(U) > 0))
+    acc <- sgfs:::acceptance_rate(info)
+    expect_gt(acc, 0.4)
+    expect_lt(acc, 0.99)
+    expect_length(info$states[[1]]$hyper, 2L)
+    expect_true(all(is.finite(as.matrix(fit))))
+    ## identity mass: no warm-up; MALA the same way
+    fit <- withr::with_seed(7, quiet(mala(d$x, d$y, family = gaussian(), model = mlp(3),
+                                          mass = "identity", n_iter = 300L, progress = FALSE)))
+    expect_equal(attr(fit, "sgfit")$settings$warmup, 0L)
+    expect_equal(attr(fit, "sgfit")$settings$mass, "identity")
 })
