@@ -495,9 +495,10 @@ fit_chains <- function(method, setup, run, call) {
     if (!is.null(s$noise_rule)) {             # a network's step from its gradient noise
         tuned <- noise_step(spec, states, run, s$noise_rule$per_step,
                             if (is.null(s$noise_rule$cap)) Inf else s$noise_rule$cap,
-                            isTRUE(s$noise_rule$diagonal))
+                            isTRUE(s$noise_rule$diagonal), isTRUE(s$noise_rule$fresh_state))
         spec$schedule <- scale_schedule(spec$schedule, tuned$step / first_step(spec$schedule))
-        s$settings$stepsize <- first_step(spec$schedule)
+        s$settings[[if (is.null(s$noise_rule$setting)) "stepsize" else s$noise_rule$setting]] <-
+            first_step(spec$schedule)
         if (!is.null(tuned$metric)) {
             spec$metric <- tuned$metric
             s$settings$metric <- "diagonal (from the chain's gradient noise)"

@@ -36,7 +36,8 @@
 #'
 #' **Default steps.** A network's curvature at one mode (a sharp one, where
 #' `init = "map"` starts) says little about its posterior, so [sgld()],
-#' [psgld()], [sghmc()] and [sgnht()] given no `stepsize` take theirs from
+#' [psgld()], [sghmc()], [sgnht()] and [isgd()] (its warm-up) given no
+#' `stepsize` take theirs from
 #' the gradient noise the chain meets, and start at random weights
 #' (`init = NULL`; from the mode, the noise there kept the steps too small
 #' to leave it: on 20 splits of UCI yacht and boston, test log-likelihoods

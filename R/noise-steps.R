@@ -52,13 +52,16 @@ start_mean_square <- function(run, theta) {
 ## whose weights ran off to 1e10 at a spread of 100, none in 40 fits at
 ## 10; its test log-likelihood -2.40 against -2.49 with one step for all,
 ## concrete -3.01 against -3.16).
+## With `fresh_state` the rule's state starts afresh after each pilot (I-SGD,
+## whose pilots run its warm-up, which measures the noise it samples with).
 ## Returns the states the chains continue from, the step, the metric (or
 ## NULL), and the pilots' record for the fit's settings: the step each
 ## pilot ran at (diagonal: the median over coordinates of the step they
 ## take in theta, step / s_j^2).
 max_pilots <- 10L
 max_spread <- 10
-noise_step <- function(spec, states, run, per_step, cap = Inf, diagonal = FALSE) {
+noise_step <- function(spec, states, run, per_step, cap = Inf, diagonal = FALSE,
+                       fresh_state = FALSE) {
     rule <- function(m) min(cap, noise_share / max(per_step(m)))
     m0 <- start_mean_square(run, states[[1L]]$theta)
     step <- if (diagonal) min(1, cap) else rule(m0)
@@ -90,7 +93,8 @@ noise_step <- function(spec, states, run, per_step, cap = Inf, diagonal = FALSE)
         }
         m <- Reduce(`+`, lapply(res, `[[`, "grad_sq")) / ((pilot_iter - pilot$burnin) * length(res))
         ## (a new metric: the engine computes z from theta)
-        states <- lapply(res, function(r) list(theta = r$theta, iter = 0, sstate = r$sstate,
+        states <- lapply(res, function(r) list(theta = r$theta, iter = 0,
+                                               sstate = if (fresh_state) double(0) else r$sstate,
                                                seed = r$seed, hyper = r$hyper))
         if (diagonal) {
             change <- pmax(step * per_step(m) / noise_share, .Machine$double.eps)

@@ -28,7 +28,8 @@
 #'
 #' @inheritParams sgld
 #' @param stepsize SGLD step of the warm-up; `NULL` derives it from the
-#'   data as for [sgld()].
+#'   data as for [sgld()] (for a network, from the gradient noise, one step
+#'   for all, and without the groups' floors: see [mlp()]).
 #' @param warmup warm-up iterations, between 2 and `burnin`; `NULL` (the
 #'   default): `burnin`.
 #' @param groups an integer per parameter naming its group, or `NULL`: the
@@ -54,7 +55,7 @@ isgd.formula <- formula_method(function(...) isgd.default(...))
 #' @export
 isgd.default <- sampler_method(
     alist(stepsize = NULL, warmup = NULL, groups = NULL),
-    defaults = alist(init = "map"), {
+    defaults = alist(init = if (!is.list(model) || !identical(model$type, "mlp")) "map"), {
     run <- prepare_run_here(environment())
     if (!is.null(stepsize)) stepsize <- check_positive(stepsize, "stepsize")
     if (run$spec$burnin < 2L)
@@ -71,15 +72,21 @@ isgd.default <- sampler_method(
     }
     group_index <- match(groups, unique(groups)) - 1
     setup <- function(run) {
-        stiffness <- posterior_stiffness(run, groups = group_index)
-        stiff <- noise_gamma(run) * stiffness$lambda_max
-        eps <- if (is.null(stepsize)) 0.2 / stiff else stepsize
+        ## a network: the warm-up's SGLD step from the gradient noise (its
+        ## pilots run the warm-up, R/noise-steps.R), and no floors (the
+        ## curvature at one of its modes says little)
+        noise <- noise_stepped(run, stepsize)
+        stiffness <- if (!noise) posterior_stiffness(run, groups = group_index)
+        eps <- if (noise) 1 else if (is.null(stepsize)) 0.2 / (noise_gamma(run) * stiffness$lambda_max)
+               else stepsize
         ## each group's tau at least 21 times its stiffest curvature: the
         ## automatic step's variance inflation at most 5 % (src/sampler_isgd.c)
-        floors <- 21 * stiffness$lambda_groups
+        floors <- if (noise) double(length(unique(group_index))) else 21 * stiffness$lambda_groups
         list(engine = "isgd", spar = c(warmup_from = warmup %/% 2L, warmup_to = warmup, group_index,
                                        floors[group_index + 1L]),
              schedule = schedule_vector("constant", eps, run$n_iter),
+             noise_rule = if (noise) list(per_step = function(ms) ms / (4 * run$temperature),
+                                          fresh_state = TRUE, setting = "warmup_stepsize"),
              settings = list(warmup_stepsize = eps, warmup = warmup,
                              groups = groups))
     }

@@ -22,7 +22,7 @@ test_that("the engine sums each gradient coordinate's square past burn-in on req
 
 test_that("a network's default step keeps the minibatch noise's share at its target", {
     d <- conjugate_data(N = 400, D = 4, seed = 5)
-    fits <- lapply(c("sgld", "psgld", "sghmc", "sgnht"), function(f) withr::with_seed(1,
+    fits <- lapply(c("sgld", "psgld", "sghmc", "sgnht", "isgd"), function(f) withr::with_seed(1,
         quiet(get(f)(d$x, d$y, family = gaussian(), model = mlp(4), n_iter = 2000L,
                      batch_size = 20L, progress = FALSE))))
     for (fit in fits) {
@@ -34,9 +34,10 @@ test_that("a network's default step keeps the minibatch noise's share at its tar
         expect_lte(length(p$steps) - 1L, sgfs:::max_pilots)
         expect_equal(s$inflation, sgfs:::noise_share)
         expect_true(all(is.finite(as.matrix(fit))))
-        if (info$method == "psgld") {
-            ## one step for all: the last pilot's measured step
-            expect_equal(s$stepsize, p$steps[length(p$steps)])
+        if (info$method %in% c("psgld", "isgd")) {
+            ## one step for all: the last pilot's measured step (I-SGD's warm-up)
+            expect_equal(if (info$method == "isgd") s$warmup_stepsize else s$stepsize,
+                         p$steps[length(p$steps)])
             expect_null(info$spec$metric)
         } else {
             ## each coordinate its own step, within max_spread of each other,

@@ -1,0 +1,66 @@
+## MNIST 784-400-400-10 ReLU networks, batch 100, up to 100 epochs
+## (issue 35): the posterior predictive's test error and log-loss of
+##   defaults  psgld() / sgld() at T = 1 and their defaults (random start,
+##             steps from the gradient noise, learned layer scales);
+##   pcode     the pSGLD paper's code's settings: T = 1/N, N(0, 1) prior,
+##             step 1.67e-8 (its learning rate 5e-4 for the mean loss),
+##             halved every 20 epochs (schedule_step()), random start;
+##   adam      the Adam mode (sga(optimizer = "adam"), 100 epochs): the
+##             log-loss the defaults must not be worse than.
+## Each kept draw (every 600th iteration after burn-in, a quarter of the run)
+## adds its predictive on the 10,000 test digits (keep = predictive()).
+##
+##   R_LIBS=/tmp/benchlib /usr/bin/time -v Rscript bench/bench_mnist_400.R CONFIG SAMPLER [EPOCHS]
+##
+## Writes bench/results-mnist-400-<CONFIG>-<SAMPLER>.csv (one row); the
+## table bench/results-mnist-400.md gathers every such file.
+
+suppressPackageStartupMessages(library(sgfs))
+args <- commandArgs(TRUE)
+config <- args[1]
+sampler <- if (length(args) > 1L) args[2] else "psgld"
+epochs <- if (length(args) > 2L) as.integer(args[3]) else 100L
+path <- file.path("..", "shared", "datasets", "mnist")
+out_dir <- if (dir.exists("bench")) "bench" else "."
+train <- read_mnist(path, "train")
+test <- read_mnist(path, "test")
+N <- nrow(train$x)
+n_iter <- epochs * N %/% 100L
+class_error <- function(p, y) mean(max.col(p, ties.method = "first") != as.integer(y))
+log_loss <- function(p, y) -mean(log(pmax(p[cbind(seq_along(y), as.integer(y))], 1e-15)))
+common <- list(train$x, train$y, family = categorical(), model = mlp(c(400, 400), "relu"),
+               batch_size = 100L, progress = FALSE)
+set.seed(1)
+t0 <- proc.time()[["elapsed"]]
+if (config == "adam") {
+    fit <- do.call(sga, c(common, list(optimizer = "adam", n_iter = n_iter)))
+    p <- predict(fit, newdata = test$x, type = "response")
+    step <- NA
+} else {
+    extra <- switch(config,
+        defaults = list(),
+        pcode = list(temperature = 1 / N, prior = normal(0, 1), stepsize = 1.67e-8,
+                     schedule = schedule_step(epochs = 20), init = NULL))
+    fit <- suppressWarnings(do.call(get(sampler), c(common, extra, list(
+        n_iter = n_iter, burnin = n_iter %/% 4L, thin = 600L, keep = predictive(test$x)))))
+    p <- predict(fit, type = "response")
+    step <- attr(fit, "sgfit")$settings$stepsize
+}
+total <- proc.time()[["elapsed"]] - t0
+row <- data.frame(config = config, sampler = if (config == "adam") "sga (Adam)" else sampler,
+                  epochs = epochs, test_error = class_error(p, test$y),
+                  log_loss = log_loss(p, test$y), step = step, seconds = total,
+                  blas = sgfs:::blas_label())
+print(row)
+utils::write.csv(row, file.path(out_dir, sprintf("results-mnist-400-%s-%s.csv", config,
+                                                 if (config == "adam") "adam" else sampler)),
+                 row.names = FALSE)
+files <- list.files(out_dir, "^results-mnist-400-.*[.]csv$", full.names = TRUE)
+tab <- do.call(rbind, lapply(files, utils::read.csv))
+md <- c("# MNIST 784-400-400-10 ReLU, batch 100 (bench/bench_mnist_400.R)", "",
+        "Posterior predictive over the kept draws (every 600th iteration after a quarter of the run) on the 10,000 test digits; adam: the Adam mode. Seconds: the whole call, set-up (pilots) included.", "",
+        "| config | sampler | epochs | test error | test log-loss | step | seconds | BLAS |",
+        "|---|---|---|---|---|---|---|---|",
+        sprintf("| %s | %s | %d | %.4f | %.4f | %.3g | %.0f | %s |", tab$config, tab$sampler,
+                tab$epochs, tab$test_error, tab$log_loss, tab$step, tab$seconds, tab$blas))
+writeLines(md, file.path(out_dir, "results-mnist-400.md"))
