@@ -501,7 +501,7 @@ fit_chains <- function(method, setup, run, call) {
             first_step(spec$schedule)
         if (!is.null(tuned$metric)) {
             spec$metric <- tuned$metric
-            s$settings$metric <- "diagonal (from the chain's gradient noise)"
+            s$settings$metric <- noise_metric_label
         }
         s$settings$inflation <- noise_share
         s$settings$step_5pct <- tuned$step

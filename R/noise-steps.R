@@ -60,6 +60,7 @@ start_mean_square <- function(run, theta) {
 ## take in theta, step / s_j^2).
 max_pilots <- 10L
 max_spread <- 10
+noise_metric_label <- "diagonal (from the chain's gradient noise)"
 noise_step <- function(spec, states, run, per_step, cap = Inf, diagonal = FALSE,
                        fresh_state = FALSE) {
     rule <- function(m) min(cap, noise_share / max(per_step(m)))

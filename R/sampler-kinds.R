@@ -23,7 +23,7 @@ step_label <- function(name) {
     function(info) {
         s <- info$settings
         ## (a metric from the pilots: each coordinate its own step)
-        step <- if (!is.null(s$pilot) && !is.null(info$spec$metric))
+        step <- if (identical(s$metric, noise_metric_label))
                     sprintf("per-coordinate steps from the gradient noise, median %.3g",
                             s$pilot$steps[length(s$pilot$steps)])
                 else sprintf("stepsize = %.3g", s$stepsize)
