@@ -52,6 +52,10 @@ test_that("a network's default step keeps the minibatch noise's share at its tar
             expect_equal(p$steps[length(p$steps)], stats::median(s$stepsize / M^2))
         }
     }
+    ## a continued run keeps the metric and adds its draws
+    more <- quiet(update(fits[[1]], n_iter = 300L))
+    expect_identical(attr(more, "sgfit")$spec$metric, attr(fits[[1]], "sgfit")$spec$metric)
+    expect_equal(nrow(as.matrix(more)), nrow(as.matrix(fits[[1]])) + 300L)
     ## reproducible under set.seed(), pilots included
     again <- withr::with_seed(1, quiet(sgld(d$x, d$y, family = gaussian(), model = mlp(4),
                                             n_iter = 2000L, batch_size = 20L, progress = FALSE)))
