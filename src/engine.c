@@ -127,6 +127,15 @@ static double *fresh_real(SEXP prot, int slot, R_xlen_t len)
     return REAL(x);
 }
 
+/* a zeroed struct of `size` bytes, kept alive in the protected slot */
+static void *fresh_struct(SEXP prot, int slot, size_t size)
+{
+    SEXP raw = Rf_allocVector(RAWSXP, (R_xlen_t) size);
+    SET_VECTOR_ELT(prot, slot, raw);
+    memset(RAW(raw), 0, size);
+    return RAW(raw);
+}
+
 static double *copy_real(SEXP prot, int slot, SEXP from)
 {
     SEXP x = Rf_duplicate(from);
@@ -321,15 +330,9 @@ static void setup_hyper(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
     for (int k = 0; k < K; k++)
         if (!(shape[k] > 0.0 && R_FINITE(shape[k]) && rate[k] > 0.0 && R_FINITE(rate[k])))
             Rf_error("internal error: 'hyper_shape' and 'hyper_rate' must be positive");
-    SEXP raw = Rf_allocVector(RAWSXP, sizeof(sgfs_hyper));
-    SET_VECTOR_ELT(prot, SLOT_HYPER, raw);
-    sgfs_hyper *h = (sgfs_hyper *) RAW(raw);
-    h->K = K;
-    h->group = group;
-    h->base = base;
-    h->shape = shape;
-    h->rate = rate;
-    h->work = fresh_real(prot, SLOT_HYPER_WORK, 2 * (R_xlen_t) K);
+    sgfs_hyper *h = fresh_struct(prot, SLOT_HYPER, sizeof(sgfs_hyper));
+    *h = (sgfs_hyper) {.K = K, .group = group, .base = base, .shape = shape, .rate = rate,
+                       .work = fresh_real(prot, SLOT_HYPER_WORK, 2 * (R_xlen_t) K)};
     SEXP tau = sgfs_list_opt(state, "hyper");
     if (tau != NULL && tau != R_NilValue) {
         if (TYPEOF(tau) != REALSXP || Rf_xlength(tau) != K)
@@ -391,9 +394,7 @@ static void setup_separated(sgfs_engine *e, SEXP prot, SEXP spec)
     const int every = int_elt(spec, "separated_every");
     if (every == NA_INTEGER || every < 1)
         Rf_error("internal error: 'separated_every' must be a positive integer");
-    SEXP raw = Rf_allocVector(RAWSXP, sizeof(sgfs_separated));
-    SET_VECTOR_ELT(prot, SLOT_SEP, raw);
-    sgfs_separated *sep = (sgfs_separated *) RAW(raw);
+    sgfs_separated *sep = fresh_struct(prot, SLOT_SEP, sizeof(sgfs_separated));
     sep->K = K;
     sep->every = every;
     sep->n_lp = n_lp;
@@ -516,11 +517,8 @@ SEXP sgfs_engine_alloc(void)
 sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
                                int with_sampler, int eval_scores)
 {
-    SEXP raw = Rf_allocVector(RAWSXP, sizeof(sgfs_engine));
-    SET_VECTOR_ELT(prot, SLOT_ENGINE, raw);
+    sgfs_engine *e = fresh_struct(prot, SLOT_ENGINE, sizeof(sgfs_engine));
     SET_VECTOR_ELT(prot, SLOT_SPEC, spec);
-    sgfs_engine *e = (sgfs_engine *) RAW(raw);
-    memset(e, 0, sizeof(sgfs_engine));
     e->temperature = 1.0;
 
     if (TYPEOF(spec) != VECSXP) Rf_error("internal error: 'spec' must be a list");
