@@ -26,13 +26,23 @@ test_that("every sampler's usage is the shared head, its own arguments, the shar
         for (arg in setdiff(c(h, t), c("init", "n_iter", "burnin")))
             expect_identical(f[[arg]], c(head, tail)[[arg]], label = paste(m, arg))
     }
-    ## the defaults of init each sampler documents
+    ## the defaults of init each sampler documents: for a GLM and a network
     init_map <- c("sgld", "psgld", "sghmc", "sgnht", "isgd")
+    init_for <- function(init, model) eval(init, list(model = model))
     for (m in samplers) {
         init <- formals(default_of(m))$init
-        if (m %in% init_map) expect_identical(init, "map", label = m)
-        else if (m == "sgfs") expect_true(is.call(init))
-        else expect_null(init, label = m)
+        glm <- init_for(init, NULL)
+        net <- init_for(init, mlp(3))
+        if (m %in% init_map) {
+            expect_identical(glm, "map", label = m)
+            expect_null(net, label = m)
+        } else if (m == "sgfs") {
+            expect_null(glm)
+            expect_identical(net, "map")
+        } else {
+            expect_null(glm, label = m)
+            expect_null(net, label = m)
+        }
     }
     expect_identical(formals(default_of("sga"))$n_iter, 10000L)
     expect_false(any(c("chains", "cores", "keep", "max_time", "verbose") %in%
