@@ -5,7 +5,8 @@
 ##   pcode     the pSGLD paper's code's settings: T = 1/N, N(0, 1) prior,
 ##             step 1.67e-8 (its learning rate 5e-4 for the mean loss),
 ##             halved every 20 epochs (schedule_step()), random start;
-##   adam      the Adam mode (sga(optimizer = "adam"), 100 epochs): the
+##   adam      the Adam mode (sga(optimizer = "adam"), 100 epochs, the mean of
+##             every 100th iterate of its second half): the
 ##             log-loss the defaults must not be worse than.
 ## Each kept draw (every 600th iteration after burn-in, a quarter of the run)
 ## adds its predictive on the 10,000 test digits (keep = predictive()).
@@ -33,7 +34,7 @@ common <- list(train$x, train$y, family = categorical(), model = mlp(c(400, 400)
 set.seed(1)
 t0 <- proc.time()[["elapsed"]]
 if (config == "adam") {
-    fit <- do.call(sga, c(common, list(optimizer = "adam", n_iter = n_iter)))
+    fit <- do.call(sga, c(common, list(optimizer = "adam", n_iter = n_iter, thin = 100L)))
     p <- predict(fit, newdata = test$x, type = "response")
     step <- NA
 } else {
