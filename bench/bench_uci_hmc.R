@@ -6,7 +6,7 @@
 ## log-likelihood of the posterior predictive, and the posterior mean of the
 ## noise sd sigma.
 ##
-##   R_LIBS=/tmp/benchlib Rscript bench/bench_uci_hmc.R SET SPLIT [ITERATIONS]
+##   R_LIBS=/tmp/benchlib Rscript bench/bench_uci_hmc.R SET SPLIT [ITERATIONS [BURNIN]]
 ##
 ## Writes bench/results-uci-hmc-<set>-<split>.csv; bench/results-uci-hmc.md
 ## gathers every such file with the samplers' rows.
@@ -16,6 +16,7 @@ args <- commandArgs(TRUE)
 set <- args[1]
 k <- as.integer(args[2])
 n_iter <- if (length(args) > 2L) as.integer(args[3]) else 6000L
+burnin <- if (length(args) > 3L) as.integer(args[4]) else n_iter %/% 3L
 out_dir <- if (dir.exists("bench")) "bench" else "."
 u <- read_uci(set, file.path("..", "shared", "datasets", "uci_regression"))
 s <- u$splits[[k]]
@@ -34,10 +35,10 @@ set.seed(k)
 t0 <- proc.time()[["elapsed"]]
 fit <- suppressWarnings(hmc(u$x[s$train, ], u$y[s$train], family = gaussian(),
                             model = mlp(u$hidden, "relu"), n_iter = n_iter,
-                            burnin = n_iter %/% 3L, progress = FALSE))
+                            burnin = burnin, progress = FALSE))
 info <- attr(fit, "sgfit")
 r <- test_metrics(fit, u$x[s$test, , drop = FALSE], u$y[s$test])
-row <- data.frame(data = set, split = k, sampler = "HMC", iterations = n_iter,
+row <- data.frame(data = set, split = k, sampler = "HMC", iterations = n_iter, burnin = burnin,
                   rmse = r[["rmse"]], ll = r[["ll"]], sigma = r[["sigma"]],
                   acceptance = sgfs:::acceptance_rate(info),
                   leapfrogs = sum(vapply(info$states, function(st)
@@ -55,11 +56,12 @@ sg_rows <- do.call(rbind, lapply(unique(hmc_rows$data), function(d) {
 }))
 sg_rows <- merge(sg_rows, unique(hmc_rows[c("data", "split")]))
 md <- c("# UCI networks against full-batch HMC (bench/bench_uci_hmc.R)", "",
-        "One hidden layer of 50 ReLU units, the default prior (learned layer scales). HMC: hmc() at its defaults for networks (random start, diagonal mass from a warm-up, a third of the run burn-in). The other rows: the stochastic-gradient samplers at their defaults, 80,000 iterations, batch 32 (bench/bench_uci.R), on the same split. sigma: the posterior mean of the noise sd.", "",
+        "One hidden layer of 50 ReLU units, the default prior (learned layer scales). HMC: hmc() at its defaults for networks (random start, diagonal mass from a warm-up). The other rows: the stochastic-gradient samplers at their defaults, 80,000 iterations, batch 32 (bench/bench_uci.R), on the same split. sigma: the posterior mean of the noise sd.", "",
         "| data | split | sampler | test RMSE | test log-lik | sigma | seconds |",
         "|---|---|---|---|---|---|---|",
-        sprintf("| %s | %d | HMC (%d iterations, acceptance %.2f) | %.3f | %.3f | %.3f | %.0f |",
-                hmc_rows$data, hmc_rows$split, hmc_rows$iterations, hmc_rows$acceptance,
+        sprintf("| %s | %d | HMC (%d iterations, %s burn-in, acceptance %.2f) | %.3f | %.3f | %.3f | %.0f |",
+                hmc_rows$data, hmc_rows$split, hmc_rows$iterations,
+                if (is.null(hmc_rows$burnin)) "a third" else format(hmc_rows$burnin), hmc_rows$acceptance,
                 hmc_rows$rmse, hmc_rows$ll, hmc_rows$sigma, hmc_rows$seconds),
         if (!is.null(sg_rows) && nrow(sg_rows))
             sprintf("| %s | %d | %s | %.3f | %.3f | | %.0f |", sg_rows$data, sg_rows$split,
