@@ -10,7 +10,8 @@ gamma_fpc <- function(N, n) .Call(C_sgfs_gamma, N, n)
 ## gamma for the default steps at the run's temperature T: the minibatch
 ## noise, (gamma - 1) times the posterior's scale, is not tempered, and
 ## measured against a target T times as wide it is (gamma - 1) / T of it
-noise_gamma <- function(run) 1 + (gamma_fpc(run$spec$N, run$spec$batch_size) - 1) / run$temperature
+noise_gamma <- function(run) tempered_gamma(run$spec$N, run$spec$batch_size, run$temperature)
+tempered_gamma <- function(N, n, temperature) 1 + (gamma_fpc(N, n) - 1) / temperature
 
 subset_spec <- function(spec, m = 5000L) {
     N <- spec$N

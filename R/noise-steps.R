@@ -67,21 +67,19 @@ noise_step <- function(spec, states, run, per_step, cap = Inf, diagonal = FALSE,
     m0 <- start_mean_square(run, states[[1L]]$theta)
     step <- if (diagonal) min(1, cap) else rule(m0)
     ## (the scales' squares; a coordinate with no gradient noise keeps scale 1)
-    scale2 <- if (diagonal) pmax(step * per_step(m0) / noise_share, .Machine$double.eps)
-    if (diagonal) scale2 <- pmax(scale2, max(scale2) / max_spread)
+    ## (a coordinate's squared scale: its step is `step / scale2`, and the
+    ## steps stay within max_spread of each other)
+    spread <- function(s2) pmax(s2, max(s2) / max_spread)
+    scale2 <- if (diagonal) spread(pmax(step * per_step(m0) / noise_share, .Machine$double.eps))
     first <- first_step(spec$schedule)
-    pilot <- spec
-    pilot$burnin <- pilot_iter %/% 2L
-    pilot$thin <- pilot_iter - pilot$burnin
+    pilot <- pilot_spec(spec, pilot_iter %/% 2L, pilot_iter - pilot_iter %/% 2L)
     pilot$record_grad_sq <- TRUE
-    pilot$pred_x <- pilot$monitor <- NULL
-    pilot$schedule <- scale_schedule(spec$schedule, step / first)
     theta_step <- function() if (diagonal) stats::median(step / scale2) else step
     steps <- theta_step()
     retries <- 0L
     for (k in seq_len(max_pilots)) {
+        pilot$schedule <- scale_schedule(spec$schedule, step / first)
         if (diagonal) pilot$metric <- sqrt(scale2)
-        else pilot$schedule <- scale_schedule(spec$schedule, step / first)
         res <- run_chains(pilot, states, pilot_iter, FALSE, run$cores)
         if (!all(vapply(res, function(r) !is.null(r) && r$diverged == 0, NA))) {
             retries <- retries + 1L
@@ -99,8 +97,7 @@ noise_step <- function(spec, states, run, per_step, cap = Inf, diagonal = FALSE,
                                                seed = r$seed, hyper = r$hyper))
         if (diagonal) {
             change <- pmax(step * per_step(m) / noise_share, .Machine$double.eps)
-            scale2 <- scale2 * change
-            scale2 <- pmax(scale2, max(scale2) / max_spread)
+            scale2 <- spread(scale2 * change)
             settled <- stats::median(abs(log(change))) < log(1.25)
         } else {
             new <- rule(m)

@@ -50,13 +50,20 @@
 ## 2 coordinates slowed, the grown run (n_iter = NULL) 27 s instead of 40,
 ## as accurate against HMC.)
 pilot_iter <- 1000L
+
+## a spec for a run the fit does not keep (a pilot, a warm-up): its own
+## burn-in and thinning, no predictive passes, every parameter's draws
+pilot_spec <- function(spec, burnin, thin) {
+    spec$burnin <- burnin
+    spec$thin <- thin
+    spec$pred_x <- spec$monitor <- NULL
+    spec
+}
+
 pilot_step <- function(spec, states, run, eps) {
     user <- if (exists(".Random.seed", envir = globalenv(), inherits = FALSE)) get_seed()
     on.exit(if (is.null(user)) rm(".Random.seed", envir = globalenv()) else set_seed(user))
-    pilot <- spec
-    pilot$burnin <- 0L
-    pilot$thin <- pilot_iter
-    res <- run_chains(pilot, states, pilot_iter, FALSE, run$cores)
+    res <- run_chains(pilot_spec(spec, 0L, pilot_iter), states, pilot_iter, FALSE, run$cores)
     done <- Filter(function(r) !is.null(r) && length(r$grad_sq), res)
     if (!length(done)) return(list(step = eps, energy = NA_real_, iterations = 0L))
     m <- Reduce(`+`, lapply(done, `[[`, "grad_sq")) / (pilot_iter * length(done))

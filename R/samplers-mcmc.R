@@ -162,9 +162,7 @@ network_metropolis <- function(run, method, stepsize, mass, target_accept, adapt
                                                        else n_leapfrog,
                                           adapt = 1, trajectory_length = 0, U)),
                   if (run$temperature != 1) list(temperature = run$temperature))
-        warm$burnin <- W %/% 2L
-        warm$thin <- 1L
-        warm$pred_x <- warm$monitor <- NULL
+        warm <- pilot_spec(warm, W %/% 2L, 1L)
         res <- run_chains(warm, list(list(theta = start, iter = 0, sstate = double(0))), W,
                           FALSE, 1L)[[1L]]
         if (res$diverged != 0)

@@ -139,7 +139,7 @@ pool_score_cov <- function(spec, theta, fixed) {
 ## (gamma - 1) / T in place of gamma, M = N (gamma - 1) DCD / T + DHD, and
 ## the noise T Q.
 osgfs_rule <- function(H, C, N, n, stepsize, temperature = 1) {
-    gamma <- 1 + (gamma_fpc(N, n) - 1) / temperature
+    gamma <- tempered_gamma(N, n, temperature)
     Dm <- (2 / gamma) * solve(H)
     Dm <- (Dm + t(Dm)) / 2
     M <- N * (gamma - 1) * Dm %*% C %*% Dm + Dm %*% H %*% Dm

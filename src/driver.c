@@ -214,13 +214,11 @@ static int iterate(sgfs_engine *e)
         sgfs_metric_gradients(e, e->grad, 2);   /* grad and grad_lik (engine.c) */
         if (e->sep) sgfs_separated_project(e, e->grad);   /* off the levels' lines */
         sgfs_metric_clip(e, e->grad);
-        if (t > e->burnin)
-            for (int j = 0; j < Ds; j++) e->grad_sq[j] += e->grad[j] * e->grad[j];
         if (e->sep) sgfs_separated_project(e, e->grad_lik);
         if (e->sampler->needs_scores) sgfs_metric_gradients(e, e->G, e->fisher_rows);
-    } else if (e->grad_sq && t > e->burnin) {
-        for (int j = 0; j < Ds; j++) e->grad_sq[j] += e->grad[j] * e->grad[j];
     }
+    if (e->grad_sq && t > e->burnin)     /* the rule's gradient, as it will read it */
+        for (int j = 0; j < Ds; j++) e->grad_sq[j] += e->grad[j] * e->grad[j];
     if (e->sep) memcpy(e->sep->z_old, e->theta, (size_t) Ds * sizeof(double));
     const int failed = e->sampler->step(e, e->eps_last);
     if (e->sep) sgfs_separated_restrict(e, e->theta);   /* the step's move off the lines */

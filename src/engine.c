@@ -331,8 +331,12 @@ static void setup_hyper(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
         if (!(shape[k] > 0.0 && R_FINITE(shape[k]) && rate[k] > 0.0 && R_FINITE(rate[k])))
             Rf_error("internal error: 'hyper_shape' and 'hyper_rate' must be positive");
     sgfs_hyper *h = fresh_struct(prot, SLOT_HYPER, sizeof(sgfs_hyper));
+    double *work = fresh_real(prot, SLOT_HYPER_WORK, 2 * (R_xlen_t) K);
     *h = (sgfs_hyper) {.K = K, .group = group, .base = base, .shape = shape, .rate = rate,
-                       .work = fresh_real(prot, SLOT_HYPER_WORK, 2 * (R_xlen_t) K)};
+                       .shape_post = work, .ss = work + K};
+    for (int k = 0; k < K; k++) h->shape_post[k] = shape[k];
+    for (int j = 0; j < D; j++)
+        if (group[j] > 0) h->shape_post[group[j] - 1] += 0.5;
     SEXP tau = sgfs_list_opt(state, "hyper");
     if (tau != NULL && tau != R_NilValue) {
         if (TYPEOF(tau) != REALSXP || Rf_xlength(tau) != K)

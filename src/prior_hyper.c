@@ -35,15 +35,13 @@ void sgfs_hyper_apply(sgfs_engine *e)
 void sgfs_hyper_update(sgfs_engine *e)
 {
     sgfs_hyper *h = e->hyper;
-    double *ss = h->work, *size = h->work + h->K;
-    for (int k = 0; k < h->K; k++) ss[k] = size[k] = 0.0;
+    double *ss = h->ss;
+    for (int k = 0; k < h->K; k++) ss[k] = 0.0;
     for (int j = 0; j < e->D; j++) {
         const int k = h->group[j] - 1;
-        if (k < 0) continue;
-        ss[k] += h->base[j] * e->xi[j] * e->xi[j];
-        size[k] += 1.0;
+        if (k >= 0) ss[k] += h->base[j] * e->xi[j] * e->xi[j];
     }
     for (int k = 0; k < h->K; k++)
-        h->tau[k] = Rf_rgamma(h->shape[k] + 0.5 * size[k], 1.0 / (h->rate[k] + 0.5 * ss[k]));
+        h->tau[k] = Rf_rgamma(h->shape_post[k], 1.0 / (h->rate[k] + 0.5 * ss[k]));
     sgfs_hyper_apply(e);
 }

@@ -294,7 +294,8 @@ typedef struct sgfs_hyper {
     const double *base;         /* D: the base precision c_j                   */
     const double *shape, *rate; /* K: the Gamma hyperprior of each tau_k       */
     double *tau;                /* K: the precisions (the chain's state)       */
-    double *work;               /* 2K scratch                                  */
+    double *shape_post;         /* K: a_k + n_k / 2, the conditional's shape   */
+    double *ss;                 /* K scratch                                   */
 } sgfs_hyper;
 
 void sgfs_hyper_apply(sgfs_engine *e);
