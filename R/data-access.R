@@ -171,8 +171,8 @@ shuffled_copy <- function(N) {
 ## the same data share one copy), from R's generator under a fixed seed,
 ## the user's random numbers left as they were
 copy_order <- function(N) {
-    old <- if (exists(".Random.seed", envir = globalenv(), inherits = FALSE)) get_seed()
-    on.exit(if (is.null(old)) rm(".Random.seed", envir = globalenv()) else set_seed(old))
+    user <- rng_snapshot()
+    on.exit(rng_restore(user))
     suppressWarnings(set.seed(20261127L, kind = "Mersenne-Twister", normal.kind = "Inversion",
                               sample.kind = "Rejection"))
     sample.int(N)

@@ -47,6 +47,22 @@ set_seed <- function(seed) {
     invisible(RNGkind())
 }
 
+## The user's RNG state, to be put back by rng_restore() after code that
+## draws on streams of its own: the seed, or (a session that has drawn
+## nothing yet) the generators' kinds, which set_seed() of a chain's
+## L'Ecuyer stream would otherwise leave behind.
+rng_snapshot <- function() {
+    list(seed = if (exists(".Random.seed", envir = globalenv(), inherits = FALSE)) get_seed(),
+         kind = RNGkind())
+}
+rng_restore <- function(snap) {
+    if (!is.null(snap$seed)) return(set_seed(snap$seed))
+    suppressWarnings(RNGkind(snap$kind[1L], snap$kind[2L], snap$kind[3L]))
+    if (exists(".Random.seed", envir = globalenv(), inherits = FALSE))
+        rm(".Random.seed", envir = globalenv())
+    invisible(snap$kind)
+}
+
 ## One L'Ecuyer-CMRG stream per chain, derived from the user's RNG stream
 ## (one draw), so that set.seed() reproduces a multi-chain run and parallel
 ## and sequential chains give the same draws.
@@ -92,8 +108,8 @@ chains_on <- function(spec, states, n_iter, progress, cores, own_streams) {
         res
     }
     if (!own_streams) return(list(one(1L, progress)))
-    user <- if (exists(".Random.seed", envir = globalenv(), inherits = FALSE)) get_seed()
-    on.exit(if (!is.null(user)) set_seed(user))
+    user <- rng_snapshot()
+    on.exit(rng_restore(user))
     if (chains == 1L) return(list(one(1L, progress)))
     if (future_plan_set()) return(run_futures(spec, states, n_iter))
     if (cores > 1L && .Platform$OS.type != "windows")

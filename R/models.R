@@ -74,21 +74,40 @@
 #' @param hidden the number of units of each hidden layer: one or two
 #'   whole numbers between 1 and 1e6 (at most 1e8 weights and biases in all).
 #' @param activation `"tanh"`, `"logistic"` or `"relu"`.
+#' @param precision `"double"`, or `"single"` to run the minibatch
+#'   gradient's forward and backward passes in single precision (float32),
+#'   which speeds up the matrix products (the rest of an iteration, the
+#'   rule's update and its normal deviates, stays in double).  Available where R's BLAS has single-precision matrix products
+#'   (OpenBLAS, MKL, ATLAS, BLIS, Accelerate; not R's own reference BLAS), which
+#'   the package's configure script checks when it is installed.  The weights
+#'   and the batch are rounded to float32 once per gradient; the output layer's
+#'   likelihood, the sampler's state, the log-likelihoods and predictions stay
+#'   in double precision.  The gradient's relative rounding error (about 1e-6)
+#'   is far below a minibatch gradient's noise.
 #' @return An object of class `sgfs_model`.
 #' @examples
 #' fit <- sgld(Species ~ ., data = iris, family = categorical(),
 #'             model = mlp(5), n_iter = 2000, batch_size = 50)
 #' table(predict(fit, type = "class"), iris$Species)
 #' @export
-mlp <- function(hidden, activation = c("tanh", "logistic", "relu")) {
+mlp <- function(hidden, activation = c("tanh", "logistic", "relu"),
+                precision = c("double", "single")) {
     if (!is.numeric(hidden) || !(length(hidden) %in% 1:2) || any(!is.finite(hidden)) ||
         any(hidden != round(hidden)) || any(hidden < 1) || any(hidden > 1e6))
         stop_arg("hidden", "must be one or two whole numbers between 1 and 1e6 (the units of each ",
                  "hidden layer)")
     activation <- choose_arg(activation, c("tanh", "logistic", "relu"), "activation")
-    structure(list(type = "mlp", hidden = as.integer(hidden), activation = activation),
-              class = "sgfs_model")
+    precision <- choose_arg(precision, c("double", "single"), "precision")
+    if (precision == "single" && !single_precision_available())
+        stop_arg("precision", "\"single\" needs single-precision matrix products (sgemm) in ",
+                 "R's BLAS, and this R's BLAS (", blas_label(), ") has none: use precision = ",
+                 "\"double\", or an R linked to an external BLAS such as OpenBLAS")
+    structure(list(type = "mlp", hidden = as.integer(hidden), activation = activation,
+                   precision = precision), class = "sgfs_model")
 }
+
+## whether this build has single-precision matrix products (./configure)
+single_precision_available <- function() .Call(C_sgfs_single_precision)
 
 #' @export
 print.sgfs_model <- function(x, ...) {
@@ -100,8 +119,9 @@ model_label <- function(model) {
     if (is.null(model)) return("linear predictor")
     if (is_custom_model(model))
         return(sprintf("custom_model(parameters %s)", paste(model$names, collapse = ", ")))
-    sprintf("mlp(hidden = %s, activation = \"%s\")",
-            paste(model$hidden, collapse = "-"), model$activation)
+    sprintf("mlp(hidden = %s, activation = \"%s\"%s)",
+            paste(model$hidden, collapse = "-"), model$activation,
+            if (identical(model$precision, "single")) ", precision = \"single\"" else "")
 }
 
 resolve_model <- function(model) {
@@ -163,7 +183,8 @@ mlp_design <- function(model, x, y, family, standardize, sigma, levels) {
                                    poisson = 3),
                             out, match(model$activation, c("tanh", "logistic", "relu")) - 1,
                             L - 1L, model$hidden, if (L == 2L) 0,
-                            if (!gaussian) 0 else if (sample_sigma) NA else log(sigma / y_scale))),
+                            if (!gaussian) 0 else if (sample_sigma) NA else log(sigma / y_scale),
+                            identical(model$precision, "single"))),
          center = center, scale = scale, y_center = y_center, y_scale = y_scale,
          network = model, widths = widths, layer = layer,
          groups = c(layer, if (sample_sigma) L + 1L),

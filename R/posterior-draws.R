@@ -507,9 +507,8 @@ simulate_response <- function(info, mu, sigma, rows = NULL) {
 ## (seed NULL: the user's stream)
 with_seed_of <- function(seed, code) {
     if (is.null(seed)) return(code)
-    had <- exists(".Random.seed", envir = globalenv(), inherits = FALSE)
-    user <- if (had) get_seed()
-    on.exit(if (had) set_seed(user) else rm(".Random.seed", envir = globalenv()))
+    user <- rng_snapshot()
+    on.exit(rng_restore(user))
     set.seed(seed)
     code
 }

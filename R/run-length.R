@@ -61,8 +61,8 @@ pilot_spec <- function(spec, burnin, thin) {
 }
 
 pilot_step <- function(spec, states, run, eps) {
-    user <- if (exists(".Random.seed", envir = globalenv(), inherits = FALSE)) get_seed()
-    on.exit(if (is.null(user)) rm(".Random.seed", envir = globalenv()) else set_seed(user))
+    user <- rng_snapshot()
+    on.exit(rng_restore(user))
     res <- run_chains(pilot_spec(spec, 0L, pilot_iter), states, pilot_iter, FALSE, run$cores)
     done <- Filter(function(r) !is.null(r) && length(r$grad_sq), res)
     if (!length(done)) return(list(step = eps, energy = NA_real_, iterations = 0L))
@@ -96,8 +96,8 @@ slow_metric <- function(metric, slow) {
 ## min(chains, cores) at a time, past `first_share` of run$max_time.
 first_stage_length <- function(spec, states, run) {
     if (!is.finite(run$max_time)) return(run$n_iter)
-    user <- if (exists(".Random.seed", envir = globalenv(), inherits = FALSE)) get_seed()
-    on.exit(if (is.null(user)) rm(".Random.seed", envir = globalenv()) else set_seed(user))
+    user <- rng_snapshot()
+    on.exit(rng_restore(user))
     ## 10, 40, 160, ... iterations until they take a measurable time
     k <- probe_iter
     repeat {
@@ -183,10 +183,18 @@ grow_run <- function(fit, run, started, stages_max = max_stages) {
             say("%s: the effective sample size stopped growing; stopping", label)
             break
         }
-        post <- info$n_iter - info$burnin
-        nxt <- next_stage(post, info$thin, kept, growth_factor(conv$min_ess, conv$max_rhat))
-        more <- nxt$post - post
-        total <- info$burnin + nxt$post
+        network <- !is.null(info$design$network)
+        factor <- growth_factor(conv$min_ess, conv$max_rhat)
+        if (network) {                  # the whole run grows, half of it burn-in
+            nxt <- next_stage(info$n_iter, info$thin, 2 * kept, factor)
+            total <- nxt$post
+            more <- total - info$n_iter
+        } else {
+            post <- info$n_iter - info$burnin
+            nxt <- next_stage(post, info$thin, kept, factor)
+            more <- nxt$post - post
+            total <- info$burnin + nxt$post
+        }
         ## the next stage runs `more` iterations per chain, at the pace of
         ## the stages so far
         pace <- (spent - info$setup_seconds) / info$n_iter
@@ -195,11 +203,13 @@ grow_run <- function(fit, run, started, stages_max = max_stages) {
         ## while the run is shorter than the chains' autocorrelation time the
         ## ESS estimates stay at a few and then grow faster than that, so the
         ## run stops on it only when even this is `hopeless` times the budget
-        ## (else it spends the budget: more draws are better than fewer)
+        ## (else it spends the budget: more draws are better than fewer).  A
+        ## network's chain may still be on its way from its random start,
+        ## which its ESS does not project: it spends the budget.
         needed <- info$setup_seconds + pace * info$n_iter * enough_ess / max(conv$min_ess, 1)
         stages$needed[k] <- needed
         if (k > stages_max) break
-        if (needed > hopeless * run$max_time && conv$min_ess < enough_ess) {
+        if (!network && needed > hopeless * run$max_time && conv$min_ess < enough_ess) {
             stop_reason <- "projected"
             say("%s: at this pace %g bulk effective draws would take about %.3g s, far more than max_time = %.3g s; stopping",
                 label, enough_ess, needed, run$max_time)
@@ -211,9 +221,12 @@ grow_run <- function(fit, run, started, stages_max = max_stages) {
                 label, big_count(more), pace * more, run$max_time)
             break
         }
-        say("%s; continuing to %s iterations (thin %d), about %.3g s more",
-            label, big_count(total), nxt$thin, pace * more)
-        fit <- continue_thinned(fit, more, nxt$thin, run$progress)
+        burnin <- grown_burnin(info, total, nxt$thin)
+        say("%s; continuing to %s iterations (thin %d%s), about %.3g s more",
+            label, big_count(total), nxt$thin,
+            if (burnin > info$burnin) sprintf(", burn-in %s", big_count(burnin)) else "",
+            pace * more)
+        fit <- continue_thinned(fit, more, nxt$thin, run$progress, burnin)
         expected <- total
         stages <- rbind(stages, data.frame(n_iter = total, thin = nxt$thin,
                                            min_ess = NA_real_, max_rhat = NA_real_,
@@ -242,10 +255,35 @@ stalled <- function(ess, post) {
     ess[j] >= 20 && ess[k] < 2 * ess[j]
 }
 
+## The draws a run's length is judged on: a GLM's parameters; for a
+## network, whose weights are not identifiable (hidden units permuted, or
+## for tanh sign-flipped, give the same function, so that chains settle in
+## different modes and one weight's effective sample size says nothing
+## about the posterior's), the quantities that do not depend on the units'
+## labels: each layer's log mean square weight and bias (which its learned
+## scale follows) and log_sigma.  A chain still fitting the data moves
+## them all, so the run grows until it has stopped doing so.
+convergence_draws <- function(fit) {
+    chains <- chain_draws(fit)
+    if (is.null(sgfit_info(fit)$design$network)) return(chains)
+    lapply(chains, network_invariants)
+}
+
+network_invariants <- function(draws) {
+    names <- colnames(draws)
+    layer <- ifelse(grepl("^[Wb][0-9]+\\[", names), sub("^[Wb]([0-9]+)\\[.*", "\\1", names), NA)
+    layers <- sort(unique(stats::na.omit(layer)))
+    out <- vapply(layers, function(l)
+        log(rowMeans(draws[, which(layer == l), drop = FALSE]^2)), double(nrow(draws)))
+    out <- matrix(out, nrow(draws), dimnames = list(NULL, sprintf("layer %s log mean square", layers)))
+    out <- cbind(out, draws[, names == "log_sigma", drop = FALSE])
+    if (ncol(out)) out else draws
+}
+
 ## the smallest bulk effective sample size (over all chains) and the
-## largest split R-hat over the parameters
+## largest split R-hat over the quantities a run is judged on
 convergence_summary <- function(fit) {
-    tab <- convergence_table(chain_draws(fit))
+    tab <- convergence_table(convergence_draws(fit))
     list(min_ess = min(tab$ess_bulk, na.rm = TRUE), max_rhat = max(tab$rhat, na.rm = TRUE),
          table = tab)
 }
@@ -258,14 +296,30 @@ run_complete <- function(info, expected, chains) {
     is.null(info$surplus) && length(iters) == chains && all(iters == expected)
 }
 
-## keeps the draws a run with thin `thin` (a multiple of the fit's) keeps
-## and continues every chain `n_iter` iterations with that thin
-continue_thinned <- function(fit, n_iter, thin, progress) {
+## The burn-in of a grown run of `total` iterations kept every `thin`: the
+## fit's, but for a network half the run (as Stan's warm-up), rounded
+## down to the fit's burn-in plus a multiple of `thin` (so that the draws
+## kept are those a single run with that burn-in and thin keeps).  A
+## network starts at random weights, and its chain may take most of a
+## short run to reach where the posterior's mass is: draws from that
+## transient would stay in the fit however long it grew.
+grown_burnin <- function(info, total, thin) {
+    if (is.null(info$design$network)) return(info$burnin)
+    info$burnin + thin * max(0, (total %/% 2L - info$burnin) %/% thin)
+}
+
+## keeps the draws a run with thin `thin` (a multiple of the fit's) and
+## burn-in `burnin` (the fit's plus a multiple of `thin`) keeps, and
+## continues every chain `n_iter` iterations with that thin
+continue_thinned <- function(fit, n_iter, thin, progress, burnin = sgfit_info(fit)$burnin) {
     info <- sgfit_info(fit)
     draws <- lapply(chain_draws(fit), function(d) {
         iter <- info$burnin + info$thin * seq_len(nrow(d))
-        d[(iter - info$burnin) %% thin == 0L, , drop = FALSE]
+        d[(iter - info$burnin) %% thin == 0L & iter > burnin, , drop = FALSE]
     })
+    ## (a running predictive restarts when the burn-in grows past its draws)
+    if (burnin > info$burnin) info$pred <- NULL
+    info$burnin <- info$spec$burnin <- as.integer(burnin)
     info$thin <- info$spec$thin <- thin
     res <- run_chains(fit_spec(info), info$states, n_iter, progress, info$cores)
     new_sgfit(info, res, draws, info$burnin + thin, checks = FALSE)

@@ -104,9 +104,11 @@ warn_unmixed <- function(info) {
     D <- length(info$states[[1L]]$theta)
     warning(sprintf(paste0(
         "the chains have not mixed: after %s iterations the smallest bulk effective sample size ",
-        "is %.0f and the largest R-hat %.3g (%g and %.2f were aimed for; %s): means, sds and ",
+        "%sis %.0f and the largest R-hat %.3g (%g and %.2f were aimed for; %s): means, sds and ",
         "intervals from these draws are unreliable; give the run more time (max_time =)%s"),
-        big_count(last$n_iter), ess, rhat, rl$target, rl$target_rhat, why,
+        big_count(last$n_iter),
+        if (!is.null(info$design$network)) "(of the layers' mean square weights and log_sigma) " else "",
+        ess, rhat, rl$target, rl$target_rhat, why,
         faster_samplers_hint(info, D, ", or use ")), call. = FALSE)
     invisible(TRUE)
 }
@@ -150,7 +152,8 @@ bunched_hint <- function(info, D) {
 ## `lead` and the samplers that mix faster there, for D parameters (OSGFS
 ## keeps D x D matrices: only up to dense_limit); else ""
 faster_samplers_hint <- function(info, D, lead) {
-    if (!sampler_kind(info$method)$slow_mixing) return("")
+    ## (control variates and a mode's metric do not carry over to networks)
+    if (!sampler_kind(info$method)$slow_mixing || !is.null(info$design$network)) return("")
     paste0(lead, if (D <= dense_limit) "sgldcv() or osgfs(), which mix"
                  else "sgldcv(), which mixes", " far faster on large data")
 }

@@ -190,8 +190,9 @@ SEXP sgfs_draws_eval(SEXP spec, SEXP theta, SEXP x, SEXP y, SEXP what,
        units, chunks shortened to keep it under SCRATCH_DOUBLES), and a
        block's outputs */
     int chunk = m < CHUNK ? m : CHUNK;
-    if (model->scratch) {
-        const double per_row = (double) model->scratch(e.P, 1, e.mpar);
+    if (model->scratch) {            /* (a part that does not grow with the rows aside) */
+        const double one = (double) model->scratch(e.P, 1, e.mpar),
+                     per_row = (double) model->scratch(e.P, 2, e.mpar) - one;
         if (per_row * chunk > SCRATCH_DOUBLES)
             chunk = per_row >= SCRATCH_DOUBLES ? 1 : (int) (SCRATCH_DOUBLES / per_row);
     }

@@ -42,6 +42,7 @@ SEXP sgfs_data_slice(SEXP spec, SEXP idx);
 SEXP sgfs_matrix_reorder(SEXP x, SEXP order, SEXP buffer, SEXP state, SEXP forward);
 SEXP sgfs_reorderable(SEXP x);
 SEXP sgfs_matrix_scratch_bytes(SEXP N, SEXP p);
+SEXP sgfs_single_precision(void);
 SEXP sgfs_design_file_write(SEXP path, SEXP x, SEXP names, SEXP append, SEXP bytes);
 SEXP sgfs_design_file_info(SEXP path);
 SEXP sgfs_design_file_map(void);
@@ -94,6 +95,7 @@ static const R_CallMethodDef call_entries[] = {
     CALLDEF(sgfs_matrix_reorder, 5),
     CALLDEF(sgfs_reorderable, 1),
     CALLDEF(sgfs_matrix_scratch_bytes, 2),
+    CALLDEF(sgfs_single_precision, 0),
     CALLDEF(sgfs_design_file_write, 5),
     CALLDEF(sgfs_design_file_info, 1),
     CALLDEF(sgfs_design_file_map, 0),

@@ -19,6 +19,8 @@
  *   sgfs_symv               y += alpha A x, A symmetric D x D       (dsymv)
  *   sgfs_crossprod_add      V += A A', A D x n                      (dsyrk)
  *   sgfs_gemm               C = op(A) op(B) + beta C                (dgemm)
+ *   sgfs_sgemm              the same in single precision            (sgemm)
+ *   sgfs_has_sgemm          whether R's BLAS has sgemm (./configure)
  *   sgfs_linear_outputs     Z_k = Theta_k' x, k < K1, at S draws    (dgemm)
  *
  * Matrices are column-major; xb is P x n, G is D x n, U and V are D x D with
@@ -242,6 +244,37 @@ void sgfs_gemm(char ta, char tb, int m, int n, int k, const double *A, int lda,
     const double one = 1.0;
     F77_CALL(dgemm)(&ta, &tb, &m, &n, &k, &one, A, &lda, B, &ldb, &beta, C, &ldc
                     FCONE FCONE);
+}
+
+/* sgemm is not among R's BLAS declarations (R's own BLAS has only the
+   double routines): ./configure defines SGFS_HAVE_SGEMM when it links */
+#ifdef SGFS_HAVE_SGEMM
+extern void F77_NAME(sgemm)(const char *ta, const char *tb, const int *m, const int *n,
+                            const int *k, const float *alpha, const float *A,
+                            const int *lda, const float *B, const int *ldb,
+                            const float *beta, float *C, const int *ldc FCLEN FCLEN);
+
+void sgfs_sgemm(char ta, char tb, int m, int n, int k, const float *A, int lda,
+                const float *B, int ldb, float beta, float *C, int ldc)
+{
+    const float one = 1.0f;
+    F77_CALL(sgemm)(&ta, &tb, &m, &n, &k, &one, A, &lda, B, &ldb, &beta, C, &ldc
+                    FCONE FCONE);
+}
+#endif
+
+int sgfs_has_sgemm(void)
+{
+#ifdef SGFS_HAVE_SGEMM
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+SEXP sgfs_single_precision(void)
+{
+    return Rf_ScalarLogical(sgfs_has_sgemm());
 }
 
 /* The linear predictors of the GLMs at S draws: for class k < K1 (K1 = 1

@@ -23,8 +23,15 @@
  * theta = (vec W_1, b_1, ..., vec W_L, b_L, [log_sigma]).
  * mpar = (output: 0 binomial, 1 gaussian, 2 categorical, 3 poisson; w_L; activation:
  *         0 tanh, 1 logistic, 2 relu; hidden layers L - 1; w_1; w_2;
- *         fixed log sigma or NA when it is sampled).
- * Scratch (e->eta): h_l and delta_l of the hidden layers and z, w_L x n.
+ *         fixed log sigma or NA when it is sampled; precision of the score:
+ *         0 double, 1 single).
+ * Single precision (mlp(precision = "single"), where R's BLAS has sgemm):
+ * the minibatch score's passes run in floats (the weights and the batch
+ * rounded once per call, mlp_layers.h compiled for float), the output
+ * layer's likelihood and deltas in doubles; log-likelihoods, predictions
+ * and the sampler's state stay in double precision.
+ * Scratch (e->eta): h_l and delta_l of the hidden layers and z, w_L x n,
+ * then in single precision the float pass's (mlp_scratch()).
  * Minus the Hessian: central differences of the score (model.c).
  */
 #include "sgfs.h"
@@ -41,6 +48,7 @@ typedef struct mlp_shape {
     size_t W[MAX_LAYERS + 1], b[MAX_LAYERS + 1];   /* offsets in theta      */
     int D;                        /* parameters, log sigma included         */
     int sigma_sampled;
+    int single;                   /* the score's passes in floats           */
 } mlp_shape;
 
 static mlp_shape shape_of(int P, const double *mpar)
@@ -61,6 +69,7 @@ static mlp_shape shape_of(int P, const double *mpar)
     }
     s.sigma_sampled = s.out == OUT_GAUSSIAN && ISNAN(mpar[6]);
     s.D = (int) off + s.sigma_sampled;
+    s.single = mpar[7] == 1;
     return s;
 }
 
@@ -72,8 +81,9 @@ static int whole_in(double x, double lo, double hi)
 /* the settings are read by shape_of() everywhere else: checked here, once */
 static int mlp_n_par(int P, const double *mpar, int n_mpar)
 {
-    if (n_mpar < 7 || !whole_in(mpar[0], 0, OUT_POISSON) || !whole_in(mpar[2], 0, 2) ||
-        !whole_in(mpar[3], 1, MAX_LAYERS - 1) || !whole_in(mpar[1], 1, 1e6))
+    if (n_mpar != 8 || !whole_in(mpar[0], 0, OUT_POISSON) || !whole_in(mpar[2], 0, 2) ||
+        !whole_in(mpar[3], 1, MAX_LAYERS - 1) || !whole_in(mpar[1], 1, 1e6) ||
+        !whole_in(mpar[7], 0, sgfs_has_sgemm()))
         return -1;
     double widths[MAX_LAYERS + 1], D = 0.0;
     const int L = (int) mpar[3] + 1;
@@ -88,76 +98,64 @@ static int mlp_n_par(int P, const double *mpar, int n_mpar)
     return shape_of(P, mpar).D;
 }
 
+/* the weights and biases (theta without log sigma) */
+static size_t n_weights(const mlp_shape *s)
+{
+    return (size_t) s->D - s->sigma_sampled;
+}
+
+/* the layer buffers' rows: h_l and delta_l of the hidden layers, and z */
+static size_t units_of(const mlp_shape *s)
+{
+    size_t units = s->w[s->L];
+    for (int l = 1; l < s->L; l++) units += 2 * (size_t) s->w[l];
+    return units;
+}
+
+/* e->eta: the double pass's layer buffers (units x n), then, in single
+   precision, the single pass's floats: the weights, their score sums, the
+   batch's inputs (P x n) and the layer buffers */
 static R_xlen_t mlp_scratch(int P, int n, const double *mpar)
 {
     mlp_shape s = shape_of(P, mpar);
-    R_xlen_t units = s.w[s.L];
-    for (int l = 1; l < s.L; l++) units += 2 * (R_xlen_t) s.w[l];
-    return units * n;
+    const size_t units = units_of(&s);
+    const size_t floats = s.single ? 2 * n_weights(&s) + ((size_t) P + units) * n : 0;
+    return (R_xlen_t) (units * n + (floats + 1) / 2);
 }
 
-/* the layer buffers in e->eta: h[l], delta[l] (w_l x n), l = 1..L-1, and
-   z = delta[L] (w_L x n) */
-static void buffers(const sgfs_engine *e, const mlp_shape *s, int n,
-                    double **h, double **delta)
-{
-    double *p = e->eta;
-    for (int l = 1; l < s->L; l++) {
-        h[l] = p;
-        p += (size_t) s->w[l] * n;
-        delta[l] = p;
-        p += (size_t) s->w[l] * n;
-    }
-    delta[s->L] = p;
-}
+/* the passes in double precision, and (where R's BLAS has sgemm) in single */
+#define real double
+#define GEMM sgfs_gemm
+#define TANH tanh
+#define EXP exp
+#define LAYERS(name) name##_double
+#include "mlp_layers.h"
+#undef real
+#undef GEMM
+#undef TANH
+#undef EXP
+#undef LAYERS
+#ifdef SGFS_HAVE_SGEMM
+#define real float
+#define GEMM sgfs_sgemm
+#define TANH tanhf
+#define EXP expf
+#define LAYERS(name) name##_single
+#include "mlp_layers.h"
+#undef real
+#undef GEMM
+#undef TANH
+#undef EXP
+#undef LAYERS
+#endif
 
-static void activate(int act, double *a, size_t len)
-{
-    switch (act) {
-    case ACT_TANH:
-        for (size_t k = 0; k < len; k++) a[k] = tanh(a[k]);
-        break;
-    case ACT_LOGISTIC:
-        for (size_t k = 0; k < len; k++) a[k] = 1.0 / (1.0 + exp(-a[k]));
-        break;
-    default:
-        for (size_t k = 0; k < len; k++) a[k] = a[k] > 0.0 ? a[k] : 0.0;
-    }
-}
-
-/* d *= phi'(a), phi' written through h = phi(a) */
-static void times_derivative(int act, const double *h, double *d, size_t len)
-{
-    switch (act) {
-    case ACT_TANH:
-        for (size_t k = 0; k < len; k++) d[k] *= 1.0 - h[k] * h[k];
-        break;
-    case ACT_LOGISTIC:
-        for (size_t k = 0; k < len; k++) d[k] *= h[k] * (1.0 - h[k]);
-        break;
-    default:
-        for (size_t k = 0; k < len; k++) if (!(h[k] > 0.0)) d[k] = 0.0;
-    }
-}
-
-/* forward pass for the examples in the columns of x (P x n): the hidden
-   h[l] and the outputs z = delta[L] */
+/* forward pass in double precision for the columns of x (P x n) */
 static void forward(const sgfs_engine *e, const mlp_shape *s,
                     const double *theta, const double *x, int n,
                     double **h, double **delta)
 {
-    const double *in = x;
-    buffers(e, s, n, h, delta);
-    for (int l = 1; l <= s->L; l++) {
-        const int wi = s->w[l - 1], wo = s->w[l];
-        double *a = l < s->L ? h[l] : delta[s->L];
-        const double *bias = theta + s->b[l];
-        for (int i = 0; i < n; i++)
-            memcpy(a + (size_t) i * wo, bias, (size_t) wo * sizeof(double));
-        sgfs_gemm('T', 'N', wo, n, wi, theta + s->W[l], wi, in, wi, 1.0, a, wo);
-        if (l < s->L) activate(s->act, a, (size_t) wo * n);
-        in = a;
-    }
+    buffers_double(e->eta, s, n, h, delta);
+    forward_double(s, theta, x, n, h, delta);
 }
 
 static double log_sigma_of(const mlp_shape *s, const double *theta,
@@ -206,41 +204,49 @@ static double output_delta(const sgfs_engine *e, const mlp_shape *s,
     return ll;
 }
 
+#ifdef SGFS_HAVE_SGEMM
+/* the score in single precision: theta and the batch rounded to floats,
+   the passes in floats, the output layer's likelihood in doubles */
+static double score_single(sgfs_engine *e, const mlp_shape *s, const double *theta,
+                           const double *x, const int *idx, int n, double *sum,
+                           double *G, double *sigma_score)
+{
+    const size_t Dw = n_weights(s), Px = (size_t) s->w[0] * n, K = s->w[s->L];
+    double *z = e->eta;                         /* the double pass's room */
+    float *w = (float *) (e->eta + units_of(s) * n);
+    float *gw = w + Dw, *xf = gw + Dw, *h[MAX_LAYERS + 1], *delta[MAX_LAYERS + 1];
+    for (size_t j = 0; j < Dw; j++) w[j] = (float) theta[j];
+    for (size_t j = 0; j < Px; j++) xf[j] = (float) x[j];
+    buffers_single(xf + Px, s, n, h, delta);
+    forward_single(s, w, xf, n, h, delta);
+    float *zf = delta[s->L];
+    for (size_t j = 0; j < K * n; j++) z[j] = zf[j];
+    const double ll = output_delta(e, s, theta, idx, n, z, G, sigma_score);
+    for (size_t j = 0; j < K * n; j++) zf[j] = (float) z[j];
+    backward_single(s, w, xf, n, h, delta, gw, G);
+    for (size_t j = 0; j < Dw; j++) sum[j] = gw[j];
+    return ll;
+}
+#endif
+
 static void mlp_score(sgfs_engine *e, const double *theta, const int *idx,
                       int n, double *sum, double *G, double *loglik)
 {
     const mlp_shape s = shape_of(e->P, e->mpar);
-    double *h[MAX_LAYERS + 1], *delta[MAX_LAYERS + 1], sigma_score = 0.0;
+    double sigma_score = 0.0, ll;
     const double *x = sgfs_batch_columns(e, NULL, idx, n, NULL);
-    forward(e, &s, theta, x, n, h, delta);
-    const double ll = output_delta(e, &s, theta, idx, n, delta[s.L], G, &sigma_score);
+#ifdef SGFS_HAVE_SGEMM
+    if (s.single) ll = score_single(e, &s, theta, x, idx, n, sum, G, &sigma_score);
+    else
+#endif
+    {
+        double *h[MAX_LAYERS + 1], *delta[MAX_LAYERS + 1];
+        forward(e, &s, theta, x, n, h, delta);
+        ll = output_delta(e, &s, theta, idx, n, delta[s.L], G, &sigma_score);
+        backward_double(&s, theta, x, n, h, delta, sum, G);
+    }
     if (loglik) *loglik = ll;
     if (s.sigma_sampled) sum[s.D - 1] = sigma_score;
-    for (int l = s.L; l >= 1; l--) {
-        const int wi = s.w[l - 1], wo = s.w[l];
-        const double *in = l > 1 ? h[l - 1] : x, *d = delta[l];
-        sgfs_gemm('N', 'T', wi, wo, n, in, wi, d, wo, 0.0, sum + s.W[l], wi);
-        double *gb = sum + s.b[l];
-        for (int k = 0; k < wo; k++) gb[k] = 0.0;
-        for (int i = 0; i < n; i++)
-            for (int k = 0; k < wo; k++) gb[k] += d[k + (size_t) i * wo];
-        if (G)
-            for (int i = 0; i < n; i++) {
-                double *restrict g = G + (size_t) i * s.D;
-                const double *restrict u = in + (size_t) i * wi;
-                const double *restrict di = d + (size_t) i * wo;
-                for (int k = 0; k < wo; k++) {
-                    double *restrict gw = g + s.W[l] + (size_t) k * wi;
-                    for (int j = 0; j < wi; j++) gw[j] = di[k] * u[j];
-                    g[s.b[l] + k] = di[k];
-                }
-            }
-        if (l > 1) {
-            sgfs_gemm('N', 'N', wi, n, wo, theta + s.W[l], wi, d, wo, 0.0,
-                      delta[l - 1], wi);
-            times_derivative(s.act, h[l - 1], delta[l - 1], (size_t) wi * n);
-        }
-    }
 }
 
 static double mlp_loglik(sgfs_engine *e, const double *theta, const int *idx,

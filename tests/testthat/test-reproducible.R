@@ -83,6 +83,12 @@ test_that("several chains: reproducible, parallel equals sequential, continued e
                   progress = FALSE)
     cont <- update(short, n_iter = 100, progress = FALSE)
     for (k in 1:2) expect_identical(unclass(cont[[k]]), unclass(long[[k]]))
+    ## in a session that has drawn no random number yet (no .Random.seed),
+    ## the chains' L'Ecuyer streams leave the kinds as they were
+    rm(".Random.seed", envir = globalenv())
+    invisible(update(short, n_iter = 100, progress = FALSE))
+    expect_identical(RNGkind()[1], "Mersenne-Twister")
+    expect_false(exists(".Random.seed", envir = globalenv(), inherits = FALSE))
 })
 
 test_that("continuing a continuation keeps the true iteration numbers", {

@@ -330,3 +330,59 @@ test_that("ksd_steps() runs every step size for the same length", {
     suppressWarnings(ksd_steps(probe, 1e-3, d$x, d$y, n_iter = 500, max_draws = 20, progress = FALSE))
     expect_equal(seen, c(10000, 10000, 500))
 })
+
+test_that("a network's run is judged on what does not depend on its units' labels", {
+    d <- withr::with_seed(5, {
+        x <- matrix(rnorm(600), 200, 3)
+        list(x = x, y = sin(x[, 1]) + x[, 2] + rnorm(200, sd = 0.3))
+    })
+    run <- engine_spec(d$x, d$y, family = gaussian(), model = mlp(4, "tanh"))
+    D <- run$design$D
+    draws <- withr::with_seed(6, matrix(rnorm(50 * D), 50, D,
+                                        dimnames = list(NULL, run$design$par_names)))
+    inv <- sgfs:::network_invariants(draws)
+    expect_identical(colnames(inv), c("layer 1 log mean square", "layer 2 log mean square",
+                                      "log_sigma"))
+    w1 <- which(run$design$layer == 1)
+    expect_equal(inv[, 1], log(rowMeans(draws[, w1]^2)))
+    ## the hidden units relabelled (and, tanh being odd, one sign-flipped):
+    ## the same function, the same invariants
+    perm <- c(3, 1, 4, 2)
+    W1 <- draws[, 1:12]; b1 <- draws[, 13:16]; W2 <- draws[, 17:20]
+    moved <- draws
+    moved[, 1:12] <- W1[, as.vector(matrix(1:12, 3)[, perm])]
+    moved[, 13:16] <- b1[, perm]
+    moved[, 17:20] <- W2[, perm]
+    moved[, c(4:6, 14, 18)] <- -moved[, c(4:6, 14, 18)]
+    expect_equal(sgfs:::network_invariants(moved), inv)
+    ## a GLM's run is judged on its parameters
+    expect_identical(sgfs:::grown_burnin(list(burnin = 1000L, design = list()), 40000, 8L), 1000L)
+    ## a network's burn-in grows to half the run, on the thinning's grid
+    b <- sgfs:::grown_burnin(list(burnin = 1000L, design = run$design), 40001, 8L)
+    expect_equal((b - 1000) %% 8, 0)
+    expect_true(b <= 20000 && b > 20000 - 8)
+})
+
+test_that("a network's grown run equals one run with its final length, burn-in and thin", {
+    d <- withr::with_seed(7, {
+        x <- matrix(rnorm(600), 200, 3)
+        list(x = x, y = sin(x[, 1]) + x[, 2] + rnorm(200, sd = 0.3))
+    })
+    fit <- withr::with_seed(8, suppressWarnings(sgld(d$x, d$y, family = gaussian(),
+                                                     model = mlp(4, "tanh"), batch_size = 20L,
+                                                     max_time = 1.5, progress = FALSE,
+                                                     verbose = FALSE)))
+    info <- attr(fit, "sgfit")
+    st <- info$run_length$stages
+    expect_gt(nrow(st), 1L)
+    last <- st$n_iter[nrow(st)]
+    expect_equal(st$n_iter[-1], 2 * st$n_iter[-nrow(st)])        # the whole run doubles
+    expect_true(info$burnin <= last / 2 && info$burnin > last / 2 - st$thin[nrow(st)])
+    expect_equal(nrow(as.matrix(fit)), (last - info$burnin) / st$thin[nrow(st)])
+    one <- withr::with_seed(8, suppressWarnings(sgld(d$x, d$y, family = gaussian(),
+                                                     model = mlp(4, "tanh"), batch_size = 20L,
+                                                     n_iter = last, burnin = info$burnin,
+                                                     thin = st$thin[nrow(st)], progress = FALSE)))
+    expect_equal(draws_of(fit), draws_of(one), tolerance = 1e-12)
+    expect_identical(info$states, attr(one, "sgfit")$states)
+})
