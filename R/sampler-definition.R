@@ -117,6 +117,12 @@
 #'   `thin`; the report lists the stages.  A run stopped short of its
 #'   target warns when its draws are not usable as they are: some
 #'   parameter's bulk effective sample size below 100 or R-hat above 1.05.
+#'   For a network (`model = mlp()`), whose weights are not identifiable
+#'   (relabelled hidden units give the same function), the criterion is
+#'   applied to each layer's log mean square weight and to `log_sigma`;
+#'   the whole run doubles at each extension with half of it burn-in (a
+#'   chain from random weights may take most of a short run to arrive), and
+#'   it spends `max_time` rather than stop on a projection.
 #'   With `keep = predictive(...)` or
 #'   a cyclical `schedule` (whose cycles depend on `n_iter`), `NULL` means
 #'   10,000.

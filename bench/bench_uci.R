@@ -26,7 +26,11 @@ sets <- if (length(args) > 1L) args[-1L] else
 path <- file.path("..", "shared", "datasets", "uci_regression")
 if (!dir.exists(path)) stop("no UCI data at ", path)
 out_dir <- if (dir.exists("bench")) "bench" else "."
-n_iter <- as.integer(Sys.getenv("UCI_ITER", "80000"))
+## UCI_ITER=auto: the package's own run length and batch (n_iter = NULL,
+## the default batch_size), into results-uci-auto-*.csv / results-uci-auto.md
+auto <- identical(Sys.getenv("UCI_ITER"), "auto")
+n_iter <- if (auto) NA_integer_ else as.integer(Sys.getenv("UCI_ITER", "80000"))
+tag <- if (auto) "uci-auto" else "uci"
 
 dropout <- data.frame(
     data = c("bostonHousing", "concrete", "energy", "kin8nm", "naval-propulsion-plant",
@@ -56,7 +60,7 @@ test_metrics <- function(fit, x, y) {
 
 blas <- sub(".*/", "", extSoftVersion()[["BLAS"]])
 for (set in if (n_splits > 0L) sets) {          # 0 splits: only the table
-    csv <- file.path(out_dir, sprintf("results-uci-%s.csv", set))
+    csv <- file.path(out_dir, sprintf("results-%s-%s.csv", tag, set))
     ## (the other samplers' rows of an earlier run are kept)
     rows <- if (file.exists(csv)) {
         old <- utils::read.csv(csv)
@@ -69,7 +73,10 @@ for (set in if (n_splits > 0L) sets) {          # 0 splits: only the table
             set.seed(k)
             t0 <- proc.time()[["elapsed"]]
             res <- tryCatch({
-                fit <- suppressWarnings(samplers[[name]](
+                fit <- suppressWarnings(if (auto)
+                    samplers[[name]](u$x[s$train, ], u$y[s$train], family = gaussian(),
+                                     model = mlp(u$hidden, "relu"), progress = FALSE)
+                else samplers[[name]](
                     u$x[s$train, ], u$y[s$train], family = gaussian(),
                     model = mlp(u$hidden, "relu"), batch_size = 32L, n_iter = n_iter,
                     burnin = n_iter %/% 4L, thin = max(1L, n_iter %/% 2000L), progress = FALSE))
@@ -88,7 +95,8 @@ for (set in if (n_splits > 0L) sets) {          # 0 splits: only the table
     }
 }
 
-files <- list.files(out_dir, "^results-uci-.*[.]csv$", full.names = TRUE)
+files <- list.files(out_dir, sprintf("^results-%s-[a-zA-Z].*[.]csv$", tag), full.names = TRUE)
+if (!auto) files <- files[!grepl("^results-uci-(auto|hmc)-", basename(files))]
 all <- do.call(rbind, lapply(files, utils::read.csv))
 agg <- function(v) sprintf("%.3f ± %.3f", mean(v, na.rm = TRUE),
                            stats::sd(v, na.rm = TRUE) / sqrt(sum(!is.na(v))))
@@ -104,12 +112,14 @@ tab$meets <- ifelse(mean_of(tab$ll) >= tab$dropout_ll - tab$dropout_ll_se - 0.00
                     mean_of(tab$rmse) <= tab$dropout_rmse + tab$dropout_rmse_se + 0.005, "yes", "no")
 tab <- tab[order(tab$data, tab$sampler), ]
 md <- c("# UCI regression: Bayesian neural networks (bench/bench_uci.R)", "",
-        sprintf("One hidden layer of 50 ReLU units (protein 100); %s iterations (a quarter burn-in), batch 32; defaults otherwise. BLAS: %s. Mean ± standard error over the splits; MC dropout (grid search) from Gal and Ghahramani (2016) on the same splits; 'meets': log-lik at least dropout's minus one standard error and RMSE at most dropout's plus one (each with half a unit of the published rounding).",
-                format(n_iter, big.mark = ","), blas), "",
+        sprintf("One hidden layer of 50 ReLU units (protein 100); %s; defaults otherwise. BLAS: %s. Mean ± standard error over the splits; MC dropout (grid search) from Gal and Ghahramani (2016) on the same splits; 'meets': log-lik at least dropout's minus one standard error and RMSE at most dropout's plus one (each with half a unit of the published rounding).",
+                if (auto) "the package's run length (n_iter = NULL: grown until the layers' mean squares and log_sigma mix, within max_time = 300 s) and batch size"
+                else sprintf("%s iterations (a quarter burn-in), batch 32", format(n_iter, big.mark = ",")),
+                blas), "",
         "| data | sampler | splits | RMSE | test log-lik | MC dropout RMSE | MC dropout log-lik | meets | s per fit |",
         "|---|---|---|---|---|---|---|---|---|",
         sprintf("| %s | %s | %d | %s | %s | %.2f ± %.2f | %.2f ± %.2f | %s | %.1f |", tab$data, tab$sampler,
                 tab$splits, tab$rmse, tab$ll, tab$dropout_rmse, tab$dropout_rmse_se,
                 tab$dropout_ll, tab$dropout_ll_se, tab$meets, tab$seconds))
-writeLines(md, file.path(out_dir, "results-uci.md"))
+writeLines(md, file.path(out_dir, sprintf("results-%s.md", tag)))
 cat(md, sep = "\n")
