@@ -9,6 +9,8 @@
 #    A machine whose administrator chose another BLAS keeps it.
 #  - tidy, qpdf and pandoc, which R CMD check uses (HTML validation of the
 #    manual, PDF sizes, README.md and NEWS.md); without them it leaves NOTEs.
+#  - checkbashisms (Debian's devscripts), with which R CMD check checks the
+#    package's configure script; without it the check warns.
 set -uo pipefail
 RSCRIPT=${RSCRIPT:-Rscript}
 r_blas() { "$RSCRIPT" -e 'cat(extSoftVersion()[["BLAS"]])' 2>/dev/null; }
@@ -18,6 +20,7 @@ need=""
 for tool in tidy qpdf pandoc; do
   command -v "$tool" >/dev/null 2>&1 || need="$need $tool"
 done
+command -v checkbashisms >/dev/null 2>&1 || need="$need devscripts"
 case "$(r_blas)" in
   *openblas*) ;;
   *) openblas_installed || need="$need libopenblas0-pthread" ;;
@@ -27,8 +30,9 @@ if [ -n "$need" ]; then
   if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
     echo "installing with apt-get:$need"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -qq $need >/dev/null 2>&1 ||
-      { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq $need >/dev/null 2>&1; } ||
+    apt-get install -y -qq --no-install-recommends $need >/dev/null 2>&1 ||
+      { apt-get update -qq >/dev/null 2>&1 &&
+        apt-get install -y -qq --no-install-recommends $need >/dev/null 2>&1; } ||
       echo "apt-get could not install:$need (the commands still work; see below)"
   else
     echo "not installed (needs apt-get as root):$need"

@@ -300,8 +300,8 @@ test_that("malformed model settings in a spec are refused by the engine, not rea
         expect_error(eval_with(cat3, bad), mpar_error)
     net <- engine_spec(d$x, d$y, model = mlp(3), batch_size = 5L)
     good <- net$spec$mpar
-    expect_length(good, 7L)
-    for (k in c(1L, 2L, 3L, 4L, 5L)) {
+    expect_length(good, 8L)
+    for (k in c(1L, 2L, 3L, 4L, 5L, 8L)) {
         for (v in c(-1, 0.5, 1e9, NA)) {
             bad <- good
             bad[k] <- v
@@ -309,7 +309,10 @@ test_that("malformed model settings in a spec are refused by the engine, not rea
             expect_error(eval_with(net, bad), mpar_error)
         }
     }
-    expect_error(eval_with(net, good[1:6]), mpar_error)
+    expect_error(eval_with(net, good[1:7]), mpar_error)
+    bad <- good
+    bad[8] <- 2                                        # a precision code that is none
+    expect_error(eval_with(net, bad), mpar_error)
     bad <- good
     bad[4] <- 40                                       # 41 layers: the shape reader's stack
     expect_error(eval_with(net, bad), mpar_error)
