@@ -178,6 +178,7 @@ fuzz_bases <- function() {
     add("map_rows", matrix(as.double(unclass(sgfs:::all_draws(fits$sgldcv))[1:3, ]), 3L),
         info$design$M$C)
     add("blas_info")
+    add("single_precision")
     add("spec_version")
     add("gamma", 1000L, 50L)
     add("rnorm_block", 10)
