@@ -120,7 +120,10 @@ print.sgfit <- function(x, digits = 3, ...) {
     info <- sgfit_info(x)
     d <- all_draws(x)
     conv <- convergence_table(chain_draws_shown(x))
-    ess <- conv$ess_bulk
+    ## (a network is judged on its label-free quantities: convergence_draws())
+    network <- !is.null(info$design$network)
+    judged <- if (network) convergence_table(judged_chains(chain_draws_shown(x), info)) else conv
+    ess <- judged$ess_bulk
     ess[is.na(ess)] <- nrow(d)                   # constant draws: nothing to estimate
     cat(method_label(info), "posterior draws,", likelihood_label(info), "\n")
     if (!is.null(info$call)) cat("Call: ", deparse1(info$call), "\n", sep = "")
@@ -134,13 +137,14 @@ print.sgfit <- function(x, digits = 3, ...) {
                                  sprintf(" (and %d rows of high leverage in every batch)",
                                          as.integer(info$settings$fixed_rows)) else "")))
     if (!is.null(info$run_length))
-        cat(run_length_line(info$run_length, min(ess), max(conv$rhat, na.rm = TRUE)))
+        cat(run_length_line(info$run_length, min(ess), max(judged$rhat, na.rm = TRUE)))
     cat(phase_line(info))
     mix <- mixing_costs(info, ess, nrow(d))
     cat(sprintf("Sampling %.3g s%s: %.3g iterations/s, %.3g data passes\n",
                 info$elapsed, if (info$chains > 1L) " (summed over chains)" else "",
                 info$n_iter * info$chains / info$elapsed, info$grad_evals / info$N))
-    cat(sprintf("Slowest parameter: %.3g effective draws/s; %.3g gradient evaluations (%.3g data passes) per effective draw\n",
+    cat(sprintf("Slowest %s: %.3g effective draws/s; %.3g gradient evaluations (%.3g data passes) per effective draw\n",
+                if (network) "of the layers' mean squares and log_sigma" else "parameter",
                 mix$ess_per_second, mix$grads_per_ess, mix$passes_per_ess))
     tab <- cbind(mean = colMeans(d), sd = apply(d, 2L, stats::sd),
                  `2.5%` = apply(d, 2L, stats::quantile, 0.025),
@@ -152,9 +156,10 @@ print.sgfit <- function(x, digits = 3, ...) {
         cat(sprintf("Note: the metric's drift limit bound %.3g%% of the gradient coordinates (far from Gaussian somewhere, e.g. a separated level's coefficient); the draws there are approximate.\n",
                     100 * info$clipped / (info$n_iter * info$chains * ncol(d))))
     if (min(ess) < 100 || isTRUE(info$run_length$stop %in% c("time", "projected", "stalled")))
-        cat(sprintf(paste0("Warning: only %.0f bulk effective draws for some parameters; for about 400, ",
+        cat(sprintf(paste0("Warning: only %.0f bulk effective draws for some %s; for about 400, ",
                            "continue the chains with update(fit, n_iter = %.0f)%s.\n"),
-                    min(ess), further_iterations(info, min(ess), 400),
+                    min(ess), if (network) "of the layers' mean squares and log_sigma" else "parameters",
+                    further_iterations(info, min(ess), 400),
                     faster_samplers_hint(info, length(info$states[[1L]]$theta), ", or use ")))
     if (isTRUE(info$settings$excess > 0.2))
         cat(sprintf("Warning: the minibatch noise exceeds OSGFS's target by %.0f%% in some direction, inflating the variance there; try stepsize = \"max\" (%.3g) or a larger batch_size.\n",
@@ -165,7 +170,7 @@ print.sgfit <- function(x, digits = 3, ...) {
     if (isTRUE(is.infinite(s$inflation)))
         cat(sprintf("Warning: the step size %.3g is past the stability limit in the stiffest direction (linearised, the chain grows without bound there)%s.\n",
                     s$stepsize, advice("inflates the variance")))
-    else if (isTRUE(s$inflation > 0.2))
+    else if (isTRUE(s$inflation > 0.2) && is.null(s$pilot$noise_share))   # (a network's rule: by design)
         cat(sprintf("Warning: the step size inflates the posterior variance by about %.0f%% in the stiffest direction%s.\n",
                     100 * s$inflation, advice("would")))
     else if (isTRUE(s$inflation < -0.1))

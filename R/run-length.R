@@ -178,12 +178,13 @@ grow_run <- function(fit, run, started, stages_max = max_stages) {
             say("%s: done", label)
             break
         }
-        if (stalled(stages$min_ess[seq_len(k)], stages$n_iter[seq_len(k)] - info$burnin)) {
+        network <- !is.null(info$design$network)
+        ## (a network's chain may still be on its way: it spends the budget)
+        if (!network && stalled(stages$min_ess[seq_len(k)], stages$n_iter[seq_len(k)] - info$burnin)) {
             stop_reason <- "stalled"
             say("%s: the effective sample size stopped growing; stopping", label)
             break
         }
-        network <- !is.null(info$design$network)
         factor <- growth_factor(conv$min_ess, conv$max_rhat)
         if (network) {                  # the whole run grows, half of it burn-in
             nxt <- next_stage(info$n_iter, info$thin, 2 * kept, factor)
@@ -205,7 +206,8 @@ grow_run <- function(fit, run, started, stages_max = max_stages) {
         ## run stops on it only when even this is `hopeless` times the budget
         ## (else it spends the budget: more draws are better than fewer).  A
         ## network's chain may still be on its way from its random start,
-        ## which its ESS does not project: it spends the budget.
+        ## which its ESS does not project: it spends the budget (nor does
+        ## a stalled ESS stop it).
         needed <- info$setup_seconds + pace * info$n_iter * enough_ess / max(conv$min_ess, 1)
         stages$needed[k] <- needed
         if (k > stages_max) break
@@ -263,11 +265,11 @@ stalled <- function(ess, post) {
 ## labels: each layer's log mean square weight and bias (which its learned
 ## scale follows) and log_sigma.  A chain still fitting the data moves
 ## them all, so the run grows until it has stopped doing so.
-convergence_draws <- function(fit) {
-    chains <- chain_draws(fit)
-    if (is.null(sgfit_info(fit)$design$network)) return(chains)
-    lapply(chains, network_invariants)
-}
+convergence_draws <- function(fit) judged_chains(chain_draws(fit), sgfit_info(fit))
+
+## ... from a list of the chains' draws (iterations x parameters)
+judged_chains <- function(chains, info)
+    if (is.null(info$design$network)) chains else lapply(chains, network_invariants)
 
 network_invariants <- function(draws) {
     names <- colnames(draws)

@@ -122,7 +122,8 @@
 #'   applied to each layer's log mean square weight and to `log_sigma`;
 #'   the whole run doubles at each extension with half of it burn-in (a
 #'   chain from random weights may take most of a short run to arrive), and
-#'   it spends `max_time` rather than stop on a projection.
+#'   it spends `max_time` rather than stop on a projection or a stalled
+#'   effective sample size.
 #'   With `keep = predictive(...)` or
 #'   a cyclical `schedule` (whose cycles depend on `n_iter`), `NULL` means
 #'   10,000.

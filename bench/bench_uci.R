@@ -62,14 +62,16 @@ blas <- sub(".*/", "", extSoftVersion()[["BLAS"]])
 for (set in if (n_splits > 0L) sets) {          # 0 splits: only the table
     csv <- file.path(out_dir, sprintf("results-%s-%s.csv", tag, set))
     ## (the other samplers' rows of an earlier run are kept)
-    rows <- if (file.exists(csv)) {
-        old <- utils::read.csv(csv)
-        list(old[!(old$sampler %in% names(samplers)), , drop = FALSE])
-    } else list()
+    ## (UCI_KEEP=1: the splits a sampler has results for are not run again)
+    keep_done <- identical(Sys.getenv("UCI_KEEP"), "1")
+    old <- if (file.exists(csv)) utils::read.csv(csv)
+    rows <- if (is.null(old)) list()
+            else list(old[!(old$sampler %in% names(samplers)) | keep_done, , drop = FALSE])
     u <- read_uci(set, path)
     for (k in seq_len(min(n_splits, length(u$splits)))) {
         s <- u$splits[[k]]
         for (name in names(samplers)) {
+            if (keep_done && !is.null(old) && any(old$split == k & old$sampler == name)) next
             set.seed(k)
             t0 <- proc.time()[["elapsed"]]
             res <- tryCatch({

@@ -385,4 +385,11 @@ test_that("a network's grown run equals one run with its final length, burn-in a
                                                      thin = st$thin[nrow(st)], progress = FALSE)))
     expect_equal(draws_of(fit), draws_of(one), tolerance = 1e-12)
     expect_identical(info$states, attr(one, "sgfit")$states)
+    ## neither a stalled ESS nor a projection stopped it: the budget did
+    expect_identical(info$run_length$stop, "time")
+    ## print() reports the quantities the run was judged on, and no warning
+    ## about the noise rule's own 30 % share
+    out <- capture.output(print(fit))
+    expect_true(any(grepl("^Slowest of the layers' mean squares and log_sigma", out)))
+    expect_false(any(grepl("inflates the posterior variance", out)))
 })
