@@ -137,7 +137,9 @@ print.sgfit <- function(x, digits = 3, ...) {
                                  sprintf(" (and %d rows of high leverage in every batch)",
                                          as.integer(info$settings$fixed_rows)) else "")))
     if (!is.null(info$run_length))
-        cat(run_length_line(info$run_length, min(ess), max(judged$rhat, na.rm = TRUE)))
+        cat(run_length_line(info$run_length, min(ess), max(judged$rhat, na.rm = TRUE),
+                            if (network) "the layers' mean squares and log_sigma"
+                            else "every parameter"))
     cat(phase_line(info))
     mix <- mixing_costs(info, ess, nrow(d))
     cat(sprintf("Sampling %.3g s%s: %.3g iterations/s, %.3g data passes\n",
@@ -181,10 +183,10 @@ print.sgfit <- function(x, digits = 3, ...) {
 
 ## how n_iter = NULL chose the run length (stages of grow_run()), given the
 ## final draws' smallest bulk effective sample size and largest R-hat
-run_length_line <- function(rl, min_ess, max_rhat) {
+run_length_line <- function(rl, min_ess, max_rhat, what = "every parameter") {
     st <- rl$stages
     why <- switch(if (is.null(rl$stop)) "stages" else rl$stop,
-                  mixed = sprintf(", >= %g bulk effective draws of every parameter%s", rl$target,
+                  mixed = sprintf(", >= %g bulk effective draws of %s%s", rl$target, what,
                                   if (is.finite(max_rhat)) sprintf(" and R-hat <= %g", rl$target_rhat) else ""),
                   time = sprintf(", stopped by the time budget (max_time = %.3g s) at %.0f of the %g bulk effective draws aimed for (R-hat %.3f)",
                                  rl$max_time, min_ess, rl$target, max_rhat),
