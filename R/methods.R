@@ -138,15 +138,14 @@ print.sgfit <- function(x, digits = 3, ...) {
                                          as.integer(info$settings$fixed_rows)) else "")))
     if (!is.null(info$run_length))
         cat(run_length_line(info$run_length, min(ess), max(judged$rhat, na.rm = TRUE),
-                            if (network) "the layers' mean squares and log_sigma"
-                            else "every parameter"))
+                            judged_label(info)))
     cat(phase_line(info))
     mix <- mixing_costs(info, ess, nrow(d))
     cat(sprintf("Sampling %.3g s%s: %.3g iterations/s, %.3g data passes\n",
                 info$elapsed, if (info$chains > 1L) " (summed over chains)" else "",
                 info$n_iter * info$chains / info$elapsed, info$grad_evals / info$N))
     cat(sprintf("Slowest %s: %.3g effective draws/s; %.3g gradient evaluations (%.3g data passes) per effective draw\n",
-                if (network) "of the layers' mean squares and log_sigma" else "parameter",
+                if (network) paste("of", judged_label(info)) else "parameter",
                 mix$ess_per_second, mix$grads_per_ess, mix$passes_per_ess))
     tab <- cbind(mean = colMeans(d), sd = apply(d, 2L, stats::sd),
                  `2.5%` = apply(d, 2L, stats::quantile, 0.025),
@@ -160,7 +159,7 @@ print.sgfit <- function(x, digits = 3, ...) {
     if (min(ess) < 100 || isTRUE(info$run_length$stop %in% c("time", "projected", "stalled")))
         cat(sprintf(paste0("Warning: only %.0f bulk effective draws for some %s; for about 400, ",
                            "continue the chains with update(fit, n_iter = %.0f)%s.\n"),
-                    min(ess), if (network) "of the layers' mean squares and log_sigma" else "parameters",
+                    min(ess), if (network) paste("of", judged_label(info)) else "parameters",
                     further_iterations(info, min(ess), 400),
                     faster_samplers_hint(info, length(info$states[[1L]]$theta), ", or use ")))
     if (isTRUE(info$settings$excess > 0.2))

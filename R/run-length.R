@@ -267,18 +267,26 @@ stalled <- function(ess, post) {
 ## them all, so the run grows until it has stopped doing so.
 convergence_draws <- function(fit) judged_chains(chain_draws(fit), sgfit_info(fit))
 
-## ... from a list of the chains' draws (iterations x parameters)
-judged_chains <- function(chains, info)
-    if (is.null(info$design$network)) chains else lapply(chains, network_invariants)
+## ... from a list of the chains' draws (iterations x the kept parameters)
+judged_chains <- function(chains, info) {
+    d <- info$design
+    if (is.null(d$network)) return(chains)
+    kept <- if (is.null(info$spec$monitor)) seq_len(d$D) else info$spec$monitor + 1L
+    lapply(chains, network_invariants, layer = d$layer[kept])    # (NA: log_sigma)
+}
 
-network_invariants <- function(draws) {
-    names <- colnames(draws)
-    layer <- ifelse(grepl("^[Wb][0-9]+\\[", names), sub("^[Wb]([0-9]+)\\[.*", "\\1", names), NA)
+## what judged_chains() keeps, in words
+judged_label <- function(info)
+    if (is.null(info$design$network)) "every parameter" else "the layers' mean squares and log_sigma"
+
+## a network's label-free quantities from its draws, `layer` the layer of
+## each column (NA for log_sigma)
+network_invariants <- function(draws, layer) {
     layers <- sort(unique(stats::na.omit(layer)))
     out <- vapply(layers, function(l)
         log(rowMeans(draws[, which(layer == l), drop = FALSE]^2)), double(nrow(draws)))
     out <- matrix(out, nrow(draws), dimnames = list(NULL, sprintf("layer %s log mean square", layers)))
-    out <- cbind(out, draws[, names == "log_sigma", drop = FALSE])
+    out <- cbind(out, draws[, colnames(draws) == "log_sigma", drop = FALSE])
     if (ncol(out)) out else draws
 }
 

@@ -107,7 +107,7 @@ warn_unmixed <- function(info) {
         "%sis %.0f and the largest R-hat %.3g (%g and %.2f were aimed for; %s): means, sds and ",
         "intervals from these draws are unreliable; give the run more time (max_time =)%s"),
         big_count(last$n_iter),
-        if (!is.null(info$design$network)) "(of the layers' mean square weights and log_sigma) " else "",
+        if (!is.null(info$design$network)) sprintf("(of %s) ", judged_label(info)) else "",
         ess, rhat, rl$target, rl$target_rhat, why,
         faster_samplers_hint(info, D, ", or use ")), call. = FALSE)
     invisible(TRUE)

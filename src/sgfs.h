@@ -735,8 +735,10 @@ void sgfs_symmetrize_upper(double *V, int D);
 void sgfs_symv(const double *A, int D, const double *x, double alpha, double *y);
 void sgfs_gemm(char ta, char tb, int m, int n, int k, const double *A, int lda,
                const double *B, int ldb, double beta, double *C, int ldc);
+#ifdef SGFS_HAVE_SGEMM               /* (./configure: R's BLAS has sgemm) */
 void sgfs_sgemm(char ta, char tb, int m, int n, int k, const float *A, int lda,
                 const float *B, int ldb, float beta, float *C, int ldc);
+#endif
 int sgfs_has_sgemm(void);
 void sgfs_linear_outputs(const double *theta, int D, int P, int K1, int S,
                          const double *x, int m, double *z, size_t ldz, size_t ldk);

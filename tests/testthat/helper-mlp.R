@@ -25,3 +25,15 @@ r_mlp_link <- function(info, X, theta) {
     U <- (X - rep(d$center, each = nrow(X))) / rep(d$scale, each = nrow(X))
     d$y_center + d$y_scale * r_mlp_forward(d, sgfs:::to_internal(theta, d), U)
 }
+
+## a small network data set: P standard normal predictors and a binomial,
+## gaussian, categorical and poisson response of them
+net_data <- function(N = 40, seed = 11, P = 3) {
+    withr::with_seed(seed, {
+        x <- matrix(rnorm(N * P), N, P, dimnames = list(NULL, letters[seq_len(P)]))
+        list(x = x, yb = rbinom(N, 1, plogis(x[, 1] - x[, 2]^2)),
+             yg = sin(x[, 1]) + x[, 3] + rnorm(N, sd = 0.3),
+             yc = factor(sample(c("u", "v", "w"), N, replace = TRUE)),
+             yp = rpois(N, exp(0.5 + 0.5 * tanh(x[, 1]) - 0.3 * x[, 2]^2)))
+    })
+}

@@ -3,16 +3,6 @@
 ## an R forward pass; the samplers on a network; names, blocks, priors,
 ## initialisation, predict() and bad input.
 
-net_data <- function(N = 40, seed = 11) {
-    withr::with_seed(seed, {
-        x <- matrix(rnorm(N * 3), N, 3, dimnames = list(NULL, c("a", "b", "c")))
-        list(x = x, yb = rbinom(N, 1, plogis(x[, 1] - x[, 2]^2)),
-             yg = sin(x[, 1]) + x[, 3] + rnorm(N, sd = 0.3),
-             yc = factor(sample(c("u", "v", "w"), N, replace = TRUE)),
-             yp = rpois(N, exp(0.5 + 0.5 * tanh(x[, 1]) - 0.3 * x[, 2]^2)))
-    })
-}
-
 net_families <- list(binomial = list(family = binomial(), y = "yb"),
                      gaussian = list(family = gaussian(), y = "yg"),
                      categorical = list(family = categorical(), y = "yc"),

@@ -340,7 +340,8 @@ test_that("a network's run is judged on what does not depend on its units' label
     D <- run$design$D
     draws <- withr::with_seed(6, matrix(rnorm(50 * D), 50, D,
                                         dimnames = list(NULL, run$design$par_names)))
-    inv <- sgfs:::network_invariants(draws)
+    layer <- run$design$layer[seq_len(D)]          # (NA: log_sigma)
+    inv <- sgfs:::network_invariants(draws, layer)
     expect_identical(colnames(inv), c("layer 1 log mean square", "layer 2 log mean square",
                                       "log_sigma"))
     w1 <- which(run$design$layer == 1)
@@ -354,7 +355,7 @@ test_that("a network's run is judged on what does not depend on its units' label
     moved[, 13:16] <- b1[, perm]
     moved[, 17:20] <- W2[, perm]
     moved[, c(4:6, 14, 18)] <- -moved[, c(4:6, 14, 18)]
-    expect_equal(sgfs:::network_invariants(moved), inv)
+    expect_equal(sgfs:::network_invariants(moved, layer), inv)
     ## a GLM's run is judged on its parameters
     expect_identical(sgfs:::grown_burnin(list(burnin = 1000L, design = list()), 40000, 8L), 1000L)
     ## a network's burn-in grows to half the run, on the thinning's grid

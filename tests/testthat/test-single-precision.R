@@ -3,16 +3,6 @@
 ## scores against the double ones and finite differences, its
 ## log-likelihood, a chain on it, and the error where the BLAS has none.
 
-single_data <- function(N = 60, seed = 3) {
-    withr::with_seed(seed, {
-        x <- matrix(rnorm(N * 4), N, 4, dimnames = list(NULL, letters[1:4]))
-        list(x = x, yb = rbinom(N, 1, plogis(x[, 1] - x[, 2]^2)),
-             yg = sin(x[, 1]) + x[, 3] + rnorm(N, sd = 0.3),
-             yc = factor(sample(c("u", "v", "w"), N, replace = TRUE)),
-             yp = rpois(N, exp(0.5 + 0.5 * tanh(x[, 1]) - 0.3 * x[, 2]^2)))
-    })
-}
-
 test_that("without sgemm in R's BLAS, precision = 'single' is refused, naming the argument", {
     skip_if(sgfs:::single_precision_available())
     expect_error(mlp(5, precision = "single"), "'precision' \"single\" needs single-precision")
@@ -20,7 +10,7 @@ test_that("without sgemm in R's BLAS, precision = 'single' is refused, naming th
 
 test_that("single-precision scores equal the double ones to float rounding, for every family and architecture", {
     skip_if_not(sgfs:::single_precision_available())
-    d <- single_data()
+    d <- net_data(N = 60, seed = 3, P = 4)
     idx <- c(3L, 8L, 21L, 40L, 59L)
     fams <- list(list(binomial(), "yb"), list(gaussian(), "yg"), list(categorical(), "yc"),
                  list(poisson(), "yp"))
@@ -51,7 +41,7 @@ test_that("single-precision scores equal the double ones to float rounding, for 
 
 test_that("a chain in single precision samples the same posterior as one in double", {
     skip_if_not(sgfs:::single_precision_available())
-    d <- single_data(N = 400, seed = 5)
+    d <- net_data(N = 400, seed = 5, P = 4)
     fit <- function(precision) {
         set.seed(11)
         sgld(d$x, d$yg, family = gaussian(), model = mlp(4, "tanh", precision = precision),
