@@ -154,8 +154,7 @@ sgldcv.default <- sampler_method(
         ## there, H less the prior's curvature there)
         second <- if (hs) list(centre_hessian = lap$beta_lik_H)
                   else if (!is.null(m) && !is.null(lap$H))
-            list(centre_hessian = lap$H - diag(log_prior(centre, run$spec)$curvature,
-                                               length(centre)))
+            mode_control_variates(run, lap)["centre_hessian"]
         list(engine = "sgld", spar = c(lm_noise = !is.null(m)), schedule = sched,
              spec = c(list(centre = centre, centre_score = centre_score), second,
                       m$spec, if (!is.null(m)) list(drift_limit = 2 / eps),
@@ -175,6 +174,16 @@ sgldcv.default <- sampler_method(
     }
     sg_fit("sgldcv", setup, run, match.call())
 })
+
+## A GLM's second-order control variates at its mode (the engine's spec
+## fields; src/driver.c): the centre, the full-data score sum there and
+## minus the likelihood's Hessian there (the log posterior's curvature less
+## the prior's)
+mode_control_variates <- function(run, lap) {
+    list(centre = lap$mode, centre_score = lap$lik_grad,
+         centre_hessian = lap$H - diag(log_prior(lap$mode, run$spec)$curvature,
+                                       length(lap$mode)))
+}
 
 ## SGLD-CV's gradient evaluations per iteration: each minibatch row at the
 ## chain's point and at the centre; each row held in every minibatch at the

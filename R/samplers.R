@@ -120,7 +120,8 @@ sgfs.formula <- formula_method(function(...) sgfs.default(...))
 #' @export
 sgfs.default <- sampler_method(
     alist(preconditioner = c("full", "diagonal", "block"), alpha = 1, schedule = "constant",
-          blocks = NULL, robust = TRUE, fisher_rows = NULL, curvature = TRUE),
+          blocks = NULL, robust = TRUE, fisher_rows = NULL, curvature = TRUE,
+          control_variates = NULL, target_accept = 0.7),
     defaults = alist(init = if (is.list(model) && identical(model$type, "mlp")) "map"), {
     robust <- check_flag(robust, "robust")
     curvature <- check_flag(curvature, "curvature")
@@ -128,6 +129,12 @@ sgfs.default <- sampler_method(
     alpha <- check_nonnegative(alpha, "alpha")
     preconditioner <- choose_arg(preconditioner, c("full", "diagonal", "block"),
                                  "preconditioner")
+    cv <- sgfs_cv_available(control_variates, run, robust, curvature)
+    if (cv) {
+        if (is.null(batch_size)) run <- sgfs_cv_batch(run)
+        return(sgfs_cv(run, preconditioner, alpha, schedule, blocks, fisher_rows,
+                       target_accept, match.call()))
+    }
     ## the curvature at the mode, and the mode as the start (unless given):
     ## from the mode of m of the N rows a chain starts about sqrt(N / m)
     ## posterior sds off, from zero up to thousands
@@ -176,6 +183,114 @@ sgfs.default <- sampler_method(
     }
     sg_fit("sgfs", setup, run, match.call())
 })
+
+## Whether sgfs() runs with control variates (SGFS-CV, src/fisher.c): the
+## argument `control_variates`, NULL for "where it can": a GLM with a dense
+## mode's curvature (at most dense_limit parameters), no horseshoe, the
+## robust rule with the curvature (robust = FALSE or curvature = FALSE ask
+## for the rule without control variates)
+sgfs_cv_available <- function(control_variates, run, robust, curvature) {
+    can <- laplace_available(run$design) && is.null(run$design$hs) &&
+        length(run$theta0) <= dense_limit
+    if (is.null(control_variates)) return(can && robust && curvature)
+    control_variates <- check_flag(control_variates, "control_variates")
+    if (!control_variates) return(FALSE)
+    if (!can)
+        stop_arg("control_variates", "= TRUE needs a GLM's mode and its dense curvature ",
+                 sprintf("(no network, custom model or horseshoe prior; at most %d parameters): ",
+                         dense_limit), "use control_variates = FALSE")
+    if (!robust || !curvature)
+        stop_arg("control_variates", "= TRUE runs the robust rule in the curvature of the mode: ",
+                 "robust = FALSE and curvature = FALSE are for control_variates = FALSE")
+    TRUE
+}
+
+## SGFS-CV's default batch: every row up to sgfs_full_batch_rows (the chain
+## is then Metropolis adjusted and exact, at one pass over at most that many
+## rows an iteration), else the shared default
+sgfs_full_batch_rows <- 10000L
+sgfs_cv_batch <- function(run) {
+    N <- run$spec$N
+    if (N > sgfs_full_batch_rows || run$spec$batch_size == N) return(run)
+    run$spec$batch_size <- as.integer(N)
+    run$spec$window_rows <- window_rows(run$design$data, N)
+    run
+}
+
+## sgfs() with control variates (src/fisher.c): the rule in the metric of the
+## mode, the gradient centred there as sgldcv()'s, rows of high leverage in
+## every minibatch, separated levels updated exactly (R/fit.R); with every
+## row in every batch, the Metropolis-adjusted rule (src/sampler_sgfs_mh.c)
+sgfs_cv <- function(run, preconditioner, alpha, schedule, blocks, fisher_rows,
+                    target_accept, call) {
+    if (!is.numeric(target_accept) || length(target_accept) != 1L ||
+        !(target_accept > 0 && target_accept < 1))
+        stop_arg("target_accept", "must be a number between 0 and 1, not ",
+                 format_value(target_accept))
+    N <- run$spec$N
+    n <- run$spec$batch_size
+    full <- n == N
+    if (full && alpha == 0)
+        stop_arg("alpha", "= 0 with every row in every batch injects no noise: the chain ",
+                 "would be deterministic; use alpha > 0 (the default 1)")
+    D <- length(run$theta0)
+    sizes <- switch(preconditioner, full = D, diagonal = NULL,
+                    block = sgfs_block_sizes(blocks, run$design, D))
+    if (!is.null(blocks) && preconditioner != "block")
+        stop_arg("blocks", "is only used with preconditioner = \"block\"")
+    fisher_rows <- if (full) NULL
+                   else if (is.null(fisher_rows)) default_fisher_rows(n, D)
+                   else check_count(fisher_rows, "fisher_rows", 2L, n)
+    setup <- function(run) {
+        m <- sampler_metric("mode", run)
+        lap <- m$laplace
+        h <- 2 / (1 + alpha^2)                # the step in posterior sds (fisher.c)
+        if (full) {
+            eps <- 4 / max(alpha, 1)^2
+            return(list(engine = "sgfs_mh",
+                        spar = c(target_accept = target_accept, lap$U),
+                        schedule = schedule_vector("constant", eps, run$n_iter),
+                        start = if (!run$user_init) lap$mode,
+                        evals_per_iter = N,
+                        settings = list(preconditioner = "full", alpha = max(alpha, 1),
+                                        schedule = "constant", control_variates = TRUE,
+                                        metropolis = TRUE, target_accept = target_accept,
+                                        metric = metric_type(m))))
+        }
+        ## rows whose appearance would move the chain by more than half a
+        ## posterior sd go into every minibatch (a step moves h sds per unit
+        ## of whitened gradient); where some remain, a smaller step
+        strata <- minibatch_strata(run, lap, h, cv = TRUE)
+        h <- h * strata$shrink
+        alpha_run <- sqrt(2 / h - 1)
+        eps <- 4 / alpha_run^2
+        restart <- if (run$spec$burnin >= 2L) run$spec$burnin %/% 2L + 1L else 0
+        list(engine = paste0("sgfs_", c(full = "full", diagonal = "diag",
+                                        block = "block")[[preconditioner]]),
+             spec = c(mode_control_variates(run, lap), m$spec,
+                      list(drift_limit = sgfs_drift_limit / h, sgfs_robust = TRUE),
+                      if (fisher_rows < n) list(fisher_rows = fisher_rows),
+                      if (length(strata$rows)) list(fixed = strata$rows)),
+             spar = if (preconditioner == "block")
+                        c(restart = restart, blocks = length(sizes), sizes)
+                    else c(restart = restart),
+             schedule = schedule_vector(schedule, eps, run$n_iter, epoch_length(run)),
+             start = if (!run$user_init) lap$mode,
+             evals_per_iter = cv_evals(n, strata$rows),
+             settings = list(preconditioner = preconditioner, alpha = alpha_run,
+                             schedule = schedule, robust = TRUE, fisher_rows = fisher_rows,
+                             curvature = TRUE, control_variates = TRUE,
+                             fixed_rows = length(strata$rows), metric = metric_type(m),
+                             blocks = if (preconditioner == "block") sizes))
+    }
+    sg_fit("sgfs", setup, run, call)
+}
+
+## the clip of SGFS-CV's whitened gradient, in posterior sds of one step's
+## drift: in the bulk of a near-Gaussian posterior (whitened gradient about
+## N(0, 1) a coordinate) it never binds, far out it keeps one step from
+## throwing the chain further than this
+sgfs_drift_limit <- 6
 
 ## SGFS's curvature for the engine (spec$sgfs_curvature; src/sgfs_blockdiag.c)
 ## and the mode it is taken at: list(H = the log posterior's curvature at
@@ -359,7 +474,15 @@ sgld_step <- function(lambda, gamma = 1, inflation = 0.05, lm = FALSE) {
 kind_sgfs <- kind(
     label = function(info) {
         s <- info$settings
-        sprintf("SGFS-%s (alpha = %g%s)", substr(s$preconditioner, 1L, 1L), s$alpha,
+        if (isTRUE(s$metropolis))
+            return(sprintf(paste("SGFS, every row in every batch, Metropolis adjusted (alpha %s,",
+                                 "adapted to acceptance %g; acceptance rate %.3f)"),
+                           paste(sprintf("%.3g", unique(signif(2 / sqrt(info$eps), 3))),
+                                 collapse = "/"),
+                           s$target_accept, acceptance_rate(info)))
+        sprintf("SGFS-%s%s (alpha = %.3g%s)", substr(s$preconditioner, 1L, 1L),
+                if (isTRUE(s$control_variates)) " with control variates at the mode" else "",
+                s$alpha,
                 if (identical(s$preconditioner, "block"))
                     paste0("; blocks ", blocks_label(s$blocks)) else "")
     },

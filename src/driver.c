@@ -161,13 +161,22 @@ static int iterate(sgfs_engine *e)
     else sgfs_minibatch(&e->batch, e->N - e->n_fixed, e->n);
     if (e->pool)
         for (int i = 0; i < e->n; i++) e->batch.idx[i] = e->pool[e->batch.idx[i]];
-    if (e->sampler->needs_scores && e->fisher_rows < e->n)     /* (SGFS's Fisher rows) */
+    const int scores = e->sampler->needs_scores && !sgfs_fisher_frozen(e);
+    if (scores && e->fisher_rows < e->n)     /* (SGFS's Fisher rows) */
         sgfs_minibatch_shuffle_front(&e->batch, e->n, e->fisher_rows);
-    if (e->centre && e->model->score_change && !e->sampler->needs_scores) {
+    if (e->centre && e->model->score_change) {
         /* one pass over the minibatch for both points; second order: minus
-           the pool's Hessian at the centre times (par - centre) */
-        const int second = e->centre_hessian != NULL;
-        e->model->score_change(e, e->par, e->centre, second, e->batch.idx, e->n, e->grad);
+           the pool's Hessian at the centre times (par - centre).  With
+           SGFS's Fisher rows, each of them first on its own: their
+           per-example changes, the noise the rule's Fisher estimate
+           measures */
+        const int second = e->centre_hessian != NULL, m = scores ? e->fisher_rows : 0;
+        for (int i = 0; i < m; i++)
+            e->model->score_change(e, e->par, e->centre, second, e->batch.idx + i, 1,
+                                   e->G + (size_t) i * D);
+        e->model->score_change(e, e->par, e->centre, second, e->batch.idx + m, e->n - m, e->grad);
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < D; j++) e->grad[j] += e->G[j + (size_t) i * D];
         for (int j = 0; j < D; j++) e->grad[j] = e->centre_score[j] + scale * e->grad[j];
         if (second) {
             for (int j = 0; j < D; j++) e->centre_delta[j] = e->par[j] - e->centre[j];
@@ -175,13 +184,12 @@ static int iterate(sgfs_engine *e)
         }
         memcpy(e->grad_lik, e->grad, (size_t) D * sizeof(double));
     } else if (e->centre) {
-        e->model->score(e, e->par, e->batch.idx, e->n, e->grad,
-                        e->sampler->needs_scores ? e->G : NULL, NULL);
+        e->model->score(e, e->par, e->batch.idx, e->n, e->grad, scores ? e->G : NULL, NULL);
         e->model->score(e, e->centre, e->batch.idx, e->n, e->grad_centre, NULL, NULL);
         for (int j = 0; j < D; j++)
             e->grad_lik[j] = e->grad[j] =
                 e->centre_score[j] + scale * (e->grad[j] - e->grad_centre[j]);
-    } else if (e->sampler->needs_scores && e->fisher_rows < e->n) {
+    } else if (scores && e->fisher_rows < e->n) {
         /* the per-example scores of the first fisher_rows rows only (SGFS's
            Fisher estimate reads no others) and their sum, then the sum over
            the other rows in one pass: each row evaluated once */
@@ -190,8 +198,7 @@ static int iterate(sgfs_engine *e)
         e->model->score(e, e->par, e->batch.idx + m, e->n - m, e->grad, NULL, NULL);
         for (int j = 0; j < D; j++) e->grad_lik[j] = e->grad[j] = scale * (e->grad[j] + e->grad_lik[j]);
     } else {
-        e->model->score(e, e->par, e->batch.idx, e->n, e->grad,
-                        e->sampler->needs_scores ? e->G : NULL, NULL);
+        e->model->score(e, e->par, e->batch.idx, e->n, e->grad, scores ? e->G : NULL, NULL);
         for (int j = 0; j < D; j++) e->grad_lik[j] = e->grad[j] *= scale;
     }
     if (e->fixed) {              /* the fixed rows' exact part (minus the centre's) */
@@ -215,7 +222,12 @@ static int iterate(sgfs_engine *e)
         if (e->sep) sgfs_separated_project(e, e->grad);   /* off the levels' lines */
         sgfs_metric_clip(e, e->grad);
         if (e->sep) sgfs_separated_project(e, e->grad_lik);
-        if (e->sampler->needs_scores) sgfs_metric_gradients(e, e->G, e->fisher_rows);
+        if (scores) {                  /* the Fisher rows' scores, as the gradient */
+            sgfs_metric_gradients(e, e->G, e->fisher_rows);
+            if (e->sep)
+                for (int i = 0; i < e->fisher_rows; i++)
+                    sgfs_separated_project(e, e->G + (size_t) i * D);
+        }
     }
     if (e->grad_sq && t > e->burnin)     /* the rule's gradient, as it will read it */
         for (int j = 0; j < Ds; j++) e->grad_sq[j] += e->grad[j] * e->grad[j];

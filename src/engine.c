@@ -422,8 +422,10 @@ static void setup_fixed_rows(sgfs_engine *e, SEXP prot, SEXP spec)
     if (fixed == NULL || Rf_xlength(fixed) == 0) return;
     const int *f = INTEGER(typed_elt(spec, "fixed", INTSXP, -1));
     const int m = Rf_length(fixed);
-    if (m > e->N - e->n || e->sampler->needs_scores || e->sampler->full_data)
-        Rf_error("internal error: fixed rows need N - n others and a rule without per-example scores");
+    if (m > e->N - e->n || e->sampler->full_data ||
+        (e->sampler->needs_scores && !e->sampler->fixed_after_burnin))
+        Rf_error("internal error: fixed rows need N - n others and a minibatch rule whose "
+                 "per-example scores are those of the random rows");
     for (int k = 0; k < m; k++)
         if (f[k] < 0 || f[k] >= e->N || (k > 0 && f[k] <= f[k - 1]))
             Rf_error("internal error: 'fixed' must be increasing row indices");
@@ -448,7 +450,7 @@ static void setup_centre_hessian(sgfs_engine *e, SEXP prot, SEXP spec)
     SEXP ch = sgfs_list_opt(spec, "centre_hessian");
     if (ch == NULL || Rf_xlength(ch) == 0) return;
     const int D = e->D;
-    if (e->model->score_change == NULL || e->sampler->needs_scores)
+    if (e->model->score_change == NULL)
         Rf_error("internal error: second-order control variates need a model's score_change");
     double *H = fresh_real(prot, SLOT_CENTRE_HESSIAN, (R_xlen_t) D * D);
     memcpy(H, REAL(typed_elt(spec, "centre_hessian", REALSXP, (R_xlen_t) D * D)),
@@ -670,6 +672,10 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
         }
         SEXP robust = sgfs_list_opt(spec, "sgfs_robust");
         e->sgfs_robust = robust != NULL && Rf_asLogical(robust) == TRUE;
+        if (e->metric && e->sampler->fixed_after_burnin &&
+            (!e->sgfs_robust || !e->metric_dense || e->hs))
+            Rf_error("internal error: SGFS in a metric needs the robust rule and the dense "
+                     "metric of the mode");
         SEXP fisher_rows = sgfs_list_opt(spec, "fisher_rows");
         e->fisher_rows = e->n;
         if (fisher_rows != NULL && fisher_rows != R_NilValue) {

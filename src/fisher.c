@@ -33,6 +33,30 @@
  * which meets the condition as well (N I the likelihood's curvature,
  * N (gamma - 1) I the minibatch noise) and contracts every direction by
  * 1 - 2 / (1 + alpha^2) at least.
+ *
+ * With control variates (SGFS-CV; the engine's centre and metric, R's
+ * sgfs(control_variates = TRUE)).  The rule runs in the whitened
+ * coordinates z = U theta of the mode's curvature H = U'U (metric.c), with
+ * the gradient estimate of SGLD-CV (driver.c): the full-data score at the
+ * mode plus the minibatch's remainders rho_i(theta) = g_i(theta) -
+ * g_i(mode) + H_i (theta - mode), whose noise vanishes at the mode.  The
+ * running mean I_t is then the covariance of the Fisher rows' whitened
+ * remainders, and the noise the minibatch adds is W = s I_t with s =
+ * (N' / n)(N' - n)/(N' - 1) N' / T = (gamma(N', n) - 1) N' / T
+ * (sgfs_noise_scale; N' = N - |F| the rows not held in every batch).  H
+ * whitened is I, so B = I + W, and on a Gaussian posterior the chain
+ *   z' = z + 2/(1 + alpha^2) B^-1 (grad_z + nu + eta),
+ *   Var nu = W, Var eta = alpha^2 T B,
+ * is stationary at N(mu, T I) exactly: with h = 2 / (1 + alpha^2), C the
+ * stationary covariance solves C = (I - h B^-1) C (I - h B^-1)' +
+ * h^2 B^-1 (W + alpha^2 T B) B^-1, which C = T I does since h^2 (W / T +
+ * alpha^2 B) = h^2 (B (1 + alpha^2) - I) = 2h B - h^2 I.  Near the mode W
+ * is small (of order 1/n against the curvature's 1), the step moves about
+ * h posterior sds, and alpha = 1 (h = 1) draws each iterate afresh on a
+ * Gaussian: the N/n iterations per effective draw of the plain rule
+ * become about one.  So that separated levels' exact updates (separated.c)
+ * see a fixed rule, B is fixed after burn-in (sgfs_fisher_frozen), and
+ * the remainders are computed during burn-in only.
  */
 #include "sgfs.h"
 
@@ -61,6 +85,22 @@ SEXP sgfs_gamma(SEXP N, SEXP n)
     if (rows == NA_INTEGER || batch == NA_INTEGER || batch < 1 || batch > rows)
         Rf_error("internal error: gamma needs 1 <= n <= N");
     return Rf_ScalarReal(sgfs_gamma_fpc(rows, batch));
+}
+
+/* the noise the minibatch adds per unit of the rows' score covariance, at
+   temperature T: (gamma(N', n) - 1) N' / T, N' the rows not held in every
+   batch (their gradient is exact) */
+double sgfs_noise_scale(const sgfs_engine *e)
+{
+    const int pool = e->N - e->n_fixed;
+    return (sgfs_gamma_fpc(pool, e->n) - 1.0) * pool / e->temperature;
+}
+
+/* 1 when the rule's Fisher estimate is fixed: past burn-in, in a metric,
+   for a rule whose table says so */
+int sgfs_fisher_frozen(const sgfs_engine *e)
+{
+    return e->metric != NULL && e->sampler->fixed_after_burnin && *e->iter > e->burnin;
 }
 
 /* kappa_t = 1/t' of the running mean; at the restart (iteration spar[0])

@@ -11,7 +11,7 @@ extern const sgfs_sampler sgfs_sampler_sgld, sgfs_sampler_sgfs_full,
     sgfs_sampler_sgfs_diag, sgfs_sampler_psgld, sgfs_sampler_sghmc,
     sgfs_sampler_sghmc_noise, sgfs_sampler_sgnht, sgfs_sampler_sga,
     sgfs_sampler_hmc, sgfs_sampler_osgfs, sgfs_sampler_isgd,
-    sgfs_sampler_sgfs_block, sgfs_sampler_adam;
+    sgfs_sampler_sgfs_block, sgfs_sampler_adam, sgfs_sampler_sgfs_mh;
 
 static const sgfs_model *const models[] = {
     &sgfs_model_logistic, &sgfs_model_gaussian, &sgfs_model_categorical,
@@ -24,7 +24,7 @@ static const sgfs_sampler *const samplers[] = {
     &sgfs_sampler_psgld, &sgfs_sampler_sghmc, &sgfs_sampler_sghmc_noise,
     &sgfs_sampler_sgnht, &sgfs_sampler_sga, &sgfs_sampler_hmc,
     &sgfs_sampler_osgfs, &sgfs_sampler_isgd, &sgfs_sampler_sgfs_block,
-    &sgfs_sampler_adam
+    &sgfs_sampler_adam, &sgfs_sampler_sgfs_mh
 };
 
 const sgfs_model *sgfs_find_model(const char *name)

@@ -19,7 +19,7 @@
  * The step adapts during burn-in (iterations t <= burnin, if spar[2] != 0)
  * by the Robbins-Monro rule log h <- log h + t^-0.6 (a_t - target), a_t
  * the acceptance probability, and is frozen at burn-in's end at the mean
- * of log h over burn-in's second half.  A non-finite L rejects.  At
+ * of log h over burn-in's second half (metropolis.c).  A non-finite L rejects.  At
  * temperature T the target is p^(1/T): L / T and its gradient in place of L.
  * With learned prior scales (prior_hyper.c), drawn by Gibbs after each
  * iteration, L(theta) is recomputed at the next one's start.
@@ -43,34 +43,6 @@ static double half_squared_norm(const double *x, int D)
     return 0.5 * s;
 }
 
-/* out = U'^{-1} g */
-static void gradient_in_z(const double *U, int D, const double *g, double *out)
-{
-    memcpy(out, g, (size_t) D * sizeof(double));
-    sgfs_upper_t_solve(U, D, out);
-}
-
-static void adapt_step(sgfs_engine *e, double *s, double accept_prob)
-{
-    const double t = *e->iter, target = e->spar[0];
-    if (e->spar[2] == 0.0 || t > e->burnin) return;
-    s[LOG_H] += (accept_prob - target) / pow(t, 0.6);
-    if (t > 0.5 * e->burnin) {
-        s[LOGH_SUM] += s[LOG_H];
-        s[LOGH_COUNT] += 1.0;
-    }
-    if (t == e->burnin) s[LOG_H] = s[LOGH_SUM] / s[LOGH_COUNT];
-}
-
-/* L(theta) / T and its gradient: the log density of the tempered target */
-static double tempered_log_posterior(sgfs_engine *e, const double *theta, double *grad)
-{
-    const double lp = sgfs_log_posterior(e, theta, grad);
-    if (e->temperature == 1.0) return lp;
-    for (int j = 0; j < e->Ds; j++) grad[j] /= e->temperature;
-    return lp / e->temperature;
-}
-
 static int hmc_step(sgfs_engine *e, double eps)
 {
     const int D = e->Ds;
@@ -79,12 +51,12 @@ static int hmc_step(sgfs_engine *e, double eps)
     double *z = e->work, *p = z + D, *theta_new = p + D, *g = theta_new + D,
         *gz = g + D;
     if (s[VALID] == 0.0) {
-        s[LOGPOST] = tempered_log_posterior(e, e->theta, grad);
+        s[LOGPOST] = sgfs_tempered_log_posterior(e, e->theta, grad);
         s[LOG_H] = log(eps);
         s[VALID] = 1.0;
         if (!R_FINITE(s[LOGPOST])) return 1;
     } else if (e->hyper) {      /* the prior's scales moved (prior_hyper.c) */
-        s[LOGPOST] = tempered_log_posterior(e, e->theta, grad);
+        s[LOGPOST] = sgfs_tempered_log_posterior(e, e->theta, grad);
         if (!R_FINITE(s[LOGPOST])) return 1;
     }
     double h = exp(s[LOG_H]);
@@ -99,7 +71,7 @@ static int hmc_step(sgfs_engine *e, double eps)
     sgfs_upper_times(U, D, z);
     sgfs_rnorm(p, D);
     const double kinetic0 = half_squared_norm(p, D);
-    gradient_in_z(U, D, grad, gz);
+    sgfs_gradient_in_z(U, D, grad, gz);
     double lp_new = R_NegInf;
     for (int j = 0; j < D; j++) p[j] += 0.5 * h * gz[j];
     s[LEAPFROGS] += n_leap;
@@ -107,19 +79,18 @@ static int hmc_step(sgfs_engine *e, double eps)
         for (int j = 0; j < D; j++) z[j] += h * p[j];
         memcpy(theta_new, z, (size_t) D * sizeof(double));
         sgfs_upper_solve(U, D, theta_new);
-        lp_new = tempered_log_posterior(e, theta_new, g);
+        lp_new = sgfs_tempered_log_posterior(e, theta_new, g);
         if (!R_FINITE(lp_new) || !sgfs_all_finite(g, D)) {
             lp_new = R_NegInf;
             break;
         }
-        gradient_in_z(U, D, g, gz);
+        sgfs_gradient_in_z(U, D, g, gz);
         const double w = k < n_leap ? h : 0.5 * h;
         for (int j = 0; j < D; j++) p[j] += w * gz[j];
     }
     const double log_ratio = R_FINITE(lp_new) ?
         lp_new - s[LOGPOST] + kinetic0 - half_squared_norm(p, D) : R_NegInf;
-    const double accept_prob = log_ratio >= 0.0 ? 1.0 :
-        (ISNAN(log_ratio) ? 0.0 : exp(log_ratio));
+    const double accept_prob = sgfs_accept_prob(log_ratio);
     const int accept = unif_rand() < accept_prob;
     if (accept) {
         memcpy(e->theta, theta_new, (size_t) D * sizeof(double));
@@ -130,7 +101,8 @@ static int hmc_step(sgfs_engine *e, double eps)
         s[ACCEPTED] += accept;
         s[PROPOSED] += 1.0;
     }
-    adapt_step(e, s, accept_prob);
+    if (e->spar[2] != 0.0)
+        sgfs_adapt_log_step(e, e->spar[0], accept_prob, s + LOG_H, s + LOGH_SUM, s + LOGH_COUNT);
     e->eps_last = exp(s[LOG_H]);
     return 0;
 }

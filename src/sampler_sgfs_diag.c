@@ -20,26 +20,37 @@
  * Lambda_j in both rules (the reason: sgfs_blockdiag.c).  Cost O(n D).  At large steps (small alpha) it under-estimates posterior
  * variances (Ahn et al. 2012, section 5.1).  State: I (D) and the count t'.
  * During burn-in, and until I_t has averaged scores of 2D examples, steps
- * are kept within a trust region (fisher.c).
+ * are kept within a trust region (fisher.c).  With control variates in the
+ * metric of the mode (SGFS-CV, fisher.c): B_j = 1 + s I_j, s the
+ * minibatch's noise scale, I fixed after burn-in.
  */
 #include "sgfs.h"
 
 static int diag_step(sgfs_engine *e, double eps)
 {
-    const int D = e->D, n = e->n;
+    const int D = e->D;
     double *fisher = e->sstate, *count = e->sstate + D;
     double *gbar = e->work, *v = e->work + D;
     const double *G = e->G;
     const double gN = sgfs_gamma_tempered(e) * e->N, T = e->temperature;
     const double alpha2 = R_FINITE(eps) ? 4.0 / eps : 0.0;
 
-    sgfs_row_moments(G, D, e->fisher_rows, gbar, v);       /* (fisher.c) */
-    sgfs_running_mean(fisher, v, D, sgfs_fisher_weight(e, count));
+    if (!sgfs_fisher_frozen(e)) {          /* (in a metric, fixed after burn-in) */
+        sgfs_row_moments(G, D, e->fisher_rows, gbar, v);   /* (fisher.c) */
+        sgfs_running_mean(fisher, v, D, sgfs_fisher_weight(e, count));
+    }
 
     /* r = grad + eta into gbar, x = r / a into v */
     const double *H = e->sgfs_curvature, *xi = e->noise;
     if (alpha2 > 0.0) sgfs_rnorm(e->noise, D);
+    const double s = e->metric ? sgfs_noise_scale(e) : 0.0;
     for (int j = 0; j < D; j++) {
+        if (e->metric) {             /* B = 1 + s f in the metric (fisher.c) */
+            const double B = 1.0 + s * fisher[j];
+            gbar[j] = e->grad[j] + (alpha2 > 0.0 ? sqrt(alpha2 * B * T) * xi[j] : 0.0);
+            v[j] = gbar[j] / ((1.0 + alpha2) * B);
+            continue;
+        }
         double f = fmax(fisher[j], e->prior_prec[j] / e->N);
         /* what the preconditioner adds to gamma N f (times 1 + alpha^2 in
            the paper's rule): Lambda_j, or H_jj - N f, the curvature in place
@@ -62,7 +73,7 @@ static int diag_step(sgfs_engine *e, double eps)
 
 const sgfs_sampler sgfs_sampler_sgfs_diag = {
     /* state: I, count; scratch: gbar, v */
-    .name = "sgfs_diag", .tempered = 1, .needs_scores = 1, .state = {0, 1, 1}, .work = {0, 2, 0},
+    .name = "sgfs_diag", .tempered = 1, .needs_scores = 1, .fixed_after_burnin = 1, .state = {0, 1, 1}, .work = {0, 2, 0},
     .step = diag_step, .n_spar = 1, .spar_names = {"restart"},
     .state_parts = {{"I", {0, 1, 0}}, {"count", {0, 0, 1}}}
 };

@@ -194,6 +194,10 @@ typedef struct sgfs_sampler {
     /* 1: the rule samples the tempered posterior p(theta | y)^(1/T) for
        e->temperature = T (else the engine refuses T != 1) */
     int tempered;
+    /* 1: in a metric (control variates at the mode, the SGFS rules) the
+       rule's preconditioner is fixed after burn-in, and the per-example
+       scores are read during burn-in only (sgfs_fisher_frozen) */
+    int fixed_after_burnin;
     /* optional (NULL: use `state` / `work`): the state and scratch lengths
        of a rule whose array sizes depend on its settings spar[0..n_spar-1];
        -1 if the settings do not fit D parameters */
@@ -698,11 +702,20 @@ void sgfs_rnorm(double *out, R_xlen_t n);
 double sgfs_gamma_fpc(int N, int n);
 double sgfs_gamma_tempered(const sgfs_engine *e);
 
+double sgfs_noise_scale(const sgfs_engine *e);
+int sgfs_fisher_frozen(const sgfs_engine *e);
 double sgfs_fisher_weight(const sgfs_engine *e, double *count);
 void sgfs_running_mean(double *restrict mean, const double *restrict x, int len,
                        double kappa);
 double sgfs_burnin_shrink(const sgfs_engine *e, const double *x, const double *r);
 double sgfs_burnin_shrink_q(const sgfs_engine *e, double q);
+
+/* metropolis.c: what the full-data Metropolis rules share */
+double sgfs_tempered_log_posterior(sgfs_engine *e, const double *theta, double *grad);
+void sgfs_gradient_in_z(const double *U, int D, const double *g, double *out);
+void sgfs_adapt_log_step(const sgfs_engine *e, double target, double accept_prob,
+                         double *x, double *sum, double *count);
+double sgfs_accept_prob(double log_ratio);
 
 /* sgfs_blockdiag.c: the SGFS update with a block-diagonal Fisher estimate
    (SGFS-f is one block, SGFS-b several) */

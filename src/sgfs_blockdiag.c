@@ -45,6 +45,9 @@
  * the two, most at large batch fractions (gamma near 1), where H's share
  * of A is largest: 0.75 to 2 times the posterior sds on R's warpbreaks,
  * quine, CO2, airquality (bench/results-sgfs-curvature.md).
+ * With control variates in the metric of the mode (fisher.c, SGFS-CV) the
+ * curvature is the identity and B = I + s I_t, s the minibatch's noise
+ * scale; B's factor is fixed after burn-in (the robust rule only).
  * The D normals xi are drawn in one sweep, in parameter order, after every
  * block is factored, so that K = 1 draws exactly as SGFS-f always did.
  *
@@ -71,12 +74,22 @@ R_xlen_t sgfs_blocks_square_sum(int K, const double *size)
 
 /* A = scale I + Lambda for the b x b block at parameter o (upper
    triangle), or, given the curvature H (D x D), A = (scale - N) I + H_oo:
-   H in place of N I + Lambda */
+   H in place of N I + Lambda; in the metric of the mode (control
+   variates), where H is the identity, A = I + s I (s the minibatch's
+   noise scale, fisher.c) */
 static void preconditioner_block(const sgfs_engine *e, const double *fisher, int o, int b,
                                  double scale, double *A)
 {
     const double *H = e->sgfs_curvature;
     const size_t D = (size_t) e->D;
+    if (e->metric) {
+        const double s = sgfs_noise_scale(e);
+        for (int j = 0; j < b; j++) {
+            for (int i = 0; i <= j; i++) A[i + (size_t) j * b] = s * fisher[i + (size_t) j * b];
+            A[j + (size_t) j * b] += 1.0;
+        }
+        return;
+    }
     for (int j = 0; j < b; j++) {
         for (int i = 0; i <= j; i++)
             A[i + (size_t) j * b] = H == NULL ? scale * fisher[i + (size_t) j * b]
@@ -108,16 +121,23 @@ int sgfs_blockdiag_step(sgfs_engine *e, double eps, int K, const double *size)
     const double gN = sgfs_gamma_tempered(e) * e->N;   /* (at temperature T: fisher.c) */
     const int robust = e->sgfs_robust;      /* B = gN I + Lambda (fisher.c) */
 
-    sgfs_row_means(e->G, D, e->fisher_rows, gbar);
-    const double kappa = sgfs_fisher_weight(e, count);  /* (fisher.c) */
-    const int refresh = !robust || refresh_factor(*count, last);
+    /* (in a metric, past burn-in, I and B's factor stay as they are) */
+    const int frozen = sgfs_fisher_frozen(e);
+    double kappa = 0.0;
+    if (!frozen) {
+        sgfs_row_means(e->G, D, e->fisher_rows, gbar);
+        kappa = sgfs_fisher_weight(e, count);          /* (fisher.c) */
+    }
+    const int refresh = !robust || (!frozen && refresh_factor(*count, last));
     /* per block (at: its offset in the packed arrays): the running mean I
        (upper triangle), and the Cholesky factors: of B (robust, when
        refreshed), or of A and, for the noise, of I */
     size_t at = 0;
     for (int k = 0, o = 0; k < K; k++) {
         const int b = (int) size[k];
-        sgfs_crossprod_mean_update(e->G, D, e->fisher_rows, o, b, gbar + o, kappa, fisher + at);
+        if (!frozen)
+            sgfs_crossprod_mean_update(e->G, D, e->fisher_rows, o, b, gbar + o, kappa,
+                                       fisher + at);
         if (robust) {                  /* U'U = B, A = (1 + alpha^2) B */
             if (refresh) {
                 preconditioner_block(e, fisher + at, o, b, gN, V + at);
