@@ -127,8 +127,13 @@ c_chain <- function(fun, p, n, n_iter, init = NULL, ...) {
 
 ## every minibatch and the clipped whitened gradient, replayed in R
 ## `update(z, gz, glik_z, eps, t, state)`: the rule in z (SGLD by default),
-## glik_z the likelihood part of the whitened gradient
-r_chain_metric <- function(p, n, n_iter, eps, spec, theta0, centre = NULL, update = NULL) {
+## glik_z the likelihood part of the whitened gradient; with `fisher_rows`
+## m (SGFS-CV), until iteration `scores_until` the batch's first m rows are
+## a random subset of it and `update` gets a seventh argument, their
+## per-example remainders g_i(theta) - g_i(centre) + H_i (theta - centre),
+## whitened and off the separated lines (m x D)
+r_chain_metric <- function(p, n, n_iter, eps, spec, theta0, centre = NULL, update = NULL,
+                           fisher_rows = NULL, scores_until = Inf) {
     D <- length(theta0)
     prec <- prior_prec(D, p)
     N <- nrow(p$X)
@@ -169,6 +174,15 @@ r_chain_metric <- function(p, n, n_iter, eps, spec, theta0, centre = NULL, updat
     }
     for (t in seq_len(n_iter)) {
         idx <- pool[r_minibatch(length(pool), n)]
+        scores <- !is.null(fisher_rows) && t <= scores_until
+        if (scores && fisher_rows < n) idx <- r_shuffle_front(idx, fisher_rows)
+        Gz <- NULL
+        if (scores) {
+            Gz <- t(vapply(idx[seq_len(fisher_rows)], function(i)
+                off_lines(ut_solve(r_scores(p, theta, i)[1L, ] - r_scores(p, centre, i)[1L, ] +
+                                   drop(r_neg_hessian(p, centre, i) %*% (theta - centre)))),
+                double(D)))
+        }
         g <- if (is.null(centre)) w * lik(theta, idx) + lik(theta, fixed)
              else spec$centre_score + w * (lik(theta, idx) - lik(centre, idx)) +
                   lik(theta, fixed) - lik(centre, fixed)
@@ -186,7 +200,8 @@ r_chain_metric <- function(p, n, n_iter, eps, spec, theta0, centre = NULL, updat
             z <- z + eps / 2 * gz + sqrt(eps) / 2 * (xi + nxt)
             xi <- nxt
         } else {
-            step <- update(z, gz, glik, eps, t, state)
+            step <- if (is.null(fisher_rows)) update(z, gz, glik, eps, t, state)
+                    else update(z, gz, glik, eps, t, state, Gz)
             z <- step$z
             state <- step$state
         }
