@@ -8,6 +8,32 @@
 #' alone gives draws from the Gaussian (Bernstein-von Mises) approximation of
 #' the posterior; as `alpha` grows it becomes preconditioned SGLD.
 #'
+#' **The default for GLMs: SGFS with control variates** (`control_variates`,
+#' SGFS-CV).  The minibatch gradient is estimated as [sgldcv()]'s, the
+#' full-data score at the mode plus the minibatch's second-order remainders,
+#' so the noise the Fisher estimate measures and compensates is theirs,
+#' which vanishes at the mode.  The rule runs in the coordinates whitened by
+#' the mode's curvature \eqn{H}{H}, where its preconditioner is \eqn{B = I + W}{B = I + W},
+#' \eqn{W}{W} the minibatch noise estimated from the remainders of each minibatch's
+#' Fisher rows during burn-in and fixed after it; on a Gaussian posterior
+#' the chain \eqn{z' = z + rac{2}{1+lpha^2} B^{-1}(
+abla_z L + \eta)}{z' = z + 2/(1 + alpha^2) B^-1 (grad_z L + eta)},
+#' \eqn{\eta \sim N(0, lpha^2 B)}{eta ~ N(0, alpha^2 B)}, is stationary at the posterior
+#' exactly, at any step.  At `alpha = 1` a step moves about one posterior
+#' sd and on a near-Gaussian posterior each iterate is close to a fresh
+#' draw: where the paper's rule needs about \eqn{N/n}{N/n} iterations per effective
+#' draw, SGFS-CV needs about one.  As for [sgldcv()], rows whose appearance
+#' in a minibatch would move the chain by more than half a posterior sd are
+#' held in every minibatch (a larger `alpha` where some remain:
+#' `settings$alpha`), and separated levels are updated exactly along their
+#' lines.  With every row in every batch (the default `batch_size` up to
+#' 10,000 rows) the gradient is exact and the step is a Metropolis-Hastings
+#' proposal, accepted or rejected, so that the draws are exact; its `alpha`
+#' (at least 1) adapts during burn-in towards the acceptance rate
+#' `target_accept`.  It needs a GLM's mode and dense curvature (at most 500
+#' parameters, no horseshoe prior); elsewhere, or with `control_variates =
+#' FALSE`, `sgfs()` runs the rule below.
+#'
 #' Three refinements of the paper's algorithm make SGFS-f exact for Gaussian
 #' posteriors at any batch fraction: the factor \eqn{\gamma = 1 + (N/n)(N-n)/(N-1)}{gamma = 1 + (N/n)(N-n)/(N-1)}
 #' for minibatches drawn without replacement, the prior precision added
@@ -91,6 +117,15 @@
 #'   models of more than 500 parameters there is none, and the paper's rule
 #'   is used.
 #'   `FALSE`: the paper's rule (with the other corrections), draw for draw.
+#' @param control_variates `NULL` (the default): SGFS with control variates
+#'   at the mode (see Details) where the model allows it (a GLM of at most
+#'   500 parameters without a horseshoe prior, with `robust` and `curvature`
+#'   at their defaults), else the rule without them.  `FALSE`: the rule
+#'   without control variates (the paper's, with `robust` and `curvature`
+#'   as given), draw for draw as in earlier versions; `TRUE` insists.
+#' @param target_accept with control variates and every row in every batch:
+#'   the acceptance rate the Metropolis-adjusted step adapts to during
+#'   burn-in (its `alpha` never falls below 1).
 #' @param blocks for `preconditioner = "block"`: the sizes of the contiguous
 #'   parameter blocks, in parameter order, summing to the number of
 #'   parameters (e.g. `c(2, 1)`).  `NULL` takes the model's parameter groups:
@@ -130,11 +165,13 @@ sgfs.default <- sampler_method(
     preconditioner <- choose_arg(preconditioner, c("full", "diagonal", "block"),
                                  "preconditioner")
     cv <- sgfs_cv_available(control_variates, run, robust, curvature)
-    if (cv) {
-        if (is.null(batch_size)) run <- sgfs_cv_batch(run)
+    if (cv && is.null(batch_size)) run <- sgfs_cv_batch(run)
+    if (alpha == 0 && run$spec$batch_size == run$spec$N)
+        stop_arg("alpha", "= 0 with batch_size = N (all rows) injects no noise: the chain ",
+                 "would be deterministic; use alpha > 0 or a smaller batch_size")
+    if (cv)
         return(sgfs_cv(run, preconditioner, alpha, schedule, blocks, fisher_rows,
                        target_accept, match.call()))
-    }
     ## the curvature at the mode, and the mode as the start (unless given):
     ## from the mode of m of the N rows a chain starts about sqrt(N / m)
     ## posterior sds off, from zero up to thousands
@@ -160,9 +197,6 @@ sgfs.default <- sampler_method(
     n <- run$spec$batch_size
     fisher_rows <- if (is.null(fisher_rows)) default_fisher_rows(n, D)
                    else check_count(fisher_rows, "fisher_rows", 2L, n)
-    if (alpha == 0 && run$spec$batch_size == run$spec$N)
-        stop_arg("alpha", "= 0 with batch_size = N (all rows) injects no noise: the chain ",
-                 "would be deterministic; use alpha > 0 or a smaller batch_size")
     setup <- function(run) {
         eps <- if (alpha > 0) 4 / alpha^2 else Inf
         restart <- if (run$spec$burnin >= 2L) run$spec$burnin %/% 2L + 1L else 0
@@ -213,7 +247,7 @@ sgfs_cv_batch <- function(run) {
     N <- run$spec$N
     if (N > sgfs_full_batch_rows || run$spec$batch_size == N) return(run)
     run$spec$batch_size <- as.integer(N)
-    run$spec$window_rows <- window_rows(run$design$data, N)
+    run$spec$window_rows <- as.integer(N)      # (one window: the whole batch)
     run
 }
 
@@ -230,9 +264,6 @@ sgfs_cv <- function(run, preconditioner, alpha, schedule, blocks, fisher_rows,
     N <- run$spec$N
     n <- run$spec$batch_size
     full <- n == N
-    if (full && alpha == 0)
-        stop_arg("alpha", "= 0 with every row in every batch injects no noise: the chain ",
-                 "would be deterministic; use alpha > 0 (the default 1)")
     D <- length(run$theta0)
     sizes <- switch(preconditioner, full = D, diagonal = NULL,
                     block = sgfs_block_sizes(blocks, run$design, D))

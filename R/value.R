@@ -153,7 +153,8 @@ bunched_hint <- function(info, D) {
 ## keeps D x D matrices: only up to dense_limit); else ""
 faster_samplers_hint <- function(info, D, lead) {
     ## (control variates and a mode's metric do not carry over to networks)
-    if (!sampler_kind(info$method)$slow_mixing || !is.null(info$design$network)) return("")
+    if (!sampler_kind(info$method)$slow_mixing || !is.null(info$design$network) ||
+        isTRUE(info$settings$control_variates)) return("")
     paste0(lead, if (D <= dense_limit) "sgldcv() or osgfs(), which mix"
                  else "sgldcv(), which mixes", " far faster on large data")
 }

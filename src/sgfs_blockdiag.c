@@ -128,7 +128,11 @@ int sgfs_blockdiag_step(sgfs_engine *e, double eps, int K, const double *size)
         sgfs_row_means(e->G, D, e->fisher_rows, gbar);
         kappa = sgfs_fisher_weight(e, count);          /* (fisher.c) */
     }
-    const int refresh = !robust || (!frozen && refresh_factor(*count, last));
+    /* (a chain frozen from its first iteration, burnin = 0, factors B = I
+       once, no noise measured, and marks it so with last = -1) */
+    const int first = frozen && *last == 0.0;
+    const int refresh = !robust || first || (!frozen && refresh_factor(*count, last));
+    if (first) *last = -1.0;
     /* per block (at: its offset in the packed arrays): the running mean I
        (upper triangle), and the Cholesky factors: of B (robust, when
        refreshed), or of A and, for the noise, of I */

@@ -228,11 +228,18 @@ test_that("gradient evaluations are n_iter times the count per iteration", {
     osgfs_fit <- fit_pima(osgfs)
     expect_gt(held(osgfs_fit), 0)
     expect_equal(evals(osgfs_fit), n_iter * (n + held(osgfs_fit)))
-    ## SGFS holds no rows; its step is 4 / alpha^2
-    sgfs_fit <- fit_pima(sgfs, alpha = 2)
+    ## SGFS without control variates holds no rows; its step is 4 / alpha^2
+    sgfs_fit <- fit_pima(sgfs, alpha = 2, control_variates = FALSE)
     expect_null(info(sgfs_fit)$spec$fixed)
     expect_equal(evals(sgfs_fit), n_iter * n)
     expect_equal(info(sgfs_fit)$eps, 4 / 2^2)
+    ## with them (the default) it reads each minibatch row at both points and
+    ## each held row once, as sgldcv(); its step is 4 / alpha^2 at the alpha
+    ## the held rows leave
+    cv_fit <- fit_pima(sgfs, alpha = 2)
+    expect_equal(evals(cv_fit), n_iter * (2 * n + held(cv_fit)))
+    expect_equal(info(cv_fit)$eps, 4 / info(cv_fit)$settings$alpha^2)
+    expect_gte(info(cv_fit)$settings$alpha, 2)
     ## chains add up
     expect_equal(evals(fit_pima(sgld, chains = 2)), 2 * n_iter * n)
     ## SGLD-CV: each drawn row at the chain's point and at the centre, each

@@ -44,7 +44,7 @@ test_that("one chain is an mcmc object with true iteration numbers", {
     w <- window(fit, start = 1001, thin = 10)
     expect_identical(coda::mcpar(w), c(1001, 2991, 10))
     expect_equal(nrow(as.matrix(w)), 200)
-    expect_output(print(fit), "SGFS-f \\(alpha = 1\\) posterior draws, binomial\\(logit\\)")
+    expect_output(print(fit), "SGFS-f with control variates at the mode \\(alpha = 1\\) posterior draws, binomial\\(logit\\)")
     expect_output(print(s), "3. Mixing")
     ## the mixing costs: ESS/s, ATUC = autocorrelation time x s per kept draw,
     ## gradient evaluations and data passes per effective draw
@@ -68,7 +68,7 @@ test_that("the SGFS-b report names its blocks", {
     set.seed(26)
     fit <- sgfs(type ~ glu + bmi, data = MASS::Pima.tr, n_iter = 300, batch_size = 50,
                 preconditioner = "block", blocks = c(1, 2), progress = FALSE)
-    expect_output(print(fit), "SGFS-b \\(alpha = 1; blocks 1 \\+ 2\\) posterior draws")
+    expect_output(print(fit), "SGFS-b with control variates at the mode \\(alpha = 1; blocks 1 \\+ 2\\) posterior draws")
     expect_identical(sgfs:::blocks_label(rep(1:2, 5)), "10 blocks of 1 to 2")
     ## by default the coefficients and a sampled log_sigma
     fit <- sgfs(bmi ~ glu + age, data = MASS::Pima.tr, family = gaussian(), n_iter = 300,

@@ -208,7 +208,8 @@ test_that("robust SGFS: C chains (full, diagonal; full with the curvature) equal
         fit <- quiet(sgfs(p$x, p$y, prior = normal(0, 1), batch_size = 10L, n_iter = 300L,
                           burnin = 10L, standardize = FALSE, progress = FALSE, alpha = 1.5,
                           preconditioner = if (pre == "diagonal") pre else "full",
-                          init = c(0, 0, 0), curvature = pre == "curvature"))
+                          init = c(0, 0, 0), curvature = pre == "curvature",
+                          control_variates = FALSE))
         expect_true(attr(fit, "sgfit")$settings$robust)
         ## the replay: B = gamma N I + Lambda (with the curvature: H + (gamma -
         ## 1) N I), A = (1 + alpha^2) B, eta ~ N(0, alpha^2 B); the full
@@ -292,7 +293,8 @@ test_that("beyond 100,000 rows SGFS's curvature is a subset's, close to the full
     N <- 120000L
     x <- matrix(rnorm(2 * N), N)
     y <- rbinom(N, 1, plogis(drop(x %*% c(1, -0.5))))
-    fit <- quiet(sgfs(x, y, n_iter = 20L, burnin = 0L, progress = FALSE))
+    fit <- quiet(sgfs(x, y, n_iter = 20L, burnin = 0L, progress = FALSE,
+                      control_variates = FALSE))
     info <- attr(fit, "sgfit")
     full <- sgfs:::newton_mode(sgfs:::fit_spec(info), double(3))$curvature$H
     ## 50,000 of the 120,000 rows, weighted N / m: within a few per cent

@@ -30,7 +30,7 @@ test_that("SGFS-b: exact with blocks that follow the posterior, narrow across co
         set.seed(314)
         sgfs(x, y, family = gaussian(), sigma = 1, prior = normal(0, 1), standardize = FALSE,
              preconditioner = "block", blocks = blocks, alpha = 0, n_iter = 200000, thin = 5,
-             progress = FALSE)
+             progress = FALSE, control_variates = FALSE)
     }
     expect_close_to_exact(fit_with(c(1, 4)), exact)
     split <- fit_with(c(3, 2))

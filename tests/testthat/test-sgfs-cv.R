@@ -189,3 +189,14 @@ test_that("sgfs()'s control_variates and target_accept arguments are checked", {
     expect_false(isTRUE(attr(fit, "sgfit")$settings$control_variates))
     expect_identical(attr(fit, "sgfit")$spec$sampler, "sgfs_full")
 })
+
+test_that("SGFS-CV without burn-in starts with B = I (no noise measured) and runs", {
+    set.seed(5)
+    N <- 20000L
+    x <- matrix(rnorm(2 * N), N)
+    y <- rbinom(N, 1, plogis(drop(x %*% c(1, -0.5))))
+    fit <- quiet(sgfs(x, y, n_iter = 50L, burnin = 0L, progress = FALSE))
+    info <- attr(fit, "sgfit")
+    expect_true(info$settings$control_variates)
+    expect_true(all(is.finite(as.matrix(fit))))
+})
