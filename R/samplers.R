@@ -264,6 +264,10 @@ sgfs_cv <- function(run, preconditioner, alpha, schedule, blocks, fisher_rows,
     N <- run$spec$N
     n <- run$spec$batch_size
     full <- n == N
+    if (alpha == 0)
+        stop_arg("alpha", "= 0 leaves all the noise to the minibatches, which the control ",
+                 "variates make nearly noiseless (the chain would only flip about the mode): ",
+                 "use alpha > 0, or control_variates = FALSE for the paper's rule at alpha = 0")
     D <- length(run$theta0)
     sizes <- switch(preconditioner, full = D, diagonal = NULL,
                     block = sgfs_block_sizes(blocks, run$design, D))

@@ -58,7 +58,8 @@ test_that("SGFS-d and I-SGD: means right; variances measured (bias expected else
     ## step is conservative.  On this posterior (independent predictors,
     ## nearly homogeneous gradient noise) both measure within 5 % at these
     ## settings, so 15 % holds.
-    fit <- conjugate_fit(sgfs, 309, preconditioner = "diagonal", n_iter = 300000, thin = 10)
+    fit <- conjugate_fit(sgfs, 309, preconditioner = "diagonal", n_iter = 300000, thin = 10,
+                         batch_size = 100, control_variates = FALSE)
     expect_close_to_exact(fit, conjugate_data())
     fit <- conjugate_fit(isgd, 310, n_iter = 3000000, thin = 50, chains = 2, cores = 2)
     expect_close_to_exact(fit, conjugate_data())
@@ -78,7 +79,7 @@ test_that("SGFS-d's known bias: it under-estimates variances on a correlated pos
         set.seed(seed)
         sgfs(x, y, family = gaussian(), sigma = 1, prior = normal(0, 1), standardize = FALSE,
              preconditioner = preconditioner, alpha = alpha, n_iter = n_iter, thin = 5,
-             progress = FALSE)
+             progress = FALSE, control_variates = FALSE)
     }
     d0 <- fit_with("diagonal", 0, 311, 200000)
     expect_gt(min(coda::effectiveSize(d0)), 300)

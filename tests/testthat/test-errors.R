@@ -46,7 +46,8 @@ test_that("argument errors name the argument", {
     expect_error(schedule_step(epochs = 5, factor = 1.5), "'factor' must be a number in \\(0, 1\\]")
     expect_output(print(schedule_step(epochs = 20)), "times 0.5 every 20 epochs")
     expect_output(print(schedule_step(every = 100, factor = 0.9)), "times 0.9 every 100 iterations")
-    expect_error(sgfs(d$x, d$y, alpha = 0, batch_size = 50, schedule = "polynomial"),
+    expect_error(sgfs(d$x, d$y, alpha = 0, batch_size = 50, schedule = "polynomial",
+                      control_variates = FALSE),
                  "'schedule'.*alpha > 0")
     expect_error(sgfs(d$x, d$y[-1]), "'y' has 99 values but x has 100 rows")
     expect_error(sgfs(d$x, cbind(d$y, 1 - d$y, d$y)), "'y' must be a vector")
