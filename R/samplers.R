@@ -16,9 +16,8 @@
 #' the mode's curvature \eqn{H}{H}, where its preconditioner is \eqn{B = I + W}{B = I + W},
 #' \eqn{W}{W} the minibatch noise estimated from the remainders of each minibatch's
 #' Fisher rows during burn-in and fixed after it; on a Gaussian posterior
-#' the chain \eqn{z' = z + rac{2}{1+lpha^2} B^{-1}(
-abla_z L + \eta)}{z' = z + 2/(1 + alpha^2) B^-1 (grad_z L + eta)},
-#' \eqn{\eta \sim N(0, lpha^2 B)}{eta ~ N(0, alpha^2 B)}, is stationary at the posterior
+#' the chain \eqn{z' = z + \frac{2}{1+\alpha^2} B^{-1}(\nabla_z L + \eta)}{z' = z + 2/(1 + alpha^2) B^-1 (grad_z L + eta)},
+#' \eqn{\eta \sim N(0, \alpha^2 B)}{eta ~ N(0, alpha^2 B)}, is stationary at the posterior
 #' exactly, at any step.  At `alpha = 1` a step moves about one posterior
 #' sd and on a near-Gaussian posterior each iterate is close to a fresh
 #' draw: where the paper's rule needs about \eqn{N/n}{N/n} iterations per effective

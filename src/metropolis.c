@@ -42,7 +42,31 @@ void sgfs_adapt_log_step(const sgfs_engine *e, double target, double accept_prob
 }
 
 /* the acceptance probability min(1, exp(log_ratio)); 0 for NaN */
-double sgfs_accept_prob(double log_ratio)
+static double accept_prob_of(double log_ratio)
 {
     return log_ratio >= 0.0 ? 1.0 : (ISNAN(log_ratio) ? 0.0 : exp(log_ratio));
+}
+
+/* the Metropolis-Hastings test of a proposal theta_new (its log density
+   lp_new and gradient g_new) against the chain's (e->theta, *logpost,
+   grad): one uniform; the chain takes the proposal if accepted, and past
+   burn-in the counts of accepted and proposed moves grow.  Returns the
+   acceptance probability (for the step's adaptation) */
+double sgfs_metropolis_test(sgfs_engine *e, double log_ratio, const double *theta_new,
+                            const double *g_new, double lp_new, double *grad, double *logpost,
+                            double *accepted, double *proposed)
+{
+    const int D = e->Ds;
+    const double accept_prob = accept_prob_of(log_ratio);
+    const int accept = unif_rand() < accept_prob;
+    if (accept) {
+        memcpy(e->theta, theta_new, (size_t) D * sizeof(double));
+        memcpy(grad, g_new, (size_t) D * sizeof(double));
+        *logpost = lp_new;
+    }
+    if (*e->iter > e->burnin) {
+        *accepted += accept;
+        *proposed += 1.0;
+    }
+    return accept_prob;
 }

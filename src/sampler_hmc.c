@@ -90,17 +90,8 @@ static int hmc_step(sgfs_engine *e, double eps)
     }
     const double log_ratio = R_FINITE(lp_new) ?
         lp_new - s[LOGPOST] + kinetic0 - half_squared_norm(p, D) : R_NegInf;
-    const double accept_prob = sgfs_accept_prob(log_ratio);
-    const int accept = unif_rand() < accept_prob;
-    if (accept) {
-        memcpy(e->theta, theta_new, (size_t) D * sizeof(double));
-        memcpy(grad, g, (size_t) D * sizeof(double));
-        s[LOGPOST] = lp_new;
-    }
-    if (*e->iter > e->burnin) {
-        s[ACCEPTED] += accept;
-        s[PROPOSED] += 1.0;
-    }
+    const double accept_prob = sgfs_metropolis_test(e, log_ratio, theta_new, g, lp_new, grad,
+                                                    s + LOGPOST, s + ACCEPTED, s + PROPOSED);
     if (e->spar[2] != 0.0)
         sgfs_adapt_log_step(e, e->spar[0], accept_prob, s + LOG_H, s + LOGH_SUM, s + LOGH_COUNT);
     e->eps_last = exp(s[LOG_H]);

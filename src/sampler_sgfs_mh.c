@@ -83,17 +83,8 @@ static int sgfs_mh_step(sgfs_engine *e, double eps)
         log_ratio = lp_new - s[LOGPOST] + log_proposal(z, z_new, gz_new, h, v, D) -
                     log_proposal(z_new, z, gz, h, v, D);
     }
-    const double accept_prob = sgfs_accept_prob(log_ratio);
-    const int accept = unif_rand() < accept_prob;
-    if (accept) {
-        memcpy(e->theta, theta_new, (size_t) D * sizeof(double));
-        memcpy(grad, g, (size_t) D * sizeof(double));
-        s[LOGPOST] = lp_new;
-    }
-    if (*e->iter > e->burnin) {
-        s[ACCEPTED] += accept;
-        s[PROPOSED] += 1.0;
-    }
+    const double accept_prob = sgfs_metropolis_test(e, log_ratio, theta_new, g, lp_new, grad,
+                                                    s + LOGPOST, s + ACCEPTED, s + PROPOSED);
     sgfs_adapt_log_step(e, e->spar[0], accept_prob, s + LOG_H, s + LOGH_SUM, s + LOGH_COUNT);
     if (s[LOG_H] > 0.0) s[LOG_H] = 0.0;             /* (h <= 1) */
     const double h_next = fmin(1.0, exp(s[LOG_H]));

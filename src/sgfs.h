@@ -715,7 +715,9 @@ double sgfs_tempered_log_posterior(sgfs_engine *e, const double *theta, double *
 void sgfs_gradient_in_z(const double *U, int D, const double *g, double *out);
 void sgfs_adapt_log_step(const sgfs_engine *e, double target, double accept_prob,
                          double *x, double *sum, double *count);
-double sgfs_accept_prob(double log_ratio);
+double sgfs_metropolis_test(sgfs_engine *e, double log_ratio, const double *theta_new,
+                            const double *g_new, double lp_new, double *grad, double *logpost,
+                            double *accepted, double *proposed);
 
 /* sgfs_blockdiag.c: the SGFS update with a block-diagonal Fisher estimate
    (SGFS-f is one block, SGFS-b several) */
