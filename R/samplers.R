@@ -272,9 +272,10 @@ sgfs_cv <- function(run, preconditioner, alpha, schedule, blocks, fisher_rows,
                     block = sgfs_block_sizes(blocks, run$design, D))
     if (!is.null(blocks) && preconditioner != "block")
         stop_arg("blocks", "is only used with preconditioner = \"block\"")
-    fisher_rows <- if (full) NULL
-                   else if (is.null(fisher_rows)) default_fisher_rows(n, D)
-                   else check_count(fisher_rows, "fisher_rows", 2L, n)
+    if (!is.null(fisher_rows)) fisher_rows <- check_count(fisher_rows, "fisher_rows", 2L, n)
+    ## (with every row in every batch the gradient is exact: no Fisher rows)
+    fisher_rows <- if (full) NULL else if (is.null(fisher_rows)) default_fisher_rows(n, D)
+                   else fisher_rows
     setup <- function(run) {
         m <- sampler_metric("mode", run)
         lap <- m$laplace
