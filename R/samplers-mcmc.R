@@ -89,14 +89,20 @@ hmc.default <- sampler_method(
     sg_fit("hmc", setup, run, match.call())
 })
 
-## the setup function shared by mala() and hmc()
-metropolis_setup <- function(run, method, stepsize, mass, target_accept, adapt,
-                             n_leapfrog, user_init) {
-    mass <- choose_arg(mass, c("dense", "diagonal", "identity"), "mass")
+## a Metropolis rule's target acceptance rate: a number in (0, 1)
+check_target_accept <- function(target_accept) {
     if (!is.numeric(target_accept) || length(target_accept) != 1L ||
         !(target_accept > 0 && target_accept < 1))
         stop_arg("target_accept", "must be a number between 0 and 1, not ",
                  format_value(target_accept))
+    invisible(target_accept)
+}
+
+## the setup function shared by mala() and hmc()
+metropolis_setup <- function(run, method, stepsize, mass, target_accept, adapt,
+                             n_leapfrog, user_init) {
+    mass <- choose_arg(mass, c("dense", "diagonal", "identity"), "mass")
+    check_target_accept(target_accept)
     adapt <- check_flag(adapt, "adapt")
     if (!is.null(stepsize)) stepsize <- check_positive(stepsize, "stepsize")
     function(run) {

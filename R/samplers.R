@@ -165,20 +165,10 @@ sgfs.default <- sampler_method(
                                  "preconditioner")
     cv <- sgfs_cv_available(control_variates, run, robust, curvature)
     if (cv && is.null(batch_size)) run <- sgfs_cv_batch(run)
-    if (alpha == 0 && run$spec$batch_size == run$spec$N)
+    n <- run$spec$batch_size
+    if (alpha == 0 && n == run$spec$N)
         stop_arg("alpha", "= 0 with batch_size = N (all rows) injects no noise: the chain ",
                  "would be deterministic; use alpha > 0 or a smaller batch_size")
-    if (cv)
-        return(sgfs_cv(run, preconditioner, alpha, schedule, blocks, fisher_rows,
-                       target_accept, match.call()))
-    ## the curvature at the mode, and the mode as the start (unless given):
-    ## from the mode of m of the N rows a chain starts about sqrt(N / m)
-    ## posterior sds off, from zero up to thousands
-    cur <- if (curvature) sgfs_curvature(run, preconditioner)
-    if (!is.null(cur) && !run$user_init) run$theta0 <- cur$mode
-    if (is.null(burnin))
-        run <- sgfs_burnin(run, alpha, if (is.null(cur) || run$user_init) 20000
-                                       else 5 * sqrt(run$spec$N / cur$rows))
     D <- length(run$theta0)
     if (!is.null(blocks) && preconditioner != "block")
         stop_arg("blocks", "is only used with preconditioner = \"block\"")
@@ -193,29 +183,44 @@ sgfs.default <- sampler_method(
             4 * 8 * sum(sizes^2) / 1e9,
             if (preconditioner == "full") "\"block\" or \"diagonal\""
             else "smaller blocks or \"diagonal\""))
-    n <- run$spec$batch_size
-    fisher_rows <- if (is.null(fisher_rows)) default_fisher_rows(n, D)
-                   else check_count(fisher_rows, "fisher_rows", 2L, n)
+    if (!is.null(fisher_rows)) fisher_rows <- check_count(fisher_rows, "fisher_rows", 2L, n)
+    if (cv)
+        return(sgfs_cv(run, preconditioner, sizes, alpha, schedule, fisher_rows,
+                       target_accept, match.call()))
+    ## the curvature at the mode, and the mode as the start (unless given):
+    ## from the mode of m of the N rows a chain starts about sqrt(N / m)
+    ## posterior sds off, from zero up to thousands
+    cur <- if (curvature) sgfs_curvature(run, preconditioner)
+    if (!is.null(cur) && !run$user_init) run$theta0 <- cur$mode
+    if (is.null(burnin))
+        run <- sgfs_burnin(run, alpha, if (is.null(cur) || run$user_init) 20000
+                                       else 5 * sqrt(run$spec$N / cur$rows))
+    if (is.null(fisher_rows)) fisher_rows <- default_fisher_rows(n, D)
     setup <- function(run) {
         eps <- if (alpha > 0) 4 / alpha^2 else Inf
-        restart <- if (run$spec$burnin >= 2L) run$spec$burnin %/% 2L + 1L else 0
         H <- cur$H
-        list(engine = paste0("sgfs_", c(full = "full", diagonal = "diag",
-                                        block = "block")[[preconditioner]]),
-             spec = c(if (robust) list(sgfs_robust = TRUE),
-                      if (fisher_rows < n) list(fisher_rows = fisher_rows),
-                      if (!is.null(H)) list(sgfs_curvature = H)),
-             spar = if (preconditioner == "block")
-                        c(restart = restart, blocks = length(sizes), sizes)
-                    else c(restart = restart),
+        c(sgfs_rule(preconditioner, sizes, run$spec$burnin),
+          list(spec = c(if (robust) list(sgfs_robust = TRUE),
+                        if (fisher_rows < n) list(fisher_rows = fisher_rows),
+                        if (!is.null(H)) list(sgfs_curvature = H)),
              schedule = schedule_vector(schedule, eps, run$n_iter, epoch_length(run)),
              settings = list(preconditioner = preconditioner, alpha = alpha,
                              schedule = schedule, robust = robust, fisher_rows = fisher_rows,
                              curvature = !is.null(H),
-                             blocks = if (preconditioner == "block") sizes))
+                             blocks = if (preconditioner == "block") sizes)))
     }
     sg_fit("sgfs", setup, run, match.call())
 })
+
+## the engine's SGFS rule for a preconditioner and its settings: the Fisher
+## estimate's restart half-way through burn-in, SGFS-b's blocks
+sgfs_rule <- function(preconditioner, sizes, burnin) {
+    restart <- if (burnin >= 2L) burnin %/% 2L + 1L else 0
+    list(engine = paste0("sgfs_", c(full = "full", diagonal = "diag",
+                                    block = "block")[[preconditioner]]),
+         spar = if (preconditioner == "block") c(restart = restart, blocks = length(sizes), sizes)
+                else c(restart = restart))
+}
 
 ## Whether sgfs() runs with control variates (SGFS-CV, src/fisher.c): the
 ## argument `control_variates`, NULL for "where it can": a GLM with a dense
@@ -254,12 +259,9 @@ sgfs_cv_batch <- function(run) {
 ## mode, the gradient centred there as sgldcv()'s, rows of high leverage in
 ## every minibatch, separated levels updated exactly (R/fit.R); with every
 ## row in every batch, the Metropolis-adjusted rule (src/sampler_sgfs_mh.c)
-sgfs_cv <- function(run, preconditioner, alpha, schedule, blocks, fisher_rows,
+sgfs_cv <- function(run, preconditioner, sizes, alpha, schedule, fisher_rows,
                     target_accept, call) {
-    if (!is.numeric(target_accept) || length(target_accept) != 1L ||
-        !(target_accept > 0 && target_accept < 1))
-        stop_arg("target_accept", "must be a number between 0 and 1, not ",
-                 format_value(target_accept))
+    check_target_accept(target_accept)
     N <- run$spec$N
     n <- run$spec$batch_size
     full <- n == N
@@ -267,14 +269,9 @@ sgfs_cv <- function(run, preconditioner, alpha, schedule, blocks, fisher_rows,
         stop_arg("alpha", "= 0 leaves all the noise to the minibatches, which the control ",
                  "variates make nearly noiseless (the chain would only flip about the mode): ",
                  "use alpha > 0, or control_variates = FALSE for the paper's rule at alpha = 0")
-    D <- length(run$theta0)
-    sizes <- switch(preconditioner, full = D, diagonal = NULL,
-                    block = sgfs_block_sizes(blocks, run$design, D))
-    if (!is.null(blocks) && preconditioner != "block")
-        stop_arg("blocks", "is only used with preconditioner = \"block\"")
-    if (!is.null(fisher_rows)) fisher_rows <- check_count(fisher_rows, "fisher_rows", 2L, n)
     ## (with every row in every batch the gradient is exact: no Fisher rows)
-    fisher_rows <- if (full) NULL else if (is.null(fisher_rows)) default_fisher_rows(n, D)
+    fisher_rows <- if (full) NULL
+                   else if (is.null(fisher_rows)) default_fisher_rows(n, length(run$theta0))
                    else fisher_rows
     setup <- function(run) {
         m <- sampler_metric("mode", run)
@@ -299,16 +296,11 @@ sgfs_cv <- function(run, preconditioner, alpha, schedule, blocks, fisher_rows,
         h <- h * strata$shrink
         alpha_run <- sqrt(2 / h - 1)
         eps <- 4 / alpha_run^2
-        restart <- if (run$spec$burnin >= 2L) run$spec$burnin %/% 2L + 1L else 0
-        list(engine = paste0("sgfs_", c(full = "full", diagonal = "diag",
-                                        block = "block")[[preconditioner]]),
-             spec = c(mode_control_variates(run, lap), m$spec,
+        c(sgfs_rule(preconditioner, sizes, run$spec$burnin),
+          list(spec = c(mode_control_variates(run, lap), m$spec,
                       list(drift_limit = sgfs_drift_limit / h, sgfs_robust = TRUE),
                       if (fisher_rows < n) list(fisher_rows = fisher_rows),
                       if (length(strata$rows)) list(fixed = strata$rows)),
-             spar = if (preconditioner == "block")
-                        c(restart = restart, blocks = length(sizes), sizes)
-                    else c(restart = restart),
              schedule = schedule_vector(schedule, eps, run$n_iter, epoch_length(run)),
              start = if (!run$user_init) lap$mode,
              evals_per_iter = cv_evals(n, strata$rows),
@@ -316,7 +308,7 @@ sgfs_cv <- function(run, preconditioner, alpha, schedule, blocks, fisher_rows,
                              schedule = schedule, robust = TRUE, fisher_rows = fisher_rows,
                              curvature = TRUE, control_variates = TRUE,
                              fixed_rows = length(strata$rows), metric = metric_type(m),
-                             blocks = if (preconditioner == "block") sizes))
+                             blocks = if (preconditioner == "block") sizes)))
     }
     sg_fit("sgfs", setup, run, call)
 }

@@ -184,7 +184,8 @@ static int iterate(sgfs_engine *e)
         }
         memcpy(e->grad_lik, e->grad, (size_t) D * sizeof(double));
     } else if (e->centre) {
-        e->model->score(e, e->par, e->batch.idx, e->n, e->grad, scores ? e->G : NULL, NULL);
+        /* (no per-example scores here: engine.c refuses them without score_change) */
+        e->model->score(e, e->par, e->batch.idx, e->n, e->grad, NULL, NULL);
         e->model->score(e, e->centre, e->batch.idx, e->n, e->grad_centre, NULL, NULL);
         for (int j = 0; j < D; j++)
             e->grad_lik[j] = e->grad[j] =

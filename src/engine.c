@@ -701,6 +701,11 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
             e->centre = REAL(typed_elt(spec, "centre", REALSXP, D));
             e->centre_score = REAL(typed_elt(spec, "centre_score", REALSXP, D));
             e->grad_centre = fresh_real(prot, SLOT_GRAD_CENTRE, D);
+            /* (a rule's per-example scores with control variates are the
+               remainders score_change gives: driver.c) */
+            if (e->sampler->needs_scores && e->model->score_change == NULL)
+                Rf_error("internal error: per-example scores with control variates need "
+                         "the model's score_change");
         }
     }
     if (!with_sampler) {

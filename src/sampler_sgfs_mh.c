@@ -62,7 +62,7 @@ static int sgfs_mh_step(sgfs_engine *e, double eps)
         s[LOGPOST] = sgfs_tempered_log_posterior(e, e->theta, grad);
         if (!R_FINITE(s[LOGPOST])) return 1;
     }
-    const double h = fmin(1.0, exp(s[LOG_H])), alpha2 = 2.0 / h - 1.0;
+    const double h = exp(s[LOG_H]), alpha2 = 2.0 / h - 1.0;    /* (log h <= 0) */
     const double v = T * h * h * alpha2;           /* the proposal's variance */
     memcpy(z, e->theta, (size_t) D * sizeof(double));
     sgfs_upper_times(U, D, z);
@@ -87,7 +87,7 @@ static int sgfs_mh_step(sgfs_engine *e, double eps)
                                                     s + LOGPOST, s + ACCEPTED, s + PROPOSED);
     sgfs_adapt_log_step(e, e->spar[0], accept_prob, s + LOG_H, s + LOGH_SUM, s + LOGH_COUNT);
     if (s[LOG_H] > 0.0) s[LOG_H] = 0.0;             /* (h <= 1) */
-    const double h_next = fmin(1.0, exp(s[LOG_H]));
+    const double h_next = exp(s[LOG_H]);
     e->eps_last = 4.0 * h_next / (2.0 - h_next);     /* 4 / alpha^2, as the plain rule's */
     return 0;
 }
