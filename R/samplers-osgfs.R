@@ -65,7 +65,8 @@ osgfs.formula <- formula_method(function(...) osgfs.default(...))
 #' @rdname osgfs
 #' @export
 osgfs.default <- sampler_method(
-    alist(stepsize = NULL, mode = NULL, opt_iter = 10000L, stratify = TRUE), {
+    alist(stepsize = NULL, mode = NULL, opt_iter = 10000L, stratify = TRUE,
+          control_variates = NULL, target_accept = 0.7), {
     stratify <- check_flag(stratify, "stratify")
     run <- prepare_run_here(environment())
     if (!is.null(stepsize) && !identical(stepsize, "max") &&
@@ -73,6 +74,12 @@ osgfs.default <- sampler_method(
         stop_arg("stepsize", "must be a number in (0, 1], \"max\" or NULL, not ", format_value(stepsize))
     opt_iter <- check_count(opt_iter, "opt_iter", 2L)
     mode <- check_point(mode, run$design, "mode")
+    cv <- mode_cv_available(control_variates, run,
+                            without = if (!is.null(mode)) "a given mode")
+    if (cv) {
+        if (is.null(batch_size)) run <- sgfs_cv_batch(run)
+        return(osgfs_cv(run, stepsize, stratify, target_accept, match.call()))
+    }
     N <- run$spec$N
     n <- run$spec$batch_size
     if (n == N && is.numeric(stepsize) && stepsize == 1)
@@ -111,6 +118,105 @@ osgfs.default <- sampler_method(
     }
     sg_fit("osgfs", setup, run, match.call())
 })
+
+## osgfs() with control variates (R/samplers-cv.R), in the coordinates z = U
+## theta whitened by the mode's curvature H = U'U: the drift h grad_z with
+## the minibatch noise of the control-variate remainders, whose whitened
+## covariance S (osgfs_cv_noise()) the injected noise leaves out; with
+## every row in every batch the Metropolis-adjusted step of sgfs()
+osgfs_cv <- function(run, stepsize, stratify, target_accept, call) {
+    check_target_accept(target_accept)
+    N <- run$spec$N
+    n <- run$spec$batch_size
+    setup <- function(run) {
+        m <- sampler_metric("mode", run)
+        lap <- m$laplace
+        if (n == N) {
+            h <- if (is.numeric(stepsize)) stepsize else 1
+            return(sgfs_mh_setup(run, m, h, target_accept))
+        }
+        ## rows whose appearance would move the chain by more than half a
+        ## posterior sd at the largest step (h = 1) go into every minibatch
+        strata <- if (stratify) minibatch_strata(run, lap, 1, cv = TRUE)
+        fixed <- strata$rows
+        S <- osgfs_cv_noise(run, lap, m$spec, fixed)
+        rule <- osgfs_cv_rule(S, stepsize, run$temperature, if (stratify) strata$shrink else 1)
+        list(engine = "osgfs", spar = c(rule$A, rule$R),
+             schedule = schedule_vector("constant", rule$eps, run$n_iter),
+             spec = c(mode_control_variates(run, lap), m$spec,
+                      list(drift_limit = sgfs_drift_limit / rule$eps),
+                      if (length(fixed)) list(fixed = fixed)),
+             start = if (!run$user_init) lap$mode,
+             evals_per_iter = cv_evals(n, fixed),
+             settings = list(stepsize = rule$eps, max_stepsize = rule$eps_max,
+                             excess = rule$excess, fixed_rows = length(fixed),
+                             control_variates = TRUE, metric = metric_type(m),
+                             mode = stats::setNames(to_original(lap$mode, run$design),
+                                                    run$design$par_names)))
+    }
+    sg_fit("osgfs", setup, run, call)
+}
+
+## The whitened covariance S of OSGFS-CV's minibatch gradient, N'(gamma' -
+## 1) U'^-1 C U^-1 over the N' rows outside `fixed` drawn n at a time, C the
+## covariance of their control-variate remainders (src/model.c,
+## sgfs_change_cov), which vanishes at the mode and grows away from it: its
+## average over osgfs_cv_points draws from the Laplace approximation
+## N(mode, T H^-1), on a uniform subset of the pool of at most
+## osgfs_cv_rows rows (fewer for large D, for a cost of about 2e8 flops).
+## Projected off the separated levels' lines, along which the rule does not
+## move (src/separated.c).  The draws and rows come from a fixed seed (the
+## same estimate for every chain and seed), the user's random numbers left
+## as they were.
+osgfs_cv_points <- 8L
+osgfs_cv_rows <- 20000L
+osgfs_cv_noise <- function(run, lap, mspec, fixed) {
+    user <- rng_snapshot()
+    on.exit(rng_restore(user))
+    suppressWarnings(set.seed(20261202L, kind = "Mersenne-Twister", normal.kind = "Inversion",
+                              sample.kind = "Rejection"))
+    spec <- run$spec
+    N <- spec$N
+    D <- length(lap$mode)
+    pool <- if (length(fixed)) setdiff(seq_len(N) - 1L, fixed) else seq_len(N) - 1L
+    m <- min(length(pool), max(2000L, osgfs_cv_rows %/% max(1, D^2 / 500)))
+    rows <- if (m < length(pool)) sort(pool[sample.int(length(pool), m)]) else pool
+    U <- lap$U
+    C <- matrix(0, D, D)
+    for (k in seq_len(osgfs_cv_points)) {
+        theta <- lap$mode + backsolve(U, sqrt(run$temperature) * stats::rnorm(D))
+        C <- C + .Call(C_sgfs_change_cov, spec, theta, lap$mode, rows)
+    }
+    n_pool <- length(pool)
+    Ui <- backsolve(U, diag(D))                   # U^-1
+    S <- n_pool * (gamma_fpc(n_pool, spec$batch_size) - 1) / osgfs_cv_points *
+        crossprod(Ui, C %*% Ui)
+    if (!is.null(mspec$separated_dir)) {
+        B <- qr.Q(qr(U %*% mspec$separated_dir))
+        P <- diag(D) - tcrossprod(B)
+        S <- P %*% S %*% P
+    }
+    (S + t(S)) / 2
+}
+
+## OSGFS-CV's rule in the whitened coordinates, where the posterior's
+## covariance is T I: z' = z + h grad_z + R xi with R R' = T Q,
+## Q = (2h - h^2) I - h^2 S / T, so that on a Gaussian posterior (1 - h)^2 T
+## + h^2 S + T Q = T.  The largest h with Q >= 0 is 2 / (1 + lambda_max(S /
+## T)), and beyond h = 1 the chain is anti-correlated (at S = 0, h = 1 draws
+## afresh); `limit` caps it further (the held rows' step).  stepsize: h
+## itself, NULL or "max" the largest; a larger one clips Q's negative
+## eigenvalues and reports the `excess`, as osgfs_rule().
+osgfs_cv_rule <- function(S, stepsize, temperature, limit = 1) {
+    D <- nrow(S)
+    lam <- max(0, eigen(S / temperature, symmetric = TRUE, only.values = TRUE)$values[1L])
+    eps_max <- min(1, limit, 2 / (1 + lam))
+    h <- if (is.numeric(stepsize)) as.double(stepsize) else eps_max
+    eq <- eigen((2 * h - h^2) * diag(D) - h^2 * S / temperature, symmetric = TRUE)
+    list(A = h * diag(D),
+         R = sqrt(temperature) * eq$vectors %*% diag(sqrt(pmax(eq$values, 0)), D),
+         eps = h, eps_max = eps_max, excess = max(0, h * (1 + lam) / 2 - 1))
+}
 
 ## The per-example score covariance C at `theta` of the rows outside `fixed`
 ## (0-based; the rows every minibatch holds, whose part of the gradient is
@@ -161,7 +267,15 @@ osgfs_rule <- function(H, C, N, n, stepsize, temperature = 1) {
 kind_osgfs <- kind(
     label = function(info) {
         s <- info$settings
-        sprintf("OSGFS (stepsize = %.3g, largest with PSD noise %.3g%s)", s$stepsize, s$max_stepsize,
+        if (isTRUE(s$metropolis))
+            return(sprintf(paste("OSGFS, every row in every batch, Metropolis adjusted (step %s",
+                                 "posterior sd, adapted to acceptance %g; acceptance rate %.3f)"),
+                           paste(sprintf("%.3g", unique(signif(2 * info$eps / (info$eps + 4), 3))),
+                                 collapse = "/"),
+                           s$target_accept, acceptance_rate(info)))
+        sprintf("OSGFS%s (stepsize = %.3g, largest with PSD noise %.3g%s)",
+                if (isTRUE(s$control_variates)) " with control variates at the mode" else "",
+                s$stepsize, s$max_stepsize,
                 if (s$excess > 0) sprintf("; minibatch noise %.2g%% above target", 100 * s$excess)
                 else "")
     },

@@ -163,7 +163,9 @@ sgfs.default <- sampler_method(
     alpha <- check_nonnegative(alpha, "alpha")
     preconditioner <- choose_arg(preconditioner, c("full", "diagonal", "block"),
                                  "preconditioner")
-    cv <- sgfs_cv_available(control_variates, run, robust, curvature)
+    cv <- mode_cv_available(control_variates, run,
+                            without = c(if (!robust) "robust = FALSE",
+                                        if (!curvature) "curvature = FALSE"))
     if (cv && is.null(batch_size)) run <- sgfs_cv_batch(run)
     n <- run$spec$batch_size
     if (alpha == 0 && n == run$spec$N)
@@ -222,24 +224,24 @@ sgfs_rule <- function(preconditioner, sizes, burnin) {
                 else c(restart = restart))
 }
 
-## Whether sgfs() runs with control variates (SGFS-CV, src/fisher.c): the
-## argument `control_variates`, NULL for "where it can": a GLM with a dense
-## mode's curvature (at most dense_limit parameters), no horseshoe, the
-## robust rule with the curvature (robust = FALSE or curvature = FALSE ask
-## for the rule without control variates)
-sgfs_cv_available <- function(control_variates, run, robust, curvature) {
+## Whether sgfs() or osgfs() runs with control variates at the mode
+## (src/fisher.c, R/samplers-osgfs.R): the argument `control_variates`, NULL
+## for "where it can": a GLM with a dense mode's curvature (at most
+## dense_limit parameters), no horseshoe, and none of the arguments named in
+## `without` (such as robust = FALSE) that ask for the rule without them
+mode_cv_available <- function(control_variates, run, without = NULL) {
     can <- laplace_available(run$design) && is.null(run$design$hs) &&
         length(run$theta0) <= dense_limit
-    if (is.null(control_variates)) return(can && robust && curvature)
+    if (is.null(control_variates)) return(can && !length(without))
     control_variates <- check_flag(control_variates, "control_variates")
     if (!control_variates) return(FALSE)
     if (!can)
         stop_arg("control_variates", "= TRUE needs a GLM's mode and its dense curvature ",
                  sprintf("(no network, custom model or horseshoe prior; at most %d parameters): ",
                          dense_limit), "use control_variates = FALSE")
-    if (!robust || !curvature)
-        stop_arg("control_variates", "= TRUE runs the robust rule in the curvature of the mode: ",
-                 "robust = FALSE and curvature = FALSE are for control_variates = FALSE")
+    if (length(without))
+        stop_arg("control_variates", "= TRUE runs the rule in the curvature of the mode found ",
+                 "here: ", paste(without, collapse = " and "), " are for control_variates = FALSE")
     TRUE
 }
 
@@ -278,16 +280,10 @@ sgfs_cv <- function(run, preconditioner, sizes, alpha, schedule, fisher_rows,
         lap <- m$laplace
         h <- 2 / (1 + alpha^2)                # the step in posterior sds (fisher.c)
         if (full) {
-            eps <- 4 / max(alpha, 1)^2
-            return(list(engine = "sgfs_mh",
-                        spar = c(target_accept = target_accept, lap$U),
-                        schedule = schedule_vector("constant", eps, run$n_iter),
-                        start = if (!run$user_init) lap$mode,
-                        evals_per_iter = N,
-                        settings = list(preconditioner = "full", alpha = max(alpha, 1),
-                                        schedule = "constant", control_variates = TRUE,
-                                        metropolis = TRUE, target_accept = target_accept,
-                                        metric = metric_type(m))))
+            out <- sgfs_mh_setup(run, m, 2 / (1 + max(alpha, 1)^2), target_accept)
+            out$settings <- c(out$settings, list(preconditioner = "full", alpha = max(alpha, 1),
+                                                 schedule = "constant", control_variates = TRUE))
+            return(out)
         }
         ## rows whose appearance would move the chain by more than half a
         ## posterior sd go into every minibatch (a step moves h sds per unit
@@ -311,6 +307,20 @@ sgfs_cv <- function(run, preconditioner, sizes, alpha, schedule, fisher_rows,
                              blocks = if (preconditioner == "block") sizes)))
     }
     sg_fit("sgfs", setup, run, call)
+}
+
+## The set-up of the Metropolis-adjusted SGFS step with every row in every
+## batch (src/sampler_sgfs_mh.c), in the metric `m` of the mode, from the
+## step h (in posterior sds, h = 2 eps / (eps + 4) for the schedule's eps =
+## 4 / alpha^2) that adapts to `target_accept` during burn-in
+sgfs_mh_setup <- function(run, m, h, target_accept) {
+    list(engine = "sgfs_mh",
+         spar = c(target_accept = target_accept, m$laplace$U),
+         schedule = schedule_vector("constant", 4 * h / (2 - h), run$n_iter),
+         start = if (!run$user_init) m$laplace$mode,
+         evals_per_iter = run$spec$N,
+         settings = list(metropolis = TRUE, target_accept = target_accept,
+                         metric = metric_type(m)))
 }
 
 ## the clip of SGFS-CV's whitened gradient, in posterior sds of one step's

@@ -12,6 +12,7 @@ SEXP sgfs_engine_result(SEXP ptr);
 SEXP sgfs_model_eval(SEXP spec, SEXP theta, SEXP idx, SEXP centre, SEXP second_order);
 SEXP sgfs_model_loglik(SEXP spec, SEXP theta);
 SEXP sgfs_model_curvature(SEXP spec, SEXP theta, SEXP with_cov);
+SEXP sgfs_change_cov(SEXP spec, SEXP theta, SEXP centre, SEXP rows);
 SEXP sgfs_prior_eval(SEXP spec, SEXP theta);
 SEXP sgfs_hs_eval(SEXP spec, SEXP xi);
 SEXP sgfs_row_leverage(SEXP spec, SEXP U, SEXP P1);
@@ -67,6 +68,7 @@ static const R_CallMethodDef call_entries[] = {
     CALLDEF(sgfs_model_eval, 5),
     CALLDEF(sgfs_model_loglik, 2),
     CALLDEF(sgfs_model_curvature, 3),
+    CALLDEF(sgfs_change_cov, 4),
     CALLDEF(sgfs_prior_eval, 2),
     CALLDEF(sgfs_hs_eval, 2),
     CALLDEF(sgfs_row_leverage, 3),

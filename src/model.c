@@ -9,6 +9,11 @@
  *     score sum, minus the Hessian H = -sum_i d^2 l_i and (if with_cov) the
  *     per-example score covariance C = (1/N) sum_i (g_i - gbar)(g_i - gbar)',
  *     in chunks (the mode's Newton steps, OSGFS, mass matrices).
+ *   sgfs_change_cov(spec, theta, centre, rows): the covariance (1/m) sum_i
+ *     (r_i - rbar)(r_i - rbar)' over the m given rows (0-based) of their
+ *     second-order control-variate remainders r_i = g_i(theta) - g_i(centre)
+ *     + H_i(centre)(theta - centre) (the model's score_change, row by row):
+ *     the noise of OSGFS's minibatch gradient with control variates.
  *   sgfs_row_leverage(spec, U, P1): q_i = |U1'^{-1} u_i|^2 for every row u_i
  *     of the design, U1 the leading P1 x P1 block of the upper triangular U
  *     (or, if U is a vector, u_ij / U_j): the rows' Mahalanobis lengths in
@@ -183,6 +188,41 @@ SEXP sgfs_model_curvature(SEXP spec, SEXP theta, SEXP with_cov)
     sgfs_symmetrize_upper(c, D);
     sgfs_symmetrize_upper(h, D);
     SET_VECTOR_ELT(out, 0, Rf_ScalarReal(ll));
+    UNPROTECT(2);
+    return out;
+}
+
+SEXP sgfs_change_cov(SEXP spec, SEXP theta, SEXP centre, SEXP rows)
+{
+    SEXP prot = PROTECT(sgfs_engine_alloc());
+    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta, 1);
+    const int D = e->D, m = Rf_length(rows);
+    if (e->model->score_change == NULL)
+        Rf_error("internal error: the model has no score_change");
+    if (TYPEOF(centre) != REALSXP || Rf_xlength(centre) != D)
+        Rf_error("internal error: 'centre' must be %d doubles", D);
+    if (TYPEOF(rows) != INTSXP || m < 2)
+        Rf_error("internal error: 'rows' must be at least two integers");
+    const int *r = INTEGER(rows);
+    for (int i = 0; i < m; i++)
+        if (r[i] < 0 || r[i] >= e->N) Rf_error("internal error: row out of range");
+    SEXP out = PROTECT(Rf_allocMatrix(REALSXP, D, D));
+    double *c = REAL(out), *sum = (double *) R_alloc(D, sizeof(double));
+    memset(c, 0, (size_t) D * D * sizeof(double));
+    memset(sum, 0, (size_t) D * sizeof(double));
+    for (int start = 0; start < m; start += e->n) {      /* e->n rows' remainders in G */
+        const int k = m - start < e->n ? m - start : e->n;
+        for (int i = 0; i < k; i++) {
+            double *g = e->G + (size_t) i * D;
+            e->model->score_change(e, e->theta, REAL(centre), 1, r + start + i, 1, g);
+            for (int j = 0; j < D; j++) sum[j] += g[j];
+        }
+        sgfs_crossprod_add(e->G, D, k, c, D);             /* sum_i r_i r_i' */
+    }
+    for (int j = 0; j < D; j++)
+        for (int i = 0; i <= j; i++)
+            c[i + (size_t) j * D] = (c[i + (size_t) j * D] - sum[i] * sum[j] / m) / m;
+    sgfs_symmetrize_upper(c, D);
     UNPROTECT(2);
     return out;
 }

@@ -201,11 +201,11 @@ test_that("OSGFS's largest step is min(1, 2 / lambda_max(D^-1 M), gamma / 2)", {
         lam <- max(Re(eigen(solve(Dm, M), only.values = TRUE)$values))
         min(1, 2 / lam, gamma / 2)
     }
-    plain <- fit_pima(osgfs, stratify = FALSE, stepsize = "max")
+    plain <- fit_pima(osgfs, stratify = FALSE, stepsize = "max", control_variates = FALSE)
     expect_lt(eps_max(NULL), 1)                      # the rule binds here
     expect_equal(info(plain)$settings$stepsize, eps_max(NULL), tolerance = 1e-6)
     ## the default step is 1, the largest reported; with the rows held
-    fit <- fit_pima(osgfs)
+    fit <- fit_pima(osgfs, control_variates = FALSE)
     held <- info(fit)$spec$fixed + 1L
     expect_gt(length(held), 0)
     expect_equal(info(fit)$settings$stepsize, 1)
@@ -225,9 +225,12 @@ test_that("gradient evaluations are n_iter times the count per iteration", {
         expect_equal(evals(fit), n_iter * (n + held(fit)))
     }
     expect_equal(evals(fit_pima(isgd, burnin = 10)), n_iter * n)
-    osgfs_fit <- fit_pima(osgfs)
+    osgfs_fit <- fit_pima(osgfs, control_variates = FALSE)
     expect_gt(held(osgfs_fit), 0)
     expect_equal(evals(osgfs_fit), n_iter * (n + held(osgfs_fit)))
+    ## with control variates each drawn row at the chain's point and the mode
+    osgfs_cv <- fit_pima(osgfs)
+    expect_equal(evals(osgfs_cv), n_iter * (2 * n + held(osgfs_cv)))
     ## SGFS without control variates holds no rows; its step is 4 / alpha^2
     sgfs_fit <- fit_pima(sgfs, alpha = 2, control_variates = FALSE)
     expect_null(info(sgfs_fit)$spec$fixed)

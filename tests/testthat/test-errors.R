@@ -208,7 +208,11 @@ test_that("the own arguments of sga(), sgldcv(), osgfs(), mala(), hmc() and isgd
     expect_error(osgfs(d$x, d$y, stepsize = 2), "'stepsize' must be a number in \\(0, 1\\], \"max\" or NULL")
     expect_error(osgfs(d$x, d$y, stepsize = "maximal"), "'stepsize'")
     expect_error(osgfs(d$x, d$y, mode = 1:4), "'mode' must be NULL or 3 finite numbers")
-    expect_error(osgfs(d$x, d$y, batch_size = 100, stepsize = 1), "'stepsize' = 1 with batch_size = N")
+    expect_error(osgfs(d$x, d$y, batch_size = 100, stepsize = 1, control_variates = FALSE),
+                 "'stepsize' = 1 with batch_size = N")
+    expect_error(osgfs(d$x, d$y, control_variates = TRUE, mode = c(0, 0, 0)),
+                 "'control_variates' = TRUE .*a given mode")
+    expect_error(osgfs(d$x, d$y, target_accept = 1), "'target_accept'")
     expect_error(mala(d$x, d$y, mass = "full"), "'mass' must be one of \"dense\", \"diagonal\", \"identity\"")
     expect_error(mala(d$x, d$y, target_accept = 1), "'target_accept' must be a number between 0 and 1")
     expect_error(mala(d$x, d$y, adapt = NA), "'adapt' must be TRUE or FALSE")

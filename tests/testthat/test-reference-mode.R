@@ -103,7 +103,8 @@ test_that("OSGFS with fixed rows: the pool's score covariance, and the C chain r
     fit_of <- function(...) {
         set.seed(66)
         quiet(osgfs(p$x, p$y, prior = normal(0, 1), batch_size = 10L, n_iter = 40L,
-                    burnin = 0L, standardize = FALSE, progress = FALSE, stepsize = 0.5, ...))
+                    burnin = 0L, standardize = FALSE, progress = FALSE, stepsize = 0.5,
+                    control_variates = FALSE, ...))
     }
     fit <- fit_of()
     info <- attr(fit, "sgfit")
@@ -183,14 +184,14 @@ test_that("OSGFS's noise gives the exact stationary covariance H^-1 (linear-Gaus
     ## every batch) instead of refusing its own default
     set.seed(3)
     fit <- osgfs(uptake ~ Type + Treatment + conc, data = CO2, family = gaussian(),
-                 n_iter = 4000, progress = FALSE)
+                 n_iter = 4000, progress = FALSE, control_variates = FALSE)
     expect_equal(attr(fit, "sgfit")$settings$stepsize, 0.5)
     set.seed(3)
     ref <- hmc(uptake ~ Type + Treatment + conc, data = CO2, family = gaussian(),
                n_iter = 4000, progress = FALSE)
     expect_equal(apply(as.matrix(fit), 2, sd), apply(as.matrix(ref), 2, sd), tolerance = 0.15)
     expect_error(osgfs(uptake ~ conc, data = CO2, family = gaussian(), stepsize = 1,
-                       n_iter = 10, progress = FALSE), "deterministic")
+                       n_iter = 10, progress = FALSE, control_variates = FALSE), "deterministic")
 })
 
 test_that("I-SGD: C chain equals the R reference (warm-up, then isotropic noise)", {
@@ -249,7 +250,7 @@ test_that("OSGFS's largest step stops at gamma / 2: at batch_size = N it samples
     data(Pima.tr, package = "MASS", envir = environment())
     set.seed(84)
     fit <- osgfs(type ~ glu + bmi, data = Pima.tr, batch_size = 200, stepsize = "max",
-                 n_iter = 3000, progress = FALSE)
+                 n_iter = 3000, progress = FALSE, control_variates = FALSE)
     expect_equal(attr(fit, "sgfit")$settings$stepsize, 0.5)
     ref <- glm(type ~ glu + bmi, data = Pima.tr, family = binomial())
     ratio <- sqrt(diag(vcov(fit)) / diag(vcov(ref)))

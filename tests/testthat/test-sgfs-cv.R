@@ -1,6 +1,7 @@
-## sgfs() with control variates (SGFS-CV, src/fisher.c) and, with every row
-## in every batch, Metropolis adjusted (src/sampler_sgfs_mh.c): C chains
-## against pure-R replays, and exactness on posteriors with known answers.
+## sgfs() and osgfs() with control variates at the mode (SGFS-CV,
+## src/fisher.c; OSGFS-CV, R/samplers-osgfs.R) and, with every row in every
+## batch, Metropolis adjusted (src/sampler_sgfs_mh.c): C chains against
+## pure-R replays, and exactness on posteriors with known answers.
 
 ## SGFS-CV's rule in the whitened coordinates z, replayed (src/fisher.c,
 ## src/sgfs_blockdiag.c's robust rule with B = I + s I_t): the running mean
@@ -199,4 +200,91 @@ test_that("SGFS-CV without burn-in starts with B = I (no noise measured) and run
     info <- attr(fit, "sgfit")
     expect_true(info$settings$control_variates)
     expect_true(all(is.finite(as.matrix(fit))))
+})
+
+test_that("OSGFS-CV: the C chain equals the R replay (held rows; logistic, gaussian with sigma)", {
+    for (fam in list(binomial(), gaussian())) {
+        p <- ref_problem(fam, N = 200)
+        p$x[3, ] <- c(40, -30)         # an outlying row, which every minibatch must hold
+        p$X[3, -1] <- p$x[3, ]
+        D <- if (fam$family == "binomial") 3L else 4L
+        set.seed(41)
+        fit <- quiet(osgfs(p$x, p$y, family = fam, prior = normal(0, 1), batch_size = 10L,
+                           n_iter = 40L, burnin = 0L, standardize = FALSE, progress = FALSE,
+                           init = rep(0, D)))
+        info <- attr(fit, "sgfit")
+        s <- info$spec
+        expect_identical(s$sampler, "osgfs")
+        expect_true(info$settings$control_variates)
+        expect_gt(length(s$fixed), 0L)
+        expect_true(is.matrix(s$metric))
+        A <- matrix(s$spar[seq_len(D^2)], D)
+        R <- matrix(s$spar[-seq_len(D^2)], D)
+        h <- info$settings$stepsize
+        expect_equal(A, h * diag(D))
+        up <- function(z, gz, glik, eps, t, state)
+            list(z = z + drop(A %*% gz) + drop(R %*% engine_rnorm(D)), state = state)
+        set.seed(41)                   # (the noise estimate leaves the user's stream alone)
+        ref <- r_chain_metric(p, 10L, 40L, h, s, rep(0, D), centre = s$centre, update = up)
+        expect_equal(unname(sgfs:::all_draws(fit)), ref, tolerance = 1e-10)
+    }
+})
+
+test_that("OSGFS-CV's noise: the remainders' covariance, and a rule exact on a Gaussian", {
+    ## sgfs_change_cov() is the covariance (divisor m) of the rows' own
+    ## second-order score changes
+    p <- ref_problem(poisson(), N = 60)
+    run <- engine_spec(p$x, p$y, family = poisson(), batch_size = 7L)
+    theta <- c(0.4, 0.3, -0.6)
+    centre <- c(0.3, 0.5, -0.5)
+    rows <- c(0:20, 33:59)
+    r <- t(vapply(rows + 1L, function(i)
+        model_eval(run$spec, theta, i, centre, second = TRUE)$change, double(3)))
+    expect_equal(.Call(sgfs:::C_sgfs_change_cov, run$spec, theta, centre, as.integer(rows)),
+                 cov(r) * (nrow(r) - 1) / nrow(r), tolerance = 1e-10)
+    ## the rule: (1 - h)^2 T + h^2 S + R R' = T I for every step up to the
+    ## largest with R R' >= 0, which is 2 / (1 + lambda_max(S / T)), at most 1
+    set.seed(42)
+    B <- matrix(rnorm(16), 4)
+    for (S in list(crossprod(B) / 40, crossprod(B) * 2, matrix(0, 4, 4)))
+        for (temperature in c(1, 0.3)) {
+            big <- sgfs:::osgfs_cv_rule(S, NULL, temperature)
+            lam <- max(eigen(S / temperature, only.values = TRUE)$values)
+            expect_equal(big$eps, min(1, 2 / (1 + lam)))
+            for (h in c(big$eps, big$eps / 3)) {
+                rule <- sgfs:::osgfs_cv_rule(S, h, temperature)
+                expect_equal((1 - h)^2 * temperature * diag(4) + h^2 * S + tcrossprod(rule$R),
+                             temperature * diag(4), tolerance = 1e-8)
+                expect_equal(rule$excess, 0)
+            }
+        }
+    over <- sgfs:::osgfs_cv_rule(crossprod(B) * 2, 1, 1)
+    expect_gt(over$excess, 0)
+    expect_equal(sgfs:::osgfs_cv_rule(crossprod(B) * 2, 0.1, 1, limit = 0.05)$eps_max, 0.05)
+})
+
+test_that("OSGFS-CV samples a logistic posterior in minibatches, and its defaults are exact on small data", {
+    skip_on_cran()
+    ref <- pima_reference()
+    d <- pima_data()
+    set.seed(43)
+    fit <- osgfs(d$x, d$y, prior = normal(0, 1), batch_size = 20L, n_iter = 40000L,
+                 progress = FALSE)
+    info <- attr(fit, "sgfit")
+    expect_true(info$settings$control_variates)
+    ess <- min(coda::effectiveSize(fit))
+    expect_gt(ess, 5000)
+    z <- (coef(fit) - ref$mean) / sqrt(diag(ref$cov))
+    expect_lt(max(abs(z)), 4 / sqrt(ess) + 0.05)
+    expect_lt(max(abs(sqrt(diag(vcov(fit)) / diag(ref$cov)) - 1)), 0.06)
+    ## every row in every batch (the default on 200 rows): the Metropolis-
+    ## adjusted step
+    set.seed(44)
+    full <- osgfs(d$x, d$y, prior = normal(0, 1), n_iter = 20000L, progress = FALSE)
+    expect_identical(attr(full, "sgfit")$spec$sampler, "sgfs_mh")
+    expect_output(print(full), "OSGFS, every row in every batch, Metropolis adjusted")
+    ess <- min(coda::effectiveSize(full))
+    z <- (coef(full) - ref$mean) / sqrt(diag(ref$cov))
+    expect_lt(max(abs(z)), 4 / sqrt(ess) + 0.02)
+    expect_lt(max(abs(sqrt(diag(vcov(full)) / diag(ref$cov)) - 1)), 4 / sqrt(2 * ess) + 0.02)
 })
