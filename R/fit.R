@@ -325,6 +325,7 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
     grow <- is.null(n_iter) && identical(keep, "draws")
     if (is.null(n_iter)) n_iter <- first_run
     n_iter <- check_count(n_iter, "n_iter", 1L)
+    user_burnin <- !is.null(burnin)
     if (is.null(burnin)) burnin <- n_iter %/% 10L
     burnin <- check_count(burnin, "burnin", 0L, n_iter - 1L)
     thin <- check_count(thin, "thin", 1L, n_iter - burnin)
@@ -400,6 +401,7 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
                 verbose = verbose, temperature = temperature,
                 prior = list(coef = prior, intercept = prior_intercept),
                 find_map = find_map, user_init = !is.null(init) && !find_map,
+                user_burnin = user_burnin,
                 cache = new.env(parent = emptyenv()))
     if (!is.null(parts$coef$hs)) with_horseshoe(run, parts$coef$hs) else run
 }

@@ -25,6 +25,29 @@
 #' the other uses of the mode in the call) or, for other models, found by
 #' [sga()] and refined by full-data Newton steps; the chain starts there.
 #'
+#' **The default for GLMs: OSGFS with control variates** (`control_variates`,
+#' OSGFS-CV).  The minibatch gradient is [sgldcv()]'s second-order
+#' control-variate estimate at the mode, and the rule runs in the coordinates
+#' \eqn{z = U\theta}{z = U theta} whitened by the mode's curvature \eqn{H = U'U}{H = U'U}:
+#' \deqn{z \leftarrow z + h\,\widetilde{\nabla_z L}(z) + R\xi, \quad
+#'   RR' = T[(2h - h^2) I - h^2 S/T],}{z <- z + h grad_z L(z) + R xi, R R' = T [(2h - h^2) I - h^2 S / T],}
+#' \eqn{T}{T} the temperature and \eqn{S}{S} the whitened covariance of the minibatch
+#' gradient, that of the rows' remainders from their first-order expansion
+#' at the mode (which vanishes there), averaged over 8 draws from the
+#' Laplace approximation.  On a Gaussian posterior the chain is stationary
+#' at the posterior exactly, for any \eqn{h}{h} with \eqn{RR' \ge 0}{R R' >= 0}; the default
+#' `stepsize` is the largest such \eqn{h \le 1}{h <= 1}, \eqn{2/(1 + \lambda_{max}(S/T))}{2 / (1 + lambda_max(S / T))}:
+#' where the minibatch noise is small, \eqn{h = 1}{h = 1} and each iterate is nearly a
+#' fresh draw, where the report's rule moves about \eqn{2n/N}{2n/N} of the way to
+#' the mode.  Rows that would move the chain by more than half a posterior
+#' sd are held in every minibatch, and separated levels are updated exactly
+#' along their lines, as for [sgldcv()].  With every row in every batch (the
+#' default `batch_size` up to 10,000 rows) the step is [sgfs()]'s
+#' Metropolis-adjusted one, its \eqn{h}{h} adapted during burn-in towards
+#' `target_accept`, so that the draws are exact.  `control_variates = FALSE`,
+#' a given `mode`, and models without a GLM's mode (networks, custom models,
+#' horseshoe priors, more than 500 parameters) run the report's rule above.
+#'
 #' Rare one-hot levels and rows of high leverage (GLMs; `stratify = TRUE`):
 #' rows whose appearance in a minibatch would move the chain by more than
 #' half a posterior sd (see [sgldcv()]) are put into every minibatch with
@@ -43,11 +66,20 @@
 #'   default): 1, or \eqn{\gamma/2}{gamma/2} where that is smaller (batches of more
 #'   than about half the rows; at all rows 1/2, where 1 would step a Gaussian
 #'   posterior's chain from \eqn{\theta}{theta} to its mirror image and back,
-#'   and 1/2 gives independent draws).
+#'   and 1/2 gives independent draws).  With control variates, the step
+#'   \eqn{h}{h} in (0, 1] itself, `NULL` and `"max"` the largest with
+#'   positive semi-definite noise.
 #' @param mode the mode on the original scale, or `NULL` to find it.
 #' @param opt_iter iterations of [sga()] for the mode.
 #' @param stratify put the rows whose draw would jump the chain into every
 #'   minibatch (GLMs, when the mode is not given).
+#' @param control_variates `NULL` (the default): OSGFS with control variates
+#'   at the mode (see Details) where the model allows it (a GLM of at most
+#'   500 parameters without a horseshoe prior, `mode` not given), else the
+#'   report's rule.  `FALSE`: the report's rule, draw for draw as in earlier
+#'   versions; `TRUE` insists.
+#' @param target_accept with control variates and every row in every batch:
+#'   the acceptance rate the Metropolis-adjusted step adapts to during burn-in.
 #' @return As [sgfs()].
 #' @references El Hanchi, A. (2018). Experiments with stochastic gradient
 #'   descent MCMC. Technical report, 25 October 2018.
@@ -128,6 +160,7 @@ osgfs_cv <- function(run, stepsize, stratify, target_accept, call) {
     check_target_accept(target_accept)
     N <- run$spec$N
     n <- run$spec$batch_size
+    if (n < N) run <- fast_mixing_run(run)
     setup <- function(run) {
         m <- sampler_metric("mode", run)
         lap <- m$laplace

@@ -267,6 +267,7 @@ sgfs_cv <- function(run, preconditioner, sizes, alpha, schedule, fisher_rows,
     N <- run$spec$N
     n <- run$spec$batch_size
     full <- n == N
+    if (!full) run <- fast_mixing_run(run)
     if (alpha == 0)
         stop_arg("alpha", "= 0 leaves all the noise to the minibatches, which the control ",
                  "variates make nearly noiseless (the chain would only flip about the mode): ",
@@ -312,15 +313,16 @@ sgfs_cv <- function(run, preconditioner, sizes, alpha, schedule, fisher_rows,
 ## The set-up of the Metropolis-adjusted SGFS step with every row in every
 ## batch (src/sampler_sgfs_mh.c), in the metric `m` of the mode, from the
 ## step h (in posterior sds, h = 2 eps / (eps + 4) for the schedule's eps =
-## 4 / alpha^2) that adapts to `target_accept` during burn-in
+## 4 / alpha^2) that adapts to `target_accept` during burn-in.  (No
+## separated levels' updates: the Metropolis-Hastings test makes every
+## move exact, and the engine evaluates the full posterior itself.)
 sgfs_mh_setup <- function(run, m, h, target_accept) {
     list(engine = "sgfs_mh",
          spar = c(target_accept = target_accept, m$laplace$U),
          schedule = schedule_vector("constant", 4 * h / (2 - h), run$n_iter),
          start = if (!run$user_init) m$laplace$mode,
          evals_per_iter = run$spec$N,
-         settings = list(metropolis = TRUE, target_accept = target_accept,
-                         metric = metric_type(m)))
+         settings = list(metropolis = TRUE, target_accept = target_accept))
 }
 
 ## the clip of SGFS-CV's whitened gradient, in posterior sds of one step's

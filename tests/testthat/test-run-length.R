@@ -194,16 +194,17 @@ test_that("SGLD-CV's pilot slows the coordinates its gradient noise would inflat
         set.seed(5)
         f <- factor(sample(seq_len(L), 3000, TRUE))
         x <- cbind(rnorm(3000), model.matrix(~ f)[, -1])
-        list(x = x, y = rbinom(3000, 1, plogis(x[, 1] + rnorm(L)[f])))
+        list(x = x, y = rbinom(3000, 1, plogis(x[, 1] + 0.5 * rnorm(L)[f])))
     }
     d <- levels_data(150)
     x <- d$x
     y <- d$y
     ## (a seed whose pilot slows some coordinates: its energy varies from
-    ## run to run, 13 to 67 on these data, and a coordinate is slowed when
-    ## 0.2 / (energy - 1) is below the first step)
+    ## run to run, 14 to 46 on these data, and a coordinate is slowed when
+    ## 0.2 / (energy - 1) is below the first step; the levels with at most
+    ## three responses of one kind are updated exactly, off the rule's lines)
     noisy <- function(...) {
-        set.seed(23)
+        set.seed(1)
         sgldcv(x, y, batch_size = 5L, n_iter = 2000, progress = FALSE, ...)
     }
     fit <- noisy()

@@ -322,3 +322,34 @@ test_that("a separated level of many rows is left to the rule, not frozen on its
     expect_equal(attr(fit, "sgfit")$settings$separated$level, "fd")
     expect_equal(attr(fit, "sgfit")$settings$separated_skipped, 1L)
 })
+
+test_that("a nearly separated level (one success in 13 rows) is updated exactly: SGFS-CV's marginal", {
+    skip_on_cran()
+    set.seed(9)
+    N <- 3000
+    x <- cbind(x = rnorm(N), r = rep(c(1, 0), c(13, N - 13)), e = rbinom(N, 1, 0.4))
+    y <- rbinom(N, 1, plogis(0.3 + 0.8 * x[, "x"] - 0.4 * x[, "e"]))
+    y[1:13] <- c(1, rep(0, 12))
+    ## found with the rarer response's count; a mixed column is not
+    run <- sgfs:::prepare_run(x, y, binomial(), NULL, NULL, NULL, 300L, NULL, 1L, 1L, 1L,
+                              NULL, TRUE, FALSE, NULL, TRUE)
+    levels <- run$design$separated
+    expect_equal(vapply(levels, `[[`, "", "name"), "r")
+    expect_equal(levels[[1]]$minority, 1)
+    set.seed(10)
+    fit <- sgfs(x, y, batch_size = 300L, n_iter = 20000L, progress = FALSE)
+    info <- attr(fit, "sgfit")
+    expect_true(info$settings$control_variates)
+    expect_equal(info$settings$separated$level, "r")
+    expect_equal(info$settings$separated$minority, 1)
+    ## r's exact marginal: its conditional through the others' posterior
+    ## mean (their sds, about 0.05, are nothing against r's, about 1.3).
+    ## Without the exact updates its sd came out 5 % small here (z = -6).
+    draws <- as.matrix(fit)
+    beta <- colMeans(draws)
+    rows <- 1:13
+    eta <- drop(cbind(1, x[rows, ]) %*% beta) - beta[["r"]]
+    exact <- exact_marginal(function(b) sum(dbinom(y[rows], 1, plogis(eta + b), log = TRUE)),
+                            2.5 / sd(x[, "r"]))
+    expect_exact_marginal(draws[, "r"], coda::effectiveSize(draws[, "r"]), exact)
+})
