@@ -104,22 +104,34 @@ posterior_stiffness <- function(run, precond = NULL, n_power = 30L, groups = NUL
 ## pSGLD's preconditioner at the mode: G = 1 / (lambda + sqrt(V)), V the
 ## expected square of a minibatch's mean score there (n rows drawn without
 ## replacement), mean^2 + S^2 (N - n) / (n N), S^2 the scores' variance
-## with denominator N - 1 (var() over the rows used); with a metric
-## (sampler_metric()), of the scores in its coordinates U'^-1 g.  Where
-## the m x D scores would pass 2^24 values (a network's D may be 10^6),
-## from the moments of batch mean scores instead (batch_score_square()),
-## in O(D) memory.
-psgld_preconditioner <- function(lambda, N, n, metric = NULL) {
+## with denominator N - 1 (var() over the rows used).  Where the m x D
+## scores would pass 2^24 values (a network's D may be 10^6), from the
+## moments of batch mean scores instead (batch_score_square()), in O(D)
+## memory.
+psgld_preconditioner <- function(lambda, N, n) {
     function(mode, spec) {
-        if (is.null(metric) && as.double(spec$N) * length(mode) > 2^24)
+        if (as.double(spec$N) * length(mode) > 2^24)
             return(1 / (lambda + sqrt(batch_score_square(spec, mode, N, n))))
-        m <- spec$N
-        spec$batch_size <- m
-        scores <- .Call(C_sgfs_model_eval, spec, mode, seq_len(m), NULL, FALSE)$scores
-        if (!is.null(metric)) scores <- metric_scores(metric, scores)
-        V <- colMeans(scores)^2 + apply(scores, 2L, stats::var) / n * (N - n) / N
-        1 / (lambda + sqrt(V))
+        psgld_moments(lambda, N, n, all_scores(spec, mode))$G
     }
+}
+
+## ... and in the coordinates of a metric (sampler_metric()), of the scores
+## U'^-1 g there, with the variance of the minibatch gradient's noise in each
+## of them, N^2 S^2 (N - n) / (n N)
+psgld_whitened <- function(lambda, N, n, metric, mode, spec)
+    psgld_moments(lambda, N, n, metric_scores(metric, all_scores(spec, mode)))
+
+psgld_moments <- function(lambda, N, n, scores) {
+    S2 <- apply(scores, 2L, stats::var)
+    V <- colMeans(scores)^2 + S2 / n * (N - n) / N
+    list(G = 1 / (lambda + sqrt(V)), noise = N * S2 * (N - n) / n)
+}
+
+## the per-example scores (rows) of every row of `spec` at theta
+all_scores <- function(spec, theta) {
+    spec$batch_size <- spec$N
+    .Call(C_sgfs_model_eval, spec, theta, seq_len(spec$N), NULL, FALSE)$scores
 }
 
 ## E[gbar^2] over minibatches of n of the N rows (drawn without

@@ -450,7 +450,8 @@ chain_starts <- function(run, theta0) {
 ## the gradient evaluations per iteration (`evals_per_iter`), or where a
 ## chain's saved state counts them (`evals_counter`: its part `part` times per);
 ## with `pilot` (the first step) a pilot slows the coordinates whose
-## gradient noise that step would let inflate them (pilot_step()).
+## gradient noise that step would let inflate them (pilot_step(), with
+## `pilot_unit` the SGLD step per unit of it).
 sg_fit <- function(method, setup, run, call) {
     if (the$data_only)
         return(structure(list(spec = run$spec, design = run$design), class = "sgfs_data_only"))
@@ -487,7 +488,8 @@ fit_chains <- function(method, setup, run, call) {
     states <- Map(function(theta, sd) list(theta = theta, iter = 0, sstate = double(0), seed = sd),
                   starts, seeds)
     if (!is.null(s$pilot)) {
-        tuned <- pilot_step(spec, states, run, s$pilot)
+        tuned <- pilot_step(spec, states, run, s$pilot,
+                            if (is.null(s$pilot_unit)) 1 else s$pilot_unit)
         spec$metric <- slow_metric(spec$metric, tuned$slow)
         s$settings$inflation <- tuned$inflation
         s$settings$step_5pct <- NULL

@@ -48,7 +48,13 @@
 ## 90 % intervals covering 14 % of the true coefficients in 4,000
 ## iterations against 55 % now; on 150 levels of 20 rows in batches of 5,
 ## 2 coordinates slowed, the grown run (n_iter = NULL) 27 s instead of 40,
-## as accurate against HMC.)
+## as accurate against HMC.)  The same holds for sgld() (its step 0.2 / gamma
+## assumes the scores' covariance is the curvature's, C = H / N; on
+## overdispersed counts V is many times that) and, with `unit` = the SGLD
+## step whose noise inflates the variance as much as one of its steps, for
+## SGHMC: learning rate eta and friction alpha inject 2 eta alpha per step
+## and the minibatch adds eta^2 V, an inflation of eta V / (2 alpha), SGLD's
+## eps V / 4 at eps = 2 eta / alpha.
 pilot_iter <- 1000L
 
 ## a spec for a run the fit does not keep (a pilot, a warm-up): its own
@@ -60,7 +66,7 @@ pilot_spec <- function(spec, burnin, thin) {
     spec
 }
 
-pilot_step <- function(spec, states, run, eps) {
+pilot_step <- function(spec, states, run, eps, unit = 1) {
     user <- rng_snapshot()
     on.exit(rng_restore(user))
     res <- run_chains(pilot_spec(spec, 0L, pilot_iter), states, pilot_iter, FALSE, run$cores)
@@ -71,9 +77,9 @@ pilot_step <- function(spec, states, run, eps) {
     ## each coordinate's own step: eps where it keeps that coordinate's
     ## inflation within 5 %, else 0.2 / (m_j - 1), by slowing the
     ## coordinate in the metric (slow_metric()) by a factor slow_j
-    slow <- pmax(1, (m - 1) * eps / 0.2)
+    slow <- pmax(1, (m - 1) * eps * unit / 0.2)
     list(step = eps, energy = energy, slow = slow, slowed = sum(slow > 1),
-         slowest = eps / max(slow), inflation = eps * max((m - 1) / slow, 0) / 4,
+         slowest = eps / max(slow), inflation = eps * unit * max((m - 1) / slow, 0) / 4,
          iterations = pilot_iter, first_step = eps)
 }
 

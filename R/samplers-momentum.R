@@ -10,7 +10,11 @@
 #' learning rate is derived from the data: the one at which the stationary
 #' variance of the linearised chain in the stiffest direction of the
 #' posterior (its curvature at the mode) is inflated by 5 %, computed
-#' exactly from that linear recursion.  Resampling the momentum every
+#' exactly from that linear recursion (its minibatch noise as
+#' \eqn{\gamma}{gamma} assumes, the scores' covariance the curvature's; in the metric of
+#' the mode a pilot of 1,000 iterations measures it, as for [sgldcv()], and
+#' slows the coordinates whose noise would inflate them by more than 5 %:
+#' `settings$pilot`).  Resampling the momentum every
 #' `trajectory = L` steps shrinks the variance, by a factor of about
 #' \eqn{L/(L+1)}{L/(L+1)} at small steps (the first step of each trajectory takes a
 #' full kick from the fresh momentum); the report gives the variance of the
@@ -66,6 +70,7 @@ sghmc.default <- sampler_method(
              spar = c(friction = friction, resample_every = L, noise_estimate = noise_estimate),
              schedule = step$schedule, spec = step$spec,
              evals_per_iter = step$evals_per_iter, noise_rule = step$noise_rule,
+             pilot = if (!noise_estimate) step$pilot, pilot_unit = step$pilot_unit,
              settings = c(step$settings, list(friction = friction, trajectory = L,
                                               noise_estimate = noise_estimate)))
     }
@@ -169,6 +174,11 @@ momentum_default_step <- function(run, friction, stepsize, schedule, trajectory 
          evals_per_iter = run$spec$batch_size + length(strata$rows),
          noise_rule = if (noise) list(per_step = function(ms) ms / (2 * friction * run$temperature),
                                       cap = cap, diagonal = TRUE),
+         ## in the metric, a pilot slows the coordinates whose gradient noise
+         ## exceeds what gamma assumes (pilot_step(): an inflation of
+         ## eta V / (2 friction), SGLD's at its step 2 eta / friction)
+         pilot = if (is.null(stepsize) && !is.null(metric) && sched[1L] == 0) eta,
+         pilot_unit = 2 / friction,
          settings = list(stepsize = first, schedule = schedule, metric = metric_type(metric),
                          fixed_rows = length(strata$rows),
                          inflation = momentum_variance(first, friction, gamma, lambda,

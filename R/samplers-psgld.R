@@ -17,8 +17,12 @@
 #' \eqn{\mu^2 + S^2 (N-n)/(nN)}{mu^2 + S^2 (N-n)/(nN)} for per-example scores of mean \eqn{\mu}{mu} and
 #' variance \eqn{S^2}{S^2} (denominator \eqn{N-1}{N-1}).  With `metric = "mode"` the
 #' scores are the whitened ones and the eigenvalue is taken as \eqn{\max_j G_j}{max_j G_j} times
-#' the whitened curvature's largest eigenvalue (1 for the dense metric, where
-#' \eqn{H = I}{H = I}: exact).
+#' the whitened curvature's largest eigenvalue \eqn{\lambda}{lambda} (1 for the dense metric, where
+#' \eqn{H = I}{H = I}: exact), and \eqn{\gamma}{gamma}, which assumes the scores' covariance is
+#' the curvature's, by the noise measured at the mode: \eqn{\epsilon = 0.2 /
+#' \max_j G_j(\lambda + V_j)}{epsilon = 0.2 / max_j G_j (lambda + V_j)}, \eqn{V_j = N^2 S_j^2 (N-n)/(nN)}{V_j = N^2 S_j^2 (N - n) / (n N)} the variance of the
+#' whitened minibatch gradient's noise (on overdispersed data many times
+#' \eqn{\gamma - 1}{gamma - 1}).
 #'
 #' @inheritParams sampler-arguments
 #' @inheritParams sgld
@@ -76,8 +80,16 @@ psgld.default <- sampler_method(
         n <- run$spec$batch_size
         gamma <- noise_gamma(run)
         m <- sampler_metric(metric, run)
-        G_max <- if (!is.null(m)) max(psgld_preconditioner(lambda, N, n, m)(
-                     m$laplace$mode, subset_spec(run$spec)))
+        ## in the metric, the minibatch noise as measured at the mode: the
+        ## factor gamma = 1 + V (V the whitened gradient's noise variance,
+        ## gamma - 1 where the scores' covariance is the curvature's) taken
+        ## where G (lambda + V) is largest (on overdispersed data V is many
+        ## times gamma - 1, and so would the step's variance inflation be)
+        if (!is.null(m)) {
+            pre <- psgld_whitened(lambda, N, n, m, m$laplace$mode, subset_spec(run$spec))
+            G_max <- max(pre$G)
+            gamma <- max(pre$G * (m$lambda + pre$noise)) / (G_max * m$lambda)
+        }
         noise <- is.null(m) && noise_stepped(run, stepsize)
         stiff <- if (!is.null(m)) m$lambda * G_max else if (noise) NA_real_
                  else stiffness_if_needed(run, stepsize, psgld_preconditioner(lambda, N, n))

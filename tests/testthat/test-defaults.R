@@ -103,8 +103,14 @@ test_that("the metric is the curvature at the mode; SGLD's and I-SGD's steps are
     ## the test's problem is the package's: its priors, its mode and curvature
     expect_equal(info(fit)$spec$prior_prec, post$prec)
     expect_equal(info(fit)$laplace$mode, post$mode, tolerance = 1e-6)
-    expect_equal(crossprod(info(fit)$spec$metric), post$H, tolerance = 1e-6,
+    ## (a given step: no pilot, whose slowed coordinates scale rows of U)
+    given <- fit_pima(sgld, stepsize = 0.2 / post$gamma)
+    expect_null(info(given)$settings$pilot)
+    expect_equal(crossprod(info(given)$spec$metric), post$H, tolerance = 1e-6,
                  ignore_attr = TRUE)
+    scale <- diag(info(fit)$spec$metric) / diag(info(given)$spec$metric)
+    expect_true(all(scale >= 1 - 1e-12))
+    expect_equal(sum(scale > 1 + 1e-12), info(fit)$settings$pilot$slowed)
     ## whitened, lambda_max = 1
     expect_equal(info(fit)$settings$fixed_rows, 0)
     expect_equal(info(fit)$settings$stepsize, 0.2 / post$gamma, tolerance = 1e-6)
@@ -120,11 +126,19 @@ test_that("the metric is the curvature at the mode; SGLD's and I-SGD's steps are
 test_that("pSGLD's step is 0.2 / (gamma lambda_max(G^1/2 H G^1/2)), G from E[gbar^2] at the mode", {
     post <- pima_posterior()
     G_of <- function(scores) 1 / (1e-5 + sqrt(mean_score_sq(scores, post$n)))
-    ## whitened (H = I): lambda_max = max G
-    G <- G_of(whiten(post$scores, post$H))
+    ## whitened (H = I): 0.2 / max_j G_j (1 + V_j), V_j the variance of the
+    ## minibatch gradient's noise, N^2 S_j^2 (N - n) / (n N), so that no
+    ## coordinate's variance is inflated by more than about 5 %
+    W <- whiten(post$scores, post$H)
+    G <- G_of(W)
+    N <- nrow(W)
+    V <- N * apply(W, 2, var) * (N - post$n) / post$n
     fit <- fit_pima(psgld)
     expect_equal(info(fit)$settings$fixed_rows, 0)
-    expect_equal(info(fit)$settings$stepsize, 0.2 / (post$gamma * max(G)), tolerance = 1e-6)
+    expect_equal(info(fit)$settings$stepsize, 0.2 / max(G * (1 + V)), tolerance = 1e-6)
+    ## where the scores' covariance is the curvature's (V = gamma - 1), the
+    ## step of 0.2 / (gamma max G); Pima's are near that
+    expect_equal(max(G * (1 + V)) / max(G), post$gamma, tolerance = 0.25)
     G <- G_of(post$scores)
     stiff <- max(eigen(sqrt(G) * t(sqrt(G) * post$H), symmetric = TRUE, only.values = TRUE)$values)
     ident <- fit_pima(psgld, metric = "identity")
