@@ -491,8 +491,12 @@ fit_chains <- function(method, setup, run, call) {
         tuned <- pilot_step(spec, states, run, s$pilot,
                             if (is.null(s$pilot_unit)) 1 else s$pilot_unit)
         spec$metric <- slow_metric(spec$metric, tuned$slow)
-        s$settings$inflation <- tuned$inflation
-        s$settings$step_5pct <- NULL
+        ## (the SGLD rules report the inflation the pilot measured; SGHMC
+        ## keeps its linearised chain's, which includes the resampling)
+        if (is.null(s$pilot_unit)) {
+            s$settings$inflation <- tuned$inflation
+            s$settings$step_5pct <- NULL
+        }
         tuned$slow <- NULL
         s$settings$pilot <- tuned
     }

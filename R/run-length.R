@@ -77,9 +77,12 @@ pilot_step <- function(spec, states, run, eps, unit = 1) {
     ## each coordinate's own step: eps where it keeps that coordinate's
     ## inflation within 5 %, else 0.2 / (m_j - 1), by slowing the
     ## coordinate in the metric (slow_metric()) by a factor slow_j
-    slow <- pmax(1, (m - 1) * eps * unit / 0.2)
+    ## at temperature T the whitened gradient's mean square is T + V and the
+    ## injected noise T times as large: the inflation eps V / (4 T)
+    v <- m / run$temperature - 1
+    slow <- pmax(1, v * eps * unit / 0.2)
     list(step = eps, energy = energy, slow = slow, slowed = sum(slow > 1),
-         slowest = eps / max(slow), inflation = eps * unit * max((m - 1) / slow, 0) / 4,
+         slowest = eps / max(slow), inflation = eps * unit * max(v / slow, 0) / 4,
          iterations = pilot_iter, first_step = eps)
 }
 

@@ -31,7 +31,13 @@
 #'   from the gradient noise the chain meets (see [mlp()], "Default steps").
 #' @param schedule `"constant"`, or a [schedule_polynomial()] or
 #'   [schedule_cyclical()] (or [schedule_step()]).
-#' @param decay RMSprop decay \eqn{\alpha}{alpha} in (0, 1).
+#' @param decay RMSprop decay \eqn{\alpha}{alpha} in (0, 1); `NULL` (the default): the
+#'   paper's 0.99, or in the metric of the mode \eqn{1 - h/60}{1 - h/60}, \eqn{h = \epsilon
+#'   \min_j G_j}{h = epsilon min_j G_j} the smallest preconditioned step in the whitened coordinates
+#'   (within 0.99 and 0.9999): a memory of about 30 of the chain's relaxation
+#'   times \eqn{2/h}{2/h}, which keeps the bias of the dropped \eqn{\Gamma}{Gamma} term small
+#'   (on R's iris by sepal size the paper's 0.99 put means 0.14 sd off, 0.999
+#'   0.03 sd).
 #' @param lambda regulariser \eqn{\lambda > 0}{lambda > 0} of the preconditioner.
 #' @return As [sgfs()].
 #' @references Li, C., Chen, C., Carlson, D. and Carin, L. (2016).
@@ -67,13 +73,13 @@ psgld.formula <- formula_method(function(...) psgld.default(...))
 #' @rdname psgld
 #' @export
 psgld.default <- sampler_method(
-    alist(stepsize = NULL, schedule = "constant", decay = 0.99, lambda = 1e-5, metric = NULL),
+    alist(stepsize = NULL, schedule = "constant", decay = NULL, lambda = 1e-5, metric = NULL),
     defaults = alist(init = if (!is.list(model) || !identical(model$type, "mlp")) "map"), {
     metric <- check_metric(metric)
     run <- prepare_run_here(environment())
     if (is.null(batch_size)) run <- psgld_batch(run)
-    if (!is.numeric(decay) || length(decay) != 1L || !(decay > 0 && decay < 1))
-        stop_arg("decay", "must be a number between 0 and 1, not ", format_value(decay))
+    if (!is.null(decay) && (!is.numeric(decay) || length(decay) != 1L || !(decay > 0 && decay < 1)))
+        stop_arg("decay", "must be NULL or a number between 0 and 1, not ", format_value(decay))
     lambda <- check_positive(lambda, "lambda")
     setup <- function(run) {
         N <- run$spec$N
@@ -99,6 +105,9 @@ psgld.default <- sampler_method(
         if (is.null(stepsize) && !is.null(strata)) eps <- eps * strata$shrink
         sched <- schedule_vector(schedule, eps, run$n_iter, epoch_length(run))
         first <- first_step(sched)
+        decay <- if (!is.null(decay)) decay
+                 else if (!is.null(m)) psgld_decay(first * min(pre$G))
+                 else psgld_paper_decay
         list(engine = "psgld", spar = c(decay = decay, lambda = lambda), schedule = sched,
              spec = c(m$spec, if (!is.null(m)) list(drift_limit = 2 / (eps * G_max)),
                       if (length(strata$rows)) list(fixed = strata$rows)),
@@ -113,5 +122,17 @@ psgld.default <- sampler_method(
     }
     sg_fit("psgld", setup, run, match.call())
 })
+
+## RMSprop's decay: the paper's, or in the metric of the mode the one whose
+## memory 1 / (1 - decay) is 30 times the chain's relaxation time 2 / h, h
+## = eps min_j G_j its smallest preconditioned step in the whitened
+## coordinates (within [0.99, 0.9999]).  The preconditioner follows the
+## gradients of the chain's recent positions, and the dropped Gamma term
+## leaves a bias that grows as that memory shrinks against the time the
+## chain takes to cross the posterior: on iris by sepal size (categorical,
+## 150 rows) the paper's 0.99, 3 relaxation times, put means 0.14 sd off,
+## a quarter of the step 0.37 sd; 0.999 (30 of them) 0.03 sd.
+psgld_paper_decay <- 0.99
+psgld_decay <- function(h) min(0.9999, max(psgld_paper_decay, 1 - h / 60))
 
 kind_psgld <- step_kind("pSGLD")

@@ -58,7 +58,7 @@ test_that("argument errors name the argument", {
 })
 
 test_that("pSGLD's own arguments are checked", {
-    expect_error(psgld(d$x, d$y, decay = 1), "'decay' must be a number between 0 and 1")
+    expect_error(psgld(d$x, d$y, decay = 1), "'decay' must be NULL or a number between 0 and 1")
     expect_error(psgld(d$x, d$y, lambda = 0), "'lambda'.*positive")
     expect_error(psgld(d$x, d$y, stepsize = -1), "'stepsize'.*positive")
     expect_error(psgld(d$x, d$y, alpha = 1), "unknown argument.*alpha")

@@ -68,12 +68,15 @@ test_that("the pilots' rule: the step at which the worst coordinate's noise shar
     rule <- function(T) sgfs:::noise_share / max(m / (4 * T))
     expect_equal(rule(1), sgfs:::noise_share / 100)
     expect_equal(rule(0.5), rule(1) / 2)
-    ## a given step runs no pilot; a GLM keeps its curvature rule
+    ## a given step runs no pilot; a GLM keeps its curvature rule (and its
+    ## pilot measures the noise at that step)
     d <- conjugate_data(N = 200, D = 3, seed = 6)
     fit <- withr::with_seed(2, quiet(sgld(d$x, d$y, family = gaussian(), model = mlp(3),
                                           stepsize = 1e-4, n_iter = 500L, progress = FALSE)))
     expect_null(attr(fit, "sgfit")$settings$pilot)
     glm_fit <- withr::with_seed(2, quiet(sgld(d$x, d$y, family = gaussian(), n_iter = 500L,
                                               progress = FALSE)))
-    expect_null(attr(glm_fit, "sgfit")$settings$pilot)
+    s <- attr(glm_fit, "sgfit")$settings
+    expect_null(s$pilot$noise_share)
+    expect_equal(s$pilot$first_step, s$stepsize)
 })
