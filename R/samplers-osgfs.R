@@ -172,7 +172,9 @@ osgfs_cv <- function(run, stepsize, stratify, target_accept, call) {
         ## posterior sd at the largest step (h = 1) go into every minibatch
         strata <- if (stratify) minibatch_strata(run, lap, 1, cv = TRUE)
         fixed <- strata$rows
-        S <- osgfs_cv_noise(run, lap, m$spec, fixed)
+        ## (the separated levels fit_chains() will update exactly)
+        sep <- separated_spec(run, lap, length(fixed))
+        S <- osgfs_cv_noise(run, lap, fixed, sep$spec$separated_dir)
         rule <- osgfs_cv_rule(S, stepsize, run$temperature, if (stratify) strata$shrink else 1)
         list(engine = "osgfs", spar = c(rule$A, rule$R),
              schedule = schedule_vector("constant", rule$eps, run$n_iter),
@@ -196,14 +198,14 @@ osgfs_cv <- function(run, stepsize, stratify, target_accept, call) {
 ## sgfs_change_cov), which vanishes at the mode and grows away from it: its
 ## average over osgfs_cv_points draws from the Laplace approximation
 ## N(mode, T H^-1), on a uniform subset of the pool of at most
-## osgfs_cv_rows rows (fewer for large D, for a cost of about 2e8 flops).
-## Projected off the separated levels' lines, along which the rule does not
-## move (src/separated.c).  The draws and rows come from a fixed seed (the
+## osgfs_cv_rows rows (fewer beyond D = 22, for a cost of about 1e8 flops).
+## Projected off the separated levels' lines (`directions`, D x K, or
+## NULL), along which the rule does not move (src/separated.c).  The draws and rows come from a fixed seed (the
 ## same estimate for every chain and seed), the user's random numbers left
 ## as they were.
 osgfs_cv_points <- 8L
 osgfs_cv_rows <- 20000L
-osgfs_cv_noise <- function(run, lap, mspec, fixed) {
+osgfs_cv_noise <- function(run, lap, fixed, directions) {
     user <- rng_snapshot()
     on.exit(rng_restore(user))
     suppressWarnings(set.seed(20261202L, kind = "Mersenne-Twister", normal.kind = "Inversion",
@@ -224,8 +226,8 @@ osgfs_cv_noise <- function(run, lap, mspec, fixed) {
     Ui <- backsolve(U, diag(D))                   # U^-1
     S <- n_pool * (gamma_fpc(n_pool, spec$batch_size) - 1) / osgfs_cv_points *
         crossprod(Ui, C %*% Ui)
-    if (!is.null(mspec$separated_dir)) {
-        B <- qr.Q(qr(U %*% mspec$separated_dir))
+    if (!is.null(directions)) {
+        B <- qr.Q(qr(U %*% matrix(directions, D)))
         P <- diag(D) - tcrossprod(B)
         S <- P %*% S %*% P
     }

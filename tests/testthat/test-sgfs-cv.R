@@ -288,3 +288,30 @@ test_that("OSGFS-CV samples a logistic posterior in minibatches, and its default
     expect_lt(max(abs(z)), 4 / sqrt(ess) + 0.02)
     expect_lt(max(abs(sqrt(diag(vcov(full)) / diag(ref$cov)) - 1)), 4 / sqrt(2 * ess) + 0.02)
 })
+
+test_that("OSGFS-CV leaves a separated level's line out of its noise estimate", {
+    set.seed(45)
+    N <- 2000
+    x <- cbind(x = rnorm(N), s = rep(c(1, 0), c(30, N - 30)))
+    y <- rbinom(N, 1, plogis(0.5 * x[, "x"]))
+    y[1:30] <- 0
+    ## (its rows not held: held, they would leave no remainder along the line)
+    fit <- quiet(osgfs(x, y, batch_size = 20L, n_iter = 20L, progress = FALSE,
+                       stratify = FALSE))
+    info <- attr(fit, "sgfit")
+    s <- info$spec
+    expect_equal(info$settings$separated$level, "s")
+    expect_equal(info$settings$fixed_rows, 0L)
+    D <- 3L
+    R <- matrix(s$spar[-seq_len(D^2)], D)
+    h <- info$settings$stepsize
+    ## along the line (in z = U theta) the injected noise is the full
+    ## Langevin noise 2h - h^2: no minibatch noise is subtracted there (the
+    ## level's rows' remainders, unprojected, set h to 0.03 here)
+    v <- drop(s$metric %*% s$separated_dir)
+    v <- v / sqrt(sum(v^2))
+    expect_equal(drop(crossprod(v, tcrossprod(R) %*% v)), 2 * h - h^2, tolerance = 1e-8)
+    ## off it, less
+    w <- qr.Q(qr(cbind(v, diag(D))))[, 2:3]
+    expect_true(all(diag(crossprod(w, tcrossprod(R) %*% w)) < 2 * h - h^2))
+})
