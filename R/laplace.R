@@ -308,20 +308,22 @@ metric_stiffness <- function(lap, lowrank = NULL, spectrum = whitened_spectrum(l
 ## a posterior sd, the largest first and at most `max_rows`, are taken into
 ## every minibatch exactly (a stratified sample: the gradient stays
 ## unbiased); if some remain, `shrink` < 1 scales the step down until their
-## jump is half a sd.  GLMs with a linear predictor (binomial, gaussian,
-## poisson; logit or probit link).
+## jump is half a sd.  GLMs (binomial, gaussian, poisson; logit or probit
+## link) and categorical() models (categorical_reach()).
 minibatch_strata <- function(run, lap, reach, cv, max_rows = 10L * run$spec$batch_size) {
     none <- list(rows = integer(0), shrink = 1)
     spec <- run$spec
     N <- spec$N
     n <- spec$batch_size
-    if (!(spec$model %in% c("logistic", "probit", "gaussian", "poisson")) || N - n < 2L ||
-        !is.null(run$design$hs))               # (the metric is in the horseshoe's coordinates)
+    if (!(spec$model %in% c("logistic", "probit", "gaussian", "poisson", "categorical")) ||
+        N - n < 2L || !is.null(run$design$hs))  # (the metric is in the horseshoe's coordinates)
         return(none)
-    ## (with a low-rank part, the diagonal's leverage: the rows' share of its
-    ## few directions is left out of this heuristic)
-    q <- .Call(C_sgfs_row_leverage, spec, metric_factor(lap), spec$P)
-    k <- (N / n) * sqrt(q) * residual_reach(spec, lap$mode, 2 * sqrt(q), cv)
+    k <- (N / n) * if (spec$model == "categorical") categorical_reach(spec, lap, cv) else {
+        ## (with a low-rank part, the diagonal's leverage: the rows' share of
+        ## its few directions is left out of this heuristic)
+        q <- .Call(C_sgfs_row_leverage, spec, metric_factor(lap), spec$P)
+        sqrt(q) * residual_reach(spec, lap$mode, 2 * sqrt(q), cv)
+    }
     jump <- reach * k
     if (!any(jump > 0.5)) return(none)
     order_k <- order(k, decreasing = TRUE)
@@ -340,6 +342,41 @@ minibatch_strata <- function(run, lap, reach, cv, max_rows = 10L * run$spec$batc
     }
     rest <- jump[order_k[m + 1L]]
     list(rows = sort(order_k[seq_len(m)]) - 1L, shrink = min(1, 0.5 / rest))
+}
+
+## A categorical() row's reach, as sqrt(q_i) |r_i| for a GLM's: its score is
+## (y_i - p_i) (x) x_i over the K - 1 classes' blocks of P coefficients, of
+## whitened length about sqrt(sum_c q_ic r_ic^2), q_ic the row's leverage in
+## class c's block of the metric (its diagonal block of U: the conditional
+## precision's, which over-states the leverage a little) and r_ic the
+## largest residual of class c (or its change from the mode's) when that
+## class's predictor moves by 2 sqrt(q_ic), p_ic a logistic function of it
+## with the other classes' predictors fixed.
+categorical_reach <- function(spec, lap, cv) {
+    P <- spec$P
+    K <- spec$mpar[1L]
+    U <- metric_factor(lap)
+    block <- function(c) (c - 1L) * P + seq_len(P)
+    eta <- cbind(0, vapply(seq_len(K - 1L), function(c) data_xb(spec, lap$mode[block(c)]),
+                           double(spec$N)))
+    eta <- eta - apply(eta, 1L, max)
+    p <- exp(eta) / rowSums(exp(eta))
+    total <- 0
+    for (c in seq_len(K - 1L)) {
+        b <- block(c)
+        q <- .Call(C_sgfs_row_leverage, spec,
+                   if (is.matrix(U)) U[b, b, drop = FALSE] else U[b], P)
+        a <- stats::qlogis(p[, c + 1L])
+        move <- 2 * sqrt(q)
+        up <- stats::plogis(a + move)
+        down <- stats::plogis(a - move)
+        y <- as.double(spec$y == c)
+        r <- if (cv) pmax(up - p[, c + 1L], p[, c + 1L] - down)
+             else pmax(abs(y - up), abs(y - down))
+        total <- total + q * r^2
+    }
+    out <- sqrt(total)
+    if (is.null(spec$weights)) out else spec$weights * out
 }
 
 ## the largest residual |r_i| (cv = FALSE) or change of residual from the

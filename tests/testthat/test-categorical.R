@@ -69,3 +69,30 @@ test_that("categorical(): standardisation maps each class's coefficients back", 
     expect_lt(max(abs(z)), 0.15)
     expect_true(all(abs(sqrt(diag(vcov(a)) / diag(vcov(b))) - 1) < 0.1))
 })
+
+test_that("a rare level's rows are held in every minibatch of a categorical model (SGFS-CV)", {
+    skip_on_cran()
+    set.seed(4)
+    N <- 6000
+    x1 <- rnorm(N)
+    f <- factor(c(rep("s", 30), sample(c("p", "q"), N - 30, TRUE)))
+    P <- cbind(1, exp(0.5 + x1 + ifelse(f == "s", 1, 0)), exp(-0.3 + ifelse(f == "q", -0.7, 0)))
+    P <- P / rowSums(P)
+    d <- data.frame(y = factor(apply(P, 1, function(p) sample(c("A", "B", "C"), 1, prob = p))),
+                    x1, f)
+    set.seed(2)
+    fit <- sgfs(y ~ ., d, family = categorical(), batch_size = 60L, n_iter = 20000L,
+                progress = FALSE)
+    info <- attr(fit, "sgfit")
+    expect_true(info$settings$control_variates)
+    ## the level's 30 rows move the whitened gradient by many sd when drawn
+    expect_true(all(0:29 %in% info$spec$fixed))
+    ## its coefficients' sds within Monte Carlo error of HMC's (drawn in
+    ## minibatches, the level's rows had made C:fs's 8 % too wide here)
+    set.seed(1)
+    ref <- hmc(y ~ ., d, family = categorical(), n_iter = 6000L, progress = FALSE)
+    a <- as.matrix(fit)
+    b <- as.matrix(ref)
+    se <- sqrt(1 / (2 * coda::effectiveSize(a)) + 1 / (2 * coda::effectiveSize(b)))
+    expect_lt(max(abs(apply(a, 2, sd) / apply(b, 2, sd) - 1) / se), 4)
+})
