@@ -14,7 +14,7 @@ check_spread <- function(sds, names) {
 ## mean square and whether every entry is 1, in C (src/sparse_rows.c: the
 ## same numbers from either form; no N x P temporaries)
 column_stats <- function(x) {
-    if (is_design_file(x)) design_file_stats(x)[c("mean", "sd", "meansq", "ones", "checksum")]
+    if (is_design_file(x)) design_file_stats(x)[c("mean", "sd", "meansq", "ones", "checksum", "range")]
     else if (inherits(x, "dgCMatrix")) .Call(C_sgfs_column_stats_csc, x@i, x@p, x@x, x@Dim)
     else .Call(C_sgfs_column_stats, x)
 }

@@ -87,14 +87,15 @@ psgld.default <- sampler_method(
         gamma <- noise_gamma(run)
         m <- sampler_metric(metric, run)
         ## in the metric, the minibatch noise as measured at the mode: the
-        ## factor gamma = 1 + V (V the whitened gradient's noise variance,
-        ## gamma - 1 where the scores' covariance is the curvature's) taken
-        ## where G (lambda + V) is largest (on overdispersed data V is many
+        ## factor gamma = 1 + V / T (V the whitened gradient's noise variance,
+        ## gamma - 1 where the scores' covariance is the curvature's; against
+        ## the injected noise T times as large at temperature T) taken where
+        ## G (lambda + V / T) is largest (on overdispersed data V is many
         ## times gamma - 1, and so would the step's variance inflation be)
         if (!is.null(m)) {
             pre <- psgld_whitened(lambda, N, n, m, m$laplace$mode, subset_spec(run$spec))
             G_max <- max(pre$G)
-            gamma <- max(pre$G * (m$lambda + pre$noise)) / (G_max * m$lambda)
+            gamma <- max(pre$G * (m$lambda + pre$noise / run$temperature)) / (G_max * m$lambda)
         }
         noise <- is.null(m) && noise_stepped(run, stepsize)
         stiff <- if (!is.null(m)) m$lambda * G_max else if (noise) NA_real_

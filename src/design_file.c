@@ -364,20 +364,25 @@ SEXP sgfs_design_file_stats(SEXP file)
     const void *x = sgfs_design_file_base(file, &N, &P, &bytes);
     if (N < 1) Rf_error("internal error: the design is empty");
     const char *names[] = {"mean", "sd", "meansq", "ones", "checksum", "bad", "infinite",
-                           "indicator", ""};
+                           "indicator", "range", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     for (int k = 0; k < 3; k++) SET_VECTOR_ELT(out, k, Rf_allocVector(REALSXP, P));
     SET_VECTOR_ELT(out, 3, Rf_allocVector(LGLSXP, P));
     SET_VECTOR_ELT(out, 4, Rf_allocVector(REALSXP, P));
     SET_VECTOR_ELT(out, 7, Rf_allocVector(LGLSXP, P));
+    SET_VECTOR_ELT(out, 8, Rf_allocVector(REALSXP, P));
     double *mean = REAL(VECTOR_ELT(out, 0)), *sd = REAL(VECTOR_ELT(out, 1)),
-        *meansq = REAL(VECTOR_ELT(out, 2)), *check = REAL(VECTOR_ELT(out, 4));
+        *meansq = REAL(VECTOR_ELT(out, 2)), *check = REAL(VECTOR_ELT(out, 4)),
+        *range = REAL(VECTOR_ELT(out, 8));
     int *ones = LOGICAL(VECTOR_ELT(out, 3)), *indicator = LOGICAL(VECTOR_ELT(out, 7));
     double *s = (double *) R_alloc((size_t) P, sizeof(double)),
-        *ss = (double *) R_alloc((size_t) P, sizeof(double));
+        *ss = (double *) R_alloc((size_t) P, sizeof(double)),
+        *lo = (double *) R_alloc((size_t) P, sizeof(double)),
+        *hi = (double *) R_alloc((size_t) P, sizeof(double));
     R_xlen_t *nz = (R_xlen_t *) R_alloc((size_t) P, sizeof(R_xlen_t));
     for (int j = 0; j < P; j++) {
         s[j] = meansq[j] = check[j] = ss[j] = 0.0;
+        lo[j] = hi[j] = raw_value(x, bytes, P, 0, j);
         nz[j] = 0;
         ones[j] = 1;
     }
@@ -398,10 +403,13 @@ SEXP sgfs_design_file_stats(SEXP file)
                 nz[j]++;
                 ones[j] = ones[j] && v == 1.0;
             }
+            lo[j] = fmin(lo[j], v);
+            hi[j] = fmax(hi[j], v);
         }
     }
     for (int j = 0; j < P; j++) {
         mean[j] = s[j] / N;
+        range[j] = hi[j] - lo[j];
         indicator[j] = ones[j];                 /* (every non-zero is 1) */
         ones[j] = ones[j] && nz[j] == N;
     }

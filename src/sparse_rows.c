@@ -340,8 +340,8 @@ SEXP sgfs_sparse_rows_csc(SEXP i, SEXP p, SEXP x, SEXP dim, SEXP center, SEXP sc
     return build_rows(&d, REAL(center), REAL(scale), Rf_asReal(max_fill), order);
 }
 
-/* Per column: the mean, the sd (denominator N - 1), the mean square,
-   whether every entry is 1 and a checksum that the rows' order enters
+/* Per column: the mean, the sd (denominator N - 1), the mean square, the
+   range (largest minus smallest entry), whether every entry is 1 and a checksum that the rows' order enters
    (sum_i x_ij w_i, w_i = sgfs_checksum_weight(i): data shared between fits must be
    the same, R/data-access.R) -- the same numbers, to the last bit, from a
    dense matrix and from a sparse one: sums run over the non-zero entries
@@ -356,17 +356,21 @@ SEXP sgfs_sparse_rows_csc(SEXP i, SEXP p, SEXP x, SEXP dim, SEXP center, SEXP sc
 static SEXP column_stats(design_columns *d)
 {
     const int N = d->N, P = d->P;
-    const char *names[] = {"mean", "sd", "meansq", "ones", "checksum", ""};
+    const char *names[] = {"mean", "sd", "meansq", "ones", "checksum", "range", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     for (int k = 0; k < 3; k++) SET_VECTOR_ELT(out, k, Rf_allocVector(REALSXP, P));
     SET_VECTOR_ELT(out, 3, Rf_allocVector(LGLSXP, P));
     SET_VECTOR_ELT(out, 4, Rf_allocVector(REALSXP, P));
+    SET_VECTOR_ELT(out, 5, Rf_allocVector(REALSXP, P));
     double *mean = REAL(VECTOR_ELT(out, 0)), *sd = REAL(VECTOR_ELT(out, 1)),
-        *meansq = REAL(VECTOR_ELT(out, 2)), *check = REAL(VECTOR_ELT(out, 4));
+        *meansq = REAL(VECTOR_ELT(out, 2)), *check = REAL(VECTOR_ELT(out, 4)),
+        *range = REAL(VECTOR_ELT(out, 5));
     int *ones = LOGICAL(VECTOR_ELT(out, 3));
     for (int j = 0; j < P; j++) {
         const R_xlen_t nz = column_nonzeros(d, j);
         double s = 0.0, s2 = 0.0, sw = 0.0;
+        /* (the range: of the non-zeros, and 0 where some entry is) */
+        double lo = nz < N ? 0.0 : R_PosInf, hi = nz < N ? 0.0 : R_NegInf;
         int all_one = nz == N;
         const double *col = NULL;
         if (d->dense || 2 * nz > (R_xlen_t) N) {
@@ -377,6 +381,8 @@ static SEXP column_stats(design_columns *d)
                     s2 += col[i] * col[i];
                     sw += col[i] * sgfs_checksum_weight(i);
                     all_one = all_one && col[i] == 1.0;
+                    lo = fmin(lo, col[i]);
+                    hi = fmax(hi, col[i]);
                 }
         } else
             for (int k = d->cp[j]; k < d->cp[j + 1]; k++)
@@ -385,8 +391,11 @@ static SEXP column_stats(design_columns *d)
                     s2 += d->cx[k] * d->cx[k];
                     sw += d->cx[k] * sgfs_checksum_weight(d->ci[k]);
                     all_one = all_one && d->cx[k] == 1.0;
+                    lo = fmin(lo, d->cx[k]);
+                    hi = fmax(hi, d->cx[k]);
                 }
         check[j] = sw;
+        range[j] = hi >= lo ? hi - lo : 0.0;
         const double m = s / N;
         double ss = 0.0;
         if (2 * nz > (R_xlen_t) N)

@@ -108,6 +108,8 @@ fuzz_bases <- function() {
     spec <- sgfs:::fit_spec(glm_info)
     P <- spec$P
     add("row_leverage", spec, glm_info$spec$metric, P)
+    theta <- glm_info$states[[1L]]$theta
+    add("change_cov", spec, theta, theta / 2, 0:9)
     add("bench_gradients", spec, 3L)
     th <- matrix(glm_info$states[[1L]]$theta, ncol = 1)
     for (what in 0:2)

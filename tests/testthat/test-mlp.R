@@ -228,3 +228,20 @@ test_that("a poisson() network fits counts, predicts means and draws counts", {
     expect_error(sgld(d$x, as.integer(y > 1), family = binomial("probit"), model = mlp(2)),
                  "available for GLMs")
 })
+
+test_that("a network's inputs are divided by the larger of their sd and a tenth of their range", {
+    set.seed(3)
+    x <- cbind(a = rnorm(500), rare = c(2, rep(0, 499)), const = 1)
+    y <- rbinom(500, 1, 0.5)
+    fit <- quiet(sgld(x, y, model = mlp(3), n_iter = 10L, stepsize = 1e-4, progress = FALSE))
+    ## a continuous input spans fewer than 10 sds; the rare one's sd (0.09)
+    ## would put its one non-zero at 22 sds, its range's tenth at 10
+    expect_equal(unname(attr(fit, "sgfit")$design$scale), c(sd(x[, 1]), 0.2, 1))
+    ## the ranges, from a dense and a sparse matrix alike (0 counted where present)
+    dense <- sgfs:::column_stats(x)
+    expect_equal(dense$range, c(diff(range(x[, 1])), 2, 0))
+    neg <- cbind(u = c(-3, rep(0, 9)), v = c(rep(2, 9), 5))
+    expect_identical(sgfs:::column_stats(Matrix::Matrix(neg, sparse = TRUE))$range,
+                     sgfs:::column_stats(neg)$range)
+    expect_equal(sgfs:::column_stats(neg)$range, c(3, 3))
+})
