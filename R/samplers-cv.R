@@ -65,7 +65,10 @@
 #' marginals.  In a [categorical()] model a level is separated for each
 #' class none of its rows holds (along that class's coefficient of the
 #' level; along all of them for the reference class), and for the one
-#' class all of them hold.
+#' class all of them hold.  Binomial and poisson levels whose rows hold at most
+#' three responses of one kind (nearly separated: a few events, whose
+#' conditional posterior along the line is far from Gaussian and its
+#' curvature far from the mode's) are updated the same way.
 #'
 #' Rare one-hot levels and other rows of high leverage: with the metric, a
 #' row \eqn{i}{i} moves the control-variate gradient by about \eqn{(N/n)h_i}{(N/n)h_i}
