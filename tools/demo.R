@@ -1,4 +1,5 @@
-## The main job: SGFS-f on the Pima Indians diabetes data (MASS): a Bayesian
+## The main job: SGFS (at its default for a GLM, with control variates at the
+## mode) on the Pima Indians diabetes data (MASS), in minibatches of 50: a Bayesian
 ## logistic regression of diabetes on seven predictors, fitted to Pima.tr
 ## (200 women) and checked on Pima.te (332 women).  Prints the report, the
 ## posterior summary with its timing, and the test-set accuracy.
