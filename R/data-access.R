@@ -170,13 +170,7 @@ shuffled_copy <- function(N) {
 ## a random order of 1..N that is the same for every fit on N rows (fits on
 ## the same data share one copy), from R's generator under a fixed seed,
 ## the user's random numbers left as they were
-copy_order <- function(N) {
-    user <- rng_snapshot()
-    on.exit(rng_restore(user))
-    suppressWarnings(set.seed(20261127L, kind = "Mersenne-Twister", normal.kind = "Inversion",
-                              sample.kind = "Rejection"))
-    sample.int(N)
-}
+copy_order <- function(N) with_fixed_seed(20261127L, sample.int(N))
 
 ## the engine's rows (1-based) of the user's rows r (all: NULL), and the
 ## user's order of a vector (or the columns of a matrix) in the engine's

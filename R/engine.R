@@ -63,6 +63,17 @@ rng_restore <- function(snap) {
     invisible(snap$kind)
 }
 
+## `code` evaluated under a fixed seed of R's default generators (the same
+## numbers in every session and for every user seed), the user's RNG state
+## put back after
+with_fixed_seed <- function(seed, code) {
+    user <- rng_snapshot()
+    on.exit(rng_restore(user))
+    suppressWarnings(set.seed(seed, kind = "Mersenne-Twister", normal.kind = "Inversion",
+                              sample.kind = "Rejection"))
+    code
+}
+
 ## One L'Ecuyer-CMRG stream per chain, derived from the user's RNG stream
 ## (one draw), so that set.seed() reproduces a multi-chain run and parallel
 ## and sequential chains give the same draws.

@@ -205,11 +205,7 @@ osgfs_cv <- function(run, stepsize, stratify, target_accept, call) {
 ## as they were.
 osgfs_cv_points <- 8L
 osgfs_cv_rows <- 20000L
-osgfs_cv_noise <- function(run, lap, fixed, directions) {
-    user <- rng_snapshot()
-    on.exit(rng_restore(user))
-    suppressWarnings(set.seed(20261202L, kind = "Mersenne-Twister", normal.kind = "Inversion",
-                              sample.kind = "Rejection"))
+osgfs_cv_noise <- function(run, lap, fixed, directions) with_fixed_seed(20261202L, {
     spec <- run$spec
     N <- spec$N
     D <- length(lap$mode)
@@ -232,7 +228,7 @@ osgfs_cv_noise <- function(run, lap, fixed, directions) {
         S <- P %*% S %*% P
     }
     (S + t(S)) / 2
-}
+})
 
 ## OSGFS-CV's rule in the whitened coordinates, where the posterior's
 ## covariance is T I: z' = z + h grad_z + R xi with R R' = T Q,
@@ -247,10 +243,16 @@ osgfs_cv_rule <- function(S, stepsize, temperature, limit = 1) {
     lam <- max(0, eigen(S / temperature, symmetric = TRUE, only.values = TRUE)$values[1L])
     eps_max <- min(1, limit, 2 / (1 + lam))
     h <- if (is.numeric(stepsize)) as.double(stepsize) else eps_max
-    eq <- eigen((2 * h - h^2) * diag(D) - h^2 * S / temperature, symmetric = TRUE)
     list(A = h * diag(D),
-         R = sqrt(temperature) * eq$vectors %*% diag(sqrt(pmax(eq$values, 0)), D),
+         R = sqrt(temperature) * psd_root((2 * h - h^2) * diag(D) - h^2 * S / temperature),
          eps = h, eps_max = eps_max, excess = max(0, h * (1 + lam) / 2 - 1))
+}
+
+## R with R R' = Q, Q's negative eigenvalues (a minibatch noise above the
+## Langevin noise) set to 0: V diag(sqrt(max(lambda, 0)))
+psd_root <- function(Q) {
+    eq <- eigen((Q + t(Q)) / 2, symmetric = TRUE)
+    eq$vectors %*% diag(sqrt(pmax(eq$values, 0)), nrow(Q))
 }
 
 ## The per-example score covariance C at `theta` of the rows outside `fixed`
@@ -293,9 +295,7 @@ osgfs_rule <- function(H, C, N, n, stepsize, temperature = 1) {
     eps <- if (identical(stepsize, "max")) eps_max
            else if (is.null(stepsize)) min(1, gamma / 2)
            else as.double(stepsize)
-    Q <- 2 * eps * Dm - eps^2 * M
-    eq <- eigen((Q + t(Q)) / 2, symmetric = TRUE)
-    list(A = eps * Dm, R = sqrt(temperature) * eq$vectors %*% diag(sqrt(pmax(eq$values, 0)), nrow(Q)),
+    list(A = eps * Dm, R = sqrt(temperature) * psd_root(2 * eps * Dm - eps^2 * M),
          eps = eps, eps_max = eps_max, excess = max(0, eps * lam / 2 - 1))
 }
 
