@@ -112,9 +112,6 @@ newton_step <- function(H, g, split = NULL) {
 ## internal-scale values.
 ## With optimizer = "adam" the rule is Adam (sampler_adam.c), default step
 ## 0.01: a move of about 0.01 per coordinate and iteration at first.
-## Learned prior scales (normal_gamma()) follow the iterates at their
-## conditional mode: the mode of (theta, log tau) jointly; `tau` their last
-## values.
 run_sga <- function(run, n_iter, burnin, stepsize = NULL, schedule = NULL,
                     momentum = 0, thin = 1L, progress = FALSE,
                     optimizer = default_optimizer(run$design), check = NULL) {
@@ -122,7 +119,7 @@ run_sga <- function(run, n_iter, burnin, stepsize = NULL, schedule = NULL,
     if (is.null(stepsize)) stepsize <- if (adam) 0.01 else sga_default_step(run, momentum)
     if (is.null(schedule)) schedule <- schedule_polynomial(b = max(1, n_iter %/% 20L), delta = 1)
     sched <- schedule_vector(schedule, stepsize, n_iter, epoch_length(run))
-    spec <- run$spec                # (learned scales at their conditional mode: src/prior_hyper.c)
+    spec <- without_hyper(run$spec)                 # (an optimiser: learned scales at tau = 1)
     spec$burnin <- burnin
     spec$thin <- thin
     spec$pred_x <- spec$monitor <- NULL            # every iterate, no predictive
@@ -139,7 +136,7 @@ run_sga <- function(run, n_iter, burnin, stepsize = NULL, schedule = NULL,
     if (res$interrupted) stop("sga() was interrupted", call. = FALSE)
     estimate <- colMeans(res$draws)
     if (!is.null(check)) check_estimate(run, estimate, check$what, check$remedy)
-    list(estimate = estimate, trajectory = res$draws, tau = res$hyper,
+    list(estimate = estimate, trajectory = res$draws,
          stepsize = first_step(sched), elapsed = res$elapsed)
 }
 

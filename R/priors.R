@@ -111,10 +111,7 @@ cauchy <- function(location = 0, scale = 1) {
 #' \eqn{s_j = 1/\sqrt{w}}{s_j = 1/sqrt(w)} for a layer of fan-in \eqn{w}{w}).
 #' Every sampler takes it ([hmc()] and [mala()] recompute the log posterior
 #' after each draw of \eqn{\tau}{tau}); [sga()] and the mode a chain starts
-#' from (`init = "map"`) set \eqn{\tau}{tau} after every step to the mode of
-#' \eqn{\log\tau}{log tau} given the parameters, \eqn{(a + n/2) / (b + \sum_j
-#' \theta_j^2 / (2 s_j^2))}{(a + n/2) / (b + sum_j theta_j^2 / (2 s_j^2))}, the conditional law's mean
-#' (the joint mode of the parameters and the log precisions).  The precisions' last values are in each chain's
+#' from (`init = "map"`) use \eqn{\tau = 1}{tau = 1}.  The precisions' last values are in each chain's
 #' state, `attr(fit, "sgfit")$states[[k]]$hyper`, one per prior.
 #'
 #' @param scale the base scale(s) \eqn{s_j}{s_j}, positive: one number or one

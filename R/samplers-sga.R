@@ -11,10 +11,7 @@
 #' \eqn{\lambda_{max}}{lambda_max} the largest curvature of the log posterior (as for
 #' [sgld()]), an effective step of \eqn{1/\lambda_{max}}{1/lambda_max}.
 #' [sgldcv()] and [osgfs()] use it to find their centre, and every sampler
-#' accepts `init = "map"` to start from its estimate.  With learned prior
-#' scales ([normal_gamma()], a network's default) it finds the mode of the
-#' parameters and the log precisions jointly: after every step each
-#' precision takes its conditional mode given the parameters.
+#' accepts `init = "map"` to start from its estimate.
 #'
 #' @inheritParams sampler-arguments
 #' @param n_iter number of iterations.
@@ -38,7 +35,7 @@
 #' @return An object of class `sgfs_map`: a list with `estimate`, the mode
 #'   on the original scale, and `trajectory`, the iterates of the averaging
 #'   window as a 'coda' `mcmc` object (for traceplots); the settings are in
-#'   `attr(, "sgfit")` (`$settings$tau`: the learned precisions at the end).  `coef()` returns the estimate.
+#'   `attr(, "sgfit")`.  `coef()` returns the estimate.
 #' @examples
 #' data(Pima.tr, package = "MASS")
 #' map <- sga(type ~ ., data = Pima.tr, n_iter = 4000)
@@ -85,7 +82,7 @@ sga.default <- sampler_method(
         spec = run$spec[c("model", "mpar")],     # for predict(): the model, not the data
         elapsed = res$elapsed,
         settings = list(stepsize = res$stepsize, schedule = schedule, momentum = momentum,
-                        optimizer = optimizer, tau = res$tau))
+                        optimizer = optimizer))
     out
 })
 

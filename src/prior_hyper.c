@@ -15,12 +15,6 @@
  * with SGHMC).  The engine's prior_scale and prior_prec are its own copies,
  * which follow tau: the rule's next gradient sees the new prior.  The
  * draws use R's gamma generator on R's stream (after the step's normals).
- *
- * For an optimiser (sga(), Adam) tau_k takes instead the conditional mode
- * of log tau_k, (a_k + n_k / 2) / (b_k + sum_{j in k} c_j theta_j^2 / 2):
- * coordinate ascent on the joint posterior of (theta, log tau), so that the
- * mode it finds has the layer scales the data support rather than the base
- * scales (tau = 1), and it is never 0 or infinite.
  */
 #include "sgfs.h"
 /* Rmath.h would remap the names df and beta (as in prior.c) */
@@ -47,11 +41,7 @@ void sgfs_hyper_update(sgfs_engine *e)
         const int k = h->group[j] - 1;
         if (k >= 0) ss[k] += h->base[j] * e->xi[j] * e->xi[j];
     }
-    const int mode = e->sampler->optimizer;
-    for (int k = 0; k < h->K; k++) {
-        const double rate_post = h->rate[k] + 0.5 * ss[k];
-        h->tau[k] = mode ? h->shape_post[k] / rate_post
-                         : Rf_rgamma(h->shape_post[k], 1.0 / rate_post);
-    }
+    for (int k = 0; k < h->K; k++)
+        h->tau[k] = Rf_rgamma(h->shape_post[k], 1.0 / (h->rate[k] + 0.5 * ss[k]));
     sgfs_hyper_apply(e);
 }

@@ -198,9 +198,6 @@ typedef struct sgfs_sampler {
        rule's preconditioner is fixed after burn-in, and the per-example
        scores are read during burn-in only (sgfs_fisher_frozen) */
     int fixed_after_burnin;
-    /* 1: an optimiser (no noise: the chain converges to a mode); learned
-       prior scales (prior_hyper.c) then take their conditional mode */
-    int optimizer;
     /* optional (NULL: use `state` / `work`): the state and scratch lengths
        of a rule whose array sizes depend on its settings spar[0..n_spar-1];
        -1 if the settings do not fit D parameters */
