@@ -1,0 +1,43 @@
+## MNIST 784-400-400-10 ReLU at temperature 1, sghmc at its defaults for 20
+## epochs (batch 100) but for one knob: what limits the posterior
+## predictive's test error at T = 1 (issue 35)?
+##   share  the gradient-noise share the default step keeps (noise_share in
+##          R/noise-steps.R, 0.3),
+##   std    standardize (FALSE: the raw pixels in [0, 1]),
+##   prior  an R expression (NULL: the default learned layer scales).
+## Draws: every 300th iteration after a quarter of the run.
+##
+##   R_LIBS=/tmp/benchlib Rscript bench/bench_mnist_t1.R SHARE STD PRIOR
+##
+## Prints one row and appends it to bench/results-mnist-t1.csv.  Needs
+## ../shared/datasets/mnist.
+suppressPackageStartupMessages(library(sgfs))
+args <- commandArgs(TRUE)
+share <- as.numeric(args[1])
+std <- as.logical(args[2])
+prior_text <- if (length(args) > 2L) args[3] else "NULL"
+epochs <- 20L
+path <- file.path("..", "shared", "datasets", "mnist")
+out_dir <- if (dir.exists("bench")) "bench" else "."
+train <- read_mnist(path, "train")
+test <- read_mnist(path, "test")
+class_error <- function(p, y) mean(max.col(p, ties.method = "first") != as.integer(y))
+log_loss <- function(p, y) -mean(log(pmax(p[cbind(seq_along(y), as.integer(y))], 1e-15)))
+assignInNamespace("noise_share", share, "sgfs")
+n_iter <- epochs * 600L
+set.seed(1)
+t0 <- proc.time()[["elapsed"]]
+fit <- suppressWarnings(sghmc(train$x, train$y, family = categorical(),
+    model = mlp(c(400, 400), "relu"), batch_size = 100L, progress = FALSE, standardize = std,
+    prior = eval(parse(text = prior_text)), n_iter = n_iter, burnin = n_iter %/% 4L,
+    thin = 300L, keep = predictive(test$x)))
+p <- predict(fit, type = "response")
+tau <- attr(fit, "sgfit")$states[[1]]$hyper
+row <- data.frame(share = share, standardize = std, prior = prior_text, epochs = epochs,
+                  test_error = class_error(p, test$y), log_loss = log_loss(p, test$y),
+                  tau = if (is.null(tau)) "" else paste(signif(tau, 3), collapse = " "),
+                  seconds = round(proc.time()[["elapsed"]] - t0))
+print(row)
+csv <- file.path(out_dir, "results-mnist-t1.csv")
+utils::write.table(row, csv, sep = ",", row.names = FALSE, col.names = !file.exists(csv),
+                   append = file.exists(csv))
