@@ -197,7 +197,7 @@ mode_gap <- function(value, m = 100000L) {
 ## The learning rate at which SGHMC's stationary variance in the stiffest
 ## direction (curvature lambda, minibatch-noise factor gamma) is inflated by
 ## `inflation`: the exact stationary law of the linearised recursion
-## (ALGORITHMS.md 5.1): z' = (1 - eta lambda) z + (1 - alpha) v + w,
+## (algorithms vignette 5.1): z' = (1 - eta lambda) z + (1 - alpha) v + w,
 ## v' = -eta lambda z + (1 - alpha) v + w, Var w = 2 eta alpha + eta^2 (gamma - 1) lambda.
 ## With the momentum resampled, v ~ N(0, eta), before every L-th step
 ## (trajectory = L), Var z is periodic: from Var z = s at a trajectory's

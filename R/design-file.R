@@ -253,10 +253,8 @@ batches_option <- function() {
 ## the machine's memory (then, shuffled, it is read in windows: one request
 ## a window, made iterations before it is read; the page cache is never
 ## full of windows read before, which the system would otherwise evict at
-## every read: 0.90 against 1.39 GB/s).  A file that fits stays in
-## the page cache after the set-up's passes, and asking would only add a
-## system call per row (sgld, batch 500, 50 columns, cached: 162 -> 452 us
-## per iteration).
+## every read).  A file that fits stays in the page cache after the set-up's
+## passes, and asking would only add a system call per row.
 file_prefetch <- function(x) {
     p <- flag_option("sgfs.file_prefetch")
     if (!is.na(p)) return(p)

@@ -15,7 +15,7 @@
  * read as one stream.  Before the copy is written, Linux is asked to
  * back it with transparent huge pages (madvise MADV_HUGEPAGE): random
  * minibatches of a large data set otherwise pay a TLB miss per example
- * (DESIGN.md section 2).  The transpose is blocked so that both the reads
+ * (the internals vignette, "The data and a fit's handle").  The transpose is blocked so that both the reads
  * of x and the writes of xt stay in cache.
  */
 #if defined(__linux__)

@@ -1,6 +1,6 @@
 /*
  * driver.c - the one iteration loop shared by every stochastic-gradient
- * sampler (DESIGN.md section 2).  For t = iter + 1, iter + 2, ...:
+ * sampler (the internals vignette, "One iteration").  For t = iter + 1, iter + 2, ...:
  *
  *   S_t     <- n distinct indices, a uniform random subset, or with
  *              windows n / w distinct blocks of w consecutive ones (minibatch.c)
@@ -8,7 +8,7 @@
  *              (its likelihood part kept in grad_lik)
  *              (and the per-example scores G if the sampler needs them:
  *              of the first fisher_rows rows, SGFS's Fisher estimate's)
- *              or, with control variates (ALGORITHMS.md 1.3), the
+ *              or, with control variates (algorithms vignette 1.3), the
  *              likelihood part  sum_i g_i(c) + (N/n) sum_{i in S_t} [g_i(theta) - g_i(c)]
  *              with the same minibatch in both sums
  *              With fixed rows F (always in the batch) the minibatch is F

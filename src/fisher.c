@@ -1,6 +1,6 @@
 /*
- * fisher.c - what the SGFS samplers (-f, -b and -d) share (Ahn et al. 2012; ALGORITHMS.md
- * 2.8b): the finite-population gamma and the running mean of the minibatch
+ * fisher.c - what the SGFS samplers (-f, -b and -d) share (Ahn et al. 2012; algorithms
+ * vignette 2.8b): the finite-population gamma and the running mean of the minibatch
  * empirical Fisher, I_t = (1 - 1/t') I_{t-1} + V_t / t', restarted at
  * iteration spar[0] (t' counts from the restart, the mean before it worth
  * 2D rows); and the burn-in trust

@@ -1,7 +1,7 @@
 /*
  * ksd.c - kernel Stein discrepancy of a sample with the IMQ base kernel
  * (Gorham and Mackey 2017, "Measuring sample quality with kernels", ICML;
- * ALGORITHMS.md 4.4).
+ * algorithms vignette 4.4).
  *
  * For draws x_1..x_T in R^D with the exact scores b(x) = grad log p(x | data)
  * (full data, prior included), base kernel k(x, y) = u^beta with

@@ -1,6 +1,6 @@
 /*
  * metric.c - a constant metric for the stochastic-gradient samplers
- * (ALGORITHMS.md: preconditioning by the curvature at the mode).
+ * (the algorithms vignette, 2.12: preconditioning by the curvature at the mode).
  *
  * With H = U'U the curvature of the log posterior at its mode (U upper
  * triangular; or U = diag(s), s_j = sqrt(H_jj), beyond a few hundred

@@ -52,18 +52,14 @@
  *   column) into the contiguous P x n buffer xb and forms
  *   eta_i = xt[, idx_i]' beta on the way, while the column is in L1.  The
  *   random reads, not the arithmetic, dominate a minibatch gradient on large
- *   data (DESIGN.md 2): the columns PREFETCH_AHEAD examples ahead are
- *   prefetched, and the data copy is backed by huge pages (design_copy.c)
- *   against TLB misses.  Measured on this machine (D = 50, n = 500, reference
- *   BLAS): memcpy gather + dgemv 143 / 153 us per gradient at N = 1e4 / 1e6;
- *   fused without prefetch 100 / 229-249 us; fused with prefetch 84 / 144 us.
+ *   data: the columns PREFETCH_AHEAD examples ahead are prefetched, and the
+ *   data copy is backed by huge pages (design_copy.c) against TLB misses.
  *
  * sgfs_rows_score: sum_i r_i u_i in one pass, each column read once.  Its
  *   dot products and axpy are unrolled by four and, with GCC 12+ on x86-64
  *   Linux, compiled again for x86-64-v3 (AVX2/FMA) and chosen at load time
- *   (SGFS_VECTOR_CLONES in sgfs.h): SGLD-CV on Covertype (2,691 rows in
- *   every minibatch) 267 -> 180 us per iteration, 107 -> 93 us without them
- *   (of which the unrolling alone 260 -> 207 and 104 -> 99).
+ *   (SGFS_VECTOR_CLONES in sgfs.h): the held rows of SGLD-CV (thousands in
+ *   every minibatch on Covertype) are read by it.
  */
 #include "sgfs.h"
 #include <R_ext/Random.h>

@@ -1,5 +1,5 @@
 /*
- * model_gaussian.c - Gaussian linear regression (ALGORITHMS.md 3.3).
+ * model_gaussian.c - Gaussian linear regression (algorithms vignette 3.3).
  *
  *   l_i = -log sigma - log(2 pi)/2 - r_i^2 / (2 sigma^2),  r_i = y_i - u_i' beta - o_i,
  *   dl_i/dbeta      = r_i u_i / sigma^2,

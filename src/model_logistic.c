@@ -1,5 +1,5 @@
 /*
- * model_logistic.c - Bayesian logistic regression (ALGORITHMS.md 3.1).
+ * model_logistic.c - Bayesian logistic regression (algorithms vignette 3.1).
  *
  *   l_i(beta) = y_i eta_i - log(1 + exp(eta_i)),  eta_i = u_i' beta + o_i,
  *   g_i(beta) = (y_i - sgfs_sigmoid(eta_i)) u_i,       y_i in {0, 1}.

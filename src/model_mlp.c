@@ -1,6 +1,6 @@
 /*
  * model_mlp.c - feed-forward networks with one or two hidden layers and the
- * family's output layer (ALGORITHMS.md 3.2), on a minibatch with dgemm.
+ * family's output layer (algorithms vignette 3.2), on a minibatch with dgemm.
  *
  * Layer l = 1..L maps h_{l-1} (width w_{l-1}; h_0 = u, the P inputs) to
  *   a_l = W_l' h_{l-1} + b_l,   h_l = phi(a_l)  (hidden layers),

@@ -1,6 +1,6 @@
 /*
  * outputs.c - the output layers the GLMs and the networks share
- * (ALGORITHMS.md 3.1, 3.2), and their predictive summaries.
+ * (algorithms vignette 3.1, 3.2), and their predictive summaries.
  *
  *   binomial (logit):  l = y z - softplus(z),  dl/dz = y - sigmoid(z);
  *   categorical (softmax, class 0 the reference with logit 0):

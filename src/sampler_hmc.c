@@ -1,6 +1,6 @@
 /*
  * sampler_hmc.c - full-data Hamiltonian Monte Carlo with a constant mass
- * matrix M = U'U (ALGORITHMS.md 2.2; Duane et al. 1987, Neal 2011), and
+ * matrix M = U'U (algorithms vignette 2.2; Duane et al. 1987, Neal 2011), and
  * MALA as its one-leapfrog-step case.  In the coordinates z = U theta the
  * mass is the identity; with L(theta) = log p(theta) + sum_i l_i(theta)
  * (all N examples) and grad_z L = U'^{-1} grad L:

@@ -1,7 +1,7 @@
 /*
  * sampler_isgd.c - layer-wise isotropic SGD (I-SGD; Franzese, Milios,
  * Filippone and Michiardi, Entropy 2021), in the convention-free form of
- * ALGORITHMS.md 2.10.  The parameters are split into groups p (blocks of
+ * algorithms vignette 2.10.  The parameters are split into groups p (blocks of
  * the model).  Warm-up, iterations t <= T_w: SGLD steps at eps_t, and over
  * t in (T_a, T_w] the per-group sums acc_p += sum_{j in p} grad_j^2; at T_w
  *

@@ -1,5 +1,5 @@
 /*
- * sampler_osgfs.c - "optimal" SGFS (ALGORITHMS.md 2.9, after the El Hanchi
+ * sampler_osgfs.c - "optimal" SGFS (algorithms vignette 2.9, after the El Hanchi
  * report), a Langevin rule with a constant preconditioner and constant
  * noise, both fixed at the posterior mode theta_hat:
  *

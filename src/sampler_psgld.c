@@ -1,6 +1,6 @@
 /*
  * sampler_psgld.c - preconditioned SGLD (Li, Chen, Carlson and Carin, AAAI
- * 2016; ALGORITHMS.md 2.5), with an RMSprop diagonal preconditioner:
+ * 2016; algorithms vignette 2.5), with an RMSprop diagonal preconditioner:
  *
  *   gbar  = (1/n) sum_{i in S_t} g_i(theta)        (mean score, no prior)
  *   V     = alpha V + (1 - alpha) gbar^2,   V = gbar^2 at t = 1 (authors' code)

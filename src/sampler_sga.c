@@ -1,6 +1,6 @@
 /*
  * sampler_sga.c - stochastic gradient ascent with momentum, the MAP
- * optimiser (ALGORITHMS.md 2.1; heavy-ball momentum of Polyak 1964):
+ * optimiser (algorithms vignette 2.1; heavy-ball momentum of Polyak 1964):
  *
  *   theta_new <- theta + eps_t grad + mu (theta - theta_prev),
  *

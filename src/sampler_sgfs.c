@@ -1,7 +1,7 @@
 /*
  * sampler_sgfs.c - stochastic gradient Fisher scoring, full preconditioner
  * (SGFS-f; Ahn, Korattikara and Welling, ICML 2012, Algorithm 1), with the
- * two corrections of ALGORITHMS.md 2.8b that make it exact on Gaussian
+ * two corrections of algorithms vignette 2.8b that make it exact on Gaussian
  * posteriors at any batch fraction:
  *
  *   V_t   = Gc Gc' / (n - 1)               empirical Fisher of the minibatch
@@ -14,7 +14,7 @@
  *
  * t' counts the iterations since the running mean was last restarted: at
  * iteration spar[0] (half-way through burn-in) it restarts, so that I_t does
- * not average scores from the transient (ALGORITHMS.md 2.8, note 4).
+ * not average scores from the transient (algorithms vignette 2.8, note 4).
  * During burn-in, and until I_t has averaged scores of 2D examples, steps
  * are kept within a trust region (fisher.c).  A matrix that no jitter makes
  * positive definite fails the step (the driver reports a divergence).

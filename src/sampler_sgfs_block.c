@@ -2,7 +2,7 @@
  * sampler_sgfs_block.c - SGFS with a block-diagonal preconditioner (SGFS-b;
  * Ahn, Korattikara and Welling, ICML 2012, section 4: "factor the Fisher
  * information into k independent blocks of variables", cost O(k d^3)), with
- * the corrections of ALGORITHMS.md 2.8b.  For contiguous parameter blocks
+ * the corrections of algorithms vignette 2.8b.  For contiguous parameter blocks
  * k = 1..K, theta_k = theta[o_k, o_k + b_k):
  *
  *   V_k   = Gc_k Gc_k' / (n - 1)              block k of the minibatch Fisher

@@ -1,6 +1,6 @@
 /*
  * sampler_sgfs_diag.c - SGFS with a diagonal preconditioner (SGFS-d; Ahn,
- * Korattikara and Welling 2012, section 4; ALGORITHMS.md 2.8 and 2.8b):
+ * Korattikara and Welling 2012, section 4; algorithms vignette 2.8 and 2.8b):
  *
  *   v_j   = sum_i (G_ji - gbar_j)^2 / (m - 1)   (the minibatch's first m =
  *           fisher_rows rows; fisher.c)

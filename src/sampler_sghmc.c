@@ -1,7 +1,7 @@
 /*
  * sampler_sghmc.c - stochastic gradient Hamiltonian Monte Carlo (Chen, Fox
  * and Guestrin, ICML 2014), in the paper's practical parametrisation (its
- * eq. 15; ALGORITHMS.md 2.6): learning rate eta = eps_t, friction alpha,
+ * eq. 15; algorithms vignette 2.6): learning rate eta = eps_t, friction alpha,
  *
  *   v     <- (1 - alpha) v + eta grad + sqrt(2 eta (alpha - beta)) xi
  *   theta <- theta + v                       (with the new v)

@@ -1,6 +1,6 @@
 /*
  * sampler_sgld.c - stochastic gradient Langevin dynamics (Welling and Teh
- * 2011; ALGORITHMS.md 2.3), with the Euler-Maruyama noise of the paper
+ * 2011; algorithms vignette 2.3), with the Euler-Maruyama noise of the paper
  * (spar[0] = 0):
  *
  *   theta <- theta + (eps_t / 2) grad + sqrt(eps_t) xi_t,   xi_t ~ N(0, I_D),

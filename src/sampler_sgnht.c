@@ -1,7 +1,7 @@
 /*
  * sampler_sgnht.c - stochastic gradient Nose-Hoover thermostat (Ding, Fang,
  * Babbush, Chen, Skeel and Neven, NIPS 2014), in the sgmcmc package's
- * parametrisation (ALGORITHMS.md 2.7): step eps = eps_t (= h^2), diffusion
+ * parametrisation (algorithms vignette 2.7): step eps = eps_t (= h^2), diffusion
  * factor a = spar[0],
  *
  *   u     <- u + eps grad - xi u + sqrt(2 a eps) N(0, I)

@@ -461,15 +461,13 @@ void sgfs_data_setup(sgfs_engine *e, SEXP spec);
 void sgfs_data_columns(const sgfs_engine *e, const int *idx, int n, double *out);
 /* a matrix in place's row i asked of the caches (ncol scattered misses),
    SGFS_TOUCH_AHEAD rows before it is read (more saturate the misses in
-   flight: measured 491 -> 577 us at 8 rows, Covertype's shape) */
+   flight) */
 void sgfs_data_touch(const sgfs_engine *e, int i);
 /* u_i of a raw backend's row i into u (P values): a file's row (raw_col
    1) is contiguous, standardised four values a statement group, which the
    compiler turns into vector instructions at -O2 (inlined into the
-   minibatch kernels' clones, minibatch.c; written as a plain loop it stayed
-   scalar, and was 40 % of SGLD's minibatch score on a file in single
-   precision, 50 columns: 39 -> 31 us an iteration, 25 in memory); a
-   matrix's values are raw_col apart.  Each value is the same expression
+   minibatch kernels' clones, minibatch.c; written as a plain loop it stays
+   scalar); a matrix's values are raw_col apart.  Each value is the same expression
    either way. */
 #define SGFS_STANDARDISE4(u, x, c, r, m)                                       \
     do {                                                                       \

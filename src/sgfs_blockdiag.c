@@ -1,6 +1,6 @@
 /*
  * sgfs_blockdiag.c - one SGFS update (Ahn, Korattikara and Welling, ICML
- * 2012, Algorithm 1, with the corrections of ALGORITHMS.md 2.8b) whose
+ * 2012, Algorithm 1, with the corrections of algorithms vignette 2.8b) whose
  * Fisher estimate is block diagonal over K contiguous parameter blocks
  * [o_k, o_k + b_k), b_1 + ... + b_K = D.  SGFS-f (sampler_sgfs.c) is the
  * case K = 1; SGFS-b (sampler_sgfs_block.c) uses several blocks.  Per block

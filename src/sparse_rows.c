@@ -43,11 +43,8 @@
  *       be stored (the dense copy is then as fast).  When padding every
  *       row to the longest at most doubles the words, it is done: a row's
  *       start is then i * width, with no look-up in ptr (a second,
- *       dependent cache miss per random row).  a9a's rows (8-20 words,
- *       12.4 on average) padded to 20: the bare minibatch gradient 2.65 ->
- *       2.39 us at batch 50 (farm-bench, 7 paired runs), 1.7 -> 2.6 MB.
- *       Covertype's (33-34 words, padded to 34) were padded as pairs of
- *       doubles already: SGLD-CV's iteration 230 -> 200 us.
+ *       dependent cache miss per random row), at the cost of the padding's
+ *       memory (a9a's rows, 8-20 words, padded to 20).
  */
 #include "sgfs.h"
 

@@ -1,7 +1,7 @@
 ## Small deterministic data sets and pure-R references shared by the tests.
 
 ## Conjugate Gaussian linear model with known sigma: data and exact posterior
-## (ALGORITHMS.md 3.3) for prior N(0, s0^2 I) on every coefficient.
+## (algorithms vignette 3.3) for prior N(0, s0^2 I) on every coefficient.
 conjugate_data <- function(N = 10000, D = 10, sigma = 1, s0 = 1, seed = 1) {
     withr::with_seed(seed, {
         x <- matrix(rnorm(N * (D - 1)), N, D - 1)
@@ -24,7 +24,7 @@ pima_data <- function() {
     list(x = x, y = as.integer(pima$type == "Yes"))
 }
 
-## Full-data MALA (ALGORITHMS.md 2.2) for logistic regression with a
+## Full-data MALA (algorithms vignette 2.2) for logistic regression with a
 ## N(0, s0^2) prior on every coefficient, preconditioned by the Laplace
 ## covariance C: proposal theta + (h/2) C grad + sqrt(h) chol(C)' xi.
 logistic_mala <- function(x, y, s0 = 1, n_iter = 40000, burnin = 2000, h = 1.5,

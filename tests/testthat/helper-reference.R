@@ -70,7 +70,7 @@ r_neg_hessian <- function(p, theta, idx) {
 ## sampler's update.
 prior_prec <- function(D, p) 1 / c(rep(1, ncol(p$X)), 5)[seq_len(D)]^2
 
-## With a `centre`, the gradient has control variates (ALGORITHMS.md 1.3).
+## With a `centre`, the gradient has control variates (algorithms vignette 1.3).
 r_chain <- function(p, D, n, n_iter, eps_at, update, theta0 = double(D),
                     centre = NULL, minibatch = r_minibatch) {
     prec <- prior_prec(D, p)

@@ -1,6 +1,6 @@
 ## Every sampler on the conjugate Gaussian linear model (N = 10,000, D = 10,
 ## known sigma, prior N(0, 1)): exact posterior mean and covariance
-## (ALGORITHMS.md 3.3).  Run lengths give at least ~2000 effective draws, so
+## (algorithms vignette 3.3).  Run lengths give at least ~2000 effective draws, so
 ## the Monte Carlo sd is at most 0.022 posterior sd for a mean and 3 % for a
 ## variance; the tolerances (0.1 sd, 15 %) leave room for each sampler's
 ## step-size bias (about 5 % at the default steps).
@@ -54,7 +54,7 @@ test_that("OSGFS at a large batch (10 %) and at the default one targets the exac
 test_that("SGFS-d and I-SGD: means right; variances measured (bias expected elsewhere)", {
     skip_on_cran()
     ## SGFS-d under-estimates variances at large steps when the posterior is
-    ## correlated (ALGORITHMS.md 5.1, and the test below); I-SGD's automatic
+    ## correlated (algorithms vignette 5.1, and the test below); I-SGD's automatic
     ## step is conservative.  On this posterior (independent predictors,
     ## nearly homogeneous gradient noise) both measure within 5 % at these
     ## settings, so 15 % holds.

@@ -1,5 +1,5 @@
-## ksd(): the kernel Stein discrepancy with the IMQ kernel (ALGORITHMS.md
-## 4.4) against a pure-R version written from the formulas, its exact value
+## ksd(): the kernel Stein discrepancy with the IMQ kernel (algorithms
+## vignette 4.4) against a pure-R version written from the formulas, its exact value
 ## in expectation for exact draws, and its ranking of good and bad samples.
 
 ## sum over all T^2 ordered pairs of the Langevin-Stein kernel, term by term

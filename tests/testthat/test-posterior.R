@@ -44,7 +44,7 @@ test_that("with the prior precision in its preconditioner SGFS-f is exact when t
     skip_on_cran()
     ## prior precision 100 against data precision ~200 per coefficient: without
     ## Lambda in the preconditioner the stationary variances would be ~20 % too
-    ## large (ALGORITHMS.md 2.8b)
+    ## large (algorithms vignette 2.8b)
     cd <- conjugate_data(N = 200, D = 5, s0 = 0.1, seed = 7)
     set.seed(106)
     fit <- sgfs(cd$x, cd$y, family = gaussian(), sigma = 1, prior = normal(0, 0.1),

@@ -103,7 +103,7 @@ test_that("MALA is HMC with one leapfrog step, and its ratio is the Langevin one
     r <- r_hmc(p, 40, 0.7, 1, 0.574, 10, cs$U, c(0.1, 0.5, -0.5))
     expect_equal(unname(sgfs:::all_draws(cs$fit)), r$draws[11:40, ], tolerance = 1e-10)
     ## one leapfrog step's Metropolis ratio equals MALA's with proposal
-    ## theta + (h^2/2) M^-1 grad + h M^-1/2 xi (ALGORITHMS.md 2.2)
+    ## theta + (h^2/2) M^-1 grad + h M^-1/2 xi (algorithms vignette 2.2)
     U <- cs$U
     Minv <- chol2inv(U)
     logpost <- function(b) sum(p$y * drop(p$X %*% b) - log1p(exp(drop(p$X %*% b)))) +

@@ -52,7 +52,7 @@ test_that("SGLD-CV: C chain equals the R reference (same minibatch in both sums)
 })
 
 test_that("the control-variate gradient is unbiased and exact at the centre", {
-    ## ALGORITHMS.md 5.3: averaged over minibatches it is the full gradient
+    ## algorithms vignette 5.3: averaged over minibatches it is the full gradient
     p <- ref_problem(N = 40)
     spec <- engine_spec(p$x, p$y, batch_size = 8L)$spec
     centre <- c(0.2, 0.5, -0.4)
@@ -85,7 +85,7 @@ test_that("OSGFS: C chain equals the R reference with the fit's matrices", {
         list(theta = theta + drop(A %*% grad) + drop(R %*% engine_rnorm(3)), state = state)
     r <- r_chain(p, 3, 10L, 40L, function(t) 0.5, upd, theta0 = start)
     expect_equal(unname(sgfs:::all_draws(fit)), r, tolerance = 1e-10)
-    ## the matrices are those of ALGORITHMS.md 2.9 at the full-data mode
+    ## the matrices are those of algorithms vignette 2.9 at the full-data mode
     spec <- sgfs:::fit_spec(info)
     cur <- sgfs:::full_curvature(spec, start, cov = TRUE)
     expect_lt(max(abs(cur$grad)), 1e-6)                  # Newton-polished mode
@@ -147,7 +147,7 @@ test_that("OSGFS with fixed rows: the pool's score covariance, and the C chain r
 })
 
 test_that("OSGFS's noise gives the exact stationary covariance H^-1 (linear-Gaussian oracle)", {
-    ## ALGORITHMS.md 5.1: z' = (I - A H) z + (gradient noise) + R xi; Var = H^-1
+    ## algorithms vignette 5.1: z' = (I - A H) z + (gradient noise) + R xi; Var = H^-1
     set.seed(66)
     D <- 4
     B <- matrix(rnorm(D * D), D)
@@ -230,7 +230,7 @@ test_that("I-SGD: C chain equals the R reference (warm-up, then isotropic noise)
 
 test_that("I-SGD's update has variance eps_p per coordinate (Gaussian target)", {
     ## scalar oracle: with total noise tau on the gradient and step 4/tau the
-    ## stationary variance is 1 / (a (1 - eps a / 4)) (ALGORITHMS.md 5.1)
+    ## stationary variance is 1 / (a (1 - eps a / 4)) (algorithms vignette 5.1)
     cd <- conjugate_data(N = 2000, D = 3, seed = 3)
     set.seed(68)
     fit <- isgd(cd$x, cd$y, family = gaussian(), sigma = 1, prior = normal(0, 1),
