@@ -552,9 +552,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     }
     e->model = sgfs_find_model(CHAR(STRING_ELT(
         typed_elt(spec, "model", STRSXP, 1), 0)));
-    if (e->weights && strcmp(e->model->name, "logistic") && strcmp(e->model->name, "probit") &&
-        strcmp(e->model->name, "poisson") && strcmp(e->model->name, "gaussian") &&
-        strcmp(e->model->name, "categorical"))
+    if (e->weights && !e->model->weighted)
         Rf_error("internal error: the %s model takes no weights", e->model->name);
     SEXP mpar = typed_elt(spec, "mpar", REALSXP, -1);
     e->mpar = REAL(mpar);
@@ -614,8 +612,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     if (with_sampler) {
         e->sampler = sgfs_find_sampler(CHAR(STRING_ELT(
             typed_elt(spec, "sampler", STRSXP, 1), 0)));
-        if (e->hs && strcmp(e->sampler->name, "sgld") != 0 && strcmp(e->sampler->name, "hmc") != 0
-            && strcmp(e->sampler->name, "sga") != 0 && strcmp(e->sampler->name, "adam") != 0)
+        if (e->hs && !e->sampler->horseshoe)
             Rf_error("internal error: the '%s' rule does not sample a horseshoe", e->sampler->name);
         SEXP spar = typed_elt(spec, "spar", REALSXP, -1);
         e->spar = REAL(spar);
@@ -682,15 +679,15 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
             e->fisher_rows = int_elt(spec, "fisher_rows");
             if (e->fisher_rows < 2 || e->fisher_rows > e->n)
                 Rf_error("internal error: 'fisher_rows' must be in 2..%d", e->n);
-            if (strncmp(e->sampler->name, "sgfs_", 5) != 0)
+            if (e->sampler->fisher == SGFS_FISHER_NONE)
                 Rf_error("internal error: 'fisher_rows' is for the SGFS rules only");
         }
         SEXP curvature = sgfs_list_opt(spec, "sgfs_curvature");
         e->sgfs_curvature = NULL;
         if (curvature != NULL && curvature != R_NilValue) {
-            if (strncmp(e->sampler->name, "sgfs_", 5) != 0)
+            if (e->sampler->fisher == SGFS_FISHER_NONE)
                 Rf_error("internal error: 'sgfs_curvature' is for the SGFS rules only");
-            const int diag = strcmp(e->sampler->name, "sgfs_diag") == 0;
+            const int diag = e->sampler->fisher == SGFS_FISHER_DIAG;
             e->sgfs_curvature = REAL(typed_elt(spec, "sgfs_curvature", REALSXP,
                                                diag ? D : (R_xlen_t) D * D));
         }

@@ -29,6 +29,6 @@ static int adam_step(sgfs_engine *e, double eps)
 
 const sgfs_sampler sgfs_sampler_adam = {
     .name = "adam", .state = {0, 2, 1}, .step = adam_step, .n_spar = 3,
-    .spar_names = {"beta1", "beta2", "delta"},
+    .spar_names = {"beta1", "beta2", "delta"}, .horseshoe = 1,
     .state_parts = {{"m", {0, 1, 0}}, {"v", {0, 1, 0}}, {"t", {0, 0, 1}}}
 };

@@ -99,7 +99,7 @@ static int hmc_step(sgfs_engine *e, double eps)
 }
 
 const sgfs_sampler sgfs_sampler_hmc = {
-    .name = "hmc", .tempered = 1,
+    .name = "hmc", .tempered = 1, .horseshoe = 1,
     .state = {0, 1, N_SCALARS},    /* the scalars above, grad L(theta)       */
     .work = {0, 5, 0},             /* z, p, theta*, grad L(theta*), grad_z   */
     .step = hmc_step, .full_data = 1,

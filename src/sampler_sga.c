@@ -29,6 +29,6 @@ static int sga_step(sgfs_engine *e, double eps)
 
 const sgfs_sampler sgfs_sampler_sga = {
     .name = "sga", .state = {0, 1, 0}, .init = sga_init, .step = sga_step,
-    .n_spar = 1, .spar_names = {"momentum"},
+    .n_spar = 1, .spar_names = {"momentum"}, .horseshoe = 1,
     .state_parts = {{"theta_prev", {0, 1, 0}}}
 };

@@ -37,6 +37,7 @@ static int sgfs_step(sgfs_engine *e, double eps)
 
 const sgfs_sampler sgfs_sampler_sgfs_full = {
     .name = "sgfs_full", .tempered = 1, .needs_scores = 1, .fixed_after_burnin = 1,
+    .fisher = SGFS_FISHER_FULL,
     .state = {2, 0, 2},            /* I, U (D x D); count, last refresh      */
     .work = {2, 3, 0},             /* V, U_A (D x D); gbar, rhs, xi          */
     .step = sgfs_step, .n_spar = 1, .spar_names = {"restart"},

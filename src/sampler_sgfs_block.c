@@ -61,7 +61,8 @@ static int block_step(sgfs_engine *e, double eps)
 }
 
 const sgfs_sampler sgfs_sampler_sgfs_block = {
-    .name = "sgfs_block", .tempered = 1, .needs_scores = 1, .fixed_after_burnin = 1, .step = block_step,
+    .name = "sgfs_block", .tempered = 1, .needs_scores = 1, .fixed_after_burnin = 1,
+    .fisher = SGFS_FISHER_FULL, .step = block_step,
     .state_len = block_state_len, .work_len = block_work_len,   /* from the blocks in spar */
     .n_spar = 3, .spar_names = {"restart", "blocks"}      /* then the blocks' sizes */
 };

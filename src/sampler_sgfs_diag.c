@@ -73,7 +73,8 @@ static int diag_step(sgfs_engine *e, double eps)
 
 const sgfs_sampler sgfs_sampler_sgfs_diag = {
     /* state: I, count; scratch: gbar, v */
-    .name = "sgfs_diag", .tempered = 1, .needs_scores = 1, .fixed_after_burnin = 1, .state = {0, 1, 1}, .work = {0, 2, 0},
+    .name = "sgfs_diag", .tempered = 1, .needs_scores = 1, .fixed_after_burnin = 1,
+    .fisher = SGFS_FISHER_DIAG, .state = {0, 1, 1}, .work = {0, 2, 0},
     .step = diag_step, .n_spar = 1, .spar_names = {"restart"},
     .state_parts = {{"I", {0, 1, 0}}, {"count", {0, 0, 1}}}
 };

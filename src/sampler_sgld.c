@@ -62,7 +62,7 @@ static R_xlen_t sgld_state_len(const double *spar, R_xlen_t n_spar, int D)
 }
 
 const sgfs_sampler sgfs_sampler_sgld = {
-    .name = "sgld", .step = sgld_step, .tempered = 1,
+    .name = "sgld", .step = sgld_step, .tempered = 1, .horseshoe = 1,
     .state_len = sgld_state_len, .n_spar = 1,  /* state: the LM noise's next draw */
     .spar_names = {"lm_noise"}
 };

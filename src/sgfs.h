@@ -93,6 +93,8 @@ typedef struct sgfs_batch {
 /* ---- models --------------------------------------------------------- */
 typedef struct sgfs_model {
     const char *name;
+    /* 1: the model's log-likelihood takes case weights (e->weights) */
+    int weighted;
     /* number of parameters for P features and the model's n_mpar settings,
        or -1 if the settings are malformed (checked once, at set-up) */
     int (*n_par)(int P, const double *mpar, int n_mpar);
@@ -179,6 +181,8 @@ typedef struct sgfs_part {
     sgfs_size len;
 } sgfs_part;
 
+enum { SGFS_FISHER_NONE = 0, SGFS_FISHER_FULL = 1, SGFS_FISHER_DIAG = 2 };
+
 typedef struct sgfs_sampler {
     const char *name;
     int needs_scores;                      /* per-example G each iteration  */
@@ -198,6 +202,12 @@ typedef struct sgfs_sampler {
        rule's preconditioner is fixed after burn-in, and the per-example
        scores are read during burn-in only (sgfs_fisher_frozen) */
     int fixed_after_burnin;
+    /* the SGFS Fisher estimate the rule forms from the first fisher_rows
+       per-example scores, whose curvature at the mode (sgfs_curvature) it
+       may take: SGFS_FISHER_NONE, _FULL (D x D) or _DIAG (D values) */
+    int fisher;
+    /* 1: the rule samples a horseshoe prior's coordinates (prior_hs.c) */
+    int horseshoe;
     /* optional (NULL: use `state` / `work`): the state and scratch lengths
        of a rule whose array sizes depend on its settings spar[0..n_spar-1];
        -1 if the settings do not fit D parameters */
