@@ -102,9 +102,11 @@ test_that("the SGLD report states the step's variance inflation and warns when l
     advice <- attr(big, "sgfit")$settings$step_5pct
     expect_equal(advice, attr(fit, "sgfit")$settings$stepsize, tolerance = 0.02)
     expect_output(print(big), sprintf("stepsize = %.2g would by 5%%", advice))
-    past <- sgld(type ~ glu + bmi, data = MASS::Pima.tr, n_iter = 20, burnin = 0, batch_size = 50,
-                 stepsize = 85 * attr(fit, "sgfit")$settings$stepsize, progress = FALSE,
-                 metric = "identity")
+    ## (past the limit the draws may also be far from the posterior's mass, and say so)
+    past <- withr::with_seed(3, suppressWarnings(sgld(
+        type ~ glu + bmi, data = MASS::Pima.tr, n_iter = 20, burnin = 0, batch_size = 50,
+        stepsize = 85 * attr(fit, "sgfit")$settings$stepsize, progress = FALSE,
+        metric = "identity")))
     expect_equal(attr(past, "sgfit")$settings$inflation, Inf)
     expect_output(print(past), "past the stability limit")
 })
