@@ -4,10 +4,12 @@
 ##   share  the gradient-noise share the default step keeps (noise_share in
 ##          R/noise-steps.R, 0.3),
 ##   std    standardize (FALSE: the raw pixels in [0, 1]),
-##   prior  an R expression (NULL: the default learned layer scales).
+##   prior  an R expression (NULL: the default learned layer scales),
+##   spread the most one coordinate's step may exceed another's (max_spread
+##          in R/noise-steps.R, 10).
 ## Draws: every 300th iteration after a quarter of the run.
 ##
-##   R_LIBS=/tmp/benchlib Rscript bench/bench_mnist_t1.R SHARE STD PRIOR
+##   R_LIBS=/tmp/benchlib Rscript bench/bench_mnist_t1.R SHARE STD [PRIOR [SPREAD]]
 ##
 ## Prints one row and appends it to bench/results-mnist-t1.csv.  Needs
 ## ../shared/datasets/mnist.
@@ -16,6 +18,7 @@ args <- commandArgs(TRUE)
 share <- as.numeric(args[1])
 std <- as.logical(args[2])
 prior_text <- if (length(args) > 2L) args[3] else "NULL"
+spread <- if (length(args) > 3L) as.numeric(args[4]) else 10
 epochs <- 20L
 path <- file.path("..", "shared", "datasets", "mnist")
 out_dir <- if (dir.exists("bench")) "bench" else "."
@@ -24,6 +27,7 @@ test <- read_mnist(path, "test")
 class_error <- function(p, y) mean(max.col(p, ties.method = "first") != as.integer(y))
 log_loss <- function(p, y) -mean(log(pmax(p[cbind(seq_along(y), as.integer(y))], 1e-15)))
 assignInNamespace("noise_share", share, "sgfs")
+assignInNamespace("max_spread", spread, "sgfs")
 n_iter <- epochs * 600L
 set.seed(1)
 t0 <- proc.time()[["elapsed"]]
@@ -33,7 +37,8 @@ fit <- suppressWarnings(sghmc(train$x, train$y, family = categorical(),
     thin = 300L, keep = predictive(test$x)))
 p <- predict(fit, type = "response")
 tau <- attr(fit, "sgfit")$states[[1]]$hyper
-row <- data.frame(share = share, standardize = std, prior = prior_text, epochs = epochs,
+row <- data.frame(share = share, standardize = std, prior = prior_text, spread = spread,
+                  epochs = epochs,
                   test_error = class_error(p, test$y), log_loss = log_loss(p, test$y),
                   tau = if (is.null(tau)) "" else paste(signif(tau, 3), collapse = " "),
                   seconds = round(proc.time()[["elapsed"]] - t0))
