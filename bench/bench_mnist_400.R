@@ -25,14 +25,9 @@ args <- commandArgs(TRUE)
 config <- args[1]
 sampler <- if (length(args) > 1L) args[2] else "psgld"
 epochs <- if (length(args) > 2L) as.integer(args[3]) else 100L
-path <- file.path("..", "shared", "datasets", "mnist")
-out_dir <- if (dir.exists("bench")) "bench" else "."
-train <- read_mnist(path, "train")
-test <- read_mnist(path, "test")
+source(file.path(if (dir.exists("bench")) "bench" else ".", "mnist_common.R"))
 N <- nrow(train$x)
 n_iter <- epochs * N %/% 100L
-class_error <- function(p, y) mean(max.col(p, ties.method = "first") != as.integer(y))
-log_loss <- function(p, y) -mean(log(pmax(p[cbind(seq_along(y), as.integer(y))], 1e-15)))
 common <- list(train$x, train$y, family = categorical(), model = mlp(c(400, 400), "relu"),
                batch_size = 100L, progress = FALSE)
 set.seed(1)

@@ -11,12 +11,7 @@ suppressPackageStartupMessages(library(sgfs))
 args <- commandArgs(TRUE)
 sampler <- if (length(args)) args[1] else "sghmc"
 stages <- if (length(args) > 1L) as.integer(args[2]) else 5L
-path <- file.path("..", "shared", "datasets", "mnist")
-out_dir <- if (dir.exists("bench")) "bench" else "."
-train <- read_mnist(path, "train")
-test <- read_mnist(path, "test")
-class_error <- function(p, y) mean(max.col(p, ties.method = "first") != as.integer(y))
-log_loss <- function(p, y) -mean(log(pmax(p[cbind(seq_along(y), as.integer(y))], 1e-15)))
+source(file.path(if (dir.exists("bench")) "bench" else ".", "mnist_common.R"))
 per <- 15000L                                   # 25 epochs of batch 100
 set.seed(1)
 t0 <- proc.time()[["elapsed"]]

@@ -20,12 +20,7 @@ std <- as.logical(args[2])
 prior_text <- if (length(args) > 2L) args[3] else "NULL"
 spread <- if (length(args) > 3L) as.numeric(args[4]) else 10
 epochs <- 20L
-path <- file.path("..", "shared", "datasets", "mnist")
-out_dir <- if (dir.exists("bench")) "bench" else "."
-train <- read_mnist(path, "train")
-test <- read_mnist(path, "test")
-class_error <- function(p, y) mean(max.col(p, ties.method = "first") != as.integer(y))
-log_loss <- function(p, y) -mean(log(pmax(p[cbind(seq_along(y), as.integer(y))], 1e-15)))
+source(file.path(if (dir.exists("bench")) "bench" else ".", "mnist_common.R"))
 assignInNamespace("noise_share", share, "sgfs")
 assignInNamespace("max_spread", spread, "sgfs")
 n_iter <- epochs * 600L
