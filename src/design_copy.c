@@ -15,8 +15,9 @@
  * read as one stream.  Before the copy is written, Linux is asked to
  * back it with transparent huge pages (madvise MADV_HUGEPAGE): random
  * minibatches of a large data set otherwise pay a TLB miss per example
- * (the internals vignette, "The data and a fit's handle").  The transpose is blocked so that both the reads
- * of x and the writes of xt stay in cache.
+ * (the internals vignette, "The data and a fit's handle").  The transpose
+ * is blocked so that both the reads of x and the writes of xt stay in
+ * cache.
  */
 #if defined(__linux__)
 # include <sys/mman.h>

@@ -1,6 +1,7 @@
 /*
  * driver.c - the one iteration loop shared by every stochastic-gradient
- * sampler (the internals vignette, "One iteration").  For t = iter + 1, iter + 2, ...:
+ * sampler (the internals vignette, "One iteration").  For t = iter + 1,
+ * iter + 2, ...:
  *
  *   S_t     <- n distinct indices, a uniform random subset, or with
  *              windows n / w distinct blocks of w consecutive ones (minibatch.c)

@@ -1,7 +1,7 @@
 /*
- * fisher.c - what the SGFS samplers (-f, -b and -d) share (Ahn et al. 2012; algorithms
- * vignette 2.8b): the finite-population gamma and the running mean of the minibatch
- * empirical Fisher, I_t = (1 - 1/t') I_{t-1} + V_t / t', restarted at
+ * fisher.c - what the SGFS samplers (-f, -b and -d) share (Ahn et al.
+ * 2012; the algorithms vignette, 2.8b): the finite-population gamma and the
+ * running mean of the minibatch empirical Fisher, I_t = (1 - 1/t') I_{t-1} + V_t / t', restarted at
  * iteration spar[0] (t' counts from the restart, the mean before it worth
  * 2D rows); and the burn-in trust
  * region: the step theta <- theta + 2x, x = A^{-1} r, has squared A-norm

@@ -58,8 +58,8 @@
  * sgfs_rows_score: sum_i r_i u_i in one pass, each column read once.  Its
  *   dot products and axpy are unrolled by four and, with GCC 12+ on x86-64
  *   Linux, compiled again for x86-64-v3 (AVX2/FMA) and chosen at load time
- *   (SGFS_VECTOR_CLONES in sgfs.h): the held rows of SGLD-CV (thousands in
- *   every minibatch on Covertype) are read by it.
+ *   (SGFS_VECTOR_CLONES in sgfs.h): it reads SGLD-CV's held rows, thousands
+ *   in every minibatch on Covertype.
  */
 #include "sgfs.h"
 #include <R_ext/Random.h>

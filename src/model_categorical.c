@@ -191,7 +191,8 @@ static void categorical_outputs(sgfs_engine *e, const double *theta, int S,
 }
 
 const sgfs_model sgfs_model_categorical = {
-    .name = "categorical", .weighted = 1, .n_par = categorical_n_par, .score = categorical_score,
+    .name = "categorical", .weighted = 1,
+    .n_par = categorical_n_par, .score = categorical_score,
     .loglik = categorical_loglik, .neg_hessian = categorical_neg_hessian,
     .n_pred = categorical_n_pred, .predict = categorical_predict,
     .score_change = categorical_score_change, .line_loglik = categorical_line_loglik,

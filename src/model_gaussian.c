@@ -220,7 +220,8 @@ static int gaussian_n_out(const double *mpar, int *kind)
 /* the means u_i' beta (log sigma, the last row of theta if sampled, is
    not read) */
 const sgfs_model sgfs_model_gaussian = {
-    .name = "gaussian", .weighted = 1, .n_par = gaussian_n_par, .score = gaussian_score,
+    .name = "gaussian", .weighted = 1,
+    .n_par = gaussian_n_par, .score = gaussian_score,
     .loglik = gaussian_loglik, .neg_hessian = gaussian_neg_hessian,
     .n_pred = gaussian_n_pred, .predict = gaussian_predict,
     .score_change = gaussian_score_change,

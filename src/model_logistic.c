@@ -170,7 +170,8 @@ static int logistic_n_out(const double *mpar, int *kind)
 }
 
 const sgfs_model sgfs_model_logistic = {
-    .name = "logistic", .weighted = 1, .n_par = logistic_n_par, .score = logistic_score,
+    .name = "logistic", .weighted = 1,
+    .n_par = logistic_n_par, .score = logistic_score,
     .loglik = logistic_loglik, .neg_hessian = logistic_neg_hessian,
     .n_pred = logistic_n_pred, .predict = logistic_predict,
     .score_change = logistic_score_change, .row_loglik = logistic_row_loglik,

@@ -166,7 +166,8 @@ static int poisson_n_out(const double *mpar, int *kind)
 }
 
 const sgfs_model sgfs_model_poisson = {
-    .name = "poisson", .weighted = 1, .n_par = poisson_n_par, .score = poisson_score,
+    .name = "poisson", .weighted = 1,
+    .n_par = poisson_n_par, .score = poisson_score,
     .loglik = poisson_loglik, .neg_hessian = poisson_neg_hessian,
     .n_pred = poisson_n_pred, .predict = poisson_predict,
     .score_change = poisson_score_change, .row_loglik = poisson_row_loglik,

@@ -226,7 +226,8 @@ static int probit_n_out(const double *mpar, int *kind)
 }
 
 const sgfs_model sgfs_model_probit = {
-    .name = "probit", .weighted = 1, .n_par = probit_n_par, .score = probit_score,
+    .name = "probit", .weighted = 1,
+    .n_par = probit_n_par, .score = probit_score,
     .loglik = probit_loglik, .neg_hessian = probit_neg_hessian,
     .n_pred = probit_n_pred, .predict = probit_predict,
     .score_change = probit_score_change, .row_loglik = probit_row_loglik,

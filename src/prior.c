@@ -23,9 +23,10 @@
  * where that is at least the Fisher information (nu+1)/((nu+3) s^2), and
  * the Fisher information beyond (the exact value turns negative in the tails,
  * |d| > s sqrt(nu)): a positive substitute, exact near the prior's centre.
- * The constant precision the SGFS samplers' preconditioners use (algorithms
- * vignette 2.8b) is computed in R (the same numbers at the location: 1/s^2, 1/(2 s^2),
- * (nu+1)/((nu+3) s^2)) and read from e->prior_prec.
+ * The constant precision the SGFS samplers' preconditioners use (the
+ * algorithms vignette, 2.8b) is computed in R (the same numbers at the
+ * location: 1/s^2, 1/(2 s^2), (nu+1)/((nu+3) s^2)) and read from
+ * e->prior_prec.
  *
  * A chain is diverging when a coordinate is not finite or more than SGFS_FAR
  * prior scales from the prior's location (log prior below -5e23 for the

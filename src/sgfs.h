@@ -477,8 +477,8 @@ void sgfs_data_touch(const sgfs_engine *e, int i);
    1) is contiguous, standardised four values a statement group, which the
    compiler turns into vector instructions at -O2 (inlined into the
    minibatch kernels' clones, minibatch.c; written as a plain loop it stays
-   scalar); a matrix's values are raw_col apart.  Each value is the same expression
-   either way. */
+   scalar); a matrix's values are raw_col apart.  Each value is the same
+   expression either way. */
 #define SGFS_STANDARDISE4(u, x, c, r, m)                                       \
     do {                                                                       \
         int j_ = 0;                                                            \
