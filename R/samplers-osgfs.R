@@ -194,7 +194,7 @@ osgfs_cv <- function(run, stepsize, stratify, target_accept, call) {
 
 ## The whitened covariance S of OSGFS-CV's minibatch gradient, N'(gamma' -
 ## 1) U'^-1 C U^-1 over the N' rows outside `fixed` drawn n at a time, C the
-## covariance of their control-variate remainders (src/model.c,
+## covariance of their control-variate remainders (src/eval.c,
 ## sgfs_change_cov), which vanishes at the mode and grows away from it: its
 ## average over osgfs_cv_points draws from the Laplace approximation
 ## N(mode, T H^-1), on a uniform subset of the pool of at most

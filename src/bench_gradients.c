@@ -21,7 +21,7 @@ SEXP sgfs_bench_gradients(SEXP spec, SEXP n_iter)
     const int k = Rf_asInteger(n_iter);
     const int scores = Rf_asLogical(sgfs_list_elt(spec, "bench_scores"));
     SEXP floor_elt = sgfs_list_opt(spec, "bench_floor");
-    const int floor_only = floor_elt == NULL || Rf_isNull(floor_elt) ? 0 : Rf_asInteger(floor_elt);
+    const int floor_only = floor_elt == R_NilValue ? 0 : Rf_asInteger(floor_elt);
     if (floor_only < 0 || floor_only > 2)
         Rf_error("internal error: 'bench_floor' must be 0, 1 or 2");
     double total = 0.0;

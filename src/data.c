@@ -48,20 +48,12 @@
  */
 #include "sgfs.h"
 
-/* the element `name` of list, or R_NilValue */
-static SEXP elt_or_null(SEXP list, const char *name)
-{
-    SEXP x = sgfs_list_opt(list, name);
-    return x == NULL ? R_NilValue : x;
-}
-
 static int count_elt(SEXP spec, const char *name)
 {
-    SEXP v = elt_or_null(spec, name);
-    if (TYPEOF(v) != INTSXP || Rf_xlength(v) != 1 || INTEGER(v)[0] == NA_INTEGER ||
-        INTEGER(v)[0] < 1)
+    const int v = sgfs_list_int(spec, name);
+    if (v == NA_INTEGER || v < 1)
         Rf_error("internal error: the spec's '%s' must be a positive integer", name);
-    return INTEGER(v)[0];
+    return v;
 }
 
 /* the compressed rows, checked against N and P */
@@ -225,19 +217,52 @@ static double raw_dot(const sgfs_engine *e, int i, const double *beta)
     return d;
 }
 
+/* the file backend's rows (raw_x or raw_x32), row_bytes a row */
+static const void *file_rows(const sgfs_engine *e, size_t *row_bytes)
+{
+    *row_bytes = e->raw_row * (e->raw_x ? sizeof(double) : sizeof(float));
+    return e->raw_x ? (const void *) e->raw_x : (const void *) e->raw_x32;
+}
+
+void sgfs_data_prefetch(const sgfs_engine *e, const int *idx, int n)
+{
+    if (!e->file_prefetch) return;
+    size_t row_bytes;
+    const void *x = file_rows(e, &row_bytes);
+    sgfs_design_file_prefetch(x, row_bytes, idx, n);
+}
+
+/* ... of the rows from .. to - 1 (one request) */
+void sgfs_data_prefetch_rows(const sgfs_engine *e, int from, int to)
+{
+    if (!e->file_prefetch || to <= from) return;
+    size_t row_bytes;
+    const void *x = file_rows(e, &row_bytes);
+    sgfs_design_file_prefetch_rows(x, row_bytes, from, to);
+}
+
+/* the rows from .. to - 1, read: their pages let go */
+void sgfs_data_release_rows(const sgfs_engine *e, int from, int to)
+{
+    if (!e->file_prefetch || to <= from) return;
+    size_t row_bytes;
+    const void *x = file_rows(e, &row_bytes);
+    sgfs_design_file_release_rows(e->file_map, e->file_fd, x, row_bytes, from, to);
+}
+
 void sgfs_data_setup(sgfs_engine *e, SEXP spec)
 {
     e->N = count_elt(spec, "N");
     e->P = count_elt(spec, "P");
-    SEXP xt = elt_or_null(spec, "xt"), rows = elt_or_null(spec, "rows"),
-        xt32 = elt_or_null(spec, "xt32"), file = elt_or_null(spec, "file"),
-        matrix = elt_or_null(spec, "matrix");
+    SEXP xt = sgfs_list_opt(spec, "xt"), rows = sgfs_list_opt(spec, "rows"),
+        xt32 = sgfs_list_opt(spec, "xt32"), file = sgfs_list_opt(spec, "file"),
+        matrix = sgfs_list_opt(spec, "matrix");
     if ((xt != R_NilValue) + (rows != R_NilValue) + (xt32 != R_NilValue) +
         (file != R_NilValue) + (matrix != R_NilValue) != 1)
         Rf_error("internal error: the spec must hold its data as one of 'xt', 'xt32', 'rows', "
                  "'file' and 'matrix'");
     if (file != R_NilValue) read_file(e, file);
-    else if (matrix != R_NilValue) read_matrix(e, matrix, elt_or_null(spec, "order"));
+    else if (matrix != R_NilValue) read_matrix(e, matrix, sgfs_list_opt(spec, "order"));
     else if (xt32 != R_NilValue) {
         if (TYPEOF(xt32) != RAWSXP ||
             (double) Rf_xlength(xt32) != 4.0 * (double) e->P * (double) e->N)

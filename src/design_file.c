@@ -268,24 +268,16 @@ SEXP sgfs_design_file_map(void)
     return R_MakeExternalPtr(NULL, R_NilValue, R_NilValue);
 }
 
-static SEXP field(SEXP list, const char *name, SEXPTYPE type, int len)
-{
-    SEXP v = sgfs_list_elt(list, name);
-    if (TYPEOF(v) != type || (len >= 0 && Rf_length(v) != len))
-        Rf_error("internal error: the design file's '%s' is malformed", name);
-    return v;
-}
-
 /* The rows of the design file `file` (the R object: list(path, N, ncol,
    bytes, offset, map)), mapped on first use: the first byte of the data,
    with N, ncol and the value width checked against the file's header */
 const void *sgfs_design_file_base(SEXP file, int *N, int *ncol, int *bytes)
 {
-    SEXP map = field(file, "map", EXTPTRSXP, -1);
-    *N = INTEGER(field(file, "N", INTSXP, 1))[0];
-    *ncol = INTEGER(field(file, "ncol", INTSXP, 1))[0];
-    *bytes = INTEGER(field(file, "bytes", INTSXP, 1))[0];
-    const double offset = REAL(field(file, "offset", REALSXP, 1))[0];
+    SEXP map = sgfs_list_typed(file, "map", EXTPTRSXP, -1);
+    *N = INTEGER(sgfs_list_typed(file, "N", INTSXP, 1))[0];
+    *ncol = INTEGER(sgfs_list_typed(file, "ncol", INTSXP, 1))[0];
+    *bytes = INTEGER(sgfs_list_typed(file, "bytes", INTSXP, 1))[0];
+    const double offset = REAL(sgfs_list_typed(file, "offset", REALSXP, 1))[0];
     mapping *m = (mapping *) R_ExternalPtrAddr(map);
     if (m != NULL) {
         if (m->N != *N || m->ncol != *ncol || m->bytes != *bytes || m->offset != offset)
@@ -295,7 +287,7 @@ const void *sgfs_design_file_base(SEXP file, int *N, int *ncol, int *bytes)
 #if defined(_WIN32)
     Rf_error("design files need a system with mmap(); read the data into memory instead");
 #else
-    const char *p = R_ExpandFileName(Rf_translateChar(STRING_ELT(field(file, "path", STRSXP, 1), 0)));
+    const char *p = R_ExpandFileName(Rf_translateChar(STRING_ELT(sgfs_list_typed(file, "path", STRSXP, 1), 0)));
     FILE *f = open_or_error(p, "rb");
     sgfs_dfh h = read_header(f, p);
     fclose(f);
@@ -339,7 +331,7 @@ const void *sgfs_design_file_base(SEXP file, int *N, int *ncol, int *bytes)
    byte (the file's byte 0), and the file's descriptor in *fd */
 const void *sgfs_design_file_map_of(SEXP file, int *fd)
 {
-    const mapping *m = (const mapping *) R_ExternalPtrAddr(field(file, "map", EXTPTRSXP, -1));
+    const mapping *m = (const mapping *) R_ExternalPtrAddr(sgfs_list_typed(file, "map", EXTPTRSXP, -1));
     if (m == NULL) Rf_error("internal error: a design file not mapped yet");
     *fd = m->fd;
     return m->base;

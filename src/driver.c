@@ -80,19 +80,6 @@ SEXP sgfs_engine_new(SEXP spec, SEXP state, SEXP n_keep)
     return ptr;
 }
 
-/* sum[D] of the examples' scores over the fixed rows, in chunks of at most
-   n (the scratch arrays' size) */
-void sgfs_fixed_rows_score(sgfs_engine *e, const double *theta, double *sum)
-{
-    double *part = e->grad_lik;            /* free until the gradient is assembled */
-    for (int j = 0; j < e->D; j++) sum[j] = 0.0;
-    for (int start = 0; start < e->n_fixed; start += e->n) {
-        const int m = e->n_fixed - start < e->n ? e->n_fixed - start : e->n;
-        e->model->score(e, theta, e->fixed + start, m, part, NULL, NULL);
-        for (int j = 0; j < e->D; j++) sum[j] += part[j];
-    }
-}
-
 /* with a horseshoe: the model's parameters and the kept values at xi */
 static void hs_point(sgfs_engine *e)
 {

@@ -85,39 +85,6 @@ enum { SLOT_ENGINE, SLOT_SPEC, SLOT_THETA, SLOT_ITER, SLOT_SSTATE, SLOT_BATCH, S
        SLOT_SEP, SLOT_SEP_ETA, SLOT_SEP_POINT, SLOT_SEP_BASIS, SLOT_SEP_Z_OLD, SLOT_STARTS, SLOT_METRIC_LR, SLOT_NOISE,
        SLOT_HYPER, SLOT_HYPER_TAU, SLOT_HYPER_WORK, SLOT_PRIOR_SCALE, SLOT_PRIOR_PREC, N_SLOTS };
 
-/* the element `name` of list, or NULL if there is none */
-SEXP sgfs_list_opt(SEXP list, const char *name)
-{
-    SEXP names = Rf_getAttrib(list, R_NamesSymbol);
-    if (TYPEOF(names) != STRSXP) return NULL;
-    for (R_xlen_t k = 0; k < Rf_xlength(list); k++)
-        if (strcmp(CHAR(STRING_ELT(names, k)), name) == 0)
-            return VECTOR_ELT(list, k);
-    return NULL;
-}
-
-SEXP sgfs_list_elt(SEXP list, const char *name)
-{
-    SEXP x = sgfs_list_opt(list, name);
-    if (x == NULL) Rf_error("internal error: element '%s' missing", name);
-    return x;
-}
-
-static SEXP typed_elt(SEXP list, const char *name, SEXPTYPE type,
-                      R_xlen_t len)
-{
-    SEXP x = sgfs_list_elt(list, name);
-    if ((SEXPTYPE) TYPEOF(x) != type || (len >= 0 && Rf_xlength(x) != len))
-        Rf_error("internal error: element '%s' has the wrong type or length",
-                 name);
-    return x;
-}
-
-static int int_elt(SEXP list, const char *name)
-{
-    return INTEGER(typed_elt(list, name, INTSXP, 1))[0];
-}
-
 static double *fresh_real(SEXP prot, int slot, R_xlen_t len)
 {
     if (len < 0) Rf_error("internal error: negative work-array length");
@@ -215,13 +182,13 @@ static R_xlen_t sampler_array_len(R_xlen_t (*by_settings)(const double *, R_xlen
 static void setup_windows(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
 {
     SEXP w = sgfs_list_opt(spec, "windows");
-    if (w == NULL || w == R_NilValue) return;
-    const int L = int_elt(spec, "windows");
+    if (w == R_NilValue) return;
+    const int L = sgfs_list_int(spec, "windows");
     if (L == NA_INTEGER || L < 0 || L > 64)
         Rf_error("internal error: 'windows' must be an integer in 0..64");
     if (L == 0) return;
     SEXP width = sgfs_list_opt(spec, "window_rows");
-    const int m = width == NULL || width == R_NilValue ? e->n : int_elt(spec, "window_rows");
+    const int m = width == R_NilValue ? e->n : sgfs_list_int(spec, "window_rows");
     if (m == NA_INTEGER || m < 1 || m > e->n || e->n % m != 0)
         Rf_error("internal error: 'window_rows' must divide the batch size %d", e->n);
     e->batch.ahead = L;
@@ -232,7 +199,7 @@ static void setup_windows(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
     e->batch.starts = fresh_real(prot, SLOT_STARTS, len + e->batch.per);
     for (int k = 0; k < len; k++) e->batch.starts[k] = -1.0;
     SEXP starts = sgfs_list_opt(state, "starts");
-    if (starts == NULL || starts == R_NilValue) return;
+    if (starts == R_NilValue) return;
     const double Np = (double) e->N - e->n_fixed;
     if (TYPEOF(starts) != REALSXP || Rf_xlength(starts) != len)
         Rf_error("internal error: state 'starts' must be %d doubles", len);
@@ -251,10 +218,10 @@ static void setup_metric_lowrank(sgfs_engine *e, SEXP prot, SEXP spec)
 {
     SEXP vec = sgfs_list_opt(spec, "metric_vectors"), val = sgfs_list_opt(spec, "metric_values");
     e->metric_rank = 0;
-    if (vec == NULL || vec == R_NilValue) return;
+    if (vec == R_NilValue) return;
     const int D = e->Ds;
     if (e->metric_dense || TYPEOF(vec) != REALSXP || !Rf_isMatrix(vec) || Rf_nrows(vec) != D ||
-        val == NULL || TYPEOF(val) != REALSXP || Rf_xlength(val) != Rf_ncols(vec) ||
+        val == R_NilValue || TYPEOF(val) != REALSXP || Rf_xlength(val) != Rf_ncols(vec) ||
         Rf_ncols(vec) < 1)
         Rf_error("internal error: a low-rank metric needs a diagonal one, %d x k vectors and "
                  "k values", D);
@@ -280,7 +247,7 @@ static void setup_metric(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
 {
     SEXP metric = sgfs_list_opt(spec, "metric");
     const int D = e->Ds;
-    if (metric == NULL || Rf_xlength(metric) == 0) return;
+    if (metric == R_NilValue || Rf_xlength(metric) == 0) return;
     if (TYPEOF(metric) != REALSXP || e->sampler->full_data)
         Rf_error("internal error: a metric must be doubles, for a minibatch rule");
     if (Rf_isMatrix(metric)) {
@@ -293,9 +260,9 @@ static void setup_metric(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
     e->metric = REAL(metric);
     setup_metric_lowrank(e, prot, spec);
     SEXP limit = sgfs_list_opt(spec, "drift_limit");
-    e->drift_limit = limit != NULL ? Rf_asReal(limit) : 0.0;
+    e->drift_limit = limit != R_NilValue ? Rf_asReal(limit) : 0.0;
     SEXP z = sgfs_list_opt(state, "z");
-    if (z != NULL && Rf_xlength(z) == D && TYPEOF(z) == REALSXP) {
+    if (z != R_NilValue && Rf_xlength(z) == D && TYPEOF(z) == REALSXP) {
         e->theta = copy_real(prot, SLOT_Z, z);
     } else {
         e->theta = fresh_real(prot, SLOT_Z, D);
@@ -308,10 +275,10 @@ static void setup_metric(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
 static void setup_hyper(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
 {
     SEXP group_s = sgfs_list_opt(spec, "hyper_group");
-    if (group_s == NULL || group_s == R_NilValue) return;
+    if (group_s == R_NilValue) return;
     const int D = e->D;
     if (e->hs) Rf_error("internal error: learned prior scales are not for a horseshoe");
-    const int *group = INTEGER(typed_elt(spec, "hyper_group", INTSXP, D));
+    const int *group = INTEGER(sgfs_list_typed(spec, "hyper_group", INTSXP, D));
     int K = 0;
     for (int j = 0; j < D; j++) {
         if (group[j] == NA_INTEGER || group[j] < 0)
@@ -321,9 +288,9 @@ static void setup_hyper(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
             Rf_error("internal error: a learned scale needs a normal prior centred at 0");
     }
     if (K == 0) Rf_error("internal error: 'hyper_group' names no group");
-    const double *base = REAL(typed_elt(spec, "hyper_base", REALSXP, D));
-    const double *shape = REAL(typed_elt(spec, "hyper_shape", REALSXP, K));
-    const double *rate = REAL(typed_elt(spec, "hyper_rate", REALSXP, K));
+    const double *base = REAL(sgfs_list_typed(spec, "hyper_base", REALSXP, D));
+    const double *shape = REAL(sgfs_list_typed(spec, "hyper_shape", REALSXP, K));
+    const double *rate = REAL(sgfs_list_typed(spec, "hyper_rate", REALSXP, K));
     for (int j = 0; j < D; j++)
         if (group[j] > 0 && !(base[j] > 0.0 && R_FINITE(base[j])))
             Rf_error("internal error: 'hyper_base' must be positive");
@@ -338,7 +305,7 @@ static void setup_hyper(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
     for (int j = 0; j < D; j++)
         if (group[j] > 0) h->shape_post[group[j] - 1] += 0.5;
     SEXP tau = sgfs_list_opt(state, "hyper");
-    if (tau != NULL && tau != R_NilValue) {
+    if (tau != R_NilValue) {
         if (TYPEOF(tau) != REALSXP || Rf_xlength(tau) != K)
             Rf_error("internal error: the state's 'hyper' must be %d doubles", K);
         h->tau = copy_real(prot, SLOT_HYPER_TAU, tau);
@@ -359,17 +326,17 @@ static void setup_hyper(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
 static void setup_separated(sgfs_engine *e, SEXP prot, SEXP spec)
 {
     SEXP rows = sgfs_list_opt(spec, "separated_rows");
-    if (rows == NULL || rows == R_NilValue) return;
+    if (rows == R_NilValue) return;
     const int n_lp = sgfs_separated_predictors(e);
     if (n_lp < 1 || e->sampler->full_data || e->metric == NULL)
         Rf_error("internal error: separated levels need a GLM with a linear predictor, "
                  "no horseshoe, a stochastic-gradient rule and a metric");
     const int m = Rf_length(rows);
-    const int *r = INTEGER(typed_elt(spec, "separated_rows", INTSXP, -1));
+    const int *r = INTEGER(sgfs_list_typed(spec, "separated_rows", INTSXP, -1));
     SEXP ptr_s = sgfs_list_elt(spec, "separated_ptr");
     const int K = Rf_length(ptr_s) - 1;
     if (K < 1) Rf_error("internal error: 'separated_ptr' needs at least two entries");
-    const int *ptr = INTEGER(typed_elt(spec, "separated_ptr", INTSXP, K + 1));
+    const int *ptr = INTEGER(sgfs_list_typed(spec, "separated_ptr", INTSXP, K + 1));
     if (ptr[0] != 0 || ptr[K] != m)
         Rf_error("internal error: 'separated_ptr' must run from 0 to the number of rows");
     int largest = 0;
@@ -381,8 +348,8 @@ static void setup_separated(sgfs_engine *e, SEXP prot, SEXP spec)
     for (int i = 0; i < m; i++)
         if (r[i] == NA_INTEGER || r[i] < 0 || r[i] >= e->N)
             Rf_error("internal error: 'separated_rows' out of range");
-    const double *dir = REAL(typed_elt(spec, "separated_dir", REALSXP, (R_xlen_t) e->D * K));
-    const double *width = REAL(typed_elt(spec, "separated_width", REALSXP, K));
+    const double *dir = REAL(sgfs_list_typed(spec, "separated_dir", REALSXP, (R_xlen_t) e->D * K));
+    const double *width = REAL(sgfs_list_typed(spec, "separated_width", REALSXP, K));
     for (R_xlen_t j = 0; j < (R_xlen_t) e->D * K; j++)
         if (!R_FINITE(dir[j])) Rf_error("internal error: 'separated_dir' is not finite");
     for (int k = 0; k < K; k++)
@@ -390,12 +357,12 @@ static void setup_separated(sgfs_engine *e, SEXP prot, SEXP spec)
             Rf_error("internal error: 'separated_width' must be positive and finite");
     const int *cls = NULL;
     if (n_lp > 1) {             /* the predictor each level's line moves */
-        cls = INTEGER(typed_elt(spec, "separated_class", INTSXP, K));
+        cls = INTEGER(sgfs_list_typed(spec, "separated_class", INTSXP, K));
         for (int k = 0; k < K; k++)
             if (cls[k] == NA_INTEGER || cls[k] < 0 || cls[k] > n_lp)
                 Rf_error("internal error: 'separated_class' must be in 0..%d", n_lp);
     }
-    const int every = int_elt(spec, "separated_every");
+    const int every = sgfs_list_int(spec, "separated_every");
     if (every == NA_INTEGER || every < 1)
         Rf_error("internal error: 'separated_every' must be a positive integer");
     sgfs_separated *sep = fresh_struct(prot, SLOT_SEP, sizeof(sgfs_separated));
@@ -419,8 +386,8 @@ static void setup_separated(sgfs_engine *e, SEXP prot, SEXP spec)
 static void setup_fixed_rows(sgfs_engine *e, SEXP prot, SEXP spec)
 {
     SEXP fixed = sgfs_list_opt(spec, "fixed");
-    if (fixed == NULL || Rf_xlength(fixed) == 0) return;
-    const int *f = INTEGER(typed_elt(spec, "fixed", INTSXP, -1));
+    if (fixed == R_NilValue || Rf_xlength(fixed) == 0) return;
+    const int *f = INTEGER(sgfs_list_typed(spec, "fixed", INTSXP, -1));
     const int m = Rf_length(fixed);
     if (m > e->N - e->n || e->sampler->full_data ||
         (e->sampler->needs_scores && !e->sampler->fixed_after_burnin))
@@ -448,12 +415,12 @@ static void setup_fixed_rows(sgfs_engine *e, SEXP prot, SEXP spec)
 static void setup_centre_hessian(sgfs_engine *e, SEXP prot, SEXP spec)
 {
     SEXP ch = sgfs_list_opt(spec, "centre_hessian");
-    if (ch == NULL || Rf_xlength(ch) == 0) return;
+    if (ch == R_NilValue || Rf_xlength(ch) == 0) return;
     const int D = e->D;
     if (e->model->score_change == NULL)
         Rf_error("internal error: second-order control variates need a model's score_change");
     double *H = fresh_real(prot, SLOT_CENTRE_HESSIAN, (R_xlen_t) D * D);
-    memcpy(H, REAL(typed_elt(spec, "centre_hessian", REALSXP, (R_xlen_t) D * D)),
+    memcpy(H, REAL(sgfs_list_typed(spec, "centre_hessian", REALSXP, (R_xlen_t) D * D)),
            (size_t) D * D * sizeof(double));
     e->centre_delta = fresh_real(prot, SLOT_CENTRE_DELTA, D);
     if (e->fixed) {                     /* scratch for the model: freed with the .Call */
@@ -476,21 +443,6 @@ static void setup_centre_hessian(sgfs_engine *e, SEXP prot, SEXP spec)
     e->centre_hessian = H;
 }
 
-/* the prior's arrays (spec$prior_*, D each; prior_df only where a
-   student_t prior needs it: absent in specs of fits made before it), checked */
-void sgfs_prior_setup(sgfs_engine *e, SEXP spec, int D)
-{
-    e->D = D;
-    e->prior_type = INTEGER(typed_elt(spec, "prior_type", INTSXP, D));
-    e->prior_loc = REAL(typed_elt(spec, "prior_loc", REALSXP, D));
-    e->prior_scale = REAL(typed_elt(spec, "prior_scale", REALSXP, D));
-    e->prior_prec = REAL(typed_elt(spec, "prior_prec", REALSXP, D));
-    SEXP df = sgfs_list_opt(spec, "prior_df");
-    e->prior_df = df != NULL && df != R_NilValue ? REAL(typed_elt(spec, "prior_df", REALSXP, D))
-                                                 : NULL;
-    sgfs_prior_check(e);
-}
-
 /* The columns of the gathered-minibatch scratch xb (P x cols): n, except
    on compressed rows of a wide design (P n doubles above 64 MB: 400 MB at
    P = 10^5, n = 500) whose run never gathers -- a GLM with one-pass scores
@@ -502,7 +454,7 @@ static int xb_columns(const sgfs_engine *e, SEXP spec, int need_G)
     const int wide = (double) e->P * e->n * sizeof(double) > 64.0 * 1024 * 1024;
     SEXP second = sgfs_list_opt(spec, "centre_hessian");
     const int gathers = e->rows_ptr == NULL || e->model->row_residual == NULL || need_G ||
-                        (second != NULL && second != R_NilValue);
+                        (second != R_NilValue);
     return wide && !gathers ? 1 : e->n;
 }
 
@@ -529,57 +481,56 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
 
     if (TYPEOF(spec) != VECSXP) Rf_error("internal error: 'spec' must be a list");
     SEXP version = sgfs_list_opt(spec, "version");
-    if (version == NULL || TYPEOF(version) != INTSXP || Rf_xlength(version) != 1 ||
+    if (version == R_NilValue || TYPEOF(version) != INTSXP || Rf_xlength(version) != 1 ||
         INTEGER(version)[0] != SGFS_SPEC_VERSION)
         Rf_error("this fit's engine settings were made by another version of sgfs "
                  "(settings version %d; this version reads %d): fit the model again",
-                 version != NULL && TYPEOF(version) == INTSXP && Rf_xlength(version) == 1
+                 version != R_NilValue && TYPEOF(version) == INTSXP && Rf_xlength(version) == 1
                      ? INTEGER(version)[0] : 0, SGFS_SPEC_VERSION);
 
     sgfs_data_setup(e, spec);
-    e->y = REAL(typed_elt(spec, "y", REALSXP, e->N));
+    e->y = REAL(sgfs_list_typed(spec, "y", REALSXP, e->N));
     SEXP offset = sgfs_list_opt(spec, "offset");
-    if (offset != NULL && offset != R_NilValue) {
+    if (offset != R_NilValue) {
         if (TYPEOF(offset) != REALSXP || Rf_xlength(offset) != e->N)
             Rf_error("internal error: 'offset' must be %d doubles", e->N);
         e->offset = REAL(offset);
     }
     SEXP weights = sgfs_list_opt(spec, "weights");
-    if (weights != NULL && weights != R_NilValue) {
+    if (weights != R_NilValue) {
         if (TYPEOF(weights) != REALSXP || Rf_xlength(weights) != e->N)
             Rf_error("internal error: 'weights' must be %d doubles", e->N);
         e->weights = REAL(weights);
     }
     e->model = sgfs_find_model(CHAR(STRING_ELT(
-        typed_elt(spec, "model", STRSXP, 1), 0)));
+        sgfs_list_typed(spec, "model", STRSXP, 1), 0)));
     if (e->weights && !e->model->weighted)
         Rf_error("internal error: the %s model takes no weights", e->model->name);
-    SEXP mpar = typed_elt(spec, "mpar", REALSXP, -1);
+    SEXP mpar = sgfs_list_typed(spec, "mpar", REALSXP, -1);
     e->mpar = REAL(mpar);
-    SEXP callback = sgfs_list_opt(spec, "callback");
-    e->callback = callback != NULL ? callback : R_NilValue;
+    e->callback = sgfs_list_opt(spec, "callback");
     e->D = e->model->n_par(e->P, e->mpar, Rf_length(mpar));
     if (e->D < 1)
         Rf_error("internal error: the %s model's settings 'mpar' are malformed", e->model->name);
     const int D = e->D;
-    e->n = int_elt(spec, "batch_size");
+    e->n = sgfs_list_int(spec, "batch_size");
     if (e->n < 1 || e->n > e->N)
         Rf_error("internal error: batch size out of range");
     sgfs_prior_setup(e, spec, D);
-    e->burnin = int_elt(spec, "burnin");
-    e->thin = int_elt(spec, "thin");
+    e->burnin = sgfs_list_int(spec, "burnin");
+    e->thin = sgfs_list_int(spec, "thin");
 
     /* a horseshoe (a chain's only: evaluations take the model's parameters)
        adds K + 2 sampler coordinates */
     e->Ds = D;
-    SEXP hs = with_sampler ? sgfs_list_opt(spec, "hs") : NULL;
-    if (hs != NULL && hs != R_NilValue) {
+    SEXP hs = with_sampler ? sgfs_list_opt(spec, "hs") : R_NilValue;
+    if (hs != R_NilValue) {
         SEXP raw = Rf_allocVector(RAWSXP, sizeof(sgfs_hs));
         SET_VECTOR_ELT(prot, SLOT_HS, raw);
         sgfs_hs_setup(e, hs, raw, fresh_real(prot, SLOT_HS_SCRATCH, 3 * (R_xlen_t) D));
     }
     const int Ds = e->Ds;
-    e->xi = e->theta = copy_real(prot, SLOT_THETA, typed_elt(state, "theta", REALSXP, Ds));
+    e->xi = e->theta = copy_real(prot, SLOT_THETA, sgfs_list_typed(state, "theta", REALSXP, Ds));
     e->par = e->report = e->xi;
     if (e->hs) {
         e->par = fresh_real(prot, SLOT_PAR, D);
@@ -587,7 +538,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
         sgfs_hs_beta(e, e->xi, e->par);
         sgfs_hs_report(e, e->xi, e->par, e->report);
     }
-    e->iter = copy_real(prot, SLOT_ITER, typed_elt(state, "iter", REALSXP, 1));
+    e->iter = copy_real(prot, SLOT_ITER, sgfs_list_typed(state, "iter", REALSXP, 1));
 
     const R_xlen_t m = sgfs_minibatch_table_size(e->n);
     SEXP batch = Rf_allocVector(INTSXP, (R_xlen_t) e->n + m);
@@ -611,10 +562,10 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     int need_G = eval_scores;
     if (with_sampler) {
         e->sampler = sgfs_find_sampler(CHAR(STRING_ELT(
-            typed_elt(spec, "sampler", STRSXP, 1), 0)));
+            sgfs_list_typed(spec, "sampler", STRSXP, 1), 0)));
         if (e->hs && !e->sampler->horseshoe)
             Rf_error("internal error: the '%s' rule does not sample a horseshoe", e->sampler->name);
-        SEXP spar = typed_elt(spec, "spar", REALSXP, -1);
+        SEXP spar = sgfs_list_typed(spec, "spar", REALSXP, -1);
         e->spar = REAL(spar);
         e->spar_len = Rf_xlength(spar);
         if ((double) Rf_xlength(spar) <
@@ -633,13 +584,13 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
         if (bad) Rf_error("internal error: the '%s' rule's settings 'spar': %s",
                           e->sampler->name, bad);
         SEXP temperature = sgfs_list_opt(spec, "temperature");
-        e->temperature = temperature == NULL ? 1.0
-            : REAL(typed_elt(spec, "temperature", REALSXP, 1))[0];
+        e->temperature = temperature == R_NilValue ? 1.0
+            : REAL(sgfs_list_typed(spec, "temperature", REALSXP, 1))[0];
         if (!(e->temperature > 0.0 && R_FINITE(e->temperature)))
             Rf_error("internal error: 'temperature' must be a positive number");
         if (e->temperature != 1.0 && !e->sampler->tempered)
             Rf_error("internal error: the '%s' rule has no temperature", e->sampler->name);
-        const double *sch = REAL(typed_elt(spec, "schedule", REALSXP, 4));
+        const double *sch = REAL(sgfs_list_typed(spec, "schedule", REALSXP, 4));
         e->sched.type = (int) sch[0];
         e->sched.a = sch[1];
         e->sched.b = sch[2];
@@ -649,7 +600,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
         e->xb = fresh_real(prot, SLOT_XB, (R_xlen_t) e->P * e->xb_cols);
         setup_metric(e, prot, spec, state);
         SEXP record = sgfs_list_opt(spec, "record_grad_sq");
-        if (e->metric || (record != NULL && Rf_asLogical(record) == TRUE))
+        if (e->metric || (record != R_NilValue && Rf_asLogical(record) == TRUE))
             e->grad_sq = fresh_real(prot, SLOT_GRAD_SQ, Ds);
         setup_fixed_rows(e, prot, spec);
         setup_windows(e, prot, spec, state);
@@ -658,7 +609,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
         const sgfs_sampler *smp = e->sampler;
         const R_xlen_t len = sampler_array_len(smp->state_len, smp->state, spar, Ds);
         e->sstate_len = len;
-        SEXP ss = typed_elt(state, "sstate", REALSXP, -1);
+        SEXP ss = sgfs_list_typed(state, "sstate", REALSXP, -1);
         if (Rf_xlength(ss) == 0) {
             e->sstate = fresh_real(prot, SLOT_SSTATE, len);
             if (e->sampler->init) e->sampler->init(e);
@@ -668,15 +619,15 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
             Rf_error("internal error: sampler state has the wrong length");
         }
         SEXP robust = sgfs_list_opt(spec, "sgfs_robust");
-        e->sgfs_robust = robust != NULL && Rf_asLogical(robust) == TRUE;
+        e->sgfs_robust = robust != R_NilValue && Rf_asLogical(robust) == TRUE;
         if (e->metric && e->sampler->fixed_after_burnin &&
             (!e->sgfs_robust || !e->metric_dense || e->hs))
             Rf_error("internal error: SGFS in a metric needs the robust rule and the dense "
                      "metric of the mode");
         SEXP fisher_rows = sgfs_list_opt(spec, "fisher_rows");
         e->fisher_rows = e->n;
-        if (fisher_rows != NULL && fisher_rows != R_NilValue) {
-            e->fisher_rows = int_elt(spec, "fisher_rows");
+        if (fisher_rows != R_NilValue) {
+            e->fisher_rows = sgfs_list_int(spec, "fisher_rows");
             if (e->fisher_rows < 2 || e->fisher_rows > e->n)
                 Rf_error("internal error: 'fisher_rows' must be in 2..%d", e->n);
             if (e->sampler->fisher == SGFS_FISHER_NONE)
@@ -684,19 +635,19 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
         }
         SEXP curvature = sgfs_list_opt(spec, "sgfs_curvature");
         e->sgfs_curvature = NULL;
-        if (curvature != NULL && curvature != R_NilValue) {
+        if (curvature != R_NilValue) {
             if (e->sampler->fisher == SGFS_FISHER_NONE)
                 Rf_error("internal error: 'sgfs_curvature' is for the SGFS rules only");
             const int diag = e->sampler->fisher == SGFS_FISHER_DIAG;
-            e->sgfs_curvature = REAL(typed_elt(spec, "sgfs_curvature", REALSXP,
+            e->sgfs_curvature = REAL(sgfs_list_typed(spec, "sgfs_curvature", REALSXP,
                                                diag ? D : (R_xlen_t) D * D));
         }
         e->work = fresh_real(prot, SLOT_WORK,
                              sampler_array_len(smp->work_len, smp->work, spar, Ds));
         SEXP centre = sgfs_list_opt(spec, "centre");
-        if (centre != NULL && Rf_xlength(centre) > 0) {
-            e->centre = REAL(typed_elt(spec, "centre", REALSXP, D));
-            e->centre_score = REAL(typed_elt(spec, "centre_score", REALSXP, D));
+        if (centre != R_NilValue && Rf_xlength(centre) > 0) {
+            e->centre = REAL(sgfs_list_typed(spec, "centre", REALSXP, D));
+            e->centre_score = REAL(sgfs_list_typed(spec, "centre_score", REALSXP, D));
             e->grad_centre = fresh_real(prot, SLOT_GRAD_CENTRE, D);
             /* (a rule's per-example scores with control variates are the
                remainders score_change gives: driver.c) */
@@ -713,15 +664,15 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
 
     e->n_monitor = Ds;
     SEXP monitor = sgfs_list_opt(spec, "monitor");
-    if (monitor != NULL) {
+    if (monitor != R_NilValue) {
         e->n_monitor = Rf_length(monitor);
-        e->monitor = INTEGER(typed_elt(spec, "monitor", INTSXP, -1));
+        e->monitor = INTEGER(sgfs_list_typed(spec, "monitor", INTSXP, -1));
         for (int j = 0; j < e->n_monitor; j++)
             if (e->monitor[j] < 0 || e->monitor[j] >= Ds)
                 Rf_error("internal error: 'monitor' out of range");
     }
     SEXP pred_x = sgfs_list_opt(spec, "pred_x");
-    if (pred_x != NULL) {
+    if (pred_x != R_NilValue) {
         if (TYPEOF(pred_x) != REALSXP || !Rf_isMatrix(pred_x) || Rf_nrows(pred_x) != e->P)
             Rf_error("internal error: 'pred_x' must be a double matrix with P rows");
         if (e->model->predict == NULL)

@@ -108,6 +108,21 @@ void sgfs_prior_curvature(const sgfs_engine *e, const double *theta, double *h)
     }
 }
 
+/* the prior's arrays (spec$prior_*, D each; prior_df only where a
+   student_t prior needs it: absent in specs of fits made before it), checked */
+void sgfs_prior_setup(sgfs_engine *e, SEXP spec, int D)
+{
+    e->D = D;
+    e->prior_type = INTEGER(sgfs_list_typed(spec, "prior_type", INTSXP, D));
+    e->prior_loc = REAL(sgfs_list_typed(spec, "prior_loc", REALSXP, D));
+    e->prior_scale = REAL(sgfs_list_typed(spec, "prior_scale", REALSXP, D));
+    e->prior_prec = REAL(sgfs_list_typed(spec, "prior_prec", REALSXP, D));
+    SEXP df = sgfs_list_opt(spec, "prior_df");
+    e->prior_df = df != R_NilValue ? REAL(sgfs_list_typed(spec, "prior_df", REALSXP, D))
+                                                 : NULL;
+    sgfs_prior_check(e);
+}
+
 /* checks the prior arrays once, at set-up */
 void sgfs_prior_check(const sgfs_engine *e)
 {

@@ -188,40 +188,17 @@ int sgfs_separated_predictors(const sgfs_engine *e)
     return e->model->row_loglik ? 1 : 0;
 }
 
-/* .Call: f(t) at each t along the line theta + t dir through the rows
-   (1-based in R, 0-based here) of spec's data, moving linear predictor cls
-   (a categorical model's, see line_loglik; ignored with one), for R's
-   choice of the slice widths (R/separation.R): the same density the
-   updates sample */
-SEXP sgfs_line_logdens(SEXP spec, SEXP theta, SEXP dir, SEXP rows, SEXP cls, SEXP t)
+/* f(t) at each of the n_t values t (out[k] for t[k]) along the line xi +
+   t dir through the m rows (0-based), moving linear predictor cls (0: all;
+   one of n_lp); the same density the updates sample */
+void sgfs_separated_line_logdens(sgfs_engine *e, const int *rows, int m, int cls,
+                                 const double *dir, const double *t, R_xlen_t n_t, double *out)
 {
-    SEXP prot = PROTECT(sgfs_engine_alloc());
-    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta, 0);
     const int n_lp = sgfs_separated_predictors(e);
-    if (n_lp < 1)
-        Rf_error("internal error: the line's density needs a GLM with a linear predictor");
-    if (TYPEOF(dir) != REALSXP || Rf_xlength(dir) != e->D || TYPEOF(rows) != INTSXP ||
-        TYPEOF(t) != REALSXP)
-        Rf_error("internal error: 'dir' must be D doubles, 'rows' ints and 't' doubles");
-    const int c = Rf_asInteger(cls);
-    if (c == NA_INTEGER || c < 0 || c > n_lp)
-        Rf_error("internal error: 'cls' must be in 0..%d", n_lp);
-    const int m = Rf_length(rows);
-    const int *r = INTEGER(rows);
-    for (int i = 0; i < m; i++)
-        if (r[i] == NA_INTEGER || r[i] < 0 || r[i] >= e->N)
-            Rf_error("internal error: 'rows' out of range");
-    const double *v = REAL(dir);
-    for (int j = 0; j < e->D; j++)
-        if (!R_FINITE(v[j])) Rf_error("internal error: 'dir' is not finite");
     double *eta = (double *) R_alloc(m > 0 ? (size_t) m * n_lp : 1, sizeof(double));
     double *point = (double *) R_alloc((size_t) e->D, sizeof(double));
-    rows_eta(e, r, m, n_lp, e->xi, eta);
-    const line l = {r, m, n_lp, c, eta, v};
-    const R_xlen_t n_t = Rf_xlength(t);
-    SEXP out = PROTECT(Rf_allocVector(REALSXP, n_t));
+    rows_eta(e, rows, m, n_lp, e->xi, eta);
+    const line l = {rows, m, n_lp, cls, eta, dir};
     for (R_xlen_t k = 0; k < n_t; k++)
-        REAL(out)[k] = line_logdens(e, &l, e->xi, REAL(t)[k], point);
-    UNPROTECT(2);
-    return out;
+        out[k] = line_logdens(e, &l, e->xi, t[k], point);
 }

@@ -276,7 +276,6 @@ void sgfs_hs_report(const sgfs_engine *e, const double *xi, const double *beta, 
 void sgfs_hs_pullback(const sgfs_engine *e, const double *beta, double *g);
 double sgfs_hs_prior(const sgfs_engine *e, const double *xi, double *g);
 int sgfs_hs_far(const sgfs_engine *e, const double *xi);
-double sgfs_hs_log_posterior(sgfs_engine *e, const double *xi, double *grad);
 
 /* ---- exact updates along separated levels (separated.c) ------------- */
 typedef struct sgfs_separated {
@@ -299,6 +298,8 @@ void sgfs_separated_basis(sgfs_engine *e);
 void sgfs_separated_project(const sgfs_engine *e, double *x);
 void sgfs_separated_restrict(const sgfs_engine *e, double *z);
 void sgfs_separated_update(sgfs_engine *e);
+void sgfs_separated_line_logdens(sgfs_engine *e, const int *rows, int m, int cls,
+                                 const double *dir, const double *t, R_xlen_t n_t, double *out);
 int sgfs_separated_predictors(const sgfs_engine *e);
 
 /* ---- learned prior scales: Gibbs updates of group precisions (prior_hyper.c) */
@@ -622,38 +623,14 @@ void sgfs_design_file_prefetch_rows(const void *base, size_t row_bytes, int from
 const void *sgfs_design_file_map_of(SEXP file, int *fd);
 void sgfs_design_file_release_rows(const void *map, int fd, const void *base, size_t row_bytes,
                                    int from, int to);
-/* the same for the engine's file backend when it prefetches (nothing for
-   the others): the file's rows (raw_x or raw_x32), row_bytes a row */
-static inline const void *sgfs_data_file_rows(const sgfs_engine *e, size_t *row_bytes)
-{
-    *row_bytes = e->raw_row * (e->raw_x ? sizeof(double) : sizeof(float));
-    return e->raw_x ? (const void *) e->raw_x : (const void *) e->raw_x32;
-}
-static inline void sgfs_data_prefetch(const sgfs_engine *e, const int *idx, int n)
-{
-    if (!e->file_prefetch) return;
-    size_t row_bytes;
-    const void *x = sgfs_data_file_rows(e, &row_bytes);
-    sgfs_design_file_prefetch(x, row_bytes, idx, n);
-}
-/* ... of the rows from .. to - 1 (one request) */
-static inline void sgfs_data_prefetch_rows(const sgfs_engine *e, int from, int to)
-{
-    if (!e->file_prefetch || to <= from) return;
-    size_t row_bytes;
-    const void *x = sgfs_data_file_rows(e, &row_bytes);
-    sgfs_design_file_prefetch_rows(x, row_bytes, from, to);
-}
-/* the rows from .. to - 1, read: their pages let go */
-static inline void sgfs_data_release_rows(const sgfs_engine *e, int from, int to)
-{
-    if (!e->file_prefetch || to <= from) return;
-    size_t row_bytes;
-    const void *x = sgfs_data_file_rows(e, &row_bytes);
-    sgfs_design_file_release_rows(e->file_map, e->file_fd, x, row_bytes, from, to);
-}
+/* the same for the engine's file backend when it prefetches (data.c;
+   nothing for the others): the rows idx[0..n-1], the rows from .. to - 1
+   (one request), and the pages of the rows from .. to - 1, read, let go */
+void sgfs_data_prefetch(const sgfs_engine *e, const int *idx, int n);
+void sgfs_data_prefetch_rows(const sgfs_engine *e, int from, int to);
+void sgfs_data_release_rows(const sgfs_engine *e, int from, int to);
 
-/* ---- engine construction (engine.c, model.c) ------------------------ */
+/* ---- engine construction (engine.c, eval.c) ------------------------- */
 SEXP sgfs_engine_alloc(void);
 /* with_sampler: a chain's engine (the rule's per-example scores if it
    reads them); else an engine for evaluations, with the D x n per-example
@@ -785,8 +762,10 @@ int sgfs_check_design(SEXP x, SEXP center, SEXP scale, SEXP lead, int *N, int *P
 int sgfs_blas_single_begin(void);
 void sgfs_blas_single_end(int previous);
 
-/* SEXP helpers */
+/* spec_list.c: the elements of the R lists the front end passes, by name */
+SEXP sgfs_list_opt(SEXP list, const char *name);    /* R_NilValue when absent */
 SEXP sgfs_list_elt(SEXP list, const char *name);
-SEXP sgfs_list_opt(SEXP list, const char *name);    /* NULL when absent */
+SEXP sgfs_list_typed(SEXP list, const char *name, SEXPTYPE type, R_xlen_t len);
+int sgfs_list_int(SEXP list, const char *name);
 
 #endif /* SGFS_SGFS_H */

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# R CMD build + R CMD check --as-cran --no-manual; fails on any ERROR or WARNING.
+# src/ layered (tools/check-layers.R), then R CMD build + R CMD check
+# --as-cran --no-manual; fails on a cycle, or on any ERROR or WARNING.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+Rscript tools/check-layers.R
 out=$(mktemp -d)
 # tidy, qpdf and pandoc: installed by tools/install-system-deps.sh (make deps)
 # the vignettes are HTML: with no PDF to compact, a missing qpdf is no reason to fail
