@@ -4,7 +4,7 @@
 ## non-zero entries, the centring applied implicitly), whichever is smaller
 ## (the rows when they keep at most `sparse_fill()` of the N P entries).  A
 ## sparse matrix (Matrix's dgCMatrix) is never densified on the way.  With
-## options(sgfs.precision = "single"), or by default where only a single
+## control = sgfs_control(precision = "single"), or by default where only a single
 ## one fits, the dense copy is kept in single precision, xt32 (half the
 ## memory; each value rounded once, relative error below 6e-8).  A design
 ## file (R/design-file.R) and the user's double matrix itself (in_place():
@@ -19,18 +19,15 @@
 ## re-evaluated only for its data (below)
 the <- new.env(parent = emptyenv())
 
-## The dense copy's precision for an N x P design: options(sgfs.precision =
+## The dense copy's precision for an N x P design: sgfs_control(precision =
 ## "double" or "single"), or by default double unless that copy would take
 ## more than a quarter of the memory (machine_memory()): half the memory at
 ## a relative error below 6e-8 beats reading the matrix in place, 12-14
-## times slower an iteration (bench/results-in-place.md), which in_place()
+## times slower an iteration (bench/results/in-place.md), which in_place()
 ## leaves for matrices whose single copy would not fit either.
 data_precision <- function(N, P) {
-    p <- getOption("sgfs.precision")
+    p <- current_control()$precision
     if (is.null(p)) return(if (copy_fits(8, N, P)) "double" else "single")
-    if (!identical(p, "double") && !identical(p, "single"))
-        stop("options(sgfs.precision =) must be \"double\" or \"single\", not ", format_value(p),
-             call. = FALSE)
     p
 }
 
@@ -41,19 +38,15 @@ copy_fits <- function(bytes, N, P, share = 1 / 4) {
     is.na(memory) || bytes * as.double(N) * P <= memory * share
 }
 
-## the memory the engine plans for: options(sgfs.memory = bytes), or the
+## the memory the engine plans for: sgfs_control(memory = bytes), or the
 ## machine's
 machine_memory <- function() {
-    m <- getOption("sgfs.memory")
-    if (is.null(m)) return(physical_memory())
-    if (!is.numeric(m) || length(m) != 1L || is.na(m) || m <= 0)
-        stop("options(sgfs.memory =) must be a number of bytes, not ", format_value(m),
-             call. = FALSE)
-    as.double(m)
+    m <- current_control()$memory
+    if (is.null(m)) physical_memory() else m
 }
 
 ## Whether the engine reads the dense double matrix x where it is instead of
-## making its copy: options(sgfs.in_place = TRUE or FALSE), or by default
+## making its copy: sgfs_control(in_place = TRUE or FALSE), or by default
 ## (NA) when its rows are many enough to be read in a random order
 ## (shuffled_copy()), x's values are R's own memory (not ALTREP) and a copy
 ## would take more than 1/64 of the memory (a smaller one costs little,
@@ -62,11 +55,11 @@ machine_memory <- function() {
 ## place the fit adds no copy of the data (a fit keeps x alive, as R shares
 ## it): with_engine_order() lays x out as the engine's rows while a fit or
 ## a run reads them, and puts it back after, a few passes over x each time;
-## an iteration then costs 1.1-1.6 times a copy's (bench/results-in-place.md).
+## an iteration then costs 1.1-1.6 times a copy's (bench/results/in-place.md).
 ## Without the random order, a random row is ncol scattered reads (12-14
 ## times slower).
 in_place <- function(x) {
-    p <- flag_option("sgfs.in_place")
+    p <- current_control()$in_place
     if (!is.na(p)) return(p)
     N <- nrow(x)
     P <- ncol(x)
@@ -76,19 +69,9 @@ in_place <- function(x) {
 ## ... for a design x of any kind: only a dense double matrix can be
 reads_in_place <- function(x) is.matrix(x) && is.double(x) && in_place(x)
 
-## the option `name`: TRUE, FALSE or NA (unset: the default applies)
-flag_option <- function(name) {
-    p <- getOption(name, NA)
-    if (!is.logical(p) || length(p) != 1L)
-        stop("options(", name, " =) must be TRUE, FALSE or NA, not ", format_value(p),
-             call. = FALSE)
-    p
-}
-
 ## the compressed rows are made when they store at most this fraction of
-## the N x P entries (the option sgfs.sparse_fill, for the tests: 0 keeps
-## the dense copy)
-sparse_fill <- function() getOption("sgfs.sparse_fill", 0.5)
+## the N x P entries (sgfs_control(sparse_fill); 0 keeps the dense copy)
+sparse_fill <- function() current_control()$sparse_fill
 
 ## list(N, P, xt, rows) for the N x P design x (a dense matrix or a
 ## dgCMatrix) standardised by center and scale, with (lead = TRUE) an
@@ -160,8 +143,8 @@ matrix_state <- function() {
 ## Whether the engine's copy of N rows (dense or compressed) holds them in a
 ## random order, so that a minibatch can be a window of consecutive rows (a
 ## random sample read as one stream: 3-5 times faster an iteration than n
-## scattered rows, bench/results-peers-windows.md): from 10,000 rows (then
-## the default batch has at most N / 100 rows), unless options(sgfs.batches
+## scattered rows, bench/results/peers-windows.md): from 10,000 rows (then
+## the default batch has at most N / 100 rows), unless sgfs_control(batches
 ## = "rows").
 shuffled_copy <- function(N) {
     N >= 10000 && !identical(batches_option(), "rows")
@@ -323,13 +306,14 @@ reattach_data <- function(object, args, env) {
     info <- sgfit_info(object)
     call <- info$call
     for (a in names(args)) call[[a]] <- args[[a]]
-    ## (the engine's copy in the fit's precision)
-    old <- options(sgfs.precision = if (is.null(info$precision)) "double" else info$precision)
+    ## (the engine's copy in the fit's precision: the call's own control
+    ## gives way to the current one, the fit's, with that precision)
+    call$control <- NULL
+    control <- current_control()
+    control$precision <- if (is.null(info$precision)) "double" else info$precision
+    local_control(control)
     the$data_only <- TRUE
-    on.exit({
-        the$data_only <- FALSE
-        options(old)
-    })
+    on.exit(the$data_only <- FALSE, add = TRUE)
     got <- eval(call, env)
     the$data_only <- FALSE
     if (!inherits(got, "sgfs_data_only")) stop("internal error: the call did not stop at its data")

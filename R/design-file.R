@@ -35,7 +35,7 @@
 #' From a file larger than half the machine's memory the engine asks the
 #' system for each window's rows 32 iterations before they are used, and
 #' lets their pages go once they are read, so that the page cache does not
-#' fill with rows read before (`options(sgfs.file_prefetch = TRUE or
+#' fill with rows read before (`sgfs_control(file_prefetch = TRUE or
 #' FALSE)` decides for any file).  Factors must be expanded first (e.g. by
 #' [stats::model.matrix()] on each chunk, with the same levels).
 #'
@@ -122,7 +122,7 @@ is_design_file <- function(x) inherits(x, "sgfs_design_file")
 #' larger than memory, the only way a disk keeps up with the sampler.  From
 #' a file that is not shuffled rows are drawn one by one at random, which is
 #' exact whatever their order but costs a disk read for each row not in
-#' memory.  `options(sgfs.batches = "windows" or "rows")` chooses for any
+#' memory.  `sgfs_control(batches = "windows" or "rows")` chooses for any
 #' data.
 #'
 #' Windows are not quite random rows: the windows of one order are not all
@@ -195,7 +195,7 @@ shuffle_design_file <- function(path, out, y = NULL, weights = NULL, offset = NU
 
 ## Minibatches as windows of consecutive rows (src/minibatch.c), their
 ## starts drawn this many iterations ahead, or 0: random rows.
-## options(sgfs.batches = "windows" or "rows"); by default (NA) windows
+## sgfs_control(batches = "windows" or "rows"); by default (NA) windows
 ## for many rows in a random order: a design file shuffle_design_file()
 ## wrote (random rows would cost a disk read each once it is larger than
 ## memory, and a scattered read each when it is not) and the engine's copy,
@@ -205,7 +205,7 @@ shuffle_design_file <- function(path, out, y = NULL, weights = NULL, offset = NU
 ## 1.7 GB/s with 16 and 32 (direct reads: the disk's own rate), and sgld()
 ## on a shuffled 26 GiB file (batch 500, 50 columns in single precision)
 ## 62 us an iteration warm, 66 cold at depth 32, 78 and 97 at depth 8
-## (bench/results-file-single.md then and now).  One depth for all data, as it
+## (bench/results/file-single.md then and now).  One depth for all data, as it
 ## orders the random numbers: the same seed gives the same draws from a
 ## file as from memory.
 batch_windows <- function(data) {
@@ -229,7 +229,7 @@ random_order <- function(data) {
 ## of 3e-4 N rows, at least 8 (2 %; 3.3 % at 10,000 rows with 8), read as
 ## streams -- the largest divisor of n up to that: the whole batch, one
 ## read, for a shuffled file larger than memory (N / n in the 100,000s);
-## with options(sgfs.batches = "windows") the whole batch always.
+## with sgfs_control(batches = "windows") the whole batch always.
 window_rows <- function(data, n) {
     if (!(is.na(batches_option()) && random_order(data))) return(as.integer(n))
     target <- min(n, max(8, floor(3e-4 * data$N)))
@@ -238,17 +238,11 @@ window_rows <- function(data, n) {
     as.integer(max(w[n %% w == 0]))
 }
 
-batches_option <- function() {
-    b <- getOption("sgfs.batches", NA)
-    if (!(identical(b, NA) || identical(b, "rows") || identical(b, "windows")))
-        stop("options(sgfs.batches =) must be \"rows\", \"windows\" or NA, not ",
-             format_value(b), call. = FALSE)
-    b
-}
+batches_option <- function() current_control()$batches
 
 ## Whether the engine asks the system for a minibatch's rows of the design
 ## file x before it reads them, and lets their pages go after
-## (src/design_file.c, src/driver.c): options(sgfs.file_prefetch
+## (src/design_file.c, src/driver.c): sgfs_control(file_prefetch
 ## = TRUE or FALSE), or by default (NA) when the file is larger than half
 ## the machine's memory (then, shuffled, it is read in windows: one request
 ## a window, made iterations before it is read; the page cache is never
@@ -256,7 +250,7 @@ batches_option <- function() {
 ## every read).  A file that fits stays in the page cache after the set-up's
 ## passes, and asking would only add a system call per row.
 file_prefetch <- function(x) {
-    p <- flag_option("sgfs.file_prefetch")
+    p <- current_control()$file_prefetch
     if (!is.na(p)) return(p)
     file_prefetch_default(x)
 }

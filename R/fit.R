@@ -549,7 +549,7 @@ fit_chains <- function(method, setup, run, call) {
                  burnin = spec$burnin, thin = spec$thin, chains = run$chains,
                  cores = run$cores, n_iter = 0, elapsed = 0, setup_seconds = setup_seconds,
                  laplace = if (!is.null(lap)) lap[c("mode", "log_post", "steps", "seconds")],
-                 starts = states, blas = blas_label())
+                 starts = states, blas = blas_label(), control = recorded_control())
     fit <- new_sgfit(info, res, checks = !grow)
     if (grow) grow_run(fit, run, started = t0) else fit
 }

@@ -254,15 +254,9 @@ whitened_spectrum <- function(lap, steps = 60L) {
          ritz = function(k) Q %*% e$vectors[, k, drop = FALSE])
 }
 
-## the low-rank part's largest rank: options(sgfs.metric_rank =), 16 by
+## the low-rank part's largest rank: sgfs_control(metric_rank), 16 by
 ## default (0: the diagonal alone, for comparisons; bench/bench_lowrank_metric.R)
-metric_rank <- function() {
-    r <- getOption("sgfs.metric_rank", 16L)
-    if (!is.numeric(r) || length(r) != 1L || is.na(r) || r < 0 || r != round(r))
-        stop("options(sgfs.metric_rank =) must be a count (0 for none), not ", format_value(r),
-             call. = FALSE)
-    as.integer(r)
-}
+metric_rank <- function() current_control()$metric_rank
 
 ## v <- C^p v for the rows of the matrix v (or a vector), C the low-rank
 ## part's factor I + V (Lambda^(p/2) - I) V' (p = 1, or -1 for its inverse)

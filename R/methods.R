@@ -279,6 +279,7 @@ summary.sgfit <- function(object, ...) {
     out$elapsed <- info$elapsed
     out$grad_per_ess <- mix$grads_per_ess
     out$passes_per_ess <- mix$passes_per_ess
+    out$control <- info$control
     class(out) <- c("summary.sgfit", class(out))
     out
 }
@@ -298,6 +299,10 @@ print.summary.sgfit <- function(x, digits = 3, ...) {
                 x$elapsed, x$grad_per_ess, x$passes_per_ess))
     cat("Rhat: rank-normalised split R-hat; ESS_bulk, ESS_tail: bulk and tail effective sample sizes (Vehtari et al. 2021)\n")
     cat("ATUC: autocorrelation time x seconds per kept draw (Ahn et al. 2012); smaller is better\n")
+    if (!is.null(x$control)) {
+        cat("\nNumerical settings (control):\n")
+        cat(control_lines(x$control), sep = "\n")
+    }
     invisible(x)
 }
 

@@ -27,7 +27,7 @@
 #'   saved with [saveRDS()] holds its draws, and read back in another
 #'   session takes its data again through [update()][update.sgfit].  A
 #'   dense double matrix of 10,000 rows or more whose copy would take more
-#'   than 1/64 of the machine's memory (`options(sgfs.memory =)` bytes
+#'   than 1/64 of the machine's memory (`sgfs_control(memory =)` bytes
 #'   instead) is not copied: while the
 #'   fit (or [update()][update.sgfit]) runs, its values are moved, where
 #'   they are, into the engine's layout (its rows in a random order of the
@@ -42,8 +42,8 @@
 #'   the memory (each value rounded once: a relative error below 6e-8, far
 #'   inside any posterior's spread), when the double copy would take more
 #'   than a quarter of the machine's memory or with
-#'   `options(sgfs.precision = "single")`
-#'   (`"double"` forbids it).  `options(sgfs.in_place = FALSE)` asks for
+#'   `control = sgfs_control(precision = "single")`
+#'   (`"double"` forbids it).  `sgfs_control(in_place = FALSE)` asks for
 #'   the copy whatever the matrix, `TRUE` for reading any dense double
 #'   matrix in place; one that cannot be laid out is then read with a
 #'   row's values scattered (an iteration about 12 times slower at 2e6 x
@@ -61,7 +61,7 @@
 #'   from 26,667 rows).  Per-row results (fitted values, residuals,
 #'   `log_lik()`) are in the data's order.  A shuffled design file is read
 #'   in the same blocks (whole-batch windows once it is larger than memory).
-#'   `options(sgfs.batches = "rows")` draws random rows from the data in
+#'   `sgfs_control(batches = "rows")` draws random rows from the data in
 #'   their order; `"windows"` takes whole-batch windows of any data (whose
 #'   rows must then be in random order).
 #' @param y the response, for the matrix method: 0/1, logical or a two-level
@@ -222,6 +222,11 @@
 #'   \eqn{\gamma_T}{gamma_T} for \eqn{\gamma}{gamma} in their preconditioner and noise
 #'   and inject \eqn{\sqrt T}{sqrt(T)} times their noise, which keeps them exact
 #'   on a Gaussian posterior at any \eqn{T}{T}.
+#' @param control the numerical settings of how the fit holds and reads its
+#'   data and shapes its metric, [sgfs_control()] (or a list of its arguments);
+#'   `NULL`: `sgfs_control()`, whose defaults the options `sgfs.*` set (in
+#'   a refit by [update()][update.sgfit], the fit's own).  The fit records them and
+#'   [summary()][summary.sgfit] prints them.
 #' @param ... arguments passed to the default method.
 #' @name sampler-arguments
 NULL
@@ -232,11 +237,12 @@ shared_head <- alist(x = , y = , family = binomial(), model = NULL, prior = NULL
                      progress = interactive())
 shared_tail <- alist(prior_intercept = NULL, sigma = NULL, cores = 1L, max_time = 300,
                      verbose = TRUE, intercept = TRUE, offset = NULL, weights = NULL,
-                     temperature = 1)
+                     temperature = 1, control = NULL)
 
 ## The default method of a sampler: function(<shared head>, <own>, <shared
-## tail>, ...) whose body refuses unknown arguments (no_dots()), then runs
-## `body` (a braced expression, unevaluated).  `own`: the sampler's own
+## tail>, ...) whose body refuses unknown arguments (no_dots()), makes
+## `control` the call's (local_control()), then runs `body` (a braced
+## expression, unevaluated).  `own`: the sampler's own
 ## arguments (an alist, in usage order); `defaults`: shared arguments whose
 ## default differs for this sampler (an alist); `drop`: shared arguments it
 ## does not take.
@@ -253,7 +259,8 @@ sampler_method <- function(own, body, defaults = list(), drop = character()) {
     stopifnot(is.call(body), identical(body[[1L]], as.name("{")))
     f <- function() NULL
     formals(f) <- c(keep(shared_head), own, keep(shared_tail), alist(... = ))
-    body(f) <- as.call(c(as.name("{"), quote(no_dots(...)), as.list(body)[-1L]))
+    body(f) <- as.call(c(as.name("{"), quote(no_dots(...)), quote(local_control(control)),
+                         as.list(body)[-1L]))
     environment(f) <- environment(sampler_method)       # the namespace
     f
 }

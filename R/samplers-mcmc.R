@@ -192,6 +192,14 @@ network_metropolis <- function(run, method, stepsize, mass, target_accept, adapt
                          trajectory_length = pi, warmup = W))
 }
 
+## each chain's acceptance rate after burn-in (NA for a chain before any)
+chain_acceptance_rates <- function(info) {
+    vapply(info$states, function(s) {
+        p <- state_parts(info, s)
+        if (p$proposed > 0) p$accepted / p$proposed else NA_real_
+    }, 0)
+}
+
 ## acceptance rate after burn-in, over all chains (NA before any)
 acceptance_rate <- function(info) {
     counts <- vapply(info$states, function(s) {

@@ -384,7 +384,7 @@ sgfs_burnin <- function(run, alpha, far = 20000) {
 ## minibatch gradient's n D, m = 2 n / D, never fewer than D + 1 (I_t then
 ## has full rank after one iteration) nor more than n.  (It was max(2D,
 ## 10 n / D): SGFS-f then cost 2.1 x sgld() an iteration at Covertype's
-## shape, bench/results-peers-*.md; I_t's relative error, about
+## shape, bench/results/peers-*.md; I_t's relative error, about
 ## sqrt(D / (m t')) after t' iterations, stays below t'^-1/2.)
 default_fisher_rows <- function(n, D) as.integer(min(n, max(D + 1, ceiling(2 * n / D))))
 
@@ -419,7 +419,7 @@ default_fisher_rows <- function(n, D) as.integer(min(n, max(D + 1, ceiling(2 * n
 #'   beyond 500 parameters \eqn{U = CS}{U = C S}, \eqn{S}{S} the diagonal's square
 #'   root, corrected by \eqn{C}{C} along the up to 16 eigenvectors of
 #'   \eqn{S^{-1}HS^{-1}}{S^-1 H S^-1} whose eigenvalues are above 3 or below
-#'   1/3, found by Lanczos iteration (`options(sgfs.metric_rank = k)` sets
+#'   1/3, found by Lanczos iteration (`sgfs_control(metric_rank = k)` sets
 #'   the most, 0 for the diagonal alone): wide designs whose rows hold about
 #'   the same number of features have such outliers), so that one step suits flat
 #'   and stiff directions alike and the default step is chosen where the

@@ -69,13 +69,28 @@ check_draws <- function(value) {
 }
 
 ## MALA and HMC: warns when no proposal after burn-in was accepted (the
-## draws are all the same point)
+## draws are all the same point), or when some chain accepted fewer than a
+## fifth of its target rate (the step adapted during burn-in is too large
+## where the chain is now: its draws are nearly stuck)
 warn_stuck_chains <- function(info) {
     if (!sampler_kind(info$method)$metropolis) return(invisible())
-    if (identical(acceptance_rate(info), 0))
+    hint <- if (isFALSE(info$settings$adapt)) " or adapt = TRUE" else " or a longer burnin"
+    rate <- acceptance_rate(info)
+    if (identical(rate, 0)) {
         warning(sprintf(paste0("%s accepted no proposal after burn-in: every draw is the same point; ",
-                               "try a smaller stepsize%s"), toupper(info$method),
-                        if (isFALSE(info$settings$adapt)) " or adapt = TRUE" else " or a longer burnin"),
+                               "try a smaller stepsize%s"), toupper(info$method), hint),
+                call. = FALSE)
+        return(invisible())
+    }
+    target <- info$settings$target_accept
+    rates <- chain_acceptance_rates(info)
+    low <- which(rates < target / 5)
+    if (length(low) && !is.null(target))
+        warning(sprintf(paste0("%s accepted %s of its proposals after burn-in (chain%s %s; the ",
+                               "target is %g): its draws are nearly stuck; try a smaller stepsize%s"),
+                        toupper(info$method),
+                        paste(sprintf("%.1f %%", 100 * rates[low]), collapse = ", "),
+                        if (length(low) > 1L) "s" else "", paste(low, collapse = ", "), target, hint),
                 call. = FALSE)
     invisible()
 }

@@ -19,15 +19,15 @@
 ## with the paper's rule, metric = "identity") and the table reports E1 and
 ## E2 against HMC, the run length and thin the chain chose, the smallest
 ## bulk effective sample size, the largest split R-hat, why the run stopped,
-## and wall time (set-up included).  Results go to DIR/results-accuracy.csv and
-## .md (DIR = bench/ by default; tempdir() with --quick).
+## and wall time (set-up included).  Results go to DIR/accuracy.csv and
+## .md (DIR = bench/results/ by default; tempdir() with --quick).
 
 suppressPackageStartupMessages(library(sgfs))
 
 args <- commandArgs(trailingOnly = TRUE)
 quick <- "--quick" %in% args
 out_dir <- sub("^--out=", "", grep("^--out=", args, value = TRUE))
-if (!length(out_dir)) out_dir <- if (quick) tempdir() else "bench"
+if (!length(out_dir)) out_dir <- if (quick) tempdir() else file.path("bench", "results")
 
 problems <- list(
     pima = function() {
@@ -118,8 +118,9 @@ tab <- do.call(rbind, rows)
 print(tab, digits = 3, row.names = FALSE)
 
 blas <- sub(".*/", "", extSoftVersion()[["BLAS"]])
-csv <- file.path(out_dir, "results-accuracy.csv")
-md <- file.path(out_dir, "results-accuracy.md")
+dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
+csv <- file.path(out_dir, "accuracy.csv")
+md <- file.path(out_dir, "accuracy.md")
 utils::write.csv(tab, csv, row.names = FALSE)
 fmt <- function(x, d) ifelse(is.na(x), "-", formatC(x, digits = d, format = "f"))
 lines <- c("# Accuracy of every sampler at its defaults (bench/bench_accuracy.R)", "",

@@ -4,13 +4,13 @@
 ## as a matrix, pine = (class == 2), the same 10,000 rows held out as
 ## bench_real_data.R.  sgldcv() at its defaults (2 chains, the run grown to
 ## its ESS target) against the full-data HMC reference of
-## bench/reference-covertype.csv for the 10 continuous coefficients (the
-## same parameters in both designs: only the one-hot levels' coding
-## differs), and its test log-loss.
+## bench/results/reference-covertype.csv for the 10 continuous
+## coefficients (the same parameters in both designs: only the one-hot
+## levels' coding differs), and its test log-loss.
 ##
 ##   R_LIBS=<lib> Rscript bench/bench_covertype_matrix.R
 ##
-## Writes bench/results-covertype-matrix.md.
+## Writes bench/results/covertype-matrix.md.
 
 suppressPackageStartupMessages(library(sgfs))
 here <- function() {
@@ -24,7 +24,7 @@ x <- cv$x
 y <- as.integer(cv$y == 2)
 set.seed(1)
 held <- sample.int(nrow(x), 10000L)
-ref <- utils::read.csv(file.path(here(), "reference-covertype.csv"), comment.char = "#")
+ref <- utils::read.csv(file.path(here(), "results", "reference-covertype.csv"), comment.char = "#")
 ref <- ref[match(c("elevation", "aspect", "slope", "h_hydro", "v_hydro", "h_road", "shade_9am",
                    "shade_noon", "shade_3pm", "h_fire"), ref$parameter), ]
 
@@ -55,11 +55,12 @@ lines <- c("# Covertype as a raw matrix (54 columns): sgldcv() at its defaults a
                    max(conv$rhat, na.rm = TRUE)),
            sprintf("- test log-loss %.5f (the reference's, on the factor coding: %s)", logloss,
                    sub(".*test_logloss=([0-9.]+).*", "\\1",
-                       readLines(file.path(here(), "reference-covertype.csv"), n = 1L))), "",
+                       readLines(file.path(here(), "results", "reference-covertype.csv"), n = 1L))), "",
            "The continuous coefficients against the reference (err_sd = (mean - ref mean) / ref sd; sd_ratio = sd / ref sd):", "",
            "| parameter | ref mean | mean | err_sd | sd_ratio | bulk ESS |",
            "|---|---:|---:|---:|---:|---:|",
            sprintf("| %s | %s | %s | %.3f | %.3f | %.0f |", tab$parameter, tab$ref_mean, tab$mean,
                    tab$err_sd, tab$sd_ratio, tab$ess))
 writeLines(lines)
-writeLines(lines, file.path(here(), "results-covertype-matrix.md"))
+dir.create(file.path(here(), "results"), showWarnings = FALSE, recursive = TRUE)
+writeLines(lines, file.path(here(), "results", "covertype-matrix.md"))

@@ -2,7 +2,7 @@
 ## sgmcmc's bivariate Gaussian mixture, against exact posteriors.
 ##   Rscript bench/bench_custom.R   (from the package root, with this sgfs
 ##   installed first on .libPaths(), e.g. R_LIBS=/tmp/lib Rscript ...)
-## Writes bench/results-custom.md.
+## Writes bench/results/custom.md.
 ##
 ## Toys (tests/testthat/helper-custom.R): N = 10,000 simulated points; the
 ## report states only that batches below about 1 % of N shifted OSGFS's
@@ -135,5 +135,6 @@ out <- c("# custom_model(): toy posteriors against exact ones",
                "ESS is the smallest over the 4 parameters."),
          "",
          md_table(mixtab))
-writeLines(out, "bench/results-custom.md")
+dir.create("bench/results", showWarnings = FALSE, recursive = TRUE)
+writeLines(out, "bench/results/custom.md")
 cat(out, sep = "\n")

@@ -8,7 +8,7 @@
 ## (default tempdir(); it needs rows x 800 bytes free while the shuffle
 ## runs: the file and its buckets); precision: "double" (default) or
 ## "single" (write_design_file(precision = "single"): 4 bytes a value, half
-## the reads an iteration; results in bench/results-file-single.md).  The file is written in chunks of 10^6
+## the reads an iteration; results in bench/results/file-single.md).  The file is written in chunks of 10^6
 ## rows (the whole design is never in memory), its rows put in random order
 ## by shuffle_design_file() (in place), sampled from, and deleted.  In
 ## memory: 2e6 rows of the same shape.  Every fit starts at the same point
@@ -29,14 +29,14 @@
 ##                    is read from the disk: a file much larger than memory
 ##   rows, warm       options(sgfs.batches = "rows"): 500 rows drawn one by
 ##                    one, a disk read for each not in memory
-## Writes bench/results-file.md.
+## Writes bench/results/file.md.
 suppressMessages(library(sgfs))
 args <- commandArgs(trailingOnly = TRUE)
 precision <- if (length(args) >= 3L) match.arg(args[3], c("double", "single")) else "double"
 rows <- if (length(args) >= 1L && args[1] != "") as.numeric(args[1]) else
     if (precision == "double") 7e7 else 1.4e8
 dir <- if (length(args) >= 2L && args[2] != "") args[2] else tempdir()
-result_file <- if (precision == "double") "bench/results-file.md" else "bench/results-file-single.md"
+result_file <- if (precision == "double") "bench/results/file.md" else "bench/results/file-single.md"
 P <- 50L
 chunk <- 1e6
 n_iter <- as.integer(Sys.getenv("BENCH_ITER", "20000"))
@@ -158,5 +158,6 @@ out <- c("# A design file larger than memory (bench/bench_file.R)", "",
                                    us[grepl("in place", names(us))]), collapse = " and ")),
          "(cold: after the page cache was emptied)",
          disk_line())
+dir.create(dirname(result_file), showWarnings = FALSE, recursive = TRUE)
 writeLines(out, result_file)
 cat(out, sep = "\n")

@@ -25,7 +25,7 @@
 ## reference, and the share within 0.1 sd and 10 %.  The scales tau and c
 ## are compared on the log scale (c^2's Inv-Gamma(2, .) has no variance;
 ## lambda_j's half-Cauchy has no mean: the local scales are compared by
-## their log too).  Results go to DIR/results-horseshoe.md (DIR = bench/ by
+## their log too).  Results go to DIR/horseshoe.md (DIR = bench/results/ by
 ## default; tempdir() with --quick, which runs 10 times shorter chains).
 
 suppressPackageStartupMessages(library(sgfs))
@@ -34,7 +34,7 @@ Sys.setenv(OPENBLAS_NUM_THREADS = "1")
 args <- commandArgs(trailingOnly = TRUE)
 quick <- "--quick" %in% args
 out_dir <- sub("^--out=", "", grep("^--out=", args, value = TRUE))
-if (!length(out_dir)) out_dir <- if (quick) tempdir() else "bench"
+if (!length(out_dir)) out_dir <- if (quick) tempdir() else file.path("bench", "results")
 save_dir <- sub("^--save-fits=", "", grep("^--save-fits=", args, value = TRUE))
 scale_runs <- if (quick) 0.1 else 1
 cores <- min(4L, parallel::detectCores())
@@ -112,7 +112,7 @@ tab <- do.call(rbind, rows)
 num <- vapply(tab, is.numeric, NA)
 tab[num] <- lapply(tab[num], function(v) signif(v, 3))
 dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
-md <- file.path(out_dir, "results-horseshoe.md")
+md <- file.path(out_dir, "horseshoe.md")
 writeLines(c("# The horseshoe on a sparse logistic regression (bench/bench_horseshoe.R)", "",
              sprintf("N = 2,000, p = 200, 5 non-zero; hs(global_scale = %.3g); %s", d$tau0,
                      if (quick) "quick run (10 times shorter chains)" else "full run"), "",

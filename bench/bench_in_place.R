@@ -10,7 +10,7 @@
 ##
 ##   Rscript bench/bench_in_place.R [N] [P] [reps]
 ##
-## Writes bench/results-in-place.md.
+## Writes bench/results/in-place.md.
 suppressMessages(library(sgfs))
 args <- commandArgs(trailingOnly = TRUE)
 N <- if (length(args) >= 1L) as.numeric(args[1]) else 2e6
@@ -58,6 +58,7 @@ out <- c("# The matrix in place against the engine's copy (bench/bench_in_place.
                "then a few windows of consecutive rows, read as streams, as from the copy, each",
                "value standardised as it is read.  Outside a fit the engine reads the matrix",
                "through the order, a row's values scattered (an iteration about 12 times slower).",
-               "The fit adds no copy of the data (bench/results-memory.md)."))
-writeLines(out, "bench/results-in-place.md")
+               "The fit adds no copy of the data (bench/results/memory.md)."))
+dir.create("bench/results", showWarnings = FALSE, recursive = TRUE)
+writeLines(out, "bench/results/in-place.md")
 cat(out, sep = "\n")

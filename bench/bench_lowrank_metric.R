@@ -16,7 +16,7 @@
 ## draws' log density below the mode against D / 2 (the check that warns
 ## when it is far less), the median ratio of each coordinate's sd to the
 ## reference's, and the share of the truth's non-zero coefficients inside
-## the 90 % intervals.  Writes bench/results-lowrank-metric.md.
+## the 90 % intervals.  Writes bench/results/lowrank-metric.md.
 
 suppressPackageStartupMessages(library(sgfs))
 opt <- list(N = 1e5, P = 1e4, nnz = 20, seconds = 120, long = 4)
@@ -98,5 +98,6 @@ out <- c("# A wide model's metric with and without its low-rank part (bench/benc
                "a near-Gaussian posterior.  sd_ratio: the median over parameters of the run's sd",
                "over the reference's.  cover: the share of the truth's non-zero coefficients",
                "inside the 90 % intervals."))
-writeLines(out, file.path(here(), "results-lowrank-metric.md"))
+dir.create(file.path(here(), "results"), showWarnings = FALSE, recursive = TRUE)
+writeLines(out, file.path(here(), "results", "lowrank-metric.md"))
 cat(out, sep = "\n")

@@ -14,7 +14,7 @@
 ## column at a time (garbage collected as it goes) and reports its peak
 ## before the fit (VmHWM), so that the fit's own part shows.  Then the size
 ## of a fit (object.size and saveRDS) at N / 10 and N rows.  Results go to
-## bench/results-memory.md.
+## bench/results/memory.md.
 
 opt <- list(N = 2e6, P = 50)
 for (a in commandArgs(trailingOnly = TRUE)) {
@@ -90,4 +90,5 @@ lines <- c("# Memory of a fit, and its size", "",
            sprintf("| %s | %.1f | %.1f |", format(c(small$N, res$N[1]), big.mark = ",", scientific = FALSE),
                    c(small$fit_kb, res$fit_kb[1]), c(small$rds_kb, res$rds_kb[1])))
 writeLines(lines)
-writeLines(lines, file.path(here(), "results-memory.md"))
+dir.create(file.path(here(), "results"), showWarnings = FALSE, recursive = TRUE)
+writeLines(lines, file.path(here(), "results", "memory.md"))

@@ -17,7 +17,7 @@
 ##
 ##   R_LIBS=/tmp/benchlib Rscript bench/bench_mnist.R [A|B]
 ##
-## Writes bench/results-mnist.md.  Needs ../shared/datasets/mnist.  With
+## Writes bench/results/mnist.md.  Needs ../shared/datasets/mnist.  With
 ## reference BLAS part A's SGFS-f takes about 1 s per iteration; see
 ## bench/README.md for running with OpenBLAS.
 
@@ -26,7 +26,7 @@ parts <- commandArgs(TRUE)
 if (!length(parts)) parts <- c("A", "B")
 path <- file.path("..", "shared", "datasets", "mnist")
 if (!dir.exists(path)) stop("no MNIST data at ", path)
-out_dir <- if (dir.exists("bench")) "bench" else "."
+out_dir <- file.path(if (dir.exists("bench")) "bench" else ".", "results")
 blas <- sub(".*/", "", extSoftVersion()[["BLAS"]])
 if (any(grepl("openblas", readLines("/proc/self/maps")))) blas <- paste(blas, "(OpenBLAS)")
 
@@ -111,6 +111,7 @@ if ("B" %in% parts) {
                        tab$inflation, tab$test_error, tab$log_loss, tab$ms_per_iter, tab$total_s,
                        tab$draws_kept, tab$mb), "")
 }
-writeLines(lines, file.path(out_dir, sprintf("results-mnist%s.md",
+dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
+writeLines(lines, file.path(out_dir, sprintf("mnist%s.md",
                                              if (length(parts) == 1L) paste0("-", parts) else "")))
 cat(lines, sep = "\n")

@@ -17,8 +17,8 @@
 ##
 ##   R_LIBS=/tmp/benchlib /usr/bin/time -v Rscript bench/bench_mnist_400.R CONFIG SAMPLER [EPOCHS]
 ##
-## Writes bench/results-mnist-400-<CONFIG>-<SAMPLER>.csv (one row); the
-## table bench/results-mnist-400.md gathers every such file.
+## Writes bench/results/mnist-400-<CONFIG>-<SAMPLER>.csv (one row); the
+## table bench/results/mnist-400.md gathers every such file.
 
 suppressPackageStartupMessages(library(sgfs))
 args <- commandArgs(TRUE)
@@ -53,10 +53,10 @@ row <- data.frame(config = config, sampler = if (config == "adam") "sga (Adam)" 
                   log_loss = log_loss(p, test$y), step = step, seconds = total,
                   blas = sgfs:::blas_label())
 print(row)
-utils::write.csv(row, file.path(out_dir, sprintf("results-mnist-400-%s-%s.csv", config,
+utils::write.csv(row, file.path(out_dir, sprintf("mnist-400-%s-%s.csv", config,
                                                  if (config == "adam") "adam" else sampler)),
                  row.names = FALSE)
-files <- list.files(out_dir, "^results-mnist-400-.*[.]csv$", full.names = TRUE)
+files <- list.files(out_dir, "^mnist-400-.*[.]csv$", full.names = TRUE)
 tab <- do.call(rbind, lapply(files, utils::read.csv))
 md <- c("# MNIST 784-400-400-10 ReLU, batch 100 (bench/bench_mnist_400.R)", "",
         "Posterior predictive over the kept draws (every 600th iteration after a quarter of the run) on the 10,000 test digits; adam: the Adam mode. Seconds: the whole call, set-up (pilots) included.", "",
@@ -64,4 +64,4 @@ md <- c("# MNIST 784-400-400-10 ReLU, batch 100 (bench/bench_mnist_400.R)", "",
         "|---|---|---|---|---|---|---|---|",
         sprintf("| %s | %s | %d | %.4f | %.4f | %.3g | %.0f | %s |", tab$config, tab$sampler,
                 tab$epochs, tab$test_error, tab$log_loss, tab$step, tab$seconds, tab$blas))
-writeLines(md, file.path(out_dir, "results-mnist-400.md"))
+writeLines(md, file.path(out_dir, "mnist-400.md"))

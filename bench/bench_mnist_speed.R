@@ -9,16 +9,17 @@
 ##   R_LIBS=/tmp/benchlib Rscript bench/bench_mnist_speed.R [iterations] [rounds]
 ##
 ## Needs ../shared/datasets/mnist and python3-torch, python3-numpy (Debian).
-## Writes bench/results-mnist-speed.md.
+## Writes bench/results/mnist-speed.md.
 
 suppressPackageStartupMessages(library(sgfs))
 args <- commandArgs(TRUE)
 n_iter <- if (length(args)) as.integer(args[1]) else 300L
 rounds <- if (length(args) > 1L) as.integer(args[2]) else 3L
 path <- file.path("..", "shared", "datasets", "mnist")
-out_dir <- if (dir.exists("bench")) "bench" else "."
+bench_dir <- if (dir.exists("bench")) "bench" else "."
+out_dir <- file.path(bench_dir, "results")
 python <- if (file.exists("/usr/bin/python3")) "/usr/bin/python3" else "python3"
-script <- file.path(out_dir, "mlp_torch.py")
+script <- file.path(bench_dir, "mlp_torch.py")
 train <- read_mnist(path, "train")
 test <- read_mnist(path, "test")
 blas <- sgfs:::blas_label()
@@ -71,5 +72,6 @@ md <- c("# MNIST 784-400-400-10 ReLU: seconds per epoch (bench/bench_mnist_speed
         "|---|---|---|---|---|---|---|",
         sprintf("| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |", agg$rule, agg$sgfs, agg$torch64,
                 agg$sgfs32, agg$torch32, agg$ratio64, agg$ratio32))
-writeLines(md, file.path(out_dir, "results-mnist-speed.md"))
+dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
+writeLines(md, file.path(out_dir, "mnist-speed.md"))
 cat(md, sep = "\n")

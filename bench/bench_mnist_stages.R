@@ -6,7 +6,7 @@
 ##
 ##   R_LIBS=/tmp/benchlib Rscript bench/bench_mnist_stages.R [SAMPLER [STAGES]]
 ##
-## Needs ../shared/datasets/mnist.  Writes bench/results-mnist-stages-<sampler>.md.
+## Needs ../shared/datasets/mnist.  Writes bench/results/mnist-stages-<sampler>.md.
 suppressPackageStartupMessages(library(sgfs))
 args <- commandArgs(TRUE)
 sampler <- if (length(args)) args[1] else "sghmc"
@@ -33,5 +33,5 @@ md <- c(sprintf("# MNIST 784-400-400-10 ReLU, %s at its defaults, in stages of 2
         "| stage | epochs | test error | test log-loss | seconds |", "|---|---|---|---|---|",
         sprintf("| %d | %s | %.4f | %.4f | %.0f |", tab$stage, tab$epochs, tab$test_error,
                 tab$log_loss, tab$seconds))
-writeLines(md, file.path(out_dir, sprintf("results-mnist-stages-%s.md", sampler)))
+writeLines(md, file.path(out_dir, sprintf("mnist-stages-%s.md", sampler)))
 cat(md, sep = "\n")

@@ -2,7 +2,7 @@
 ## their share of an SGLD iteration of a 784-400-400-10 network (D =
 ## 478,410; batch 100, random pixels, the step given): SGLD against SGA with
 ## the same minibatches and passes, whose difference is the noise's cost.
-## Usage: Rscript bench/bench_normals.R [reps]   (writes bench/results-normals.md)
+## Usage: Rscript bench/bench_normals.R [reps]   (writes bench/results/normals.md)
 library(sgfs)
 args <- commandArgs(trailingOnly = TRUE)
 reps <- if (length(args)) as.integer(args[1]) else 3L
@@ -40,4 +40,5 @@ lines <- c("# Normal deviates (bench/bench_normals.R)", "",
                    t_r / t_e, 1e3 * (t_sgld - t_sga), 100 * (t_sgld - t_sga) / t_sgld,
                    1e9 * (t_sgld - t_sga) / D, 1e3 * D * t_r / n))
 writeLines(lines)
-writeLines(lines, file.path("bench", "results-normals.md"))
+dir.create(file.path("bench", "results"), showWarnings = FALSE, recursive = TRUE)
+writeLines(lines, file.path("bench", "results", "normals.md"))

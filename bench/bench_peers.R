@@ -43,7 +43,7 @@
 ## median kept; `spread` is (max - min) / median.  Ratios are the medians of
 ## the ratios within each repetition (on a shared machine the load drifts
 ## between repetitions more than within one).
-## Results: bench/results-<label>.csv and .md (--quick: tempdir()).
+## Results: bench/results/<label>.csv and .md (--quick: tempdir()).
 ## Needs python3-numpy and python3-torch (Debian: apt-get install), about
 ## 2.5 GB of memory (the 1e6 x 50 shape) and 10-15 minutes.
 
@@ -246,9 +246,10 @@ main <- function() {
     print(res, row.names = FALSE)
     tab <- wide_table(res)
     cat("", tab, sep = "\n")
-    out <- if (opt$quick) tempdir() else script_dir()
+    out <- if (opt$quick) tempdir() else file.path(script_dir(), "results")
+    dir.create(out, showWarnings = FALSE, recursive = TRUE)
     cmd <- paste(c("Rscript bench/bench_peers.R", commandArgs(trailingOnly = TRUE)), collapse = " ")
-    write.csv(res, file.path(out, sprintf("results-%s.csv", opt$label)), row.names = FALSE)
+    write.csv(res, file.path(out, sprintf("%s.csv", opt$label)), row.names = FALSE)
     md <- c("# sgld() and sgfs() against the bare loop, NumPy and PyTorch (bench/bench_peers.R)", "",
             sprintf("- date: %s", v$date),
             sprintf("- machine: %s; shared (load average at the end: %s)", v$machine, v$load),
@@ -263,8 +264,8 @@ main <- function() {
             sprintf("| %s | %s | %d | %.1f | %.2f | %s | %.2f | %.2f | %.2f |", res$shape, res$method, res$n_iter,
                     res$us_per_iter, res$spread, ifelse(is.na(res$setup_s), "", format(res$setup_s)),
                     res$vs_bare, res$vs_sgld_id, res$vs_sgld))
-    writeLines(md, file.path(out, sprintf("results-%s.md", opt$label)))
-    cat("\nwritten:", file.path(out, sprintf("results-%s.{csv,md}", opt$label)), "\n")
+    writeLines(md, file.path(out, sprintf("%s.md", opt$label)))
+    cat("\nwritten:", file.path(out, sprintf("%s.{csv,md}", opt$label)), "\n")
 }
 
 main()

@@ -6,7 +6,7 @@
 ##
 ##   Rscript bench/bench_predict.R
 ##
-## Writes bench/results-predict.md.
+## Writes bench/results/predict.md.
 suppressMessages(library(sgfs))
 set.seed(1)
 N <- 3000L
@@ -35,5 +35,6 @@ out <- c("# Categorical predict() over many draws (bench/bench_predict.R)", "",
          "", knitr::kable(tab), "",
          sprintf("Criterion (issue 15): under 0.2 s for 1,000 draws of 3,000 rows: %s.",
                  if (all(tab$seconds < 0.2)) "holds" else "fails"))
-writeLines(out, "bench/results-predict.md")
+dir.create("bench/results", showWarnings = FALSE, recursive = TRUE)
+writeLines(out, "bench/results/predict.md")
 cat(out, sep = "\n")

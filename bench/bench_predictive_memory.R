@@ -6,9 +6,9 @@
 ##
 ##   R_LIBS=/tmp/benchlib Rscript bench/bench_predictive_memory.R
 ##
-## Writes bench/results-predictive-memory.md.
+## Writes bench/results/predictive-memory.md.
 
-out_dir <- if (dir.exists("bench")) "bench" else "."
+out_dir <- file.path(if (dir.exists("bench")) "bench" else ".", "results")
 one_run <- function(keep, n_iter) {
     code <- sprintf('
         suppressPackageStartupMessages(library(sgfs))
@@ -38,5 +38,6 @@ md <- c("# Memory of keep = predictive() (bench/bench_predictive_memory.R)", "",
         "SGLD on a 20-100-1 tanh network (D = 2,201), 5,000 rows, every iteration kept (burn-in 0); with keep = predictive(newx) each kept draw adds its predictive on 2,000 rows. Peak resident memory of the whole R process (VmHWM).", "",
         "| keep | n_iter | peak MB | columns kept |", "|---|---|---|---|",
         sprintf("| %s | %d | %.0f | %d |", tab$keep, tab$n_iter, tab$peak_mb, tab$kept_columns))
-writeLines(md, file.path(out_dir, "results-predictive-memory.md"))
+dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
+writeLines(md, file.path(out_dir, "predictive-memory.md"))
 cat(md, sep = "\n")

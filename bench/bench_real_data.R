@@ -27,9 +27,9 @@
 ##    started there), 2 chains on 2 cores, burn-in --ref-burnin, continued
 ##    with update() until every parameter has --ref-ess bulk effective draws
 ##    or --ref-time seconds are spent.  Its per-parameter mean, sd, bulk ESS
-##    and R-hat are cached in bench/reference-<problem>.csv (the first line,
-##    a '#' comment, records its run: iterations, time, test log-loss) and
-##    reused by later runs; --reference recomputes it;
+##    and R-hat are cached in bench/results/reference-<problem>.csv (the
+##    first line, a '#' comment, records its run: iterations, time, test
+##    log-loss) and reused by later runs; --reference recomputes it;
 ##  - sgldcv(), sgld(), sgfs(), osgfs() with chains = 4, cores = 2 and
 ##    otherwise their defaults (n_iter = NULL: the run grows until 400 bulk
 ##    effective draws and R-hat <= 1.01, within max_time = 300 s): wall time
@@ -43,10 +43,10 @@
 ##    |test log-loss - glm's| <= 0.002, every mean within 0.1 reference sd,
 ##    every sd within 10 %, wall time <= 2 x glm's; the failed ones are named.
 ##
-## Results: DIR/results-real-data.md and .csv (DIR = bench/ by default,
+## Results: DIR/real-data.md and .csv (DIR = bench/results/ by default,
 ## tempdir() with --quick, a smoke test: a 60-iteration reference that is
-## not cached in bench/, samplers at n_iter = 2000).  A run of one problem
-## keeps the other problem's rows of an existing csv, a run of some samplers
+## not cached in bench/results/, samplers at n_iter = 2000).  A run of one
+## problem keeps the other problem's rows of an existing csv, a run of some samplers
 ## (--samplers) the other samplers' rows (their note says so).  Times: a9a's
 ## reference ~1 h, Covertype's several hours (it stops at --ref-time: 3 h
 ## for a9a, 4 h for Covertype by default), each sampler up to ~5 min plus prediction.
@@ -65,7 +65,7 @@ flag_value <- function(name, default) {
 }
 quick <- "--quick" %in% args
 recompute <- quick || "--reference" %in% args
-out_dir <- flag_value("out", if (quick) tempdir() else "bench")
+out_dir <- flag_value("out", if (quick) tempdir() else file.path("bench", "results"))
 ref_ess <- as.numeric(flag_value("ref-ess", "2000"))
 ref_time_flag <- flag_value("ref-time", if (quick) "1" else NA)
 ref_checkpoint <- flag_value("ref-checkpoint", NA)
@@ -480,8 +480,8 @@ print(tab[, c("problem", "method", "seconds", "stop", "n_iter", "min_ess", "max_
               "test_logloss", "d_logloss", "test_error", "max_mean_err", "mean_err_par",
               "max_sd_err", "sd_err_par", "verdict")], digits = 4, row.names = FALSE)
 
-csv <- file.path(out_dir, "results-real-data.csv")
-md <- file.path(out_dir, "results-real-data.md")
+csv <- file.path(out_dir, "real-data.csv")
+md <- file.path(out_dir, "real-data.md")
 if (file.exists(csv)) {        # keep the rows this run did not redo
     old <- utils::read.csv(csv, stringsAsFactors = FALSE)
     redone <- paste(tab$problem, tab$method)
@@ -508,7 +508,7 @@ lines <- c("# Default samplers on real data against glm() and full-data HMC (ben
            sprintf("- BLAS: %s; LAPACK: %s", blas$session, blas$lapack),
            "- covertype: UCI Forest Covertype, pine = (class == 2), 10 continuous columns + wilderness (4) + soil (40 levels) factors, pine ~ . (53 coefficients), 10,000 random rows (set.seed(1)) held out; formula interface.",
            "- a9a: LIBSVM a9a train / test (32,561 / 16,281 rows, 123 binary features; constant training columns dropped); matrix interface.",
-           "- reference: hmc() at its defaults (dense mass matrix at the mode, started there), 2 chains, continued until bulk ESS >= 2000 or its time budget; cached in bench/reference-<problem>.csv.  Separated levels (0/1 columns whose training rows share one response): their exact marginals by quadrature replace the reference's means and sds (the reference row's note compares them).",
+           "- reference: hmc() at its defaults (dense mass matrix at the mode, started there), 2 chains, continued until bulk ESS >= 2000 or its time budget; cached in bench/results/reference-<problem>.csv.  Separated levels (0/1 columns whose training rows share one response): their exact marginals by quadrature replace the reference's means and sds (the reference row's note compares them).",
            "- samplers: chains = 4, cores = 2, otherwise defaults (n_iter = NULL grows the run to 400 bulk ESS and R-hat <= 1.01 within max_time = 300 s); seconds = the whole call; min_ess / max_rhat: rank-normalised bulk ESS and R-hat over every parameter; test log-loss / error from predict(type = \"response\", draws = 2000) (p clamped to [1e-15, 1 - 1e-15]); d_logloss = log-loss - glm's.",
            "- mean err = max over parameters of |mean - ref mean| / ref sd; sd err = max of |sd / ref sd - 1|; the parameter attaining each follows it.  The note gives the mean errors in Monte Carlo standard errors, z = (mean - ref mean) / sqrt(sd^2 / ESS + ref sd^2 / ref ESS): with 400 effective draws one MC standard error is 0.05 sd, so Monte Carlo error alone makes the largest of 50-120 mean errors about 0.15 sd (|z| about 3); |z| > 4 is bias.",
            "- verdict (issue 13): bulk ESS >= 400, R-hat <= 1.01, test log-loss at most 0.002 above glm's and within 0.002 of the reference's (the exact posterior's predictive may beat glm's plug-in), every mean within 0.1 ref sd, every sd within 10 %, seconds <= 2 x glm's.", "",

@@ -103,8 +103,8 @@
 ## largest R-hat of both sides.  The horseshoe row reports, per group of
 ## parameters (the intercept, the 5 non-zero and the 195 zero
 ## coefficients), the largest and median mean and sd errors, the share
-## within 0.1 sd and 10 % and the largest z, in DIR/results-rstanarm.md and
-## DIR/results-rstanarm-groups.csv.  The horseshoe's own parameters (tau,
+## within 0.1 sd and 10 % and the largest z, in DIR/rstanarm.md and
+## DIR/rstanarm-groups.csv.  The horseshoe's own parameters (tau,
 ## lambda_j, c) are not compared: rstanarm does not keep its draws of them
 ## (bench_horseshoe.R compares them against a long hmc() run).
 ##
@@ -142,9 +142,9 @@
 ## whose Monte Carlo error is small enough for the horseshoe's 195 spiky
 ## sds (with --long=F for the sgfs side); the cache file is per N.
 ##
-## Results: DIR/results-rstanarm.md and .csv (DIR = bench/ by default,
+## Results: DIR/rstanarm.md and .csv (DIR = bench/results/ by default,
 ## tempdir() with --quick: rstanarm at 500 iterations, sgfs at n_iter =
-## 4000, a smoke test).  Per-parameter details: DIR/results-rstanarm-params.csv
+## 4000, a smoke test).  Per-parameter details: DIR/rstanarm-params.csv
 ## (its column group: the horseshoe row's parameter groups, "all" elsewhere).
 
 suppressPackageStartupMessages({
@@ -160,7 +160,7 @@ flag_value <- function(name, default) {
     if (length(v)) v[[length(v)]] else default
 }
 quick <- "--quick" %in% args
-out_dir <- flag_value("out", if (quick) tempdir() else "bench")
+out_dir <- flag_value("out", if (quick) tempdir() else file.path("bench", "results"))
 long_factor <- as.numeric(flag_value("long", "4"))
 ## rows of other samplers at their defaults, for the cases named
 other_samplers <- strsplit(flag_value("other-samplers", "sgfs"), ",")[[1]]
@@ -597,11 +597,11 @@ rownames(par_tab) <- NULL
 
 ## ------------------------------------------------------------------ write
 dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
-utils::write.csv(tab, file.path(out_dir, "results-rstanarm.csv"), row.names = FALSE)
+utils::write.csv(tab, file.path(out_dir, "rstanarm.csv"), row.names = FALSE)
 utils::write.csv(par_tab[, c("case", "group", "variable", "mean_sgfs", "mean_stan", "sd_sgfs", "sd_stan",
                              "ess_bulk_sgfs", "ess_bulk_stan", "mcse_mean_sgfs", "mcse_mean_stan",
                              "rhat_sgfs", "rhat_stan", "mean_err", "sd_err", "z")],
-                 file.path(out_dir, "results-rstanarm-params.csv"), row.names = FALSE)
+                 file.path(out_dir, "rstanarm-params.csv"), row.names = FALSE)
 grp_tab <- do.call(rbind, groups)
 rownames(grp_tab) <- NULL
 md_groups <- character()
@@ -616,7 +616,7 @@ if (length(groups)) {
                 fmt(grp_tab$sd_within, 2), fmt(grp_tab$z_max, 1), fmt(grp_tab$z_sd_max, 1),
                 as.integer(grp_tab$z_sd_over_3), grp_tab$ess_min_sgfs,
                 grp_tab$ess_min_stan, fmt(grp_tab$rhat_max_sgfs), fmt(grp_tab$rhat_max_stan)), "")
-    utils::write.csv(grp_tab, file.path(out_dir, "results-rstanarm-groups.csv"), row.names = FALSE)
+    utils::write.csv(grp_tab, file.path(out_dir, "rstanarm-groups.csv"), row.names = FALSE)
 }
 
 md_tab <- c(
@@ -647,6 +647,6 @@ md <- c("# sgfs's sgldcv() against rstanarm's stan_glm()", "",
                                  tab$model[!grepl(" \\(sgfs x", tab$case)]), "",
         "Priors (rstanarm's prior_summary(); what sgfs was given):", "", priors_txt, "",
         weights_note, "",
-        "Per-parameter means, sds, ESS and MCSEs: results-rstanarm-params.csv.  What the rows show and why: bench/README.md (\"Against rstanarm\").")
-writeLines(md, file.path(out_dir, "results-rstanarm.md"))
-cat(sprintf("\nwritten: %s\n", file.path(out_dir, c("results-rstanarm.md", "results-rstanarm.csv"))))
+        "Per-parameter means, sds, ESS and MCSEs: rstanarm-params.csv.  What the rows show and why: bench/README.md (\"Against rstanarm\").")
+writeLines(md, file.path(out_dir, "rstanarm.md"))
+cat(sprintf("\nwritten: %s\n", file.path(out_dir, c("rstanarm.md", "rstanarm.csv"))))

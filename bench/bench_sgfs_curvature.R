@@ -6,7 +6,7 @@
 ## counts, heteroscedastic residuals) and on well-specified ones; the
 ## reference is a long hmc() run (full-data HMC, Metropolis-corrected).
 ##
-##   R_LIBS=<lib> Rscript bench/bench_sgfs_curvature.R [--out=bench]
+##   R_LIBS=<lib> Rscript bench/bench_sgfs_curvature.R [--out=bench/results]
 ##
 ## Every sampler at its defaults (one chain, the run grows to 400 bulk
 ## effective draws), set.seed(1); hmc() with n_iter = 40,000.  Per data set
@@ -17,11 +17,11 @@
 ## Also: the eigenvalues of H^-1/2 (N C + Lambda) H^-1/2 at the mode (C the
 ## rows' score covariance, H the curvature): 1 where the model's Fisher
 ## information equals the data's score covariance.  Writes
-## DIR/results-sgfs-curvature.md.
+## DIR/sgfs-curvature.md.
 suppressPackageStartupMessages(library(sgfs))
 args <- commandArgs(trailingOnly = TRUE)
 out_dir <- sub("^--out=", "", grep("^--out=", args, value = TRUE))
-if (!length(out_dir)) out_dir <- "bench"
+if (!length(out_dir)) out_dir <- file.path("bench", "results")
 
 bw <- within(MASS::birthwt, {
     race <- factor(race, labels = c("white", "black", "other"))
@@ -110,6 +110,6 @@ md <- c("# sgfs() with the curvature at the mode against the paper's rule (bench
         sprintf("| %s | %s | %d | %d | %s | %s | %s | %.3f | %.1f | %.3f | %.0f | %.2f | %s |",
                 tab$data, tab$note, tab$N, tab$D, tab$ev, tab$sampler, tab$sd_range, tab$sd_err,
                 tab$sd_z, tab$mean_err, tab$ess, tab$seconds, ifelse(tab$warned, "yes", "")))
-dir.create(out_dir, showWarnings = FALSE)
-writeLines(md, file.path(out_dir, "results-sgfs-curvature.md"))
+dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
+writeLines(md, file.path(out_dir, "sgfs-curvature.md"))
 cat(md, sep = "\n")

@@ -3,7 +3,7 @@
 ## regressions of data shipped with R, against a long hmc() run: what a user
 ## trying the package on R's own data sets gets.
 ##
-##   R_LIBS=<lib> Rscript bench/bench_small_defaults.R [--out=bench]
+##   R_LIBS=<lib> Rscript bench/bench_small_defaults.R [--out=bench/results]
 ##
 ## Data (all rows in every minibatch for most: at most 100 rows take them
 ## all): CO2 (gaussian, heteroscedastic), warpbreaks (poisson,
@@ -15,11 +15,11 @@
 ## of the sds against the reference's, z the difference over the Monte Carlo
 ## standard errors of both combined (mcse() below); the range of sd / sd_hmc;
 ## seconds; and whether it warned or failed.  The criterion: every |z| <= 4.
-## Writes DIR/results-small-defaults.md.
+## Writes DIR/small-defaults.md.
 suppressPackageStartupMessages(library(sgfs))
 args <- commandArgs(trailingOnly = TRUE)
 out_dir <- sub("^--out=", "", grep("^--out=", args, value = TRUE))
-if (!length(out_dir)) out_dir <- "bench"
+if (!length(out_dir)) out_dir <- file.path("bench", "results")
 
 cases <- list(
     CO2 = list(uptake ~ Type + Treatment + conc, CO2, gaussian()),
@@ -85,6 +85,6 @@ md <- c("# Every sampler at its defaults on small data sets of R (bench/bench_sm
             paste0("| ", nm, " | ", paste(unlist(cells[[nm]][samplers]), collapse = " | "), " |"), ""),
         paste0("| **largest \\|z\\|** | ",
                paste(sprintf("%.1f", unlist(worst[samplers])), collapse = " | "), " |"))
-dir.create(out_dir, showWarnings = FALSE)
-writeLines(md, file.path(out_dir, "results-small-defaults.md"))
+dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
+writeLines(md, file.path(out_dir, "small-defaults.md"))
 cat(md, sep = "\n")

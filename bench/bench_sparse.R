@@ -25,7 +25,7 @@
 ##             (the noise of every Langevin rule), so the largest ratio
 ##             any sparse backend could reach is the dense time over them
 ## at batch sizes 50 and 500, and the bytes each backend holds.
-## Writes bench/results-sparse.md.
+## Writes bench/results/sparse.md.
 
 suppressPackageStartupMessages(library(sgfs))
 
@@ -147,4 +147,5 @@ lines <- c("# Sparse design (a9a) as compressed rows against its dense copy", ""
                 sprintf("| %d | %.2f | %.2f | %.2f | %.2f |", batch, draw, draw_noise, bare_bound,
                         sgld_bound)))
 writeLines(lines)
-writeLines(lines, file.path(here(), "results-sparse.md"))
+dir.create(file.path(here(), "results"), showWarnings = FALSE, recursive = TRUE)
+writeLines(lines, file.path(here(), "results", "sparse.md"))

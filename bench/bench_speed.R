@@ -17,7 +17,7 @@
 ##
 ## Each measurement is repeated `reps` times, the methods interleaved, and the
 ## median is reported: the machines this runs on are shared and noisy.
-## Results go to bench/results-<label>.csv and bench/results-<label>.md, where
+## Results go to bench/results/<label>.csv and bench/results/<label>.md, where
 ## <label> is the BLAS R loaded (detected, or --label).  See bench/README.md.
 
 suppressPackageStartupMessages(library(sgfs))
@@ -38,7 +38,7 @@ parse_args <- function(args = commandArgs(trailingOnly = TRUE)) {
                stop("unknown option --", key, call. = FALSE))
     }
     ## --quick: a smoke test of the script in well under a minute (its
-    ## results go to tempdir(), not bench/)
+    ## results go to tempdir(), not bench/results/)
     opt$sizes <- if (opt$quick) c(1e4, 1e5) else c(1e4, 5e5, 1e6)
     opt$main_N <- if (opt$quick) 1e5 else 5e5
     if (opt$quick) { opt$target <- min(opt$target, 0.2); opt$reps <- min(opt$reps, 2L) }
@@ -385,8 +385,10 @@ main <- function() {
     lines <- report_lines(blas, opt, res, scaling, kernels)
     cat("\n", lines, sep = "\n")
 
-    out <- if (opt$quick) tempdir() else script_dir()   # smoke tests leave bench/ alone
-    base <- file.path(out, paste0("results-", label))
+    ## (smoke tests leave bench/results/ alone)
+    out <- if (opt$quick) tempdir() else file.path(script_dir(), "results")
+    dir.create(out, showWarnings = FALSE, recursive = TRUE)
+    base <- file.path(out, label)
     res$blas <- label
     write.csv(res, paste0(base, ".csv"), row.names = FALSE)
     writeLines(lines, paste0(base, ".md"))

@@ -13,8 +13,8 @@
 ##
 ##   R_LIBS=/tmp/benchlib Rscript bench/bench_uci.R [splits] [datasets...]
 ##
-## Writes bench/results-uci-<data set>.csv (one row per split and sampler)
-## and bench/results-uci.md (the averages over every such file present), so
+## Writes bench/results/uci-<data set>.csv (one row per split and sampler)
+## and bench/results/uci.md (the averages over every such file present), so
 ## that data sets can run in parallel processes.  Needs ../shared/datasets.
 
 suppressPackageStartupMessages(library(sgfs))
@@ -25,9 +25,10 @@ sets <- if (length(args) > 1L) args[-1L] else
       "protein-tertiary-structure", "wine-quality-red", "yacht")
 path <- file.path("..", "shared", "datasets", "uci_regression")
 if (!dir.exists(path)) stop("no UCI data at ", path)
-out_dir <- if (dir.exists("bench")) "bench" else "."
+out_dir <- file.path(if (dir.exists("bench")) "bench" else ".", "results")
+dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
 ## UCI_ITER=auto: the package's own run length and batch (n_iter = NULL,
-## the default batch_size), into results-uci-auto-*.csv / results-uci-auto.md
+## the default batch_size), into uci-auto-*.csv / uci-auto.md
 auto <- identical(Sys.getenv("UCI_ITER"), "auto")
 n_iter <- if (auto) NA_integer_ else as.integer(Sys.getenv("UCI_ITER", "80000"))
 tag <- if (auto) "uci-auto" else "uci"
@@ -60,7 +61,7 @@ test_metrics <- function(fit, x, y) {
 
 blas <- sub(".*/", "", extSoftVersion()[["BLAS"]])
 for (set in if (n_splits > 0L) sets) {          # 0 splits: only the table
-    csv <- file.path(out_dir, sprintf("results-%s-%s.csv", tag, set))
+    csv <- file.path(out_dir, sprintf("%s-%s.csv", tag, set))
     ## (the other samplers' rows of an earlier run are kept)
     ## (UCI_KEEP=1: the splits a sampler has results for are not run again)
     keep_done <- identical(Sys.getenv("UCI_KEEP"), "1")
@@ -97,8 +98,8 @@ for (set in if (n_splits > 0L) sets) {          # 0 splits: only the table
     }
 }
 
-files <- list.files(out_dir, sprintf("^results-%s-[a-zA-Z].*[.]csv$", tag), full.names = TRUE)
-if (!auto) files <- files[!grepl("^results-uci-(auto|hmc)-", basename(files))]
+files <- list.files(out_dir, sprintf("^%s-[a-zA-Z].*[.]csv$", tag), full.names = TRUE)
+if (!auto) files <- files[!grepl("^uci-(auto|hmc)-", basename(files))]
 all <- do.call(rbind, lapply(files, utils::read.csv))
 agg <- function(v) sprintf("%.3f ± %.3f", mean(v, na.rm = TRUE),
                            stats::sd(v, na.rm = TRUE) / sqrt(sum(!is.na(v))))
@@ -123,5 +124,5 @@ md <- c("# UCI regression: Bayesian neural networks (bench/bench_uci.R)", "",
         sprintf("| %s | %s | %d | %s | %s | %.2f ± %.2f | %.2f ± %.2f | %s | %.1f |", tab$data, tab$sampler,
                 tab$splits, tab$rmse, tab$ll, tab$dropout_rmse, tab$dropout_rmse_se,
                 tab$dropout_ll, tab$dropout_ll_se, tab$meets, tab$seconds))
-writeLines(md, file.path(out_dir, sprintf("results-%s.md", tag)))
+writeLines(md, file.path(out_dir, sprintf("%s.md", tag)))
 cat(md, sep = "\n")

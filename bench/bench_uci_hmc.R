@@ -1,14 +1,14 @@
 ## Full-batch HMC as the exact reference for the UCI networks (issue 35):
 ## hmc() at its defaults for networks (random start, a warm-up's diagonal
 ## mass, the layers' learned scales drawn by Gibbs) on one split, next to
-## the stochastic-gradient samplers' rows of bench/results-uci-<set>.csv for
+## the stochastic-gradient samplers' rows of bench/results/uci-<set>.csv for
 ## the same split (their defaults, 80,000 iterations): test RMSE, test
 ## log-likelihood of the posterior predictive, and the posterior mean of the
 ## noise sd sigma.
 ##
 ##   R_LIBS=/tmp/benchlib Rscript bench/bench_uci_hmc.R SET SPLIT [ITERATIONS [BURNIN]]
 ##
-## Writes bench/results-uci-hmc-<set>-<split>.csv; bench/results-uci-hmc.md
+## Writes bench/results/uci-hmc-<set>-<split>.csv; bench/results/uci-hmc.md
 ## gathers every such file with the samplers' rows.
 
 suppressPackageStartupMessages(library(sgfs))
@@ -17,7 +17,8 @@ set <- args[1]
 k <- as.integer(args[2])
 n_iter <- if (length(args) > 2L) as.integer(args[3]) else 6000L
 burnin <- if (length(args) > 3L) as.integer(args[4]) else n_iter %/% 3L
-out_dir <- if (dir.exists("bench")) "bench" else "."
+out_dir <- file.path(if (dir.exists("bench")) "bench" else ".", "results")
+dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
 u <- read_uci(set, file.path("..", "shared", "datasets", "uci_regression"))
 s <- u$splits[[k]]
 
@@ -45,13 +46,13 @@ row <- data.frame(data = set, split = k, sampler = "HMC", iterations = n_iter, b
                       sgfs:::state_parts(info, st)$leapfrogs, 0)),
                   seconds = proc.time()[["elapsed"]] - t0)
 print(row)
-utils::write.csv(row, file.path(out_dir, sprintf("results-uci-hmc-%s-%d.csv", set, k)),
+utils::write.csv(row, file.path(out_dir, sprintf("uci-hmc-%s-%d.csv", set, k)),
                  row.names = FALSE)
 
-files <- list.files(out_dir, "^results-uci-hmc-.*[.]csv$", full.names = TRUE)
+files <- list.files(out_dir, "^uci-hmc-.*[.]csv$", full.names = TRUE)
 hmc_rows <- do.call(rbind, lapply(files, utils::read.csv))
 sg_rows <- do.call(rbind, lapply(unique(hmc_rows$data), function(d) {
-    f <- file.path(out_dir, sprintf("results-uci-%s.csv", d))
+    f <- file.path(out_dir, sprintf("uci-%s.csv", d))
     if (file.exists(f)) utils::read.csv(f)
 }))
 sg_rows <- merge(sg_rows, unique(hmc_rows[c("data", "split")]))
@@ -66,5 +67,5 @@ md <- c("# UCI networks against full-batch HMC (bench/bench_uci_hmc.R)", "",
         if (!is.null(sg_rows) && nrow(sg_rows))
             sprintf("| %s | %d | %s | %.3f | %.3f | | %.0f |", sg_rows$data, sg_rows$split,
                     sg_rows$sampler, sg_rows$rmse, sg_rows$ll, sg_rows$seconds))
-writeLines(md, file.path(out_dir, "results-uci-hmc.md"))
+writeLines(md, file.path(out_dir, "uci-hmc.md"))
 cat(md, sep = "\n")

@@ -17,9 +17,9 @@
 ## Run from the repository root:
 ##   R_LIBS=<library with sgfs> Rscript bench/bench_which_sampler.R [N|rho]
 ## (one sweep only with an argument; each sweep's rows are kept in
-## bench/results-which-sampler-<sweep>.csv and the table and figure are made
+## bench/results/which-sampler-<sweep>.csv and the table and figure are made
 ## from the sweeps there)
-## Writes bench/results-which-sampler.{md,csv} and the figure
+## Writes bench/results/which-sampler.{md,csv} and the figure
 ## vignettes/which-sampler.png (used by README.md and the getting-started
 ## vignette).
 suppressPackageStartupMessages(library(sgfs))
@@ -85,10 +85,11 @@ for (g in seq_len(nrow(grid))) {
     }
 }
 res <- do.call(rbind, rows)
+dir.create("bench/results", showWarnings = FALSE, recursive = TRUE)
 for (sw in sweeps)
-    write.csv(res[res$sweep == sw, ], sprintf("bench/results-which-sampler-%s.csv", sw),
+    write.csv(res[res$sweep == sw, ], sprintf("bench/results/which-sampler-%s.csv", sw),
               row.names = FALSE)
-files <- sprintf("bench/results-which-sampler-%s.csv", c("N", "rho"))
+files <- sprintf("bench/results/which-sampler-%s.csv", c("N", "rho"))
 res <- do.call(rbind, lapply(files[file.exists(files)], utils::read.csv))
 
 blas <- basename(extSoftVersion()[["BLAS"]])
@@ -106,7 +107,7 @@ md <- c("# Which sampler when: effective draws per second at the defaults",
                 format(res$N, big.mark = ",", scientific = FALSE, trim = TRUE), res$rho,
                 res$kappa, res$sampler, res$seconds, res$min_ess, res$ess_per_second,
                 format(res$n_iter, big.mark = ",", scientific = FALSE, trim = TRUE), res$stop))
-writeLines(md, "bench/results-which-sampler.md")
+writeLines(md, "bench/results/which-sampler.md")
 
 png("vignettes/which-sampler.png", width = 900, height = 420, res = 100)
 op <- par(mfrow = c(1, 2), mar = c(4, 4, 2, 1))

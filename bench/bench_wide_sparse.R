@@ -13,7 +13,7 @@
 ## Reports the set-up and sampling times, the per-iteration time, the
 ## memory peak of the process (VmHWM) and the share of the truth's non-zero
 ## coefficients whose 90 % interval covers them, to
-## bench/results-wide-sparse.md (one row appended per run).
+## bench/results/wide-sparse.md (one row appended per run).
 
 suppressPackageStartupMessages(library(sgfs))
 opt <- list(N = 1e6, P = 1e5, nnz = 20, iter = 4000, sampler = "sgld")
@@ -58,7 +58,8 @@ row <- sprintf("| %s | %s x %s, %d a row | %.0f | %.0f | %.0f | %s | %.2f | %.0f
                t_gen, t_fit - info$elapsed, info$elapsed, format(opt$iter, big.mark = ","),
                1e3 * info$elapsed / opt$iter, peak_mb(), cover,
                info$settings$metric)
-file <- file.path(here(), "results-wide-sparse.md")
+dir.create(file.path(here(), "results"), showWarnings = FALSE, recursive = TRUE)
+file <- file.path(here(), "results", "wide-sparse.md")
 if (!file.exists(file))
     writeLines(c("# A sparse logistic regression too wide to densify", "",
                  "`R_LIBS=<lib> Rscript bench/bench_wide_sparse.R --sampler=<s>` (defaults N = 10^6,",

@@ -539,7 +539,7 @@ void sgfs_design_file_prefetch_rows(const void *base, size_t row_bytes, int from
    evict for every new read: sgld() on a 26.1 GiB file in 23.5 GiB of
    memory, the page cache full, read its windows at 0.90 GB/s, and at
    1.56 GB/s when they were let go (the disk: 1.2-1.3 GB/s to dd;
-   bench/results-file-single.md). */
+   bench/results/file-single.md). */
 void sgfs_design_file_release_rows(const void *map, int fd, const void *base, size_t row_bytes,
                                    int from, int to)
 {

@@ -26,7 +26,7 @@
  * with it to within Vbar's sampling noise, so B's error is a small part
  * of 5 %, below I_t's own (about sqrt(D / (m t'))).  SGFS-f's cost per
  * iteration drops from O(m D^2 + 2 D^3 / 3) to O(m D^2)
- * (bench/results-peers-refresh.md).  The
+ * (bench/results/peers-refresh.md).  The
  * paper's rule (robust = FALSE) has A depend on eps, and factors A and I
  * every iteration.
  *
@@ -44,7 +44,7 @@
  * curvature), the paper's rule samples a covariance off by the ratio of
  * the two, most at large batch fractions (gamma near 1), where H's share
  * of A is largest: 0.75 to 2 times the posterior sds on R's warpbreaks,
- * quine, CO2, airquality (bench/results-sgfs-curvature.md).
+ * quine, CO2, airquality (bench/results/sgfs-curvature.md).
  * With control variates in the metric of the mode (fisher.c, SGFS-CV) the
  * curvature is the identity and B = I + s I_t, s the minibatch's noise
  * scale; B's factor is fixed after burn-in (the robust rule only).

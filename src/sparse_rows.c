@@ -33,7 +33,7 @@
  * (sgfs_sparse_row() in sgfs.h reads it).  An a9a row (about 10
  * indicators) takes 50 bytes on average, 80 padded (below), within two
  * cache lines, against 250 as (value, column) pairs of doubles before:
- * 2.7 MB for a9a instead of 8.1 (bench/results-sparse.md).
+ * 2.7 MB for a9a instead of 8.1 (bench/results/sparse.md).
  *
  *   sgfs_sparse_rows(x, center, scale, max_fill) -> list(ptr = N + 1 row
  *       starts in words (doubles: more than 2^31 words are possible), ent =

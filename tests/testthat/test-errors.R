@@ -241,6 +241,15 @@ test_that("a MALA or HMC chain that never moves is reported, and an unadapted st
                    "MALA accepted no proposal after burn-in: .*adapt = TRUE")
     expect_equal(sgfs:::acceptance_rate(attr(stuck, "sgfit")), 0)
     expect_output(print(stuck), "step 1e\\+03, not adapted; dense mass; acceptance rate 0\\.000")
+    ## a chain that moves rarely: below a fifth of the target rate
+    set.seed(1)
+    expect_warning(rare <- mala(type ~ ., Pima.tr, n_iter = 400, stepsize = 1.85, adapt = FALSE,
+                                progress = FALSE),
+                   "MALA accepted [0-9.]+ % of its proposals after burn-in \\(chain 1; the target is 0.574\\)")
+    expect_lt(sgfs:::acceptance_rate(attr(rare, "sgfit")), 0.574 / 5)
+    set.seed(1)
+    expect_no_warning(mala(type ~ ., Pima.tr, n_iter = 400, stepsize = 1.5, adapt = FALSE,
+                           progress = FALSE))
     set.seed(32)
     moving <- hmc(type ~ ., Pima.tr, n_iter = 300, progress = FALSE)
     expect_output(print(moving), "adapted to acceptance 0.8")
