@@ -28,8 +28,8 @@ SEXP sgfs_bench_gradients(SEXP spec, SEXP n_iter)
     sgfs_minibatch_begin(&e->batch);
     GetRNGstate();
     for (int s = 0; s < k; s++) {
-        if (e->batch.ahead) sgfs_minibatch_window(&e->batch, e->N);
-        else sgfs_minibatch(&e->batch, e->N, e->n);
+        if (e->batch.ahead) sgfs_minibatch_window(&e->batch, e->data.N);
+        else sgfs_minibatch(&e->batch, e->data.N, e->n);
         if (floor_only) {
             total += e->batch.idx[0];
             if (floor_only == 2) {

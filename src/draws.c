@@ -142,8 +142,8 @@ SEXP sgfs_draws_eval(SEXP spec, SEXP theta, SEXP x, SEXP y, SEXP what,
     memset(&e, 0, sizeof e);
     e.model = model;
     e.mpar = REAL(mpar);
-    e.P = Rf_nrows(x);
-    e.D = model->n_par(e.P, e.mpar, Rf_length(mpar));
+    e.data.P = Rf_nrows(x);
+    e.D = model->n_par(e.data.P, e.mpar, Rf_length(mpar));
     const int S = Rf_ncols(theta), m = Rf_ncols(x), w = Rf_asInteger(what);
     if (e.D < 1 || Rf_nrows(theta) != e.D)
         Rf_error("internal error: 'theta' must have %d rows", e.D);
@@ -191,14 +191,14 @@ SEXP sgfs_draws_eval(SEXP spec, SEXP theta, SEXP x, SEXP y, SEXP what,
        block's outputs */
     int chunk = m < CHUNK ? m : CHUNK;
     if (model->scratch) {            /* (a part that does not grow with the rows aside) */
-        const double one = (double) model->scratch(e.P, 1, e.mpar),
-                     per_row = (double) model->scratch(e.P, 2, e.mpar) - one;
+        const double one = (double) model->scratch(e.data.P, 1, e.mpar),
+                     per_row = (double) model->scratch(e.data.P, 2, e.mpar) - one;
         if (per_row * chunk > SCRATCH_DOUBLES)
             chunk = per_row >= SCRATCH_DOUBLES ? 1 : (int) (SCRATCH_DOUBLES / per_row);
     }
     e.n = chunk;
-    const R_xlen_t eta_len = model->scratch ? model->scratch(e.P, chunk, e.mpar)
-                                            : (R_xlen_t) chunk * ((e.D + e.P - 1) / e.P);
+    const R_xlen_t eta_len = model->scratch ? model->scratch(e.data.P, chunk, e.mpar)
+                                            : (R_xlen_t) chunk * ((e.D + e.data.P - 1) / e.data.P);
     e.eta = (double *) R_alloc(eta_len > 0 ? (size_t) eta_len : 1, sizeof(double));
     double per_draw = (double) chunk * o.K1;
     int block = per_draw >= BLOCK_DOUBLES ? 1 : (int) (BLOCK_DOUBLES / per_draw);
@@ -210,7 +210,7 @@ SEXP sgfs_draws_eval(SEXP spec, SEXP theta, SEXP x, SEXP y, SEXP what,
         const int mc = m - i0 < chunk ? m - i0 : chunk;
         for (int s0 = 0; s0 < S; s0 += block) {
             const int Sb = S - s0 < block ? S - s0 : block;
-            model->outputs(&e, th + (size_t) s0 * e.D, Sb, xs + (size_t) i0 * e.P, mc, z,
+            model->outputs(&e, th + (size_t) s0 * e.D, Sb, xs + (size_t) i0 * e.data.P, mc, z,
                            (size_t) Sb, (size_t) Sb * mc);
             finish_block(&o, z, Sb, mc, (size_t) s0, (size_t) i0);
             R_CheckUserInterrupt();

@@ -90,19 +90,19 @@ static void hs_point(sgfs_engine *e)
 /* a diverging chain: xi far from the priors (prior.c, prior_hs.c) */
 static int far(const sgfs_engine *e)
 {
-    return sgfs_prior_far(e, e->xi) || (e->hs && sgfs_hs_far(e, e->xi));
+    return sgfs_prior_far(&e->prior, e->xi) || (e->hs && sgfs_hs_far(e, e->xi));
 }
 
-/* act(e, from, to) for the rows of the window of w positions from s (of
+/* act(&e->data, from, to) for the rows of the window of w positions from s (of
    Np, wrapping to 0), as runs of consecutive rows from .. to - 1: through
    the pool (increasing) a run ends where the pool passes over a fixed row */
 static void window_runs(const sgfs_engine *e, int s, int w, int Np,
-                        void (*act)(const sgfs_engine *, int, int))
+                        void (*act)(const sgfs_data *, int, int))
 {
     if (!e->pool) {
         const int end = s + w < Np ? s + w : Np;
-        act(e, s, end);
-        if (s + w > Np) act(e, 0, s + w - Np);
+        act(&e->data, s, end);
+        if (s + w > Np) act(&e->data, 0, s + w - Np);
         return;
     }
     int from = -1, prev = -2;
@@ -110,7 +110,7 @@ static void window_runs(const sgfs_engine *e, int s, int w, int Np,
         const int pos = s + k < Np ? s + k : s + k - Np,
             row = k < w ? e->pool[pos] : -1;
         if (row != prev + 1) {
-            if (from >= 0) act(e, from, prev + 1);
+            if (from >= 0) act(&e->data, from, prev + 1);
             from = row;
         }
         prev = row;
@@ -123,13 +123,13 @@ static void window_runs(const sgfs_engine *e, int s, int w, int Np,
    compute), and the rows the last iteration read let go */
 static void next_window(sgfs_engine *e)
 {
-    const int Np = e->N - e->n_fixed, w = e->batch.width, per = e->batch.per,
+    const int Np = e->data.N - e->n_fixed, w = e->batch.width, per = e->batch.per,
         len = e->batch.ahead * per;
-    if (e->file_prefetch && e->batch.starts[0] >= 0)      /* (the last iteration's) */
+    if (e->data.file_prefetch && e->batch.starts[0] >= 0)      /* (the last iteration's) */
         for (int k = 0; k < per; k++)
             window_runs(e, (int) e->batch.starts[len + k], w, Np, sgfs_data_release_rows);
     const int drawn = sgfs_minibatch_window(&e->batch, Np);
-    if (!e->file_prefetch) return;
+    if (!e->data.file_prefetch) return;
     for (int k = len - drawn; k < len; k++)
         window_runs(e, (int) e->batch.starts[k], w, Np, sgfs_data_prefetch_rows);
 }
@@ -138,7 +138,7 @@ static void next_window(sgfs_engine *e)
 static int iterate(sgfs_engine *e)
 {
     const int D = e->D, Ds = e->Ds;
-    const double t = ++(*e->iter), scale = (double) (e->N - e->n_fixed) / e->n;
+    const double t = ++(*e->iter), scale = (double) (e->data.N - e->n_fixed) / e->n;
     e->eps_last = sgfs_stepsize(&e->sched, t);
     if (e->sampler->full_data) {
         const int failed = e->sampler->step(e, e->eps_last);
@@ -146,7 +146,7 @@ static int iterate(sgfs_engine *e)
         return failed;
     }
     if (e->batch.ahead) next_window(e);
-    else sgfs_minibatch(&e->batch, e->N - e->n_fixed, e->n);
+    else sgfs_minibatch(&e->batch, e->data.N - e->n_fixed, e->n);
     if (e->pool)
         for (int i = 0; i < e->n; i++) e->batch.idx[i] = e->pool[e->batch.idx[i]];
     const int scores = e->sampler->needs_scores && !sgfs_fisher_frozen(e);
@@ -205,7 +205,7 @@ static int iterate(sgfs_engine *e)
         sgfs_hs_pullback(e, e->par, e->grad_lik);
         sgfs_hs_prior(e, e->xi, e->grad);
     }
-    sgfs_prior_grad_add(e, e->xi, e->grad);
+    sgfs_prior_grad_add(&e->prior, e->xi, e->grad);
     if (e->metric) {                   /* to the sampler's coordinates z = U xi */
         sgfs_metric_gradients(e, e->grad, 2);   /* grad and grad_lik (engine.c) */
         if (e->sep) sgfs_separated_project(e, e->grad);   /* off the levels' lines */
@@ -246,7 +246,7 @@ static void keep_if_due(sgfs_engine *e)
     if (e->pred_x == NULL) return;
     for (int start = 0; start < e->pred_cols; start += e->n) {
         const int m = e->pred_cols - start < e->n ? e->pred_cols - start : e->n;
-        e->model->predict(e, e->par, e->pred_x + (size_t) start * e->P, m,
+        e->model->predict(e, e->par, e->pred_x + (size_t) start * e->data.P, m,
                           e->pred + (size_t) start * e->n_pred);
     }
     e->pred_count += 1.0;

@@ -200,7 +200,7 @@ static void setup_windows(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
     for (int k = 0; k < len; k++) e->batch.starts[k] = -1.0;
     SEXP starts = sgfs_list_opt(state, "starts");
     if (starts == R_NilValue) return;
-    const double Np = (double) e->N - e->n_fixed;
+    const double Np = (double) e->data.N - e->n_fixed;
     if (TYPEOF(starts) != REALSXP || Rf_xlength(starts) != len)
         Rf_error("internal error: state 'starts' must be %d doubles", len);
     for (int k = 0; k < len; k++) {
@@ -284,7 +284,7 @@ static void setup_hyper(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
         if (group[j] == NA_INTEGER || group[j] < 0)
             Rf_error("internal error: 'hyper_group' must be whole numbers >= 0");
         if (group[j] > K) K = group[j];
-        if (group[j] > 0 && (e->prior_type[j] != SGFS_PRIOR_NORMAL || e->prior_loc[j] != 0.0))
+        if (group[j] > 0 && (e->prior.type[j] != SGFS_PRIOR_NORMAL || e->prior.loc[j] != 0.0))
             Rf_error("internal error: a learned scale needs a normal prior centred at 0");
     }
     if (K == 0) Rf_error("internal error: 'hyper_group' names no group");
@@ -316,8 +316,8 @@ static void setup_hyper(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
     for (int k = 0; k < K; k++)
         if (!(h->tau[k] > 0.0 && R_FINITE(h->tau[k])))
             Rf_error("internal error: the state's 'hyper' must be positive");
-    e->prior_scale = copy_real(prot, SLOT_PRIOR_SCALE, sgfs_list_elt(spec, "prior_scale"));
-    e->prior_prec = copy_real(prot, SLOT_PRIOR_PREC, sgfs_list_elt(spec, "prior_prec"));
+    e->prior.scale = copy_real(prot, SLOT_PRIOR_SCALE, sgfs_list_elt(spec, "prior_scale"));
+    e->prior.prec = copy_real(prot, SLOT_PRIOR_PREC, sgfs_list_elt(spec, "prior_prec"));
     e->hyper = h;
     sgfs_hyper_apply(e);
 }
@@ -346,7 +346,7 @@ static void setup_separated(sgfs_engine *e, SEXP prot, SEXP spec)
         if (ptr[k + 1] - ptr[k] > largest) largest = ptr[k + 1] - ptr[k];
     }
     for (int i = 0; i < m; i++)
-        if (r[i] == NA_INTEGER || r[i] < 0 || r[i] >= e->N)
+        if (r[i] == NA_INTEGER || r[i] < 0 || r[i] >= e->data.N)
             Rf_error("internal error: 'separated_rows' out of range");
     const double *dir = REAL(sgfs_list_typed(spec, "separated_dir", REALSXP, (R_xlen_t) e->D * K));
     const double *width = REAL(sgfs_list_typed(spec, "separated_width", REALSXP, K));
@@ -389,17 +389,17 @@ static void setup_fixed_rows(sgfs_engine *e, SEXP prot, SEXP spec)
     if (fixed == R_NilValue || Rf_xlength(fixed) == 0) return;
     const int *f = INTEGER(sgfs_list_typed(spec, "fixed", INTSXP, -1));
     const int m = Rf_length(fixed);
-    if (m > e->N - e->n || e->sampler->full_data ||
+    if (m > e->data.N - e->n || e->sampler->full_data ||
         (e->sampler->needs_scores && !e->sampler->fixed_after_burnin))
         Rf_error("internal error: fixed rows need N - n others and a minibatch rule whose "
                  "per-example scores are those of the random rows");
     for (int k = 0; k < m; k++)
-        if (f[k] < 0 || f[k] >= e->N || (k > 0 && f[k] <= f[k - 1]))
+        if (f[k] < 0 || f[k] >= e->data.N || (k > 0 && f[k] <= f[k - 1]))
             Rf_error("internal error: 'fixed' must be increasing row indices");
-    SEXP pool = Rf_allocVector(INTSXP, (R_xlen_t) e->N - m);
+    SEXP pool = Rf_allocVector(INTSXP, (R_xlen_t) e->data.N - m);
     SET_VECTOR_ELT(prot, SLOT_POOL, pool);
     int *p = INTEGER(pool);
-    for (int i = 0, k = 0, o = 0; i < e->N; i++) {
+    for (int i = 0, k = 0, o = 0; i < e->data.N; i++) {
         if (k < m && f[k] == i) k++;
         else p[o++] = i;
     }
@@ -451,9 +451,9 @@ static void setup_centre_hessian(sgfs_engine *e, SEXP prot, SEXP spec)
    model's Hessian): then 1 (sgfs_batch_columns() checks). */
 static int xb_columns(const sgfs_engine *e, SEXP spec, int need_G)
 {
-    const int wide = (double) e->P * e->n * sizeof(double) > 64.0 * 1024 * 1024;
+    const int wide = (double) e->data.P * e->n * sizeof(double) > 64.0 * 1024 * 1024;
     SEXP second = sgfs_list_opt(spec, "centre_hessian");
-    const int gathers = e->rows_ptr == NULL || e->model->row_residual == NULL || need_G ||
+    const int gathers = e->data.rows_ptr == NULL || e->model->row_residual == NULL || need_G ||
                         (second != R_NilValue);
     return wide && !gathers ? 1 : e->n;
 }
@@ -488,35 +488,35 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
                  version != R_NilValue && TYPEOF(version) == INTSXP && Rf_xlength(version) == 1
                      ? INTEGER(version)[0] : 0, SGFS_SPEC_VERSION);
 
-    sgfs_data_setup(e, spec);
-    e->y = REAL(sgfs_list_typed(spec, "y", REALSXP, e->N));
+    sgfs_data_setup(&e->data, spec);
+    e->data.y = REAL(sgfs_list_typed(spec, "y", REALSXP, e->data.N));
     SEXP offset = sgfs_list_opt(spec, "offset");
     if (offset != R_NilValue) {
-        if (TYPEOF(offset) != REALSXP || Rf_xlength(offset) != e->N)
-            Rf_error("internal error: 'offset' must be %d doubles", e->N);
-        e->offset = REAL(offset);
+        if (TYPEOF(offset) != REALSXP || Rf_xlength(offset) != e->data.N)
+            Rf_error("internal error: 'offset' must be %d doubles", e->data.N);
+        e->data.offset = REAL(offset);
     }
     SEXP weights = sgfs_list_opt(spec, "weights");
     if (weights != R_NilValue) {
-        if (TYPEOF(weights) != REALSXP || Rf_xlength(weights) != e->N)
-            Rf_error("internal error: 'weights' must be %d doubles", e->N);
-        e->weights = REAL(weights);
+        if (TYPEOF(weights) != REALSXP || Rf_xlength(weights) != e->data.N)
+            Rf_error("internal error: 'weights' must be %d doubles", e->data.N);
+        e->data.weights = REAL(weights);
     }
     e->model = sgfs_find_model(CHAR(STRING_ELT(
         sgfs_list_typed(spec, "model", STRSXP, 1), 0)));
-    if (e->weights && !e->model->weighted)
+    if (e->data.weights && !e->model->weighted)
         Rf_error("internal error: the %s model takes no weights", e->model->name);
     SEXP mpar = sgfs_list_typed(spec, "mpar", REALSXP, -1);
     e->mpar = REAL(mpar);
     e->callback = sgfs_list_opt(spec, "callback");
-    e->D = e->model->n_par(e->P, e->mpar, Rf_length(mpar));
+    e->D = e->model->n_par(e->data.P, e->mpar, Rf_length(mpar));
     if (e->D < 1)
         Rf_error("internal error: the %s model's settings 'mpar' are malformed", e->model->name);
     const int D = e->D;
     e->n = sgfs_list_int(spec, "batch_size");
-    if (e->n < 1 || e->n > e->N)
+    if (e->n < 1 || e->n > e->data.N)
         Rf_error("internal error: batch size out of range");
-    sgfs_prior_setup(e, spec, D);
+    sgfs_prior_setup(&e->prior, spec, D);
     e->burnin = sgfs_list_int(spec, "burnin");
     e->thin = sgfs_list_int(spec, "thin");
 
@@ -550,8 +550,8 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     SEXP slots = Rf_allocVector(RAWSXP, (R_xlen_t) e->n * (R_xlen_t) sizeof(R_xlen_t));
     SET_VECTOR_ELT(prot, SLOT_SLOTS, slots);
     e->batch.slot = (R_xlen_t *) RAW(slots);
-    const R_xlen_t eta_len = e->model->scratch ? e->model->scratch(e->P, e->n, e->mpar)
-                                               : (R_xlen_t) e->n * ((D + e->P - 1) / e->P);
+    const R_xlen_t eta_len = e->model->scratch ? e->model->scratch(e->data.P, e->n, e->mpar)
+                                               : (R_xlen_t) e->n * ((D + e->data.P - 1) / e->data.P);
     e->eta = fresh_real(prot, SLOT_ETA, eta_len);
     if (e->model->score_change) e->eta_centre = fresh_real(prot, SLOT_ETA_CENTRE, 2 * eta_len);
     /* (grad_lik right after grad: a metric whitens the two as one D x 2 block) */
@@ -597,7 +597,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
         e->sched.delta = sch[3];
         need_G = e->sampler->needs_scores;
         e->xb_cols = xb_columns(e, spec, need_G);
-        e->xb = fresh_real(prot, SLOT_XB, (R_xlen_t) e->P * e->xb_cols);
+        e->xb = fresh_real(prot, SLOT_XB, (R_xlen_t) e->data.P * e->xb_cols);
         setup_metric(e, prot, spec, state);
         SEXP record = sgfs_list_opt(spec, "record_grad_sq");
         if (e->metric || (record != R_NilValue && Rf_asLogical(record) == TRUE))
@@ -658,7 +658,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     }
     if (!with_sampler) {
         e->xb_cols = e->n;
-        e->xb = fresh_real(prot, SLOT_XB, (R_xlen_t) e->P * e->n);
+        e->xb = fresh_real(prot, SLOT_XB, (R_xlen_t) e->data.P * e->n);
     }
     e->G = need_G ? fresh_real(prot, SLOT_G, (R_xlen_t) D * e->n) : NULL;
 
@@ -673,7 +673,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     }
     SEXP pred_x = sgfs_list_opt(spec, "pred_x");
     if (pred_x != R_NilValue) {
-        if (TYPEOF(pred_x) != REALSXP || !Rf_isMatrix(pred_x) || Rf_nrows(pred_x) != e->P)
+        if (TYPEOF(pred_x) != REALSXP || !Rf_isMatrix(pred_x) || Rf_nrows(pred_x) != e->data.P)
             Rf_error("internal error: 'pred_x' must be a double matrix with P rows");
         if (e->model->predict == NULL)
             Rf_error("the model '%s' has no predictive to keep", e->model->name);
@@ -689,7 +689,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     e->n_kept = 0;
     e->eps_last = NA_REAL;
     /* poll for Ctrl-C about every 2e7 flops of gradient and algebra */
-    double work = e->sampler && e->sampler->full_data ? 10.0 * e->N * D
+    double work = e->sampler && e->sampler->full_data ? 10.0 * e->data.N * D
                                                       : (double) e->n * D * (D + 1.0);
     e->check_every = work > 2e7 / 64 ? (int) fmax(1.0, 2e7 / work) : 64;
     if (e->centre && e->fixed) {

@@ -55,7 +55,7 @@ SEXP sgfs_model_eval(SEXP spec, SEXP theta, SEXP idx, SEXP centre, SEXP second_o
     int *id = (int *) R_alloc(n, sizeof(int));
     for (int i = 0; i < n; i++) {
         const int k = INTEGER(idx)[i];             /* (NA is INT_MIN: test before - 1) */
-        if (k < 1 || k > e->N) Rf_error("internal error: index out of range");
+        if (k < 1 || k > e->data.N) Rf_error("internal error: index out of range");
         id[i] = k - 1;
     }
     const char *names[] = {"loglik", "grad", "scores", "logprior", "change", ""};
@@ -69,7 +69,7 @@ SEXP sgfs_model_eval(SEXP spec, SEXP theta, SEXP idx, SEXP centre, SEXP second_o
     for (int i = 0; i < n; i++)
         for (int j = 0; j < D; j++)
             REAL(scores)[i + (size_t) n * j] = e->G[j + (size_t) D * i];
-    SET_VECTOR_ELT(out, 3, Rf_ScalarReal(sgfs_prior_logdens(e, e->theta)));
+    SET_VECTOR_ELT(out, 3, Rf_ScalarReal(sgfs_prior_logdens(&e->prior, e->theta)));
     if (centre != R_NilValue && e->model->score_change) {
         if (TYPEOF(centre) != REALSXP || Rf_xlength(centre) != D)
             Rf_error("internal error: 'centre' must be %d doubles", D);
@@ -113,8 +113,8 @@ SEXP sgfs_model_curvature(SEXP spec, SEXP theta, SEXP with_cov)
     memset(h, 0, (size_t) D * D * sizeof(double));
     memset(c, 0, (size_t) D * D * sizeof(double));
     int *idx = e->batch.idx;
-    for (int start = 0; start < e->N; start += e->n) {
-        int m = e->N - start < e->n ? e->N - start : e->n;
+    for (int start = 0; start < e->data.N; start += e->n) {
+        int m = e->data.N - start < e->n ? e->data.N - start : e->n;
         for (int i = 0; i < m; i++) idx[i] = start + i;
         double part_ll;
         e->model->score(e, e->theta, idx, m, e->grad, cov ? e->G : NULL, &part_ll);
@@ -127,7 +127,7 @@ SEXP sgfs_model_curvature(SEXP spec, SEXP theta, SEXP with_cov)
     if (!cov) for (size_t k = 0; k < (size_t) D * D; k++) c[k] = NA_REAL;
     else for (int j = 0; j < D; j++)
         for (int i = 0; i <= j; i++)
-            c[i + (size_t) j * D] = (c[i + (size_t) j * D] - sum[i] * sum[j] / e->N) / e->N;
+            c[i + (size_t) j * D] = (c[i + (size_t) j * D] - sum[i] * sum[j] / e->data.N) / e->data.N;
     sgfs_symmetrize_upper(c, D);
     sgfs_symmetrize_upper(h, D);
     SET_VECTOR_ELT(out, 0, Rf_ScalarReal(ll));
@@ -148,7 +148,7 @@ SEXP sgfs_change_cov(SEXP spec, SEXP theta, SEXP centre, SEXP rows)
         Rf_error("internal error: 'rows' must be at least two integers");
     const int *r = INTEGER(rows);
     for (int i = 0; i < m; i++)
-        if (r[i] < 0 || r[i] >= e->N) Rf_error("internal error: row out of range");
+        if (r[i] < 0 || r[i] >= e->data.N) Rf_error("internal error: row out of range");
     SEXP out = PROTECT(Rf_allocMatrix(REALSXP, D, D));
     double *c = REAL(out), *sum = (double *) R_alloc(D, sizeof(double));
     memset(c, 0, (size_t) D * D * sizeof(double));
@@ -172,7 +172,7 @@ SEXP sgfs_change_cov(SEXP spec, SEXP theta, SEXP centre, SEXP rows)
 
 SEXP sgfs_row_leverage(SEXP spec, SEXP U, SEXP P1)
 {
-    sgfs_engine data;
+    sgfs_data data;
     memset(&data, 0, sizeof(data));
     sgfs_data_setup(&data, spec);
     const int P = data.P, N = data.N, p = Rf_asInteger(P1);
@@ -280,7 +280,7 @@ SEXP sgfs_line_logdens(SEXP spec, SEXP theta, SEXP dir, SEXP rows, SEXP cls, SEX
     const int m = Rf_length(rows);
     const int *r = INTEGER(rows);
     for (int i = 0; i < m; i++)
-        if (r[i] == NA_INTEGER || r[i] < 0 || r[i] >= e->N)
+        if (r[i] == NA_INTEGER || r[i] < 0 || r[i] >= e->data.N)
             Rf_error("internal error: 'rows' out of range");
     const double *v = REAL(dir);
     for (int j = 0; j < e->D; j++)

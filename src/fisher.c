@@ -74,7 +74,7 @@ double sgfs_gamma_fpc(int N, int n)
    eta keep their form with gamma_T for gamma and eta scaled by sqrt(T) */
 double sgfs_gamma_tempered(const sgfs_engine *e)
 {
-    return 1.0 + (sgfs_gamma_fpc(e->N, e->n) - 1.0) / e->temperature;
+    return 1.0 + (sgfs_gamma_fpc(e->data.N, e->n) - 1.0) / e->temperature;
 }
 
 /* the same for R (the default steps of R/curvature.R and the samplers'
@@ -92,7 +92,7 @@ SEXP sgfs_gamma(SEXP N, SEXP n)
    batch (their gradient is exact) */
 double sgfs_noise_scale(const sgfs_engine *e)
 {
-    const int pool = e->N - e->n_fixed;
+    const int pool = e->data.N - e->n_fixed;
     return (sgfs_gamma_fpc(pool, e->n) - 1.0) * pool / e->temperature;
 }
 

@@ -37,7 +37,7 @@
 static void ksd_scores(sgfs_engine *e, const double *x, int T, double *b)
 {
     const int D = e->D;
-    const double per_draw = 4.0 * e->N * (double) D;
+    const double per_draw = 4.0 * e->data.N * (double) D;
     double work = 0.0;
     for (int t = 0; t < T; t++) {
         double *bt = b + (size_t) D * t;

@@ -294,5 +294,5 @@ void sgfs_linear_outputs(const double *theta, int D, int P, int K1, int S,
 void sgfs_glm_outputs(sgfs_engine *e, const double *theta, int S, const double *x,
                       int m, double *z, size_t ldz, size_t ldk)
 {
-    sgfs_linear_outputs(theta, e->D, e->P, 1, S, x, m, z, ldz, ldk);
+    sgfs_linear_outputs(theta, e->D, e->data.P, 1, S, x, m, z, ldz, ldk);
 }

@@ -312,8 +312,8 @@ static inline SGFS_ALWAYS_INLINE void axpy4f(double r, const float *restrict u, 
 static inline SGFS_ALWAYS_INLINE void prefetch_sparse_row(const sgfs_engine *e, int j)
 {
 #if defined(__GNUC__)
-    const char *w = (const char *) sgfs_sparse_start(e, j);
-    const size_t bytes = (size_t) sgfs_sparse_row_words(e, j) * sizeof(int);
+    const char *w = (const char *) sgfs_sparse_start(&e->data, j);
+    const size_t bytes = (size_t) sgfs_sparse_row_words(&e->data, j) * sizeof(int);
     for (size_t off = 0; off < bytes; off += 64) __builtin_prefetch(w + off, 0, 3);
 #else
     (void) e;
@@ -324,7 +324,7 @@ static inline SGFS_ALWAYS_INLINE void prefetch_sparse_row(const sgfs_engine *e, 
 static inline SGFS_ALWAYS_INLINE void prefetch_sparse_start(const sgfs_engine *e, int j)
 {
 #if defined(__GNUC__)
-    if (e->rows_width == 0) __builtin_prefetch(e->rows_ptr + j, 0, 3);
+    if (e->data.rows_width == 0) __builtin_prefetch(e->data.rows_ptr + j, 0, 3);
 #else
     (void) e;
     (void) j;
@@ -335,15 +335,15 @@ static inline SGFS_ALWAYS_INLINE void rows_score_sparse(
     const sgfs_engine *e, const int *idx, int n, const double *beta, const double *centre,
     double (*resid)(int, double, double, void *), void *ctx, double *restrict sum)
 {
-    const int P = e->P;
-    const double *restrict m = e->rows_shift;
+    const int P = e->data.P;
+    const double *restrict m = e->data.rows_shift;
     const double mb = dot4(m, beta, P), mc = centre ? dot4(m, centre, P) : 0.0;
     double r_sum = 0.0;
-    const double *restrict level = e->rows_level;
+    const double *restrict level = e->data.rows_level;
     for (int i = 0; i < n; i++) {
         if (i + 2 * PREFETCH_AHEAD < n) prefetch_sparse_start(e, idx[i + 2 * PREFETCH_AHEAD]);
         if (i + PREFETCH_AHEAD < n) prefetch_sparse_row(e, idx[i + PREFETCH_AHEAD]);
-        const sgfs_sparse q = sgfs_sparse_row(e, idx[i]);
+        const sgfs_sparse q = sgfs_sparse_row(&e->data, idx[i]);
         const double r = resid(idx[i], sgfs_sparse_dot(q, level, beta) - mb,
                                centre ? sgfs_sparse_dot(q, level, centre) - mc : 0.0, ctx);
         sgfs_sparse_axpy(r, q, level, sum);
@@ -362,18 +362,18 @@ void sgfs_rows_score(const sgfs_engine *e, const int *idx, int n,
                      double (*resid)(int, double, double, void *), void *ctx,
                      double *restrict sum)
 {
-    const int P = e->P;
-    const double *xt = e->xt;
+    const int P = e->data.P;
+    const double *xt = e->data.xt;
     for (int j = 0; j < P; j++) sum[j] = 0.0;
-    if (e->rows_ptr != NULL) {
+    if (e->data.rows_ptr != NULL) {
         rows_score_sparse(e, idx, n, beta, centre, resid, ctx, sum);
         return;
     }
-    if (e->xt32 != NULL) {
+    if (e->data.xt32 != NULL) {
         for (int i = 0; i < n; i++) {
-            const float *restrict u = e->xt32 + (size_t) idx[i] * P;
+            const float *restrict u = e->data.xt32 + (size_t) idx[i] * P;
             if (i + PREFETCH_AHEAD < n)
-                prefetch_bytes(e->xt32 + (size_t) idx[i + PREFETCH_AHEAD] * P, P * sizeof(float));
+                prefetch_bytes(e->data.xt32 + (size_t) idx[i + PREFETCH_AHEAD] * P, P * sizeof(float));
             const double r = resid(idx[i], dot4f(u, beta, P), centre ? dot4f(u, centre, P) : 0.0,
                                    ctx);
             axpy4f(r, u, sum, P);
@@ -381,12 +381,12 @@ void sgfs_rows_score(const sgfs_engine *e, const int *idx, int n,
         return;
     }
     if (xt == NULL) {               /* raw rows (a file, a matrix in place): each read into xb */
-        sgfs_data_prefetch(e, idx, n);
-        for (int i = 0; i < SGFS_TOUCH_AHEAD && i < n; i++) sgfs_data_touch(e, idx[i]);
+        sgfs_data_prefetch(&e->data, idx, n);
+        for (int i = 0; i < SGFS_TOUCH_AHEAD && i < n; i++) sgfs_data_touch(&e->data, idx[i]);
         for (int i = 0; i < n; i++) {
-            if (i + SGFS_TOUCH_AHEAD < n) sgfs_data_touch(e, idx[i + SGFS_TOUCH_AHEAD]);
+            if (i + SGFS_TOUCH_AHEAD < n) sgfs_data_touch(&e->data, idx[i + SGFS_TOUCH_AHEAD]);
             double *u = e->xb;
-            sgfs_raw_row(e, idx[i], u);
+            sgfs_raw_row(&e->data, idx[i], u);
             const double r = resid(idx[i], dot4(u, beta, P), centre ? dot4(u, centre, P) : 0.0,
                                    ctx);
             axpy4(r, u, sum, P);
@@ -419,8 +419,8 @@ void sgfs_gather_dot(const double *xt, int P, const int *idx, int n,
    without offsets) */
 void sgfs_add_offset(const sgfs_engine *e, const int *idx, int n, double *eta)
 {
-    if (e->offset)
-        for (int i = 0; i < n; i++) eta[i] += e->offset[idx[i]];
+    if (e->data.offset)
+        for (int i = 0; i < n; i++) eta[i] += e->data.offset[idx[i]];
 }
 
 /* The columns of the examples idx[0..n-1] and, unless beta is NULL, the
@@ -435,32 +435,32 @@ const double *sgfs_batch_columns(sgfs_engine *e, const double *beta,
         Rf_error("internal error: a gather of %d columns into a scratch of %d", n, e->xb_cols);
     int block = 1;
     for (int i = 1; i < n && block; i++) block = idx[i] == idx[0] + i;
-    if (e->xt == NULL) {            /* the compressed rows, floats or a file: gathered */
-        sgfs_data_columns(e, idx, n, e->xb);
+    if (e->data.xt == NULL) {            /* the compressed rows, floats or a file: gathered */
+        sgfs_data_columns(&e->data, idx, n, e->xb);
         if (beta) {
             /* (the floats' and a file's eta as the dense copy's would be:
                dot4 per gathered column, dgemv on a block, so that they
                give its draws) */
-            if ((e->xt32 || e->raw_x || e->raw_x32) && !block)
-                for (int i = 0; i < n; i++) eta[i] = dot4(e->xb + (size_t) i * e->P, beta, e->P);
-            else sgfs_xt_beta(e->xb, e->P, n, beta, eta);
+            if ((e->data.xt32 || e->data.raw_x || e->data.raw_x32) && !block)
+                for (int i = 0; i < n; i++) eta[i] = dot4(e->xb + (size_t) i * e->data.P, beta, e->data.P);
+            else sgfs_xt_beta(e->xb, e->data.P, n, beta, eta);
             sgfs_add_offset(e, idx, n, eta);
         }
         return e->xb;
     }
     if (!block) {
         if (beta) {
-            sgfs_gather_dot(e->xt, e->P, idx, n, beta, e->xb, eta);
+            sgfs_gather_dot(e->data.xt, e->data.P, idx, n, beta, e->xb, eta);
             sgfs_add_offset(e, idx, n, eta);
         } else
             for (int i = 0; i < n; i++)
-                memcpy(e->xb + (size_t) i * e->P, e->xt + (size_t) idx[i] * e->P,
-                       (size_t) e->P * sizeof(double));
+                memcpy(e->xb + (size_t) i * e->data.P, e->data.xt + (size_t) idx[i] * e->data.P,
+                       (size_t) e->data.P * sizeof(double));
         return e->xb;
     }
-    const double *x = e->xt + (size_t) idx[0] * e->P;
+    const double *x = e->data.xt + (size_t) idx[0] * e->data.P;
     if (beta) {
-        sgfs_xt_beta(x, e->P, n, beta, eta);
+        sgfs_xt_beta(x, e->data.P, n, beta, eta);
         sgfs_add_offset(e, idx, n, eta);
     }
     return x;

@@ -20,11 +20,11 @@ double sgfs_full_score(sgfs_engine *e, const double *theta, double *sum)
     /* on the compressed rows a GLM's pass reads each row's stored entries
        once (data.c): O(stored entries + P), where chunks would cost P per
        row gathered (P can be 10^5 on a wide sparse design) */
-    if (e->rows_ptr != NULL && e->model->row_residual != NULL)
+    if (e->data.rows_ptr != NULL && e->model->row_residual != NULL)
         return sgfs_data_glm_pass(e, theta, sum);
     for (int j = 0; j < e->D; j++) sum[j] = 0.0;
-    for (int start = 0; start < e->N; start += e->n) {
-        int m = e->N - start < e->n ? e->N - start : e->n;
+    for (int start = 0; start < e->data.N; start += e->n) {
+        int m = e->data.N - start < e->n ? e->data.N - start : e->n;
         for (int i = 0; i < m; i++) idx[i] = start + i;
         double part_ll;
         e->model->score(e, theta, idx, m, part, NULL, &part_ll);
@@ -68,16 +68,16 @@ void sgfs_neg_hessian(sgfs_engine *e, const double *theta, const int *idx,
 double sgfs_log_posterior(sgfs_engine *e, const double *theta, double *grad)
 {
     if (e->hs == NULL) {
-        double lp = sgfs_full_score(e, theta, grad) + sgfs_prior_logdens(e, theta);
-        sgfs_prior_grad_add(e, theta, grad);
+        double lp = sgfs_full_score(e, theta, grad) + sgfs_prior_logdens(&e->prior, theta);
+        sgfs_prior_grad_add(&e->prior, theta, grad);
         return lp;
     }
     double *beta = e->hs->beta;
     sgfs_hs_beta(e, theta, beta);
     double lp = sgfs_full_score(e, beta, grad);
     sgfs_hs_pullback(e, beta, grad);
-    lp += sgfs_prior_logdens(e, theta) + sgfs_hs_prior(e, theta, grad);
-    sgfs_prior_grad_add(e, theta, grad);
+    lp += sgfs_prior_logdens(&e->prior, theta) + sgfs_hs_prior(e, theta, grad);
+    sgfs_prior_grad_add(&e->prior, theta, grad);
     return lp;
 }
 

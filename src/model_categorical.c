@@ -10,7 +10,7 @@
  *   -d^2 l_i / dbeta_k dbeta_l' = p_ik (1{k = l} - p_il) u_i u_i'.
  *
  * theta = vec(B), B = (beta_1, ..., beta_{K-1}) (P x (K-1)); y_i in
- * 0..K-1; mpar[0] = K.  With prior weights w_i (e->weights; 1 without:
+ * 0..K-1; mpar[0] = K.  With prior weights w_i (e->data.weights; 1 without:
  * frequency or case weights, as nnet::multinom's) row i contributes w_i l_i,
  * w_i times its score and w_i times its curvature.  The linear predictors of the minibatch are one
  * dgemm, E = xb' B (n x (K-1), in e->eta), and the score sum another,
@@ -26,7 +26,7 @@ static int n_class(const double *mpar)
 /* row idx's prior weight (1 without weights) */
 static double row_weight(const sgfs_engine *e, int idx)
 {
-    return e->weights ? e->weights[idx] : 1.0;
+    return e->data.weights ? e->data.weights[idx] : 1.0;
 }
 
 static int categorical_n_par(int P, const double *mpar, int n_mpar)
@@ -41,7 +41,7 @@ static int categorical_n_par(int P, const double *mpar, int n_mpar)
 static const double *predictors(sgfs_engine *e, const double *theta,
                                 const int *idx, int n)
 {
-    const int P = e->P, K1 = n_class(e->mpar) - 1;
+    const int P = e->data.P, K1 = n_class(e->mpar) - 1;
     const double *xb = sgfs_batch_columns(e, NULL, idx, n, NULL);
     sgfs_gemm('T', 'N', n, K1, P, xb, P, theta, P, 0.0, e->eta, n);
     return xb;
@@ -51,11 +51,11 @@ static void categorical_score(sgfs_engine *e, const double *theta,
                               const int *idx, int n, double *sum, double *G,
                               double *loglik)
 {
-    const int P = e->P, D = e->D, K1 = n_class(e->mpar) - 1;
+    const int P = e->data.P, D = e->D, K1 = n_class(e->mpar) - 1;
     double *E = e->eta, ll = 0.0;
     const double *xb = predictors(e, theta, idx, n);
     for (int i = 0; i < n; i++) {
-        const int y = (int) e->y[idx[i]];
+        const int y = (int) e->data.y[idx[i]];
         const double w = row_weight(e, idx[i]);
         const double eta_y = y > 0 ? E[i + (size_t) (y - 1) * n] : 0.0;
         ll += w * (eta_y - sgfs_softmax_ref(E + i, n, K1));
@@ -83,7 +83,7 @@ static void categorical_score_change(sgfs_engine *e, const double *theta,
                                      const double *centre, int second,
                                      const int *idx, int n, double *sum)
 {
-    const int P = e->P, K1 = n_class(e->mpar) - 1;
+    const int P = e->data.P, K1 = n_class(e->mpar) - 1;
     const size_t len = (size_t) n * K1;
     double *E = e->eta, *Ec = e->eta_centre, *M = e->eta_centre + len;
     const double *xb = predictors(e, theta, idx, n);
@@ -112,7 +112,7 @@ static double categorical_loglik(sgfs_engine *e, const double *theta,
     double *E = e->eta, ll = 0.0;
     predictors(e, theta, idx, n);
     for (int i = 0; i < n; i++) {
-        const int y = (int) e->y[idx[i]];
+        const int y = (int) e->data.y[idx[i]];
         ll += row_weight(e, idx[i]) *
               ((y > 0 ? E[i + (size_t) (y - 1) * n] : 0.0) - sgfs_softmax_ref(E + i, n, K1));
     }
@@ -124,7 +124,7 @@ static double categorical_loglik(sgfs_engine *e, const double *theta,
 static void categorical_neg_hessian(sgfs_engine *e, const double *theta,
                                     const int *idx, int n, double *H)
 {
-    const int P = e->P, D = e->D, K1 = n_class(e->mpar) - 1;
+    const int P = e->data.P, D = e->D, K1 = n_class(e->mpar) - 1;
     double *E = e->eta, *A = e->G;
     const double *xb = predictors(e, theta, idx, n);
     for (int i = 0; i < n; i++) sgfs_softmax_ref(E + i, n, K1);
@@ -154,7 +154,7 @@ static double line_predictor(const double *eta, size_t stride, int k, int cls, d
 static double categorical_line_loglik(const sgfs_engine *e, int row, const double *eta,
                                       size_t stride, int cls, double t)
 {
-    const int K1 = n_class(e->mpar) - 1, y = (int) e->y[row];
+    const int K1 = n_class(e->mpar) - 1, y = (int) e->data.y[row];
     double top = 0.0, sum = 0.0;                     /* (the reference class's 0) */
     for (int k = 0; k < K1; k++) {
         const double z = line_predictor(eta, stride, k, cls, t);
@@ -173,7 +173,7 @@ static int categorical_n_pred(const double *mpar)
 static void categorical_predict(sgfs_engine *e, const double *theta,
                                 const double *x, int m, double *out)
 {
-    const int P = e->P, K1 = n_class(e->mpar) - 1;
+    const int P = e->data.P, K1 = n_class(e->mpar) - 1;
     sgfs_gemm('T', 'N', m, K1, P, x, P, theta, P, 0.0, e->eta, m);
     sgfs_add_class_pred(e->eta, m, 1, m, K1, out);
 }
@@ -187,7 +187,7 @@ static int categorical_n_out(const double *mpar, int *kind)
 static void categorical_outputs(sgfs_engine *e, const double *theta, int S,
                                 const double *x, int m, double *z, size_t ldz, size_t ldk)
 {
-    sgfs_linear_outputs(theta, e->D, e->P, n_class(e->mpar) - 1, S, x, m, z, ldz, ldk);
+    sgfs_linear_outputs(theta, e->D, e->data.P, n_class(e->mpar) - 1, S, x, m, z, ldz, ldk);
 }
 
 const sgfs_model sgfs_model_categorical = {

@@ -53,7 +53,7 @@ static SEXP call_back(const sgfs_engine *e, int which, const double *theta,
     memcpy(REAL(th), theta, (size_t) e->D * sizeof(double));
     SEXP rows = PROTECT(Rf_allocVector(INTSXP, n));
     int *r = INTEGER(rows);
-    for (int i = 0; i < n; i++) r[i] = (int) e->xt[idx[i]];
+    for (int i = 0; i < n; i++) r[i] = (int) e->data.xt[idx[i]];
     SEXP call = PROTECT(Rf_lang3(VECTOR_ELT(e->callback, which), th, rows));
     SEXP out = Rf_eval(call, R_GlobalEnv);
     UNPROTECT(3);

@@ -10,11 +10,11 @@
  *
  * theta = (beta[P], log_sigma) when sigma is sampled (D = P + 1), or beta
  * alone when the user fixed sigma (D = P).  mpar[0] is the fixed log sigma,
- * or NA when log sigma is a parameter.  o_i is the row's offset (e->offset,
+ * or NA when log sigma is a parameter.  o_i is the row's offset (e->data.offset,
  * on the internal scale of y; 0 without), added to eta by
  * sgfs_batch_columns.
  *
- * Prior weights w_i (e->weights; 1 without) are precisions, as in glm():
+ * Prior weights w_i (e->data.weights; 1 without) are precisions, as in glm():
  * y_i ~ N(eta_i, sigma^2 / w_i), so that
  *   l_i = -log sigma + log(w_i)/2 - log(2 pi)/2 - w_i r_i^2 / (2 sigma^2),
  *   dl_i/dbeta = w_i r_i u_i / sigma^2,  dl_i/dlog sigma = w_i r_i^2 / sigma^2 - 1,
@@ -44,8 +44,8 @@ static double residuals(sgfs_engine *e, const double *theta, const int *idx,
 {
     double *r = e->eta;
     *xb = sgfs_batch_columns(e, theta, idx, n, r);
-    for (int i = 0; i < n; i++) r[i] = e->y[idx[i]] - r[i];
-    return sigma_sampled(e->mpar) ? theta[e->P] : e->mpar[0];
+    for (int i = 0; i < n; i++) r[i] = e->data.y[idx[i]] - r[i];
+    return sigma_sampled(e->mpar) ? theta[e->data.P] : e->mpar[0];
 }
 
 /* with weights: the batch's sum of w_i r_i^2 (r in e->eta), its rows of
@@ -56,7 +56,7 @@ static double weighted_rss(const sgfs_engine *e, const int *idx, int n,
     const double *r = e->eta;
     double rss = 0.0, k = 0.0, lw = 0.0;
     for (int i = 0; i < n; i++) {
-        const double w = e->weights[idx[i]];
+        const double w = e->data.weights[idx[i]];
         if (w > 0.0) {
             rss += w * r[i] * r[i];
             k += 1.0;
@@ -72,7 +72,7 @@ static void gaussian_score_weighted(sgfs_engine *e, const double *theta,
                                     const int *idx, int n, double *sum, double *G,
                                     double *loglik)
 {
-    const int P = e->P, D = e->D, has_sigma = sigma_sampled(e->mpar);
+    const int P = e->data.P, D = e->D, has_sigma = sigma_sampled(e->mpar);
     double *r = e->eta, count, logw;
     const double *xb;
     const double log_sigma = residuals(e, theta, idx, n, &xb);
@@ -82,11 +82,11 @@ static void gaussian_score_weighted(sgfs_engine *e, const double *theta,
         for (int i = 0; i < n; i++) {
             const double *restrict u = xb + (size_t) i * P;
             double *restrict g = G + (size_t) i * D;
-            const double w = e->weights[idx[i]], ri = w * r[i] * prec;
+            const double w = e->data.weights[idx[i]], ri = w * r[i] * prec;
             for (int j = 0; j < P; j++) g[j] = ri * u[j];
             if (has_sigma) g[P] = w > 0.0 ? w * r[i] * r[i] * prec - 1.0 : 0.0;
         }
-    for (int i = 0; i < n; i++) r[i] *= prec * e->weights[idx[i]];
+    for (int i = 0; i < n; i++) r[i] *= prec * e->data.weights[idx[i]];
     sgfs_x_r(xb, P, n, r, sum);
     if (has_sigma) sum[P] = rss * prec - count;
     if (loglik) *loglik = -count * (log_sigma + HALF_LOG_2PI) + logw - 0.5 * rss * prec;
@@ -96,11 +96,11 @@ static void gaussian_score(sgfs_engine *e, const double *theta,
                            const int *idx, int n, double *sum, double *G,
                            double *loglik)
 {
-    if (e->weights) {
+    if (e->data.weights) {
         gaussian_score_weighted(e, theta, idx, n, sum, G, loglik);
         return;
     }
-    const int P = e->P, D = e->D, has_sigma = sigma_sampled(e->mpar);
+    const int P = e->data.P, D = e->D, has_sigma = sigma_sampled(e->mpar);
     double *r = e->eta, rss = 0.0;
     const double *xb;
     double log_sigma = residuals(e, theta, idx, n, &xb);
@@ -127,7 +127,7 @@ static void gaussian_score_change(sgfs_engine *e, const double *theta,
                                   const double *centre, int second,
                                   const int *idx, int n, double *sum)
 {
-    const int P = e->P, has_sigma = sigma_sampled(e->mpar);
+    const int P = e->data.P, has_sigma = sigma_sampled(e->mpar);
     double *r = e->eta, *rc = e->eta_centre, rss = 0.0, rss_c = 0.0, cross = 0.0;
     const double *xb;
     const double log_sigma = residuals(e, theta, idx, n, &xb);
@@ -136,9 +136,9 @@ static void gaussian_score_change(sgfs_engine *e, const double *theta,
     const double d = log_sigma - log_sigma_c;
     sgfs_xt_beta(xb, P, n, centre, rc);
     sgfs_add_offset(e, idx, n, rc);
-    const double *w = e->weights;
+    const double *w = e->data.weights;
     for (int i = 0; i < n; i++) {
-        const double c = e->y[idx[i]] - rc[i], wi = w ? w[idx[i]] : 1.0;
+        const double c = e->data.y[idx[i]] - rc[i], wi = w ? w[idx[i]] : 1.0;
         rss += wi * r[i] * r[i];
         rss_c += wi * c * c;
         const double first = r[i] * prec - c * prec_c;
@@ -161,7 +161,7 @@ static double gaussian_loglik(sgfs_engine *e, const double *theta,
     double *r = e->eta, rss = 0.0;
     const double *xb;
     double log_sigma = residuals(e, theta, idx, n, &xb);
-    if (e->weights) {
+    if (e->data.weights) {
         double count, logw;
         rss = weighted_rss(e, idx, n, &count, &logw);
         return -count * (log_sigma + HALF_LOG_2PI) + logw - 0.5 * rss * exp(-2.0 * log_sigma);
@@ -173,11 +173,11 @@ static double gaussian_loglik(sgfs_engine *e, const double *theta,
 static void gaussian_neg_hessian(sgfs_engine *e, const double *theta,
                                  const int *idx, int n, double *H)
 {
-    const int P = e->P, D = e->D;
+    const int P = e->data.P, D = e->D;
     double *r = e->eta;
     const double *xb;
     const double prec = exp(-2.0 * residuals(e, theta, idx, n, &xb)), root = sqrt(prec);
-    const double *wt = e->weights;
+    const double *wt = e->data.weights;
     for (int i = 0; i < n; i++) {
         const double *restrict u = xb + (size_t) i * P;
         double *restrict a = e->G + (size_t) i * P;
@@ -205,9 +205,9 @@ static int gaussian_n_pred(const double *mpar)
 static void gaussian_predict(sgfs_engine *e, const double *theta,
                              const double *x, int m, double *out)
 {
-    sgfs_xt_beta(x, e->P, m, theta, e->eta);
+    sgfs_xt_beta(x, e->data.P, m, theta, e->eta);
     sgfs_add_gaussian_pred(e->eta, 1, m,
-                           sigma_sampled(e->mpar) ? theta[e->P] : e->mpar[0], out);
+                           sigma_sampled(e->mpar) ? theta[e->data.P] : e->mpar[0], out);
 }
 
 static int gaussian_n_out(const double *mpar, int *kind)

@@ -5,9 +5,9 @@
  *   g_i(beta) = (y_i - sgfs_sigmoid(eta_i)) u_i,       y_i in {0, 1}.
  *
  * theta = beta (D = P; the intercept, if any, is a column of ones in xt);
- * o_i the row's offset (e->offset; 0 without), added to the gathered
+ * o_i the row's offset (e->data.offset; 0 without), added to the gathered
  * batch's eta by sgfs_batch_columns and by the one-pass residuals.
- * With prior weights w_i (e->weights; 1 without) row i contributes
+ * With prior weights w_i (e->data.weights; 1 without) row i contributes
  * w_i l_i, w_i g_i and w_i times its curvature; y_i may then be a
  * proportion in [0, 1] (a binomial response of w_i trials, as glm()).
  * Without offsets and weights the one-pass score uses a residual function
@@ -37,15 +37,15 @@ static int logistic_n_par(int P, const double *mpar, int n_mpar)
 static double logistic_residual(int row, double eta, double unused, void *ctx)
 {
     (void) unused;
-    return ((const sgfs_engine *) ctx)->y[row] - sgfs_sigmoid(eta);
+    return ((const sgfs_engine *) ctx)->data.y[row] - sgfs_sigmoid(eta);
 }
 
 static double logistic_residual_general(int row, double eta, double unused, void *ctx)
 {
     (void) unused;
     const sgfs_engine *e = (const sgfs_engine *) ctx;
-    const double r = e->y[row] - sgfs_sigmoid(eta + sgfs_row_offset(e, row));
-    return e->weights ? e->weights[row] * r : r;
+    const double r = e->data.y[row] - sgfs_sigmoid(eta + sgfs_row_offset(&e->data, row));
+    return e->data.weights ? e->data.weights[row] * r : r;
 }
 
 /* control variates: the engine and the order (1 or 2) */
@@ -57,43 +57,43 @@ typedef struct change_ctx {
 static double logistic_residual_change(int row, double eta, double eta_c, void *ctx)
 {
     const change_ctx *c = (const change_ctx *) ctx;
-    if (c->e->offset) {
-        eta += c->e->offset[row];
-        eta_c += c->e->offset[row];
+    if (c->e->data.offset) {
+        eta += c->e->data.offset[row];
+        eta_c += c->e->data.offset[row];
     }
     const double pc = sgfs_sigmoid(eta_c), first = pc - sgfs_sigmoid(eta);
     const double r = c->order == 2 ? first + pc * (1.0 - pc) * (eta - eta_c) : first;
-    return c->e->weights ? c->e->weights[row] * r : r;
+    return c->e->data.weights ? c->e->data.weights[row] * r : r;
 }
 
 static void logistic_score(sgfs_engine *e, const double *theta,
                            const int *idx, int n, double *sum, double *G,
                            double *loglik)
 {
-    const int P = e->P, D = e->D;
+    const int P = e->data.P, D = e->D;
     if (G == NULL && loglik == NULL) {        /* one pass, no copy */
         sgfs_rows_score(e, idx, n, theta, NULL,
-                        e->offset || e->weights ? logistic_residual_general : logistic_residual,
+                        e->data.offset || e->data.weights ? logistic_residual_general : logistic_residual,
                         e, sum);
         return;
     }
     double *r = e->eta;
     const double *xb = sgfs_batch_columns(e, theta, idx, n, r);
-    if (e->weights) {
+    if (e->data.weights) {
         double ll = 0.0;
         for (int i = 0; i < n; i++) {
-            const double w = e->weights[idx[i]];
+            const double w = e->data.weights[idx[i]];
             double li = 0.0;
-            r[i] = w * sgfs_binomial_residual(e->y[idx[i]], r[i], &li);
+            r[i] = w * sgfs_binomial_residual(e->data.y[idx[i]], r[i], &li);
             ll += w * li;
         }
         if (loglik) *loglik = ll;
     } else if (loglik) {
         double ll = 0.0;
-        for (int i = 0; i < n; i++) r[i] = sgfs_binomial_residual(e->y[idx[i]], r[i], &ll);
+        for (int i = 0; i < n; i++) r[i] = sgfs_binomial_residual(e->data.y[idx[i]], r[i], &ll);
         *loglik = ll;
     } else {
-        for (int i = 0; i < n; i++) r[i] = e->y[idx[i]] - sgfs_sigmoid(r[i]);
+        for (int i = 0; i < n; i++) r[i] = e->data.y[idx[i]] - sgfs_sigmoid(r[i]);
     }
     sgfs_glm_scores(xb, P, n, r, sum, G, D);
 }
@@ -114,24 +114,24 @@ static double logistic_loglik(sgfs_engine *e, const double *theta,
 {
     double *eta = e->eta, ll = 0.0;
     sgfs_batch_columns(e, theta, idx, n, eta);
-    if (e->weights)
+    if (e->data.weights)
         for (int i = 0; i < n; i++)
-            ll += e->weights[idx[i]] * (e->y[idx[i]] * eta[i] - softplus(eta[i]));
+            ll += e->data.weights[idx[i]] * (e->data.y[idx[i]] * eta[i] - softplus(eta[i]));
     else
         for (int i = 0; i < n; i++)
-            ll += e->y[idx[i]] * eta[i] - softplus(eta[i]);
+            ll += e->data.y[idx[i]] * eta[i] - softplus(eta[i]);
     return ll;
 }
 
 static void logistic_neg_hessian(sgfs_engine *e, const double *theta,
                                  const int *idx, int n, double *H)
 {
-    const int P = e->P;
+    const int P = e->data.P;
     double *eta = e->eta;
     const double *xb = sgfs_batch_columns(e, theta, idx, n, eta);
     for (int i = 0; i < n; i++) {
         const double p = sgfs_sigmoid(eta[i]);
-        const double w = sqrt(sgfs_row_weight(e, idx[i]) * p * (1.0 - p));
+        const double w = sqrt(sgfs_row_weight(&e->data, idx[i]) * p * (1.0 - p));
         const double *restrict u = xb + (size_t) i * P;
         double *restrict a = e->G + (size_t) i * P;
         for (int j = 0; j < P; j++) a[j] = w * u[j];
@@ -148,18 +148,18 @@ static int logistic_n_pred(const double *mpar)
 static void logistic_predict(sgfs_engine *e, const double *theta,
                              const double *x, int m, double *out)
 {
-    sgfs_xt_beta(x, e->P, m, theta, e->eta);
+    sgfs_xt_beta(x, e->data.P, m, theta, e->eta);
     sgfs_add_binomial_pred(e->eta, 1, m, out);
 }
 
 static double logistic_row_loglik(const sgfs_engine *e, int row, double eta)
 {
-    return sgfs_row_weight(e, row) * (e->y[row] * eta - softplus(eta));
+    return sgfs_row_weight(&e->data, row) * (e->data.y[row] * eta - softplus(eta));
 }
 
 static double logistic_row_residual(const sgfs_engine *e, int row, double eta)
 {
-    return sgfs_row_weight(e, row) * (e->y[row] - sgfs_sigmoid(eta));
+    return sgfs_row_weight(&e->data, row) * (e->data.y[row] - sgfs_sigmoid(eta));
 }
 
 static int logistic_n_out(const double *mpar, int *kind)

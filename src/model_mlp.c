@@ -174,17 +174,17 @@ static double output_delta(const sgfs_engine *e, const mlp_shape *s,
     const int K = s->w[s->L];
     double ll = 0.0;
     if (s->out == OUT_BINOMIAL) {
-        for (int i = 0; i < n; i++) z[i] = sgfs_binomial_residual(e->y[idx[i]], z[i], &ll);
+        for (int i = 0; i < n; i++) z[i] = sgfs_binomial_residual(e->data.y[idx[i]], z[i], &ll);
     } else if (s->out == OUT_POISSON) {
         for (int i = 0; i < n; i++) {
-            const double y = e->y[idx[i]], mu = exp(z[i]);
+            const double y = e->data.y[idx[i]], mu = exp(z[i]);
             ll += y * z[i] - mu - lgamma(y + 1.0);
             z[i] = y - mu;
         }
     } else if (s->out == OUT_CATEGORICAL) {
         for (int i = 0; i < n; i++) {
             double *zi = z + (size_t) i * K;
-            const int y = (int) e->y[idx[i]];
+            const int y = (int) e->data.y[idx[i]];
             ll += (y > 0 ? zi[y - 1] : 0.0) - sgfs_softmax_ref(zi, 1, K);
             for (int k = 0; k < K; k++) zi[k] = (y == k + 1) - zi[k];
         }
@@ -193,7 +193,7 @@ static double output_delta(const sgfs_engine *e, const mlp_shape *s,
         const double prec = exp(-2.0 * log_sigma);
         double rss = 0.0;
         for (int i = 0; i < n; i++) {
-            const double r = e->y[idx[i]] - z[i];
+            const double r = e->data.y[idx[i]] - z[i];
             rss += r * r;
             if (G && s->sigma_sampled) G[s->D - 1 + (size_t) i * s->D] = r * r * prec - 1.0;
             z[i] = r * prec;
@@ -232,7 +232,7 @@ static double score_single(sgfs_engine *e, const mlp_shape *s, const double *the
 static void mlp_score(sgfs_engine *e, const double *theta, const int *idx,
                       int n, double *sum, double *G, double *loglik)
 {
-    const mlp_shape s = shape_of(e->P, e->mpar);
+    const mlp_shape s = shape_of(e->data.P, e->mpar);
     double sigma_score = 0.0, ll;
     const double *x = sgfs_batch_columns(e, NULL, idx, n, NULL);
 #ifdef SGFS_HAVE_SGEMM
@@ -252,7 +252,7 @@ static void mlp_score(sgfs_engine *e, const double *theta, const int *idx,
 static double mlp_loglik(sgfs_engine *e, const double *theta, const int *idx,
                          int n)
 {
-    const mlp_shape s = shape_of(e->P, e->mpar);
+    const mlp_shape s = shape_of(e->data.P, e->mpar);
     double *h[MAX_LAYERS + 1], *delta[MAX_LAYERS + 1];
     forward(e, &s, theta, sgfs_batch_columns(e, NULL, idx, n, NULL), n, h, delta);
     return output_delta(e, &s, theta, idx, n, delta[s.L], NULL, NULL);
@@ -267,7 +267,7 @@ static int mlp_n_pred(const double *mpar)
 static void mlp_predict(sgfs_engine *e, const double *theta, const double *x,
                         int m, double *out)
 {
-    const mlp_shape s = shape_of(e->P, e->mpar);
+    const mlp_shape s = shape_of(e->data.P, e->mpar);
     double *h[MAX_LAYERS + 1], *delta[MAX_LAYERS + 1];
     forward(e, &s, theta, x, m, h, delta);
     double *z = delta[s.L];
@@ -293,7 +293,7 @@ static int mlp_n_out(const double *mpar, int *kind)
 static void mlp_outputs(sgfs_engine *e, const double *theta, int S,
                         const double *x, int m, double *z, size_t ldz, size_t ldk)
 {
-    const mlp_shape s = shape_of(e->P, e->mpar);
+    const mlp_shape s = shape_of(e->data.P, e->mpar);
     const int K = s.w[s.L];
     double *h[MAX_LAYERS + 1], *delta[MAX_LAYERS + 1];
     for (int d = 0; d < S; d++) {

@@ -3,7 +3,7 @@
  * link; McCullagh and Nelder 1989, sec. 6.2), the GLM of counts.
  *
  *   l_i(beta) = y_i eta_i - exp(eta_i) - lgamma(y_i + 1),
- *   eta_i = u_i' beta + o_i,    o_i the row's offset (e->offset, or 0),
+ *   eta_i = u_i' beta + o_i,    o_i the row's offset (e->data.offset, or 0),
  *   g_i(beta) = (y_i - mu_i) u_i,            mu_i = exp(eta_i),
  *   minus the Hessian: sum_i mu_i u_i u_i'   (the Fisher information: for
  *   the canonical link the observed and expected information agree).
@@ -12,7 +12,7 @@
  * The gathered batch's eta includes the offsets (sgfs_batch_columns); the
  * one-pass residuals add them themselves.
  * y_i are non-negative whole numbers (checked in R, code_response()).
- * Prior weights w_i (e->weights; 1 without) multiply row i's l_i, g_i and
+ * Prior weights w_i (e->data.weights; 1 without) multiply row i's l_i, g_i and
  * curvature (the residuals below are then w_i (y_i - mu_i)).
  *
  * Control variates (score_change): g_i(theta) - g_i(centre) =
@@ -38,7 +38,7 @@ static int poisson_n_par(int P, const double *mpar, int n_mpar)
 
 static inline double row_offset(const sgfs_engine *e, int row)
 {
-    return e->offset ? e->offset[row] : 0.0;
+    return e->data.offset ? e->data.offset[row] : 0.0;
 }
 
 /* the residuals of a one-pass score (sgfs_rows_score): y - exp(eta + o) */
@@ -46,8 +46,8 @@ static double poisson_residual(int row, double eta, double unused, void *ctx)
 {
     (void) unused;
     const sgfs_engine *e = (const sgfs_engine *) ctx;
-    const double r = e->y[row] - exp(eta + row_offset(e, row));
-    return e->weights ? e->weights[row] * r : r;
+    const double r = e->data.y[row] - exp(eta + row_offset(e, row));
+    return e->data.weights ? e->data.weights[row] * r : r;
 }
 
 /* control variates: ctx the engine and the order */
@@ -61,24 +61,24 @@ static double poisson_residual_change(int row, double eta, double eta_c, void *c
     const change_ctx *c = (const change_ctx *) ctx;
     const double o = row_offset(c->e, row), mc = exp(eta_c + o), first = mc - exp(eta + o);
     const double r = c->order == 2 ? first + mc * (eta - eta_c) : first;
-    return c->e->weights ? c->e->weights[row] * r : r;
+    return c->e->data.weights ? c->e->data.weights[row] * r : r;
 }
 
 static void poisson_score(sgfs_engine *e, const double *theta,
                           const int *idx, int n, double *sum, double *G,
                           double *loglik)
 {
-    const int P = e->P, D = e->D;
+    const int P = e->data.P, D = e->D;
     if (G == NULL && loglik == NULL) {        /* one pass, no copy */
         sgfs_rows_score(e, idx, n, theta, NULL, poisson_residual, e, sum);
         return;
     }
     double *r = e->eta;
     const double *xb = sgfs_batch_columns(e, theta, idx, n, r);
-    if (e->weights) {
+    if (e->data.weights) {
         double ll = 0.0;
         for (int i = 0; i < n; i++) {
-            const double y = e->y[idx[i]], mu = exp(r[i]), w = e->weights[idx[i]];
+            const double y = e->data.y[idx[i]], mu = exp(r[i]), w = e->data.weights[idx[i]];
             if (loglik) ll += w * (y * r[i] - mu - lgamma(y + 1.0));
             r[i] = w * (y - mu);
         }
@@ -86,13 +86,13 @@ static void poisson_score(sgfs_engine *e, const double *theta,
     } else if (loglik) {
         double ll = 0.0;
         for (int i = 0; i < n; i++) {
-            const double y = e->y[idx[i]], mu = exp(r[i]);
+            const double y = e->data.y[idx[i]], mu = exp(r[i]);
             ll += y * r[i] - mu - lgamma(y + 1.0);
             r[i] = y - mu;
         }
         *loglik = ll;
     } else {
-        for (int i = 0; i < n; i++) r[i] = e->y[idx[i]] - exp(r[i]);
+        for (int i = 0; i < n; i++) r[i] = e->data.y[idx[i]] - exp(r[i]);
     }
     sgfs_glm_scores(xb, P, n, r, sum, G, D);
 }
@@ -111,8 +111,8 @@ static double poisson_loglik(sgfs_engine *e, const double *theta,
     double *eta = e->eta, ll = 0.0;
     sgfs_batch_columns(e, theta, idx, n, eta);
     for (int i = 0; i < n; i++) {
-        const double y = e->y[idx[i]];
-        ll += sgfs_row_weight(e, idx[i]) * (y * eta[i] - exp(eta[i]) - lgamma(y + 1.0));
+        const double y = e->data.y[idx[i]];
+        ll += sgfs_row_weight(&e->data, idx[i]) * (y * eta[i] - exp(eta[i]) - lgamma(y + 1.0));
     }
     return ll;
 }
@@ -120,12 +120,12 @@ static double poisson_loglik(sgfs_engine *e, const double *theta,
 static void poisson_neg_hessian(sgfs_engine *e, const double *theta,
                                 const int *idx, int n, double *H)
 {
-    const int P = e->P;
+    const int P = e->data.P;
     double *eta = e->eta;
     const double *xb = sgfs_batch_columns(e, theta, idx, n, eta);
     for (int i = 0; i < n; i++) {
         double w = exp(0.5 * eta[i]);                  /* sqrt(w_i mu_i) */
-        if (e->weights) w *= sqrt(e->weights[idx[i]]);
+        if (e->data.weights) w *= sqrt(e->data.weights[idx[i]]);
         const double *restrict u = xb + (size_t) i * P;
         double *restrict a = e->G + (size_t) i * P;
         for (int j = 0; j < P; j++) a[j] = w * u[j];
@@ -144,18 +144,18 @@ static int poisson_n_pred(const double *mpar)
 static void poisson_predict(sgfs_engine *e, const double *theta,
                             const double *x, int m, double *out)
 {
-    sgfs_xt_beta(x, e->P, m, theta, e->eta);
+    sgfs_xt_beta(x, e->data.P, m, theta, e->eta);
     for (int i = 0; i < m; i++) out[i] += exp(e->eta[i]);
 }
 
 static double poisson_row_residual(const sgfs_engine *e, int row, double eta)
 {
-    return sgfs_row_weight(e, row) * (e->y[row] - exp(eta));
+    return sgfs_row_weight(&e->data, row) * (e->data.y[row] - exp(eta));
 }
 
 static double poisson_row_loglik(const sgfs_engine *e, int row, double eta)
 {
-    return sgfs_row_weight(e, row) * (e->y[row] * eta - exp(eta));
+    return sgfs_row_weight(&e->data, row) * (e->data.y[row] * eta - exp(eta));
 }
 
 static int poisson_n_out(const double *mpar, int *kind)

@@ -23,7 +23,7 @@
  *
  * theta = beta (D = P; the intercept, if any, is a column of ones in xt).
  *
- * Prior weights w_i (e->weights; 1 without) multiply row i's l_i, g_i and
+ * Prior weights w_i (e->data.weights; 1 without) multiply row i's l_i, g_i and
  * curvature.  A proportion y_i in (0, 1) (a binomial response of w_i
  * trials, as glm()) has l_i = y_i log Phi(eta_i) + (1 - y_i) log Phi(-eta_i),
  * residual y_i lambda(eta_i) - (1 - y_i) lambda(-eta_i) and curvature
@@ -105,7 +105,7 @@ static inline double row_loglik(double y, double eta)
 
 static inline double row_offset(const sgfs_engine *e, int row)
 {
-    return e->offset ? e->offset[row] : 0.0;
+    return e->data.offset ? e->data.offset[row] : 0.0;
 }
 
 /* the residuals of a one-pass score (sgfs_rows_score) */
@@ -113,8 +113,8 @@ static double probit_residual(int row, double eta, double unused, void *ctx)
 {
     (void) unused;
     const sgfs_engine *e = (const sgfs_engine *) ctx;
-    const double r = residual(e->y[row], eta + row_offset(e, row));
-    return e->weights ? e->weights[row] * r : r;
+    const double r = residual(e->data.y[row], eta + row_offset(e, row));
+    return e->data.weights ? e->data.weights[row] * r : r;
 }
 
 typedef struct change_ctx {
@@ -125,17 +125,17 @@ typedef struct change_ctx {
 static double probit_residual_change(int row, double eta, double eta_c, void *ctx)
 {
     const change_ctx *c = (const change_ctx *) ctx;
-    const double o = row_offset(c->e, row), y = c->e->y[row];
+    const double o = row_offset(c->e, row), y = c->e->data.y[row];
     const double first = residual(y, eta + o) - residual(y, eta_c + o);
     const double r = c->order == 2 ? first + weight(y, eta_c + o) * (eta - eta_c) : first;
-    return c->e->weights ? c->e->weights[row] * r : r;
+    return c->e->data.weights ? c->e->data.weights[row] * r : r;
 }
 
 static void probit_score(sgfs_engine *e, const double *theta,
                          const int *idx, int n, double *sum, double *G,
                          double *loglik)
 {
-    const int P = e->P, D = e->D;
+    const int P = e->data.P, D = e->D;
     if (G == NULL && loglik == NULL) {        /* one pass, no copy */
         sgfs_rows_score(e, idx, n, theta, NULL, probit_residual, e, sum);
         return;
@@ -144,9 +144,9 @@ static void probit_score(sgfs_engine *e, const double *theta,
     const double *xb = sgfs_batch_columns(e, theta, idx, n, r);
     double ll = 0.0;
     for (int i = 0; i < n; i++) {
-        const double y = e->y[idx[i]];
-        if (fractional(y) || e->weights) {
-            const double w = sgfs_row_weight(e, idx[i]);
+        const double y = e->data.y[idx[i]];
+        if (fractional(y) || e->data.weights) {
+            const double w = sgfs_row_weight(&e->data, idx[i]);
             ll += w * row_loglik(y, r[i]);
             r[i] = w * residual(y, r[i]);
             continue;
@@ -174,18 +174,18 @@ static double probit_loglik(sgfs_engine *e, const double *theta,
     double *eta = e->eta, ll = 0.0;
     sgfs_batch_columns(e, theta, idx, n, eta);
     for (int i = 0; i < n; i++)
-        ll += sgfs_row_weight(e, idx[i]) * row_loglik(e->y[idx[i]], eta[i]);
+        ll += sgfs_row_weight(&e->data, idx[i]) * row_loglik(e->data.y[idx[i]], eta[i]);
     return ll;
 }
 
 static void probit_neg_hessian(sgfs_engine *e, const double *theta,
                                const int *idx, int n, double *H)
 {
-    const int P = e->P;
+    const int P = e->data.P;
     double *eta = e->eta;
     const double *xb = sgfs_batch_columns(e, theta, idx, n, eta);
     for (int i = 0; i < n; i++) {
-        const double w = sqrt(sgfs_row_weight(e, idx[i]) * weight(e->y[idx[i]], eta[i]));
+        const double w = sqrt(sgfs_row_weight(&e->data, idx[i]) * weight(e->data.y[idx[i]], eta[i]));
         const double *restrict u = xb + (size_t) i * P;
         double *restrict a = e->G + (size_t) i * P;
         for (int j = 0; j < P; j++) a[j] = w * u[j];
@@ -203,19 +203,19 @@ static int probit_n_pred(const double *mpar)
 static void probit_predict(sgfs_engine *e, const double *theta,
                            const double *x, int m, double *out)
 {
-    sgfs_xt_beta(x, e->P, m, theta, e->eta);
+    sgfs_xt_beta(x, e->data.P, m, theta, e->eta);
     for (int i = 0; i < m; i++) out[i] += pnorm(e->eta[i], 0.0, 1.0, 1, 0);
 }
 
 static double probit_row_residual(const sgfs_engine *e, int row, double eta)
 {
-    return sgfs_row_weight(e, row) * residual(e->y[row], eta);
+    return sgfs_row_weight(&e->data, row) * residual(e->data.y[row], eta);
 }
 
 static double probit_row_loglik(const sgfs_engine *e, int row, double eta)
 {
-    const double y = e->y[row];
-    return sgfs_row_weight(e, row) * (y * log_cdf(eta) + (1.0 - y) * log_cdf(-eta));
+    const double y = e->data.y[row];
+    return sgfs_row_weight(&e->data, row) * (y * log_cdf(eta) + (1.0 - y) * log_cdf(-eta));
 }
 
 static int probit_n_out(const double *mpar, int *kind)

@@ -26,7 +26,7 @@
  * The constant precision the SGFS samplers' preconditioners use (the
  * algorithms vignette, 2.8b) is computed in R (the same numbers at the
  * location: 1/s^2, 1/(2 s^2), (nu+1)/((nu+3) s^2)) and read from
- * e->prior_prec.
+ * p->prec.
  *
  * A chain is diverging when a coordinate is not finite or more than SGFS_FAR
  * prior scales from the prior's location (log prior below -5e23 for the
@@ -47,14 +47,14 @@ static double student_logdens(double d, double s, double nu)
         - log(s) - 0.5 * (nu + 1.0) * log1p(z * z / nu);
 }
 
-double sgfs_prior_logdens(const sgfs_engine *e, const double *theta)
+double sgfs_prior_logdens(const sgfs_prior *p, const double *theta)
 {
     double lp = 0.0;
-    for (int j = 0; j < e->D; j++) {
-        const double s = e->prior_scale[j], d = theta[j] - e->prior_loc[j], z = d / s;
-        switch (e->prior_type[j]) {
+    for (int j = 0; j < p->D; j++) {
+        const double s = p->scale[j], d = theta[j] - p->loc[j], z = d / s;
+        switch (p->type[j]) {
         case SGFS_PRIOR_LAPLACE: lp += -fabs(z) - log(2.0 * s); break;
-        case SGFS_PRIOR_STUDENT: lp += student_logdens(d, s, e->prior_df[j]); break;
+        case SGFS_PRIOR_STUDENT: lp += student_logdens(d, s, p->df[j]); break;
         case SGFS_PRIOR_HS:      break;                      /* prior_hs.c's */
         default:                 lp += -0.5 * z * z - log(s) - HALF_LOG_2PI;
         }
@@ -62,25 +62,25 @@ double sgfs_prior_logdens(const sgfs_engine *e, const double *theta)
     return lp;
 }
 
-int sgfs_prior_far(const sgfs_engine *e, const double *theta)
+int sgfs_prior_far(const sgfs_prior *p, const double *theta)
 {
-    for (int j = 0; j < e->D; j++)
+    for (int j = 0; j < p->D; j++)
         if (!R_FINITE(theta[j]) ||
-            fabs(theta[j] - e->prior_loc[j]) > SGFS_FAR * e->prior_scale[j])
+            fabs(theta[j] - p->loc[j]) > SGFS_FAR * p->scale[j])
             return 1;
     return 0;
 }
 
-void sgfs_prior_grad_add(const sgfs_engine *e, const double *theta,
+void sgfs_prior_grad_add(const sgfs_prior *p, const double *theta,
                          double *grad)
 {
-    for (int j = 0; j < e->D; j++) {
-        const double s = e->prior_scale[j], d = theta[j] - e->prior_loc[j];
-        switch (e->prior_type[j]) {
+    for (int j = 0; j < p->D; j++) {
+        const double s = p->scale[j], d = theta[j] - p->loc[j];
+        switch (p->type[j]) {
         case SGFS_PRIOR_HS:      break;
         case SGFS_PRIOR_LAPLACE: grad[j] -= ((d > 0.0) - (d < 0.0)) / s; break;
         case SGFS_PRIOR_STUDENT: {
-            const double nu = e->prior_df[j];
+            const double nu = p->df[j];
             grad[j] -= (nu + 1.0) * d / (nu * s * s + d * d);
             break;
         }
@@ -89,15 +89,15 @@ void sgfs_prior_grad_add(const sgfs_engine *e, const double *theta,
     }
 }
 
-void sgfs_prior_curvature(const sgfs_engine *e, const double *theta, double *h)
+void sgfs_prior_curvature(const sgfs_prior *p, const double *theta, double *h)
 {
-    for (int j = 0; j < e->D; j++) {
-        const double s = e->prior_scale[j], d = theta[j] - e->prior_loc[j];
-        switch (e->prior_type[j]) {
+    for (int j = 0; j < p->D; j++) {
+        const double s = p->scale[j], d = theta[j] - p->loc[j];
+        switch (p->type[j]) {
         case SGFS_PRIOR_HS:      h[j] = 1.0; break;          /* (a z_j's N(0, 1)) */
         case SGFS_PRIOR_LAPLACE: h[j] = 0.5 / (s * s); break;
         case SGFS_PRIOR_STUDENT: {
-            const double nu = e->prior_df[j], q = nu * s * s + d * d;
+            const double nu = p->df[j], q = nu * s * s + d * d;
             const double exact = (nu + 1.0) * (nu * s * s - d * d) / (q * q);
             const double fisher = (nu + 1.0) / ((nu + 3.0) * s * s);
             h[j] = exact > fisher ? exact : fisher;
@@ -110,29 +110,28 @@ void sgfs_prior_curvature(const sgfs_engine *e, const double *theta, double *h)
 
 /* the prior's arrays (spec$prior_*, D each; prior_df only where a
    student_t prior needs it: absent in specs of fits made before it), checked */
-void sgfs_prior_setup(sgfs_engine *e, SEXP spec, int D)
+void sgfs_prior_setup(sgfs_prior *p, SEXP spec, int D)
 {
-    e->D = D;
-    e->prior_type = INTEGER(sgfs_list_typed(spec, "prior_type", INTSXP, D));
-    e->prior_loc = REAL(sgfs_list_typed(spec, "prior_loc", REALSXP, D));
-    e->prior_scale = REAL(sgfs_list_typed(spec, "prior_scale", REALSXP, D));
-    e->prior_prec = REAL(sgfs_list_typed(spec, "prior_prec", REALSXP, D));
+    p->D = D;
+    p->type = INTEGER(sgfs_list_typed(spec, "prior_type", INTSXP, D));
+    p->loc = REAL(sgfs_list_typed(spec, "prior_loc", REALSXP, D));
+    p->scale = REAL(sgfs_list_typed(spec, "prior_scale", REALSXP, D));
+    p->prec = REAL(sgfs_list_typed(spec, "prior_prec", REALSXP, D));
     SEXP df = sgfs_list_opt(spec, "prior_df");
-    e->prior_df = df != R_NilValue ? REAL(sgfs_list_typed(spec, "prior_df", REALSXP, D))
-                                                 : NULL;
-    sgfs_prior_check(e);
+    p->df = df != R_NilValue ? REAL(sgfs_list_typed(spec, "prior_df", REALSXP, D)) : NULL;
+    sgfs_prior_check(p);
 }
 
 /* checks the prior arrays once, at set-up */
-void sgfs_prior_check(const sgfs_engine *e)
+void sgfs_prior_check(const sgfs_prior *p)
 {
-    for (int j = 0; j < e->D; j++) {
-        const int type = e->prior_type[j];
+    for (int j = 0; j < p->D; j++) {
+        const int type = p->type[j];
         if (type < SGFS_PRIOR_NORMAL || type > SGFS_PRIOR_HS)
             Rf_error("internal error: prior type %d of parameter %d is unknown", type, j + 1);
-        if (!(e->prior_scale[j] > 0.0))
+        if (!(p->scale[j] > 0.0))
             Rf_error("internal error: the prior scale of parameter %d is not positive", j + 1);
-        if (type == SGFS_PRIOR_STUDENT && (e->prior_df == NULL || !(e->prior_df[j] > 0.0)))
+        if (type == SGFS_PRIOR_STUDENT && (p->df == NULL || !(p->df[j] > 0.0)))
             Rf_error("internal error: the student_t prior of parameter %d has no positive df", j + 1);
     }
 }
@@ -141,21 +140,20 @@ void sgfs_prior_check(const sgfs_engine *e)
    from the spec's prior arrays alone (no data are touched) */
 SEXP sgfs_prior_eval(SEXP spec, SEXP theta)
 {
-    sgfs_engine e;
-    memset(&e, 0, sizeof e);
-    sgfs_prior_setup(&e, spec, Rf_length(theta));
+    sgfs_prior p;
+    sgfs_prior_setup(&p, spec, Rf_length(theta));
     if (TYPEOF(theta) != REALSXP)
         Rf_error("internal error: 'theta' must be doubles");
     const char *names[] = {"value", "grad", "curvature", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
-    SEXP grad = Rf_allocVector(REALSXP, e.D);
+    SEXP grad = Rf_allocVector(REALSXP, p.D);
     SET_VECTOR_ELT(out, 1, grad);
-    SEXP curv = Rf_allocVector(REALSXP, e.D);
+    SEXP curv = Rf_allocVector(REALSXP, p.D);
     SET_VECTOR_ELT(out, 2, curv);
-    memset(REAL(grad), 0, (size_t) e.D * sizeof(double));
-    SET_VECTOR_ELT(out, 0, Rf_ScalarReal(sgfs_prior_logdens(&e, REAL(theta))));
-    sgfs_prior_grad_add(&e, REAL(theta), REAL(grad));
-    sgfs_prior_curvature(&e, REAL(theta), REAL(curv));
+    memset(REAL(grad), 0, (size_t) p.D * sizeof(double));
+    SET_VECTOR_ELT(out, 0, Rf_ScalarReal(sgfs_prior_logdens(&p, REAL(theta))));
+    sgfs_prior_grad_add(&p, REAL(theta), REAL(grad));
+    sgfs_prior_curvature(&p, REAL(theta), REAL(curv));
     UNPROTECT(1);
     return out;
 }

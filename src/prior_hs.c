@@ -103,7 +103,7 @@ void sgfs_hs_setup(sgfs_engine *e, SEXP hs, SEXP raw, double *scratch)
     for (int k = 0; k < K; k++)
         if (h->idx[k] < 0 || h->idx[k] >= e->D || (k > 0 && h->idx[k] <= h->idx[k - 1]) ||
             !(h->w[k] > 0.0) || !R_FINITE(h->w[k]) || (h->centred[k] != 0 && h->centred[k] != 1) ||
-            e->prior_type[h->idx[k]] != SGFS_PRIOR_HS)
+            e->prior.type[h->idx[k]] != SGFS_PRIOR_HS)
             Rf_error("internal error: horseshoe indices or factors out of range");
     h->s = scratch;
     h->r = scratch + e->D;

@@ -27,8 +27,8 @@ void sgfs_hyper_apply(sgfs_engine *e)
     for (int j = 0; j < e->D; j++) {
         const int k = h->group[j] - 1;
         if (k < 0) continue;
-        e->prior_prec[j] = h->tau[k] * h->base[j];
-        e->prior_scale[j] = 1.0 / sqrt(e->prior_prec[j]);
+        e->prior.prec[j] = h->tau[k] * h->base[j];
+        e->prior.scale[j] = 1.0 / sqrt(e->prior.prec[j]);
     }
 }
 

@@ -21,7 +21,7 @@ static int psgld_step(sgfs_engine *e, double eps)
     double *V = e->sstate, *count = e->sstate + D, *xi = e->noise;
     sgfs_rnorm(xi, D);
     for (int j = 0; j < D; j++) {
-        double gbar = e->grad_lik[j] / e->N;
+        double gbar = e->grad_lik[j] / e->data.N;
         V[j] = *count == 0.0 ? gbar * gbar : alpha * V[j] + (1.0 - alpha) * gbar * gbar;
         double G = 1.0 / (lambda + sqrt(V[j]));
         e->theta[j] += 0.5 * eps * G * e->grad[j] + sqrt(eps * G * T) * xi[j];

@@ -32,7 +32,7 @@ static int diag_step(sgfs_engine *e, double eps)
     double *fisher = e->sstate, *count = e->sstate + D;
     double *gbar = e->work, *v = e->work + D;
     const double *G = e->G;
-    const double gN = sgfs_gamma_tempered(e) * e->N, T = e->temperature;
+    const double gN = sgfs_gamma_tempered(e) * e->data.N, T = e->temperature;
     const double alpha2 = R_FINITE(eps) ? 4.0 / eps : 0.0;
 
     if (!sgfs_fisher_frozen(e)) {          /* (in a metric, fixed after burn-in) */
@@ -51,11 +51,11 @@ static int diag_step(sgfs_engine *e, double eps)
             v[j] = gbar[j] / ((1.0 + alpha2) * B);
             continue;
         }
-        double f = fmax(fisher[j], e->prior_prec[j] / e->N);
+        double f = fmax(fisher[j], e->prior.prec[j] / e->data.N);
         /* what the preconditioner adds to gamma N f (times 1 + alpha^2 in
            the paper's rule): Lambda_j, or H_jj - N f, the curvature in place
            of N f + Lambda_j (sgfs_blockdiag.c) */
-        const double extra = H == NULL ? e->prior_prec[j] : H[j] - e->N * f;
+        const double extra = H == NULL ? e->prior.prec[j] : H[j] - e->data.N * f;
         gbar[j] = e->grad[j];
         if (e->sgfs_robust) {
             const double B = gN * f + extra;

@@ -31,7 +31,7 @@ static int sghmc_step(sgfs_engine *e, double eta)
     *count += 1.0;
     const int estimate = e->sampler->needs_scores;     /* spar[2], checked */
     if (estimate) sgfs_row_moments(e->G, D, e->n, gbar, var);
-    const double noise_scale = 0.5 * eta * e->N * ((double) e->N / e->n);
+    const double noise_scale = 0.5 * eta * e->data.N * ((double) e->data.N / e->n);
     sgfs_rnorm(xi, D);
     for (int j = 0; j < D; j++) {
         double beta = estimate ? noise_scale * var[j] : 0.0;

@@ -56,8 +56,8 @@ static void rows_eta(const sgfs_engine *e, const int *rows, int m, int n_lp, con
 {
     for (int c = 0; c < n_lp; c++) {
         double *eta_c = eta + (size_t) c * m;
-        sgfs_data_dots(e, rows, m, xi + (size_t) c * e->P, eta_c);
-        for (int i = 0; i < m; i++) eta_c[i] += sgfs_row_offset(e, rows[i]);
+        sgfs_data_dots(&e->data, rows, m, xi + (size_t) c * e->data.P, eta_c);
+        for (int i = 0; i < m; i++) eta_c[i] += sgfs_row_offset(&e->data, rows[i]);
     }
 }
 
@@ -82,7 +82,7 @@ static double line_logdens(sgfs_engine *e, const line *l, const double *xi, doub
         for (int i = 0; i < l->m; i++)
             f += e->model->line_loglik(e, l->rows[i], l->eta + i, (size_t) l->m, l->cls, t);
     for (int j = 0; j < e->D; j++) point[j] = xi[j] + t * l->v[j];
-    return f + sgfs_prior_logdens(e, point);
+    return f + sgfs_prior_logdens(&e->prior, point);
 }
 
 /* one slice-sampling draw of t along the line l from xi, width w */

@@ -93,7 +93,7 @@ typedef struct sgfs_batch {
 /* ---- models --------------------------------------------------------- */
 typedef struct sgfs_model {
     const char *name;
-    /* 1: the model's log-likelihood takes case weights (e->weights) */
+    /* 1: the model's log-likelihood takes case weights (e->data.weights) */
     int weighted;
     /* number of parameters for P features and the model's n_mpar settings,
        or -1 if the settings are malformed (checked once, at set-up) */
@@ -245,17 +245,27 @@ enum { SGFS_PRIOR_NORMAL = 0, SGFS_PRIOR_LAPLACE = 1, SGFS_PRIOR_STUDENT = 2,
        SGFS_PRIOR_HS = 3 };
 
 /* reads and checks spec$prior_* for D parameters (engine.c) */
-void sgfs_prior_setup(sgfs_engine *e, SEXP spec, int D);
-void sgfs_prior_check(const sgfs_engine *e);
-double sgfs_prior_logdens(const sgfs_engine *e, const double *theta);
+/* The prior of each of the D model parameters, on the internal scale */
+typedef struct sgfs_prior {
+    int D;
+    const int *type;            /* SGFS_PRIOR_*                                */
+    const double *loc;
+    double *scale, *prec;       /* (the engine's own copies with a learned
+                                   scale, prior_hyper.c)                      */
+    const double *df;           /* student_t degrees of freedom, or NULL       */
+} sgfs_prior;
+
+void sgfs_prior_setup(sgfs_prior *p, SEXP spec, int D);
+void sgfs_prior_check(const sgfs_prior *p);
+double sgfs_prior_logdens(const sgfs_prior *p, const double *theta);
 /* 1 if a coordinate is not finite or more than SGFS_FAR prior scales from
    the prior's location (a diverging chain) */
 #define SGFS_FAR 1e12
-int sgfs_prior_far(const sgfs_engine *e, const double *theta);
-void sgfs_prior_grad_add(const sgfs_engine *e, const double *theta,
+int sgfs_prior_far(const sgfs_prior *p, const double *theta);
+void sgfs_prior_grad_add(const sgfs_prior *p, const double *theta,
                          double *grad);
 /* the prior's part of minus the Hessian, positive (prior.c) */
-void sgfs_prior_curvature(const sgfs_engine *e, const double *theta, double *h);
+void sgfs_prior_curvature(const sgfs_prior *p, const double *theta, double *h);
 
 /* ---- the regularised horseshoe (prior_hs.c): a prior with sampled
    parameters; the sampler's coordinates xi (Ds = D + K + 2) map to the
@@ -316,15 +326,16 @@ typedef struct sgfs_hyper {
 void sgfs_hyper_apply(sgfs_engine *e);
 void sgfs_hyper_update(sgfs_engine *e);
 
-/* ---- the engine: everything one chain needs ------------------------- */
-struct sgfs_engine {
-    /* data and model */
-    int N, P, D, n;             /* examples, features, parameters, batch size */
-    int Ds;                     /* the sampler's coordinates: D, or D + K + 2
-                                   with a horseshoe (prior_hs.c)              */
+/* The data a chain reads (data.c): N examples of P standardised features,
+   held as exactly one of the dense copy xt (or xt32), the compressed rows
+   or the raw rows of a design file or a matrix in place, with the
+   responses and the rows' offsets and weights.  The readers below take
+   this part alone. */
+typedef struct sgfs_data {
+    int N, P;                   /* examples, features                          */
     const double *xt, *y;       /* P x N design (transposed), N responses      */
     const float *xt32;          /* or the design in single precision (half the
-                                   memory; options(sgfs.precision = "single")),
+                                   memory; sgfs_control(precision = "single")),
                                    else NULL (data.c)                         */
     const double *offset;       /* N offsets added to the linear predictor
                                    (GLMs: binomial, gaussian, poisson), or
@@ -359,16 +370,20 @@ struct sgfs_engine {
     size_t raw_row, raw_col;
     int raw_lead, file_prefetch, file_fd;
     const void *file_map;
+} sgfs_data;
+
+/* ---- the engine: everything one chain needs ------------------------- */
+struct sgfs_engine {
+    sgfs_data data;             /* the examples (data.c)                       */
+    int D, n;                   /* parameters, batch size                      */
+    int Ds;                     /* the sampler's coordinates: D, or D + K + 2
+                                   with a horseshoe (prior_hs.c)              */
     const sgfs_model *model;
     const double *mpar;         /* model settings (e.g. fixed log sigma)       */
     SEXP callback;              /* R functions the model calls (custom models:
                                    spec$callback), else R_NilValue; kept
                                    alive by the spec                          */
-    /* prior, per coordinate */
-    const int *prior_type;
-    const double *prior_loc;
-    double *prior_scale, *prior_prec;   /* (the engine's own copies with a learned scale) */
-    const double *prior_df;     /* student_t degrees of freedom, or NULL       */
+    sgfs_prior prior;           /* the prior per coordinate (prior.c)          */
     sgfs_hs *hs;                /* the horseshoe, or NULL                      */
     /* sampler */
     const sgfs_sampler *sampler;
@@ -468,12 +483,12 @@ struct sgfs_engine {
 };
 
 /* ---- the data (data.c): the dense copy xt or the compressed rows ---- */
-void sgfs_data_setup(sgfs_engine *e, SEXP spec);
-void sgfs_data_columns(const sgfs_engine *e, const int *idx, int n, double *out);
+void sgfs_data_setup(sgfs_data *d, SEXP spec);
+void sgfs_data_columns(const sgfs_data *d, const int *idx, int n, double *out);
 /* a matrix in place's row i asked of the caches (ncol scattered misses),
    SGFS_TOUCH_AHEAD rows before it is read (more saturate the misses in
    flight) */
-void sgfs_data_touch(const sgfs_engine *e, int i);
+void sgfs_data_touch(const sgfs_data *d, int i);
 /* u_i of a raw backend's row i into u (P values): a file's row (raw_col
    1) is contiguous, standardised four values a statement group, which the
    compiler turns into vector instructions at -O2 (inlined into the
@@ -492,25 +507,25 @@ void sgfs_data_touch(const sgfs_engine *e, int i);
         for (; j_ < (m); j_++) (u)[j_] = sgfs_standardise((double) (x)[j_], (c)[j_], (r)[j_]); \
     } while (0)
 /* the stored row of a raw backend's engine row i (raw_map) */
-static inline size_t sgfs_raw_index(const sgfs_engine *e, int i)
+static inline size_t sgfs_raw_index(const sgfs_data *d, int i)
 {
-    return e->raw_map ? (size_t) e->raw_map[i] - 1 : (size_t) i;
+    return d->raw_map ? (size_t) d->raw_map[i] - 1 : (size_t) i;
 }
-static inline SGFS_ALWAYS_INLINE void sgfs_raw_row(const sgfs_engine *e, int i,
+static inline SGFS_ALWAYS_INLINE void sgfs_raw_row(const sgfs_data *d, int i,
                                                    double *restrict u)
 {
-    const int P = e->P, lead = e->raw_lead;
-    const size_t step = e->raw_col;
-    const double *restrict c = e->raw_center, *restrict r = e->raw_inv_scale;
+    const int P = d->P, lead = d->raw_lead;
+    const size_t step = d->raw_col;
+    const double *restrict c = d->raw_center, *restrict r = d->raw_inv_scale;
     if (lead) u[0] = sgfs_standardise(1.0, c[0], r[0]);
-    if (e->raw_x) {
-        const double *restrict x = e->raw_x + sgfs_raw_index(e, i) * e->raw_row;
+    if (d->raw_x) {
+        const double *restrict x = d->raw_x + sgfs_raw_index(d, i) * d->raw_row;
         if (step == 1) SGFS_STANDARDISE4(u + lead, x, c + lead, r + lead, P - lead);
         else
             for (int j = lead; j < P; j++)
                 u[j] = sgfs_standardise(x[(size_t) (j - lead) * step], c[j], r[j]);
     } else {                    /* floats: a file's (raw_col 1) */
-        const float *restrict x = e->raw_x32 + (size_t) i * e->raw_row;
+        const float *restrict x = d->raw_x32 + (size_t) i * d->raw_row;
         SGFS_STANDARDISE4(u + lead, x, c + lead, r + lead, P - lead);
     }
 }
@@ -518,7 +533,7 @@ static inline SGFS_ALWAYS_INLINE void sgfs_raw_row(const sgfs_engine *e, int i,
 const int *sgfs_row_order(SEXP order, int N);
 int sgfs_is_permutation(const int *o, int N, char *seen);
 #define SGFS_TOUCH_AHEAD 2
-void sgfs_data_dots(const sgfs_engine *e, const int *idx, int n, const double *beta,
+void sgfs_data_dots(const sgfs_data *d, const int *idx, int n, const double *beta,
                     double *out);
 double sgfs_data_glm_pass(const sgfs_engine *e, const double *beta, double *sum);
 
@@ -544,21 +559,21 @@ static inline R_xlen_t sgfs_sparse_words(R_xlen_t nv, R_xlen_t np)
 
 /* the first word of row i of the compressed rows, and its number of words
    (with its padding) */
-static inline SGFS_ALWAYS_INLINE const int *sgfs_sparse_start(const sgfs_engine *e, int i)
+static inline SGFS_ALWAYS_INLINE const int *sgfs_sparse_start(const sgfs_data *d, int i)
 {
-    return e->rows_ent + (e->rows_width > 0 ? (size_t) i * (size_t) e->rows_width
-                                            : (size_t) e->rows_ptr[i]);
+    return d->rows_ent + (d->rows_width > 0 ? (size_t) i * (size_t) d->rows_width
+                                            : (size_t) d->rows_ptr[i]);
 }
-static inline SGFS_ALWAYS_INLINE R_xlen_t sgfs_sparse_row_words(const sgfs_engine *e, int i)
+static inline SGFS_ALWAYS_INLINE R_xlen_t sgfs_sparse_row_words(const sgfs_data *d, int i)
 {
-    return e->rows_width > 0 ? e->rows_width
-                             : (R_xlen_t) (e->rows_ptr[i + 1] - e->rows_ptr[i]);
+    return d->rows_width > 0 ? d->rows_width
+                             : (R_xlen_t) (d->rows_ptr[i + 1] - d->rows_ptr[i]);
 }
 
 /* row i of the compressed rows */
-static inline SGFS_ALWAYS_INLINE sgfs_sparse sgfs_sparse_row(const sgfs_engine *e, int i)
+static inline SGFS_ALWAYS_INLINE sgfs_sparse sgfs_sparse_row(const sgfs_data *d, int i)
 {
-    const int *w = sgfs_sparse_start(e, i);
+    const int *w = sgfs_sparse_start(d, i);
     sgfs_sparse r;
     r.nv = w[0];
     r.n = w[0] + w[1];
@@ -626,9 +641,9 @@ void sgfs_design_file_release_rows(const void *map, int fd, const void *base, si
 /* the same for the engine's file backend when it prefetches (data.c;
    nothing for the others): the rows idx[0..n-1], the rows from .. to - 1
    (one request), and the pages of the rows from .. to - 1, read, let go */
-void sgfs_data_prefetch(const sgfs_engine *e, const int *idx, int n);
-void sgfs_data_prefetch_rows(const sgfs_engine *e, int from, int to);
-void sgfs_data_release_rows(const sgfs_engine *e, int from, int to);
+void sgfs_data_prefetch(const sgfs_data *d, const int *idx, int n);
+void sgfs_data_prefetch_rows(const sgfs_data *d, int from, int to);
+void sgfs_data_release_rows(const sgfs_data *d, int from, int to);
 
 /* ---- engine construction (engine.c, eval.c) ------------------------- */
 SEXP sgfs_engine_alloc(void);
@@ -651,13 +666,13 @@ void sgfs_gather_dot(const double *xt, int P, const int *idx, int n,
                      const double *beta, double *xb, double *eta);
 void sgfs_add_offset(const sgfs_engine *e, const int *idx, int n, double *eta);
 /* row's prior weight (1 without weights) and offset (0 without) */
-static inline double sgfs_row_weight(const sgfs_engine *e, int row)
+static inline double sgfs_row_weight(const sgfs_data *d, int row)
 {
-    return e->weights ? e->weights[row] : 1.0;
+    return d->weights ? d->weights[row] : 1.0;
 }
-static inline double sgfs_row_offset(const sgfs_engine *e, int row)
+static inline double sgfs_row_offset(const sgfs_data *d, int row)
 {
-    return e->offset ? e->offset[row] : 0.0;
+    return d->offset ? d->offset[row] : 0.0;
 }
 const double *sgfs_batch_columns(sgfs_engine *e, const double *beta,
                                  const int *idx, int n, double *eta);

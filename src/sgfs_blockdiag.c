@@ -93,8 +93,8 @@ static void preconditioner_block(const sgfs_engine *e, const double *fisher, int
     for (int j = 0; j < b; j++) {
         for (int i = 0; i <= j; i++)
             A[i + (size_t) j * b] = H == NULL ? scale * fisher[i + (size_t) j * b]
-                : (scale - e->N) * fisher[i + (size_t) j * b] + H[(o + i) + (o + j) * D];
-        if (H == NULL) A[j + (size_t) j * b] += e->prior_prec[o + j];
+                : (scale - e->data.N) * fisher[i + (size_t) j * b] + H[(o + i) + (o + j) * D];
+        if (H == NULL) A[j + (size_t) j * b] += e->prior.prec[o + j];
     }
 }
 
@@ -118,7 +118,7 @@ int sgfs_blockdiag_step(sgfs_engine *e, double eps, int K, const double *size)
     double *V = e->work, *UA = V + S;
     double *gbar = UA + S, *rhs = gbar + D, *xi = rhs + D;
     const double alpha2 = R_FINITE(eps) ? 4.0 / eps : 0.0;
-    const double gN = sgfs_gamma_tempered(e) * e->N;   /* (at temperature T: fisher.c) */
+    const double gN = sgfs_gamma_tempered(e) * e->data.N;   /* (at temperature T: fisher.c) */
     const int robust = e->sgfs_robust;      /* B = gN I + Lambda (fisher.c) */
 
     /* (in a metric, past burn-in, I and B's factor stay as they are) */
