@@ -39,7 +39,8 @@ prepare_design <- function(x, y, family, standardize, sigma, levels = NULL, lead
                               paste0("'", names_x[const], "'", collapse = ", "),
                               if (length(icpt)) " (the intercept is already in the model)" else ""))
     has_icpt <- length(icpt) == 1L
-    gaussian <- family$family == "gaussian"
+    entry <- family_entry(family)
+    gaussian <- entry$dispersion
     center <- rep(0, p)
     scale <- rep(1, p)
     y_center <- 0
@@ -79,7 +80,7 @@ prepare_design <- function(x, y, family, standardize, sigma, levels = NULL, lead
     if (sample_sigma && "log_sigma" %in% names_x)
         stop_arg("x", "has a predictor named 'log_sigma', the name of the gaussian model's ",
                  "log noise sd: rename the predictor (or fix sigma)")
-    if (family$family == "categorical")
+    if (entry$several)
         return(c(categorical_design(ys, p, icpt, names_x, center, scale, levels),
                  list(data = data, data_key = data_key, columns = columns,
                       separated = separated_classes(x, ys, levels, icpt, lead))))
@@ -100,7 +101,7 @@ prepare_design <- function(x, y, family, standardize, sigma, levels = NULL, lead
     list(data = data, data_key = data_key, columns = columns, y = as.double(ys), D = D, p = p,
          n_coef = p,
          intercept = icpt,
-         separated = separated_levels(x, y, family$family, icpt, lead),
+         separated = if (entry$separable) separated_levels(x, y, family$family, icpt, lead),
          x_names = names_x, par_names = par_names, M = M, shift = shift,
          mpar = as.double(mpar), center = center, scale = scale,
          y_center = y_center, y_scale = y_scale)

@@ -32,37 +32,109 @@ categorical <- function() {
               class = "family")
 }
 
+## What the package knows of each family it supports, in one place (as a
+## stats::family object carries its linkinv and variance): every part of
+## the fitting, prediction and checking code asks a family's entry rather
+## than its name.  Adding a family is an entry here and a model of the
+## engine (src/model_*.c, listed in src/registry.c).
+##   links       each supported link -> the engine's model (src/registry.c)
+##   network     each link a network's output layer takes -> its code in
+##               mlp()'s settings (src/model_mlp.c); a link without one is
+##               for GLMs only
+##   dispersion  a noise sd, sampled as log_sigma (or fixed by `sigma`), the
+##               response standardised with the predictors
+##   several     K - 1 linear predictors a row (the levels of a factor)
+##   classes     predict(type = "class") applies
+##   offset      one linear predictor a row, to which an offset adds
+##   separable   levels whose rows all have one response (or, with several
+##               predictors, lack a class) can be separated (R/separation.R)
+##   prior_scale each link's factor on rstanarm's default scales
+##   code        the response as the engine reads it (y, levels, ...)
+##   ppc         pp_check()'s default bayesplot plot
+##   simulate    responses drawn at the posterior draws' means
+##               (posterior_predict(), R/posterior-draws.R)
+family_table <- list(
+    binomial = list(links = c(logit = "logistic", probit = "probit"), network = c(logit = 0),
+                    dispersion = FALSE, several = FALSE, classes = TRUE, offset = TRUE,
+                    separable = TRUE,
+                    prior_scale = c(logit = 1, probit = stats::dnorm(0) / stats::dlogis(0)),
+                    code = function(y, weighted) code_binomial(y, weighted), ppc = "bars",
+                    simulate = function(...) simulate_binomial(...)),
+    gaussian = list(links = c(identity = "gaussian"), network = c(identity = 1),
+                    dispersion = TRUE, several = FALSE, classes = FALSE, offset = TRUE,
+                    separable = FALSE, prior_scale = c(identity = 1),
+                    code = function(y, weighted) code_gaussian(y), ppc = "dens_overlay",
+                    simulate = function(...) simulate_gaussian(...)),
+    poisson = list(links = c(log = "poisson"), network = c(log = 3),
+                   dispersion = FALSE, several = FALSE, classes = FALSE, offset = TRUE,
+                   separable = TRUE, prior_scale = c(log = 1),
+                   code = function(y, weighted) code_poisson(y), ppc = "bars",
+                   simulate = function(...) simulate_poisson(...)),
+    categorical = list(links = c(softmax = "categorical"), network = c(softmax = 2),
+                       dispersion = FALSE, several = TRUE, classes = TRUE, offset = FALSE,
+                       separable = TRUE, prior_scale = c(softmax = 1),
+                       code = function(y, weighted) code_categorical(y), ppc = "bars",
+                       simulate = function(...) simulate_categorical(...)))
+
+## a family object's entry (a resolved family), with its link's engine
+## model, network output code (NA: GLMs only) and prior scale; for a
+## custom_model() (no family: NULL) none of the family's properties
+family_entry <- function(family) {
+    if (is.null(family))
+        return(list(dispersion = FALSE, several = FALSE, classes = FALSE, offset = FALSE,
+                    separable = FALSE, prior_scale = 1, network_output = NA, engine = NA))
+    entry <- family_table[[family$family]]
+    if (is.null(entry) || !(family$link %in% names(entry$links)))
+        stop("internal error: family ", family$family, "(", family$link, ") has no entry")
+    entry$engine <- entry$links[[family$link]]
+    entry$network_output <- if (family$link %in% names(entry$network)) entry$network[[family$link]]
+                            else NA
+    entry$prior_scale <- entry$prior_scale[[family$link]]
+    entry
+}
+
+## the entry of the family whose link the engine's model `model` is
+engine_entry <- function(model) {
+    for (name in names(family_table)) {
+        links <- family_table[[name]]$links
+        if (model %in% links)
+            return(family_entry(list(family = name, link = names(links)[links == model])))
+    }
+    NULL
+}
+
+## whether the engine's model (a GLM's or a network's spec) has a noise sd
+has_dispersion <- function(spec) isTRUE(engine_entry(spec$model)$dispersion)
+
+supported_families <- function() paste0(names(family_table), "()", collapse = ", ")
+
 resolve_family <- function(family) {
     if (is.character(family)) {
         env <- parent.frame(2)
         if (length(family) != 1L || is.na(family) ||
             !exists(family, envir = env, mode = "function"))
-            stop_arg("family", "must be binomial(), gaussian(), poisson() or categorical(), not ",
+            stop_arg("family", "must be one of ", supported_families(), ", not ",
                      format_value(family))
         family <- get(family, mode = "function", envir = env)
     }
     ## (a function that is no family, such as gamma, fails or returns no family)
     if (is.function(family)) family <- tryCatch(family(), error = function(e) NULL)
     if (!inherits(family, "family"))
-        stop_arg("family", "must be binomial(), gaussian(), poisson() or categorical()")
-    ok <- switch(family$family, binomial = "logit", gaussian = "identity",
-                 poisson = "log", categorical = "softmax", NA)
-    if (is.na(ok))
-        stop_arg("family", sprintf("'%s' is not supported: use binomial(), gaussian(), poisson() or categorical()",
-                                   family$family))
-    if (family$family == "binomial" && family$link == "probit") return(family)
-    if (family$link != ok)
-        stop_arg("family", sprintf("link '%s' is not supported for %s(): use %s(link = \"%s\")%s",
-                                   family$link, family$family, family$family, ok,
-                                   if (family$family == "binomial") " or binomial(link = \"probit\")" else ""))
+        stop_arg("family", "must be one of ", supported_families())
+    entry <- family_table[[family$family]]
+    if (is.null(entry))
+        stop_arg("family", sprintf("'%s' is not supported: use one of %s", family$family,
+                                   supported_families()))
+    links <- names(entry$links)
+    if (!(family$link %in% links))
+        stop_arg("family", sprintf("link '%s' is not supported for %s(): use %s", family$link,
+                                   family$family,
+                                   paste(sprintf("%s(link = \"%s\")", family$family, links),
+                                         collapse = " or ")))
     family
 }
 
-engine_model <- function(family) {
-    switch(family$family,
-           binomial = if (family$link == "probit") "probit" else "logistic",
-           gaussian = "gaussian", poisson = "poisson", categorical = "categorical")
-}
+engine_model <- function(family) family_entry(family)$engine
 
 ## The response as doubles the engine reads, with its coding kept for
 ## predict.  A binomial response may also be a two-column matrix
@@ -71,48 +143,59 @@ engine_model <- function(family) {
 ## `weighted` (the fit's weights are the trials, as glm()), proportions
 ## (kind "proportion"); else kind NULL, y 0/1 (or the other families').
 code_response <- function(y, family, weighted = FALSE) {
-    if (!is.null(dim(y))) {
-        if (family$family == "binomial" && length(dim(y)) == 2L && ncol(y) == 2L)
-            return(code_two_column(y))
-        if (length(dim(y)) != 2L || ncol(y) != 1L)
-            stop_arg("y", "must be a vector",
-                     if (family$family == "binomial") " or, for binomial(), a two-column matrix cbind(successes, failures)")
-        y <- drop(y)
+    family_entry(family)$code(y, weighted)
+}
+
+## a response given as a one-column matrix: its vector
+response_vector <- function(y, also = "") {
+    if (is.null(dim(y))) return(y)
+    if (length(dim(y)) != 2L || ncol(y) != 1L) stop_arg("y", "must be a vector", also)
+    drop(y)
+}
+
+code_binomial <- function(y, weighted) {
+    if (length(dim(y)) == 2L && ncol(y) == 2L) return(code_two_column(y))
+    y <- response_vector(y, " or, for binomial(), a two-column matrix cbind(successes, failures)")
+    levels <- NULL
+    if (is.factor(y)) {
+        if (nlevels(y) != 2L)
+            stop_arg("y", sprintf("is a factor with %d levels; binomial() needs two%s",
+                                  nlevels(y), if (nlevels(y) > 2L)
+                                      " (for more classes use family = categorical())" else ""))
+        levels <- levels(y)
+        y <- as.integer(y) - 1L
+    } else if (is.logical(y)) {
+        y <- as.integer(y)
     }
-    if (family$family == "binomial") {
-        levels <- NULL
-        if (is.factor(y)) {
-            if (nlevels(y) != 2L)
-                stop_arg("y", sprintf("is a factor with %d levels; binomial() needs two%s",
-                                      nlevels(y), if (nlevels(y) > 2L)
-                                          " (for more classes use family = categorical())" else ""))
-            levels <- levels(y)
-            y <- as.integer(y) - 1L
-        } else if (is.logical(y)) {
-            y <- as.integer(y)
-        }
-        if (weighted && is.numeric(y) && !anyNA(y) && all(y >= 0 & y <= 1) &&
-            any(y != 0 & y != 1))
-            return(list(y = as.double(y), levels = NULL, kind = "proportion"))
-        if (!is.numeric(y) || anyNA(y) || any(y != 0 & y != 1))
-            stop_arg("y", "must be 0/1, logical, a two-level factor, a two-column matrix ",
-                     "cbind(successes, failures) or, with weights (the trials), proportions ",
-                     "between 0 and 1 for binomial()", binomial_hint(y))
-        return(list(y = as.double(y), levels = levels))
-    }
-    if (family$family == "categorical") {
-        if (is.character(y)) y <- factor(y)
-        if (!is.factor(y) || nlevels(y) < 2L || anyNA(y))
-            stop_arg("y", "must be a factor (with at least two levels, no NA) for categorical()")
-        return(list(y = as.double(as.integer(y) - 1L), levels = levels(y)))
-    }
-    if (family$family == "poisson") {
-        if (is.logical(y)) y <- as.integer(y)
-        if (!is.numeric(y) || anyNA(y) || any(!is.finite(y)) || any(y < 0) || any(y != round(y)))
-            stop_arg("y", "must be counts (non-negative whole numbers, no NA) for poisson()",
-                     class_hint(y))
-        return(list(y = as.double(y), levels = NULL))
-    }
+    if (weighted && is.numeric(y) && !anyNA(y) && all(y >= 0 & y <= 1) &&
+        any(y != 0 & y != 1))
+        return(list(y = as.double(y), levels = NULL, kind = "proportion"))
+    if (!is.numeric(y) || anyNA(y) || any(y != 0 & y != 1))
+        stop_arg("y", "must be 0/1, logical, a two-level factor, a two-column matrix ",
+                 "cbind(successes, failures) or, with weights (the trials), proportions ",
+                 "between 0 and 1 for binomial()", binomial_hint(y))
+    list(y = as.double(y), levels = levels)
+}
+
+code_categorical <- function(y) {
+    y <- response_vector(y)
+    if (is.character(y)) y <- factor(y)
+    if (!is.factor(y) || nlevels(y) < 2L || anyNA(y))
+        stop_arg("y", "must be a factor (with at least two levels, no NA) for categorical()")
+    list(y = as.double(as.integer(y) - 1L), levels = levels(y))
+}
+
+code_poisson <- function(y) {
+    y <- response_vector(y)
+    if (is.logical(y)) y <- as.integer(y)
+    if (!is.numeric(y) || anyNA(y) || any(!is.finite(y)) || any(y < 0) || any(y != round(y)))
+        stop_arg("y", "must be counts (non-negative whole numbers, no NA) for poisson()",
+                 class_hint(y))
+    list(y = as.double(y), levels = NULL)
+}
+
+code_gaussian <- function(y) {
+    y <- response_vector(y)
     if (!is.numeric(y) || any(!is.finite(y)))
         stop_arg("y", "must be finite numbers for gaussian()", class_hint(y))
     list(y = as.double(y), levels = NULL)

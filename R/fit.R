@@ -231,12 +231,13 @@ predictor_design <- function(x, y, family, model, standardize, sigma, intercept,
         stop_arg("y", sprintf("has %d values but x has %d rows", NROW(y), N))
     weights <- check_weights(weights, N, family, model)
     response <- code_response(y, family, weighted = !is.null(weights))
+    entry <- family_entry(family)
     if (!is.null(sigma)) {
-        if (family$family != "gaussian")
-            stop_arg("sigma", "can only be fixed for gaussian()")
+        if (!entry$dispersion)
+            stop_arg("sigma", "can only be fixed for a family with a noise sd: gaussian()")
         sigma <- check_positive(sigma, "sigma")
     }
-    if (!is.null(model) && family$link == "probit")
+    if (!is.null(model) && is.na(entry$network_output))
         stop_arg("family", sprintf("%s(link = \"%s\") is available for GLMs (model = NULL), not ",
                                    family$family, family$link),
                  "yet for networks: give mlp() a binomial() (logit), gaussian(), poisson() or ",
@@ -410,7 +411,7 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
 ## linear predictor (binomial, gaussian, poisson)
 check_offset <- function(offset, N, family, model, keep) {
     if (is.null(offset)) return(NULL)
-    if (!is.null(model) || !(family$family %in% c("binomial", "gaussian", "poisson")))
+    if (!is.null(model) || !family_entry(family)$offset)
         stop_arg("offset", "is for GLMs (model = NULL) with binomial(), gaussian() or poisson(): ",
                  "it is added to the linear predictor")
     if (!identical(keep, "draws"))

@@ -62,7 +62,10 @@ dense_curvature <- function(lap, what) {
 
 ## the GLMs with a linear predictor, whose curvature is a weighted sum over
 ## the rows (the engine's models)
-glm_lp <- function(spec) spec$model %in% c("logistic", "probit", "poisson", "gaussian")
+glm_lp <- function(spec) {
+    entry <- engine_entry(spec$model)
+    !is.null(entry) && entry$offset
+}
 
 ## Beyond dense_limit parameters (a wide, often sparse design: D up to
 ## 10^5 and more) a GLM's Laplace approximation keeps no D x D matrix: the
@@ -309,10 +312,11 @@ minibatch_strata <- function(run, lap, reach, cv, max_rows = 10L * run$spec$batc
     spec <- run$spec
     N <- spec$N
     n <- spec$batch_size
-    if (!(spec$model %in% c("logistic", "probit", "gaussian", "poisson", "categorical")) ||
+    entry <- engine_entry(spec$model)
+    if (is.null(entry) ||
         N - n < 2L || !is.null(run$design$hs))  # (the metric is in the horseshoe's coordinates)
         return(none)
-    k <- (N / n) * if (spec$model == "categorical") categorical_reach(spec, lap, cv) else {
+    k <- (N / n) * if (entry$several) categorical_reach(spec, lap, cv) else {
         ## (with a low-rank part, the diagonal's leverage: the rows' share of
         ## its few directions is left out of this heuristic)
         q <- .Call(C_sgfs_row_leverage, spec, metric_factor(lap), spec$P)

@@ -125,7 +125,7 @@ residuals.sgfit <- function(object, type = c("response", "pearson"), ...) {
     type <- choose_arg(type, c("response", "pearson"), "type")
     info <- sgfit_info(object)
     check_has_mean(object, info, "residuals()")
-    if (type == "pearson" && info$family$family == "categorical")
+    if (type == "pearson" && family_entry(info$family)$several)
         stop_arg("type", "\"pearson\" is for binomial() and gaussian() fits; a categorical() ",
                  "fit's residuals are the class indicators minus the fitted probabilities ",
                  "(type = \"response\")")

@@ -152,12 +152,12 @@ mlp_design <- function(model, x, y, family, standardize, sigma, levels) {
     ## input spans 4 to 8 sds and keeps its sd.  A constant input is kept:
     ## standardised it is 0, and its weights are the prior's
     scale <- if (standardize) ifelse(sds > 0, pmax(sds, cols$range / 10), 1) else rep(1, P)
-    gaussian <- family$family == "gaussian"
+    entry <- family_entry(family)
+    gaussian <- entry$dispersion
     y_center <- if (gaussian && standardize) mean(y) else 0
     y_scale <- if (gaussian && standardize) stats::sd(y) else 1
     if (!(y_scale > 0)) stop_arg("y", "is constant")
-    out <- switch(family$family, binomial = 1L, gaussian = 1L, poisson = 1L,
-                  categorical = length(levels) - 1L)
+    out <- if (entry$several) length(levels) - 1L else 1L
     widths <- c(P, model$hidden, out)
     L <- length(widths) - 1L
     n_par <- sum(as.double(widths[-1L]) * (widths[-length(widths)] + 1))
@@ -187,9 +187,8 @@ mlp_design <- function(model, x, y, family, standardize, sigma, levels) {
          n_coef = length(layer), intercept = integer(0), x_names = colnames(x),
          par_names = c(unlist(layer_names), if (sample_sigma) "log_sigma"),
          M = linear_map(M), shift = shift,
-         mpar = as.double(c(switch(family$family, binomial = 0, gaussian = 1, categorical = 2,
-                                   poisson = 3),
-                            out, match(model$activation, c("tanh", "logistic", "relu")) - 1,
+         mpar = as.double(c(entry$network_output, out,
+                            match(model$activation, c("tanh", "logistic", "relu")) - 1,
                             L - 1L, model$hidden, if (L == 2L) 0,
                             if (!gaussian) 0 else if (sample_sigma) NA else log(sigma / y_scale),
                             identical(model$precision, "single"))),

@@ -20,7 +20,7 @@ predictive_interval.sgfit <- function(object, prob = 0.9, newdata = NULL, draws 
                                       seed = NULL, ...) {
     probs <- interval_probs(prob)
     info <- sgfit_info(object)
-    if (identical(info$family$family, "categorical"))
+    if (family_entry(info$family)$several)
         stop("predictive_interval() is for a numeric response; a categorical() fit's predictive ",
              "draws are class codes: use posterior_predict() or posterior_epred()", call. = FALSE)
     yrep <- posterior_predict.sgfit(object, newdata = newdata, draws = draws, seed = seed, ...)
@@ -103,7 +103,7 @@ pp_check.sgfit <- function(object, plotfun = NULL, ndraws = 50, seed = NULL, ...
     info <- sgfit_info(object)
     check_draw_model(object, info, "pp_check()")
     fam <- info$family$family
-    if (is.null(plotfun)) plotfun <- if (fam == "gaussian") "dens_overlay" else "bars"
+    if (is.null(plotfun)) plotfun <- family_entry(info$family)$ppc
     if (!is.character(plotfun) || length(plotfun) != 1L || is.na(plotfun))
         stop_arg("plotfun", "must be the name of a bayesplot ppc_ function, e.g. \"dens_overlay\"")
     name <- paste0("ppc_", sub("^ppc_", "", plotfun))

@@ -193,7 +193,7 @@ draw_level <- function(object, newdata, draws, what, y, caller, offset = NULL,
     names <- list(NULL, rows$names)
     if (length(dim(out)) == 3L) names <- c(names, list(info$levels))
     if (!all(vapply(names, is.null, NA))) dimnames(out) <- names
-    if (info$family$family == "gaussian") attr(out, "sigma") <- draw_sigmas(info, theta)
+    if (family_entry(info$family)$dispersion) attr(out, "sigma") <- draw_sigmas(info, theta)
     out
 }
 
@@ -215,7 +215,7 @@ draws_eval <- function(info, theta, x, what, y = NULL, offset = NULL) {
 ## empty for the other families
 draw_log_sigmas <- function(info, theta) {
     d <- info$design
-    if (info$family$family != "gaussian") return(double(0))
+    if (!family_entry(info$family)$dispersion) return(double(0))
     if ("log_sigma" %in% d$par_names) theta[match("log_sigma", d$par_names), ]
     else rep(info$spec$mpar[length(info$spec$mpar)], ncol(theta))
 }
@@ -470,37 +470,45 @@ new_response <- function(info, newdata, y, n) {
 simulate_response <- function(info, mu, sigma, rows = NULL) {
     dims <- dim(mu)[1:2]
     names <- dimnames(mu)[1:2]
-    S <- dims[1L]
-    out <- switch(info$family$family,
-                  binomial = if (is.null(rows$trials)) stats::rbinom(length(mu), 1L, mu) else {
-                      m <- rep(rows$trials, each = S)
-                      k <- stats::rbinom(length(mu), m, mu)
-                      if (rows$kind == "proportion") ifelse(m > 0, k / pmax(m, 1), 0) else k
-                  },
-                  poisson = stats::rpois(length(mu), mu),
-                  gaussian = if (is.null(rows$precision)) stats::rnorm(length(mu), mu, sigma)  # sigma recycled by draw
-                             else {
-                                 w <- rep(rows$precision, each = S)
-                                 v <- stats::rnorm(length(mu), mu, sigma / sqrt(pmax(w, 1e-300)))
-                                 v[w == 0] <- NA
-                                 v
-                             },
-                  categorical = {
-                      ## the class whose cumulative probability first exceeds u
-                      K <- dim(mu)[3L]
-                      u <- stats::runif(prod(dims))
-                      cum <- 0
-                      cls <- rep(1L, prod(dims))
-                      for (k in seq_len(K - 1L)) {
-                          cum <- cum + mu[, , k]
-                          cls <- cls + (u > cum)
-                      }
-                      cls
-                  })
+    entry <- family_entry(info$family)
+    out <- entry$simulate(mu, sigma, rows, dims[1L])
     dim(out) <- dims
     if (!all(vapply(names, is.null, NA))) dimnames(out) <- names
-    if (info$family$family == "categorical") attr(out, "levels") <- info$levels
+    if (entry$several) attr(out, "levels") <- info$levels
     out
+}
+
+## each family's responses drawn at the means mu (S draws x rows, for
+## categorical() x K classes), with gaussian()'s noise sds `sigma` (one a
+## draw, recycled) and the rows' trials or precision weights (`rows`)
+simulate_binomial <- function(mu, sigma, rows, S) {
+    if (is.null(rows$trials)) return(stats::rbinom(length(mu), 1L, mu))
+    m <- rep(rows$trials, each = S)
+    k <- stats::rbinom(length(mu), m, mu)
+    if (rows$kind == "proportion") ifelse(m > 0, k / pmax(m, 1), 0) else k
+}
+
+simulate_poisson <- function(mu, sigma, rows, S) stats::rpois(length(mu), mu)
+
+simulate_gaussian <- function(mu, sigma, rows, S) {
+    if (is.null(rows$precision)) return(stats::rnorm(length(mu), mu, sigma))
+    w <- rep(rows$precision, each = S)
+    v <- stats::rnorm(length(mu), mu, sigma / sqrt(pmax(w, 1e-300)))
+    v[w == 0] <- NA
+    v
+}
+
+## the class whose cumulative probability first exceeds u
+simulate_categorical <- function(mu, sigma, rows, S) {
+    n <- prod(dim(mu)[1:2])
+    u <- stats::runif(n)
+    cum <- 0
+    cls <- rep(1L, n)
+    for (k in seq_len(dim(mu)[3L] - 1L)) {
+        cum <- cum + mu[, , k]
+        cls <- cls + (u > cum)
+    }
+    cls
 }
 
 ## evaluates code with set.seed(seed), then restores the user's RNG state

@@ -45,7 +45,7 @@ predict.sgfit <- function(object, newdata, type = c("link", "response", "class")
                           draws = NULL, offset = NULL, ...) {
     no_dots(...)
     info <- sgfit_info(object)
-    if (missing(type) && identical(info$family$family, "categorical")) type <- "response"
+    if (missing(type) && family_entry(info$family)$several) type <- "response"
     type <- choose_arg(type, c("link", "response", "class"), "type")
     interval <- choose_arg(interval, c("none", "credible", "prediction"), "interval")
     if (!is.null(info$design$custom))
@@ -59,7 +59,7 @@ predict.sgfit <- function(object, newdata, type = c("link", "response", "class")
             stop_arg("newdata", "cannot be predicted: this fit kept its predictive on the ",
                      "predictive() rows, and not every parameter's draws")
     }
-    if (interval == "prediction" && info$family$family != "gaussian")
+    if (interval == "prediction" && !family_entry(info$family)$dispersion)
         stop_arg("interval", "\"prediction\" needs a gaussian() fit")
     ## (the training rows are read from the fit's data in blocks, never
     ## rebuilt whole: X is NULL)
@@ -119,9 +119,9 @@ predict_rows <- function(object, info, X, newdata, type, interval, level, draws,
     theta <- internal_draws(chosen_draws(object, draws), info$design)
     if (!is.null(X) && !is.null(info$design$network))
         X <- X[, colnames(X) != "(Intercept)", drop = FALSE]
-    if (info$family$family == "categorical")
+    if (family_entry(info$family)$several)
         return(predict_categorical(info, X, theta, newdata, type, interval))
-    if (type == "class" && info$family$family != "binomial")
+    if (type == "class" && !family_entry(info$family)$classes)
         stop_arg("type", "\"class\" needs a binomial() or categorical() fit")
     what <- if (type == "link") 0L else 1L
     if (interval == "prediction") return(predict_gaussian(info, X, theta, newdata, offset))

@@ -104,7 +104,7 @@ prior_summary.sgfit <- function(object, ...) {
                         default = default, stringsAsFactors = FALSE)
     standardized <- is.null(d$custom) &&
         (any(d$center != 0) || any(d$scale != 1) || d$y_center != 0 || d$y_scale != 1)
-    fixed <- identical(info$family$family, "gaussian") && !("log_sigma" %in% d$par_names)
+    fixed <- family_entry(info$family)$dispersion && !("log_sigma" %in% d$par_names)
     structure(list(table = table, standardized = standardized,
                    sigma = if (fixed) exp(spec$mpar[length(spec$mpar)]) * d$y_scale,
                    hs = if (!is.null(hs)) c(as.list(hs$par), rstanarm = hs$rstanarm)),

@@ -254,7 +254,7 @@ rstanarm_to_internal <- function(prior, which, arg, loc, sc, design, family) {
     if (is.null(design)) return(list(loc = loc, scale = sc))
     glm <- is.null(design$network) && is.null(design$custom)
     if (prior$default_scale) sc[] <- 2.5
-    if (identical(family$link, "probit")) sc <- sc * stats::dnorm(0) / stats::dlogis(0)
+    sc <- sc * family_entry(family)$prior_scale
     icpt <- which %in% design$intercept
     if (prior$autoscale) {
         if (!glm)
@@ -262,7 +262,7 @@ rstanarm_to_internal <- function(prior, which, arg, loc, sc, design, family) {
                      "by its predictor's spread: a ", if (is.null(design$custom)) "network" else
                      "custom_model()", "'s parameters have none; give autoscale = FALSE ",
                      "(the scale of the draws) or this package's prior (the internal scale)")
-        if (identical(family$family, "gaussian")) sc <- sc * stats::sd(design$y) * design$y_scale
+        if (family_entry(family)$dispersion) sc <- sc * stats::sd(design$y) * design$y_scale
         slope <- which(!icpt)
         if (length(slope)) {
             col <- (which[slope] - 1L) %% design$p + 1L

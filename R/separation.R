@@ -269,7 +269,7 @@ separated_spec <- function(run, lap, n_fixed = 0L) {
     design <- run$design
     spec <- run$spec
     if (!length(design$separated) || !is.null(design$hs) ||
-        !(spec$model %in% c("logistic", "probit", "poisson", "categorical")) || is.null(lap$H))
+        !isTRUE(engine_entry(spec$model)$separable) || is.null(lap$H))
         return(NULL)
     rows <- lapply(design$separated, function(l) sort(engine_rows(spec, l$rows)))
     levels <- design$separated[lengths(rows) > 0L]
@@ -330,4 +330,4 @@ separated_every <- function(cost, spec, n_fixed) {
 
 ## a row's linear predictors: a categorical model's K - 1 (mpar[1] = K), else 1
 linear_predictors <- function(spec)
-    if (identical(spec$model, "categorical")) spec$mpar[1L] - 1 else 1
+    if (isTRUE(engine_entry(spec$model)$several)) spec$mpar[1L] - 1 else 1
