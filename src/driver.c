@@ -134,17 +134,17 @@ static void next_window(sgfs_engine *e)
         window_runs(e, (int) e->batch.starts[k], w, Np, sgfs_data_prefetch_rows);
 }
 
-/* one iteration; returns 0, or 1 if the update failed */
-static int iterate(sgfs_engine *e)
+/* The stages of a minibatch iteration, in order: the minibatch; the
+   likelihood's gradient estimate from it (grad, and grad_lik the same);
+   the rows held in every minibatch; the prior's (and a horseshoe's) part;
+   the move to the rule's coordinates; then the rule's step and the exact
+   updates after it. */
+
+/* the minibatch of the iteration (e->batch.idx, rows of the pool); returns
+   whether the rule reads per-example scores this iteration (then its Fisher
+   rows come first) */
+static int draw_minibatch(sgfs_engine *e)
 {
-    const int D = e->D, Ds = e->Ds;
-    const double t = ++(*e->iter), scale = (double) (e->data.N - e->n_fixed) / e->n;
-    e->eps_last = sgfs_stepsize(&e->sched, t);
-    if (e->sampler->full_data) {
-        const int failed = e->sampler->step(e, e->eps_last);
-        if (e->hs) hs_point(e);
-        return failed;
-    }
     if (e->batch.ahead) next_window(e);
     else sgfs_minibatch(&e->batch, e->data.N - e->n_fixed, e->n);
     if (e->pool)
@@ -152,11 +152,22 @@ static int iterate(sgfs_engine *e)
     const int scores = e->sampler->needs_scores && !sgfs_fisher_frozen(e);
     if (scores && e->fisher_rows < e->n)     /* (SGFS's Fisher rows) */
         sgfs_minibatch_shuffle_front(&e->batch, e->n, e->fisher_rows);
+    return scores;
+}
+
+/* grad = grad_lik = the estimate of the likelihood's gradient at par from
+   the minibatch, scaled by (N - n_fixed) / n: with control variates (in
+   one pass over the rows for both points where the model has
+   score_change, else two), or plain; with the rule's per-example scores
+   (scores) of its Fisher rows into G */
+static void minibatch_gradient(sgfs_engine *e, int scores)
+{
+    const int D = e->D;
+    const double scale = (double) (e->data.N - e->n_fixed) / e->n;
     if (e->centre && e->model->score_change) {
-        /* one pass over the minibatch for both points; second order: minus
-           the pool's Hessian at the centre times (par - centre).  With
-           SGFS's Fisher rows, each of them first on its own: their
-           per-example changes, the noise the rule's Fisher estimate
+        /* second order: minus the pool's Hessian at the centre times (par -
+           centre).  With SGFS's Fisher rows, each of them first on its own:
+           their per-example changes, the noise the rule's Fisher estimate
            measures */
         const int second = e->centre_hessian != NULL, m = scores ? e->fisher_rows : 0;
         for (int i = 0; i < m; i++)
@@ -190,34 +201,64 @@ static int iterate(sgfs_engine *e)
         e->model->score(e, e->par, e->batch.idx, e->n, e->grad, scores ? e->G : NULL, NULL);
         for (int j = 0; j < D; j++) e->grad_lik[j] = e->grad[j] *= scale;
     }
-    if (e->fixed) {              /* the fixed rows' exact part (minus the centre's) */
-        sgfs_fixed_rows_score(e, e->par, e->grad_fixed);
-        if (e->centre) {               /* the centre's part is computed once, at setup */
-            for (int j = 0; j < D; j++) e->grad[j] += e->grad_fixed[j];
-            for (int j = 0; j < D; j++) e->grad[j] -= e->centre_fixed[j];
-        } else {
-            for (int j = 0; j < D; j++) e->grad[j] += e->grad_fixed[j];
-        }
-        memcpy(e->grad_lik, e->grad, (size_t) D * sizeof(double));
-    }
-    if (e->hs) {                 /* to the horseshoe's coordinates xi, its prior */
+}
+
+/* the rows held in every minibatch: their exact part (less the centre's,
+   computed once at setup, with control variates) */
+static void add_fixed_rows(sgfs_engine *e)
+{
+    const int D = e->D;
+    sgfs_fixed_rows_score(e, e->par, e->grad_fixed);
+    for (int j = 0; j < D; j++) e->grad[j] += e->grad_fixed[j];
+    if (e->centre)
+        for (int j = 0; j < D; j++) e->grad[j] -= e->centre_fixed[j];
+    memcpy(e->grad_lik, e->grad, (size_t) D * sizeof(double));
+}
+
+/* the prior's part, in the coordinates xi (with a horseshoe the gradients
+   pulled back from the model's parameters first, and its prior added) */
+static void add_prior(sgfs_engine *e)
+{
+    if (e->hs) {
         sgfs_hs_pullback(e, e->par, e->grad);
         sgfs_hs_pullback(e, e->par, e->grad_lik);
         sgfs_hs_prior(e, e->xi, e->grad);
     }
     sgfs_prior_grad_add(&e->prior, e->xi, e->grad);
-    if (e->metric) {                   /* to the sampler's coordinates z = U xi */
-        sgfs_metric_gradients(e, e->grad, 2);   /* grad and grad_lik (engine.c) */
-        if (e->sep) sgfs_separated_project(e, e->grad);   /* off the levels' lines */
-        sgfs_metric_clip(e, e->grad);
-        if (e->sep) sgfs_separated_project(e, e->grad_lik);
-        if (scores) {                  /* the Fisher rows' scores, as the gradient */
-            sgfs_metric_gradients(e, e->G, e->fisher_rows);
-            if (e->sep)
-                for (int i = 0; i < e->fisher_rows; i++)
-                    sgfs_separated_project(e, e->G + (size_t) i * D);
-        }
+}
+
+/* grad, grad_lik (and with scores the Fisher rows' scores) to the rule's
+   coordinates z = U xi, off the separated levels' lines, grad clipped */
+static void to_rule_coordinates(sgfs_engine *e, int scores)
+{
+    sgfs_metric_gradients(e, e->grad, 2);       /* grad and grad_lik (engine.c) */
+    if (e->sep) sgfs_separated_project(e, e->grad);
+    sgfs_metric_clip(e, e->grad);
+    if (e->sep) sgfs_separated_project(e, e->grad_lik);
+    if (scores) {
+        sgfs_metric_gradients(e, e->G, e->fisher_rows);
+        if (e->sep)
+            for (int i = 0; i < e->fisher_rows; i++)
+                sgfs_separated_project(e, e->G + (size_t) i * e->D);
     }
+}
+
+/* one iteration; returns 0, or 1 if the update failed */
+static int iterate(sgfs_engine *e)
+{
+    const int Ds = e->Ds;
+    const double t = ++(*e->iter);
+    e->eps_last = sgfs_stepsize(&e->sched, t);
+    if (e->sampler->full_data) {
+        const int failed = e->sampler->step(e, e->eps_last);
+        if (e->hs) hs_point(e);
+        return failed;
+    }
+    const int scores = draw_minibatch(e);
+    minibatch_gradient(e, scores);
+    if (e->fixed) add_fixed_rows(e);
+    add_prior(e);
+    if (e->metric) to_rule_coordinates(e, scores);
     if (e->grad_sq && t > e->burnin)     /* the rule's gradient, as it will read it */
         for (int j = 0; j < Ds; j++) e->grad_sq[j] += e->grad[j] * e->grad[j];
     if (e->sep) memcpy(e->sep->z_old, e->theta, (size_t) Ds * sizeof(double));
