@@ -175,10 +175,10 @@ mode_gap <- function(value, m = 100000L) {
     rows <- unique(round(seq(1, nrow(d), length.out = min(nrow(d), 20L))))
     internal <- lapply(rows, function(r) to_internal(d[r, ], info$design))
     spec <- subset_spec(fit_spec(info), m)
-    post <- subset_log_posterior(spec, info$N)
+    post <- subset_log_posterior(spec, info$spec$N)
     values <- vapply(internal, function(th) post(th)$value, 0)
     D <- length(internal[[1L]])
-    r <- info$N / spec$N
+    r <- info$spec$N / spec$N
     if (!is.null(info$laplace)) {
         noise <- sqrt(max(r - 1, 0) * D)
         slack <- 10 * sqrt(D) + 5 * noise + 5
@@ -187,7 +187,7 @@ mode_gap <- function(value, m = 100000L) {
     }
     start <- internal[[which.max(values)]]
     ## a GLM's subset mode by Newton (a few O(m D^2) passes in C), else BFGS
-    mode <- if (laplace_available(info$design)) newton_mode(spec, start, N = info$N)$mode
+    mode <- if (laplace_available(info$design)) newton_mode(spec, start, N = info$spec$N)$mode
             else subset_mode(post, start)
     slack <- 10 * sqrt(r * D) + 5
     list(gap = post(mode)$value - mean(values), expected = r * D / 2,

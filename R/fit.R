@@ -543,11 +543,10 @@ fit_chains <- function(method, setup, run, call) {
                  family = run$family, levels = run$levels,
                  prior = run$prior, design = run$design, spec = held$spec, handle = held$handle,
                  data_signature = data_signature(spec), precision = run$design$data_key$precision,
-                 N = spec$N, batch_size = spec$batch_size,
                  evals_per_iter = if (is.null(s$evals_per_iter)) spec$batch_size
                                   else s$evals_per_iter,
                  evals_counter = s$evals_counter,
-                 burnin = spec$burnin, thin = spec$thin, chains = run$chains,
+                 chains = run$chains,
                  cores = run$cores, n_iter = 0, elapsed = 0, setup_seconds = setup_seconds,
                  laplace = if (!is.null(lap)) lap[c("mode", "log_post", "steps", "seconds")],
                  starts = states, blas = blas_label(), control = recorded_control())

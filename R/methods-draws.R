@@ -201,8 +201,8 @@ keep_iterations <- function(x, start, thin, end) {
         d[iter >= start & (iter - start) %% thin == 0 & (!cut | iter <= end), , drop = FALSE]
     })
     info <- sgfit_info(x)
-    info$burnin <- info$spec$burnin <- as.integer(start - thin)
-    info$thin <- info$spec$thin <- as.integer(thin)
+    info$spec$burnin <- as.integer(start - thin)
+    info$spec$thin <- as.integer(thin)
     coda_value(forget_predictive(info), draws, info$states, start)
 }
 

@@ -145,7 +145,7 @@ weights.sgfit <- function(object, ...) {
     info <- sgfit_info(object)
     check_has_mean(object, info, "weights()")
     w <- fit_spec(info)$weights
-    if (is.null(w)) w <- rep(1, info$N)
+    if (is.null(w)) w <- rep(1, info$spec$N)
     stats::naresid(info$na.action, w)
 }
 
@@ -176,10 +176,10 @@ model.frame.sgfit <- function(formula, ...) {
         stop("model.frame() re-evaluates the fit's call for its data (the fit keeps only ",
              "the engine's standardised copy), and that failed: ", conditionMessage(e),
              call. = FALSE))
-    if (!length(given) && nrow(frame) != info$N)
+    if (!length(given) && nrow(frame) != info$spec$N)
         stop(sprintf(paste0("model.frame() re-evaluates the fit's call for its data, which have ",
                             "changed since the fit: %d rows are used now, %d were then"),
-                     nrow(frame), info$N), call. = FALSE)
+                     nrow(frame), info$spec$N), call. = FALSE)
     frame
 }
 

@@ -131,8 +131,8 @@ print.sgfit <- function(x, digits = 3, ...) {
     cat(sprintf("%d chain%s x %d draws (iterations %d:%d, thin %d); %s\n",
                 info$chains, if (info$chains > 1L) "s" else "", nrow(d) / info$chains,
                 mc[1L], mc[2L], mc[3L],
-                if (sampler_kind(info$method)$metropolis) sprintf("all %d rows each iteration", info$N)
-                else sprintf("batch %d of %d rows%s", info$batch_size, info$N,
+                if (sampler_kind(info$method)$metropolis) sprintf("all %d rows each iteration", info$spec$N)
+                else sprintf("batch %d of %d rows%s", info$spec$batch_size, info$spec$N,
                              if (isTRUE(info$settings$fixed_rows > 0))
                                  sprintf(" (and %d rows of high leverage in every batch)",
                                          as.integer(info$settings$fixed_rows)) else "")))
@@ -143,7 +143,7 @@ print.sgfit <- function(x, digits = 3, ...) {
     mix <- mixing_costs(info, ess, nrow(d))
     cat(sprintf("Sampling %.3g s%s: %.3g iterations/s, %.3g data passes\n",
                 info$elapsed, if (info$chains > 1L) " (summed over chains)" else "",
-                info$n_iter * info$chains / info$elapsed, info$grad_evals / info$N))
+                info$n_iter * info$chains / info$elapsed, info$grad_evals / info$spec$N))
     cat(sprintf("Slowest %s: %.3g effective draws/s; %.3g gradient evaluations (%.3g data passes) per effective draw\n",
                 if (network) paste("of", judged_label(info)) else "parameter",
                 mix$ess_per_second, mix$grads_per_ess, mix$passes_per_ess))
@@ -244,14 +244,14 @@ print_columns <- function(tab, digits) {
 mixing_costs <- function(info, ess, kept) {
     list(ess_per_second = min(ess) / info$elapsed,
          grads_per_ess = info$grad_evals / min(ess),
-         passes_per_ess = info$grad_evals / min(ess) / info$N,
+         passes_per_ess = info$grad_evals / min(ess) / info$spec$N,
          atuc = (kept / ess) * info$elapsed / kept)
 }
 
 ## further iterations per chain for about `target` effective draws, if the
 ## chains mix after burn-in as they have so far
 further_iterations <- function(info, ess, target) {
-    kept_iters <- max(info$n_iter - info$burnin, 1)
+    kept_iters <- max(info$n_iter - info$spec$burnin, 1)
     ceiling(kept_iters * (target / max(ess, 1) - 1))
 }
 
@@ -323,7 +323,7 @@ model_draws <- function(object) {
 
 #' @rdname sgfit-methods
 #' @export
-nobs.sgfit <- function(object, ...) sgfit_info(object)$N
+nobs.sgfit <- function(object, ...) sgfit_info(object)$spec$N
 
 #' @rdname sgfit-methods
 #' @export

@@ -46,7 +46,7 @@ error_curve <- function(fit, reference, points = 20L) {
     errors <- vapply(at, function(t)
         rel_error(do.call(rbind, lapply(chains, function(x) x[seq_len(t), , drop = FALSE])),
                   ref$mean, ref$cov), c(E1 = 0, E2 = 0))
-    iteration <- info$burnin + at * info$thin
+    iteration <- info$spec$burnin + at * info$spec$thin
     structure(data.frame(draws = at, iteration = iteration,
                          seconds = info$elapsed / info$chains * iteration / info$n_iter,
                          t(errors)),

@@ -177,9 +177,9 @@ next_stage <- function(post, thin, kept, factor) {
 grow_run <- function(fit, run, started, stages_max = max_stages) {
     first <- sgfit_info(fit)
     expected <- first$n_iter
-    kept <- max(1, (first$n_iter - first$burnin) %/% first$thin)   # draws per chain, at most
+    kept <- max(1, (first$n_iter - first$spec$burnin) %/% first$spec$thin)   # draws per chain, at most
     say <- function(...) if (run$verbose) message(sprintf(...))
-    stages <- data.frame(n_iter = expected, thin = first$thin, min_ess = NA_real_,
+    stages <- data.frame(n_iter = expected, thin = first$spec$thin, min_ess = NA_real_,
                          max_rhat = NA_real_, seconds = NA_real_, needed = NA_real_)
     stop_reason <- "stages"
     repeat {
@@ -204,21 +204,21 @@ grow_run <- function(fit, run, started, stages_max = max_stages) {
         }
         network <- !is.null(info$design$network)
         ## (a network's chain may still be on its way: it spends the budget)
-        if (!network && stalled(stages$min_ess[seq_len(k)], stages$n_iter[seq_len(k)] - info$burnin)) {
+        if (!network && stalled(stages$min_ess[seq_len(k)], stages$n_iter[seq_len(k)] - info$spec$burnin)) {
             stop_reason <- "stalled"
             say("%s: the effective sample size stopped growing; stopping", label)
             break
         }
         factor <- growth_factor(conv$min_ess, conv$max_rhat)
         if (network) {                  # the whole run grows, half of it burn-in
-            nxt <- next_stage(info$n_iter, info$thin, 2 * kept, factor)
+            nxt <- next_stage(info$n_iter, info$spec$thin, 2 * kept, factor)
             total <- nxt$post
             more <- total - info$n_iter
         } else {
-            post <- info$n_iter - info$burnin
-            nxt <- next_stage(post, info$thin, kept, factor)
+            post <- info$n_iter - info$spec$burnin
+            nxt <- next_stage(post, info$spec$thin, kept, factor)
             more <- nxt$post - post
-            total <- info$burnin + nxt$post
+            total <- info$spec$burnin + nxt$post
         }
         ## the next stage runs `more` iterations per chain, at the pace of
         ## the stages so far
@@ -250,7 +250,7 @@ grow_run <- function(fit, run, started, stages_max = max_stages) {
         burnin <- grown_burnin(info, total, nxt$thin)
         say("%s; continuing to %s iterations (thin %d%s), about %.3g s more",
             label, big_count(total), nxt$thin,
-            if (burnin > info$burnin) sprintf(", burn-in %s", big_count(burnin)) else "",
+            if (burnin > info$spec$burnin) sprintf(", burn-in %s", big_count(burnin)) else "",
             pace * more)
         fit <- continue_thinned(fit, more, nxt$thin, run$progress, burnin)
         expected <- total
@@ -338,23 +338,23 @@ run_complete <- function(info, expected, chains) {
 ## short run to reach where the posterior's mass is: draws from that
 ## transient would stay in the fit however long it grew.
 grown_burnin <- function(info, total, thin) {
-    if (is.null(info$design$network)) return(info$burnin)
-    info$burnin + thin * max(0, (total %/% 2L - info$burnin) %/% thin)
+    if (is.null(info$design$network)) return(info$spec$burnin)
+    info$spec$burnin + thin * max(0, (total %/% 2L - info$spec$burnin) %/% thin)
 }
 
 ## keeps the draws a run with thin `thin` (a multiple of the fit's) and
 ## burn-in `burnin` (the fit's plus a multiple of `thin`) keeps, and
 ## continues every chain `n_iter` iterations with that thin
-continue_thinned <- function(fit, n_iter, thin, progress, burnin = sgfit_info(fit)$burnin) {
+continue_thinned <- function(fit, n_iter, thin, progress, burnin = sgfit_info(fit)$spec$burnin) {
     info <- sgfit_info(fit)
     draws <- lapply(chain_draws(fit), function(d) {
-        iter <- info$burnin + info$thin * seq_len(nrow(d))
-        d[(iter - info$burnin) %% thin == 0L & iter > burnin, , drop = FALSE]
+        iter <- info$spec$burnin + info$spec$thin * seq_len(nrow(d))
+        d[(iter - info$spec$burnin) %% thin == 0L & iter > burnin, , drop = FALSE]
     })
     ## (a running predictive restarts when the burn-in grows past its draws)
-    if (burnin > info$burnin) info$pred <- NULL
-    info$burnin <- info$spec$burnin <- as.integer(burnin)
-    info$thin <- info$spec$thin <- thin
+    if (burnin > info$spec$burnin) info$pred <- NULL
+    info$spec$burnin <- as.integer(burnin)
+    info$spec$thin <- thin
     res <- run_chains(fit_spec(info), info$states, n_iter, progress, info$cores)
-    new_sgfit(info, res, draws, info$burnin + thin, checks = FALSE)
+    new_sgfit(info, res, draws, info$spec$burnin + thin, checks = FALSE)
 }

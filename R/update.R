@@ -105,13 +105,13 @@ update.sgfit <- function(object, formula., n_iter, append = TRUE, progress = int
     if (append) check_contiguous(object, info, iters)
     if (!append && length(unique(iters)) > 1L)
         stop_arg("append", "must be TRUE: the chains stopped at different iterations (after an interrupt)")
-    if (!append && n_kept_between(iters[1L], iters[1L] + n_iter, info$burnin, info$thin) == 0L)
+    if (!append && n_kept_between(iters[1L], iters[1L] + n_iter, info$spec$burnin, info$spec$thin) == 0L)
         stop_arg("n_iter", sprintf("= %d keeps no draw with thin = %d: run longer (or append)",
-                                   n_iter, info$thin))
+                                   n_iter, info$spec$thin))
     previous <- if (append) chain_draws(object)
     if (!append) info$pred <- info$pred_stale <- NULL
     first <- if (append) stats::start(object) else
-        info$burnin + info$thin * (n_kept_between(0, iters[1L], info$burnin, info$thin) + 1L)
+        info$spec$burnin + info$spec$thin * (n_kept_between(0, iters[1L], info$spec$burnin, info$spec$thin) + 1L)
     spec <- fit_spec(info)
     progress <- check_flag(progress, "progress")
     ## (a matrix read in place in the engine's layout for the run and the
@@ -132,9 +132,9 @@ check_contiguous <- function(object, info, iters) {
                  "predictive its chains kept (keep = predictive()) covers the draws cut too")
     start <- coda::mcpar(first_chain(object))[1L]
     rows <- vapply(chain_draws(object), nrow, 0L)
-    last <- start + info$thin * (rows - 1)
-    due <- info$burnin + info$thin *
-        vapply(iters, function(t) n_kept_between(0, t, info$burnin, info$thin), 0)
+    last <- start + info$spec$thin * (rows - 1)
+    due <- info$spec$burnin + info$spec$thin *
+        vapply(iters, function(t) n_kept_between(0, t, info$spec$burnin, info$spec$thin), 0)
     if (any(last != due)) {
         k <- which(last != due)[1L]
         stop_arg("append", sprintf(paste0(
@@ -153,7 +153,7 @@ check_contiguous <- function(object, info, iters) {
 catch_up <- function(object, info) {
     iters <- vapply(info$states, `[[`, 0, "iter")
     check_contiguous(object, info, iters)
-    if (stats::start(object) != info$burnin + info$thin)
+    if (stats::start(object) != info$spec$burnin + info$spec$thin)
         stop("the chains that did not start after the interrupt can be run only while the ",
              "others have all their draws from the first: continue them before cutting ",
              "the fit", call. = FALSE)

@@ -196,9 +196,9 @@ coda_value <- function(info, draws, states, first) {
     info$grad_evals <- if (is.null(counter)) sum(iters) * info$evals_per_iter
                        else counter$per * sum(vapply(states, function(s)
                            state_parts(info, s)[[counter$part]], 0))
-    if (is.null(first)) first <- info$burnin + info$thin
+    if (is.null(first)) first <- info$spec$burnin + info$spec$thin
     chains <- lapply(draws, function(d)
-        coda::mcmc(d[seq_len(n_rows), , drop = FALSE], start = first, thin = info$thin))
+        coda::mcmc(d[seq_len(n_rows), , drop = FALSE], start = first, thin = info$spec$thin))
     if (length(chains) == 1L) {
         out <- chains[[1L]]
         class(out) <- c("sgfit", "mcmc")

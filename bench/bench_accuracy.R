@@ -71,7 +71,7 @@ row_for <- function(problem, name, fit, seconds, ref) {
     info <- attr(fit, "sgfit")
     rl <- info$run_length
     data.frame(problem = problem, sampler = name, E1 = e[["E1"]], E2 = e[["E2"]],
-               n_iter = info$n_iter, thin = info$thin,
+               n_iter = info$n_iter, thin = info$spec$thin,
                min_ess = min(conv$ess_bulk), max_rhat = max(conv$rhat),
                seconds = seconds,
                note = if (is.null(rl)) "" else rl$stop)

@@ -50,7 +50,7 @@ lines <- c("# Covertype as a raw matrix (54 columns): sgldcv() at its defaults a
                          "iterations x 2 chains (stop: %s); step %.3g; %d rows held in every",
                          "minibatch of %d"), seconds, info$setup_seconds, format(info$n_iter, big.mark = ","),
                    info$run_length$stop, info$settings$stepsize, as.integer(info$settings$fixed_rows),
-                   info$batch_size),
+                   info$spec$batch_size),
            sprintf("- every parameter: min bulk ESS %.0f, max R-hat %.4f", min(conv$ess_bulk, na.rm = TRUE),
                    max(conv$rhat, na.rm = TRUE)),
            sprintf("- test log-loss %.5f (the reference's, on the factor coding: %s)", logloss,

@@ -10,7 +10,8 @@
 ##   sched  an R expression for `schedule` ("constant": the default), e.g.
 ##          "schedule_cyclical(20)" (Zhang et al. 2020: steps falling from the
 ##          tuned one to nearly 0 in each of 20 cycles).
-## Draws: every 300th iteration after a quarter of the run.
+## Draws: every 300th iteration after a quarter of the run; MNIST_EPOCHS sets
+## the run's epochs (20).
 ##
 ##   R_LIBS=/tmp/benchlib Rscript bench/bench_mnist_t1.R SHARE STD [PRIOR [SPREAD [SCHED]]]
 ##
@@ -23,7 +24,7 @@ std <- as.logical(args[2])
 prior_text <- if (length(args) > 2L) args[3] else "NULL"
 spread <- if (length(args) > 3L) as.numeric(args[4]) else 10
 sched_text <- if (length(args) > 4L) args[5] else "\"constant\""
-epochs <- 20L
+epochs <- as.integer(Sys.getenv("MNIST_EPOCHS", "20"))
 source(file.path(if (dir.exists("bench")) "bench" else ".", "mnist_common.R"))
 assignInNamespace("noise_share", share, "sgfs")
 assignInNamespace("max_spread", spread, "sgfs")

@@ -212,7 +212,7 @@ compute_reference <- function(problem, p) {
                     big(info$n_iter), spent, s$ess_bulk[worst], s$parameter[worst], max(s$rhat)))
         if (min(s$ess_bulk) >= ref_ess) break
         ## iterations per chain still needed at the pace of the run so far
-        post <- info$n_iter - info$burnin
+        post <- info$n_iter - info$spec$burnin
         more <- ceiling(post * min(4, 1.1 * ref_ess / max(min(s$ess_bulk), 1) - 1))
         pace <- (spent - info$setup_seconds) / info$n_iter
         more <- min(more, floor((ref_time - spent) / pace))
@@ -227,7 +227,7 @@ compute_reference <- function(problem, p) {
     seconds <- before + proc.time()[["elapsed"]] - t0
     info <- attr(fit, "sgfit")
     pr <- predict_response(fit, p)
-    meta <- list(method = "hmc", chains = 2, n_iter = info$n_iter, burnin = info$burnin,
+    meta <- list(method = "hmc", chains = 2, n_iter = info$n_iter, burnin = info$spec$burnin,
                  seconds = round(seconds, 1), test_logloss = signif(pr[["logloss"]], 7),
                  test_error = signif(pr[["error"]], 6),
                  date = format(Sys.time(), "%Y-%m-%d"))
@@ -426,7 +426,7 @@ run_problem <- function(problem) {
             stages <- info$run_length$stages
             worst <- sm$parameter[which.min(sm$ess_bulk)]
             r$note <- paste0(if (nzchar(r$note)) paste0(r$note, "; "),
-                             sprintf("thin %d; %d stage(s); lowest ESS: %s", info$thin,
+                             sprintf("thin %d; %d stage(s); lowest ESS: %s", info$spec$thin,
                                      if (is.null(stages)) 1L else nrow(stages), worst),
                              sprintf("; %d mean(s) off by > 0.1 sd, %d sd(s) off by > 10 %%",
                                      sum(me > 0.1), sum(se > 0.1)),

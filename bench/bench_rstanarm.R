@@ -448,7 +448,7 @@ run_case <- function(name, cs, n_iter = NULL, sfit = NULL, t_stan = NULL, sample
     row$pass <- row$mean_ok && row$sd_ok && row$elpd_ok
     pt$case <- name
     list(row = row, params = pt, sfit = sfit, t_stan = t_stan, fit = fit,
-         priors = pri, n_iter = n_iter_final, n_iter_call = info$n_iter, thin = info$thin,
+         priors = pri, n_iter = n_iter_final, n_iter_call = info$n_iter, thin = info$spec$thin,
          groups = if (isTRUE(cs$hs)) group_table(name, pt), diagnostics = dg)
 }
 

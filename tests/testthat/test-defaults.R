@@ -290,8 +290,8 @@ test_that("with every row in every batch the momentum rules, pSGLD and I-SGD sam
         expect_equal(sds(fits[[smp]]), ref, tolerance = 0.15, label = smp)
     }
     expect_lte(info(fits$sgnht)$settings$stepsize, 0.01 * sqrt(5 / 2) * (1 + 1e-12))
-    expect_equal(info(fits$psgld)$batch_size, 21L)
-    expect_equal(info(fits$sghmc)$batch_size, 84L)
+    expect_equal(info(fits$psgld)$spec$batch_size, 21L)
+    expect_equal(info(fits$sghmc)$spec$batch_size, 84L)
 })
 
 test_that("a factor of many rare levels: more rows are held than ten batches when that costs less per unit of step", {

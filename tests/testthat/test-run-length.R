@@ -98,7 +98,7 @@ test_that("the time budget stops the growth, and the report says so", {
     expect_equal(rl$stop, "projected")
     ## the probe shortened the first run to fit a quarter of the budget
     expect_equal(rl$stages$n_iter, 50)
-    expect_equal(attr(grown, "sgfit")$burnin, 5)
+    expect_equal(attr(grown, "sgfit")$spec$burnin, 5)
     expect_lt(rl$stages$min_ess[1L], 400)
     expect_gt(rl$stages$needed[1L], 1e-5)
     expect_output(print(grown), "stopped early at [0-9]+ of the 400 bulk effective draws aimed for: at this pace")
@@ -306,7 +306,7 @@ test_that("runs that cannot grow keep 10,000 iterations; explicit lengths never 
     expect_equal(attr(pred, "sgfit")$n_iter, 10000)
     fixed <- sgld(d$x, d$y, n_iter = 3000, progress = FALSE)
     expect_equal(attr(fixed, "sgfit")$n_iter, 3000)
-    expect_equal(attr(fixed, "sgfit")$burnin, 300)
+    expect_equal(attr(fixed, "sgfit")$spec$burnin, 300)
 })
 
 test_that("an interrupted stage is not grown further", {
@@ -358,9 +358,10 @@ test_that("a network's run is judged on what does not depend on its units' label
     moved[, c(4:6, 14, 18)] <- -moved[, c(4:6, 14, 18)]
     expect_equal(sgfs:::network_invariants(moved, layer), inv)
     ## a GLM's run is judged on its parameters
-    expect_identical(sgfs:::grown_burnin(list(burnin = 1000L, design = list()), 40000, 8L), 1000L)
+    expect_identical(sgfs:::grown_burnin(list(spec = list(burnin = 1000L), design = list()),
+                                         40000, 8L), 1000L)
     ## a network's burn-in grows to half the run, on the thinning's grid
-    b <- sgfs:::grown_burnin(list(burnin = 1000L, design = run$design), 40001, 8L)
+    b <- sgfs:::grown_burnin(list(spec = list(burnin = 1000L), design = run$design), 40001, 8L)
     expect_equal((b - 1000) %% 8, 0)
     expect_true(b <= 20000 && b > 20000 - 8)
 })
@@ -379,11 +380,11 @@ test_that("a network's grown run equals one run with its final length, burn-in a
     expect_gt(nrow(st), 1L)
     last <- st$n_iter[nrow(st)]
     expect_equal(st$n_iter[-1], 2 * st$n_iter[-nrow(st)])        # the whole run doubles
-    expect_true(info$burnin <= last / 2 && info$burnin > last / 2 - st$thin[nrow(st)])
-    expect_equal(nrow(as.matrix(fit)), (last - info$burnin) / st$thin[nrow(st)])
+    expect_true(info$spec$burnin <= last / 2 && info$spec$burnin > last / 2 - st$thin[nrow(st)])
+    expect_equal(nrow(as.matrix(fit)), (last - info$spec$burnin) / st$thin[nrow(st)])
     one <- withr::with_seed(8, suppressWarnings(sgld(d$x, d$y, family = gaussian(),
                                                      model = mlp(4, "tanh"), batch_size = 20L,
-                                                     n_iter = last, burnin = info$burnin,
+                                                     n_iter = last, burnin = info$spec$burnin,
                                                      thin = st$thin[nrow(st)], progress = FALSE)))
     expect_equal(draws_of(fit), draws_of(one), tolerance = 1e-12)
     expect_identical(info$states, attr(one, "sgfit")$states)

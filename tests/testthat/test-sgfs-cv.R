@@ -92,7 +92,7 @@ test_that("SGFS with every row in every batch: the Metropolis-adjusted chain equ
                       standardize = FALSE, progress = FALSE, init = c(0, 0, 0), alpha = 1.5))
     info <- attr(fit, "sgfit")
     expect_identical(info$spec$sampler, "sgfs_mh")
-    expect_identical(info$batch_size, 40L)
+    expect_identical(info$spec$batch_size, 40L)
     U <- matrix(info$spec$spar[-1L], 3L)
     prec <- prior_prec(3, p)
     post <- function(th) list(lp = sum(p$y * (p$X %*% th) - log1p(exp(p$X %*% th))) -
@@ -167,7 +167,7 @@ test_that("SGFS-CV is stationary at the exact Gaussian posterior (conjugate mode
                 standardize = FALSE, progress = FALSE, n_iter = 20000L, batch_size = 100L)
     info <- attr(fit, "sgfit")
     expect_true(info$settings$control_variates)
-    expect_lt(info$batch_size, info$N)
+    expect_lt(info$spec$batch_size, info$spec$N)
     ## (a Gaussian with a known sigma: the control variates are exact, every
     ## iterate a fresh draw at alpha = 1)
     expect_gt(min(coda::effectiveSize(fit)), 10000)
