@@ -87,10 +87,13 @@ print.sgfs_control <- function(x, ...) {
     invisible(x)
 }
 
-## one line a setting, "  name = value", with what NULL and NA mean
-control_lines <- function(x) {
+## one line a setting, "  name = value", with what NULL and NA mean (and
+## for a fit's control the precision its data were held in, `precision`)
+control_lines <- function(x, precision = NULL) {
     shown <- vapply(names(x), function(k) {
         v <- x[[k]]
+        if (is.null(v) && k == "precision" && !is.null(precision))
+            return(sprintf("NULL (by memory: %s)", precision))
         if (is.null(v)) return(if (k == "memory") "NULL (the machine's)" else "NULL (by memory)")
         if (identical(v, NA)) return("NA (the default rule)")
         if (k == "memory") return(sprintf("%.4g bytes", v))

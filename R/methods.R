@@ -280,6 +280,7 @@ summary.sgfit <- function(object, ...) {
     out$grad_per_ess <- mix$grads_per_ess
     out$passes_per_ess <- mix$passes_per_ess
     out$control <- info$control
+    out$precision <- info$precision
     class(out) <- c("summary.sgfit", class(out))
     out
 }
@@ -301,7 +302,7 @@ print.summary.sgfit <- function(x, digits = 3, ...) {
     cat("ATUC: autocorrelation time x seconds per kept draw (Ahn et al. 2012); smaller is better\n")
     if (!is.null(x$control)) {
         cat("\nNumerical settings (control):\n")
-        cat(control_lines(x$control), sep = "\n")
+        cat(control_lines(x$control, x$precision), sep = "\n")
     }
     invisible(x)
 }

@@ -50,6 +50,7 @@ test_that("the fit records its control, summary() prints it, options change no f
     expect_false(identical(as.matrix(rows), as.matrix(fit())))    # (windows by default)
     expect_identical(attr(rows, "sgfit")$control$batches, "rows")
     expect_output(print(summary(rows)), "batches\\s+= rows")
+    expect_output(print(summary(rows)), "precision\\s+= NULL \\(by memory: double\\)")
     ## continued under other options, the chain goes on as made
     whole <- fit(n_iter = 600, control = sgfs_control(batches = "rows"))
     half <- fit(control = sgfs_control(batches = "rows"))
