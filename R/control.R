@@ -96,7 +96,7 @@ control_lines <- function(x, precision = NULL) {
             return(sprintf("NULL (by memory: %s)", precision))
         if (is.null(v)) return(if (k == "memory") "NULL (the machine's)" else "NULL (by memory)")
         if (identical(v, NA)) return("NA (the default rule)")
-        if (k == "memory") return(sprintf("%.4g bytes", v))
+        if (k == "memory") return(if (is.na(v)) "unknown" else sprintf("%.4g bytes", v))
         format(v)
     }, "")
     sprintf("  %-13s = %s", names(x), shown)

@@ -51,8 +51,8 @@ update.sgfit <- function(object, formula., n_iter, append = TRUE, progress = int
     info <- sgfit_info(object)
     ## (the fit's own settings: its data are read and its chains run as
     ## when it was made, whatever the options now, and a refit without a
-    ## control of its own takes them; a fit made before sgfs_control() has
-    ## none and takes the defaults)
+    ## control of its own takes them; a fit that records none takes the
+    ## defaults)
     if (!is.null(info$control)) local_control(info$control)
     new_formula <- if (!missing(formula.)) formula.
     if (is.numeric(new_formula)) {             # update(fit, 1000): the iterations

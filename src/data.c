@@ -192,7 +192,7 @@ void sgfs_data_touch(const sgfs_data *d, int i)
         for (int j = 0; j < ncol; j++) __builtin_prefetch(x + (size_t) j * d->raw_col, 0, 0);
     }
 #else
-    (void) e;
+    (void) d;
     (void) i;
 #endif
 }
@@ -478,9 +478,9 @@ static SEXP weighted_column_sums(SEXP spec, SEXP weights, int squares)
         for (int k = 0; k < q.n; k++) {
             const int j = q.col[k];
             const double v = sgfs_sparse_value(q, k, d.rows_level), m = d.rows_shift[j],
-                d = v - m;
+                dev = v - m;
             /* the stored entry's part less the part the correction adds */
-            s[j] += w[i] * (squares ? d * d - m * m : v);
+            s[j] += w[i] * (squares ? dev * dev - m * m : v);
         }
         total += w[i];
     }

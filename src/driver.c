@@ -231,7 +231,7 @@ static void add_prior(sgfs_engine *e)
    coordinates z = U xi, off the separated levels' lines, grad clipped */
 static void to_rule_coordinates(sgfs_engine *e, int scores)
 {
-    sgfs_metric_gradients(e, e->grad, 2);       /* grad and grad_lik (engine.c) */
+    sgfs_metric_gradients(e, e->grad, 2);       /* grad and grad_lik (metric.c) */
     if (e->sep) sgfs_separated_project(e, e->grad);
     sgfs_metric_clip(e, e->grad);
     if (e->sep) sgfs_separated_project(e, e->grad_lik);

@@ -2,7 +2,8 @@
  * eval.c - the .Call entry points that evaluate a model at given
  * parameters on the spec's data, for R (the mode, Laplace approximations,
  * checks, tests): each sets up an engine without a sampler
- * (sgfs_eval_engine) and calls the model's evaluations (model.c).
+ * (sgfs_eval_engine), or the rows' leverage only the data, and calls the
+ * model's evaluations (model.c).
  *
  *   sgfs_model_eval(spec, theta, idx, centre, second): for the examples
  *     idx (1-based), list(loglik = sum l_i, grad = sum g_i, scores = n x D

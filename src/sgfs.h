@@ -244,7 +244,6 @@ double sgfs_stepsize(const sgfs_schedule *s, double t);
 enum { SGFS_PRIOR_NORMAL = 0, SGFS_PRIOR_LAPLACE = 1, SGFS_PRIOR_STUDENT = 2,
        SGFS_PRIOR_HS = 3 };
 
-/* reads and checks spec$prior_* for D parameters (engine.c) */
 /* The prior of each of the D model parameters, on the internal scale */
 typedef struct sgfs_prior {
     int D;
@@ -330,7 +329,8 @@ void sgfs_hyper_update(sgfs_engine *e);
    held as exactly one of the dense copy xt (or xt32), the compressed rows
    or the raw rows of a design file or a matrix in place, with the
    responses and the rows' offsets and weights.  The readers below take
-   this part alone. */
+   this part alone (but the GLM pass over the compressed rows, which
+   needs the model too). */
 typedef struct sgfs_data {
     int N, P;                   /* examples, features                          */
     const double *xt, *y;       /* P x N design (transposed), N responses      */
