@@ -26,9 +26,9 @@
  * Everything reads the data through these routines (and sgfs_rows_score
  * in minibatch.c for the one-pass score), so a backend is one branch here:
  *
- *   sgfs_data_setup(&e->data, spec)         N, P and the backend of a spec
- *   sgfs_data_columns(&e->data, idx, n, out) u_idx[k] into column k of out (P x n)
- *   sgfs_data_dots(&e->data, idx, n, b, out) out[k] = u_idx[k]' b
+ *   sgfs_data_setup(d, spec)          N, P, the backend, y, offsets, weights
+ *   sgfs_data_columns(d, idx, n, out) u_idx[k] into column k of out (P x n)
+ *   sgfs_data_dots(d, idx, n, b, out) out[k] = u_idx[k]' b
  *   sgfs_data_glm_pass(e, b, sum)     a GLM's full-data log-likelihood (returned)
  *                                     and score sum (into sum, P) on the rows:
  *                                     one pass, O(stored entries + P)
@@ -250,10 +250,25 @@ void sgfs_data_release_rows(const sgfs_data *d, int from, int to)
     sgfs_design_file_release_rows(d->file_map, d->file_fd, x, row_bytes, from, to);
 }
 
+/* N doubles of the spec's element `name` (y, offset, weights), or NULL when
+   it has none */
+static const double *row_values(const sgfs_data *d, SEXP spec, const char *name)
+{
+    SEXP v = sgfs_list_opt(spec, name);
+    if (v == R_NilValue) return NULL;
+    if (TYPEOF(v) != REALSXP || Rf_xlength(v) != d->N)
+        Rf_error("internal error: '%s' must be %d doubles", name, d->N);
+    return REAL(v);
+}
+
 void sgfs_data_setup(sgfs_data *d, SEXP spec)
 {
+    memset(d, 0, sizeof(*d));
     d->N = count_elt(spec, "N");
     d->P = count_elt(spec, "P");
+    d->y = row_values(d, spec, "y");
+    d->offset = row_values(d, spec, "offset");
+    d->weights = row_values(d, spec, "weights");
     SEXP xt = sgfs_list_opt(spec, "xt"), rows = sgfs_list_opt(spec, "rows"),
         xt32 = sgfs_list_opt(spec, "xt32"), file = sgfs_list_opt(spec, "file"),
         matrix = sgfs_list_opt(spec, "matrix");
@@ -348,13 +363,6 @@ double sgfs_data_glm_pass(const sgfs_engine *e, const double *beta, double *sum)
     return ll;
 }
 
-/* a spec's data alone (for the R entry points) */
-static void data_only(sgfs_data *d, SEXP spec)
-{
-    memset(d, 0, sizeof(*d));
-    sgfs_data_setup(d, spec);
-}
-
 /* 0-based row numbers from R's 1-based idx, checked */
 static int *zero_based(SEXP idx, int N)
 {
@@ -372,7 +380,7 @@ static int *zero_based(SEXP idx, int N)
 SEXP sgfs_data_xb(SEXP spec, SEXP beta)
 {
     sgfs_data d;
-    data_only(&d, spec);
+    sgfs_data_setup(&d, spec);
     if (TYPEOF(beta) != REALSXP || Rf_xlength(beta) < d.P)
         Rf_error("internal error: 'beta' must be at least %d doubles", d.P);
     SEXP out = PROTECT(Rf_allocVector(REALSXP, d.N));
@@ -390,7 +398,7 @@ SEXP sgfs_data_xb(SEXP spec, SEXP beta)
 SEXP sgfs_data_rows_of(SEXP spec, SEXP idx)
 {
     sgfs_data d;
-    data_only(&d, spec);
+    sgfs_data_setup(&d, spec);
     const int m = Rf_length(idx);
     const int *r = zero_based(idx, d.N);
     SEXP out = PROTECT(Rf_allocMatrix(REALSXP, d.P, m));
@@ -402,7 +410,7 @@ SEXP sgfs_data_rows_of(SEXP spec, SEXP idx)
 SEXP sgfs_data_slice(SEXP spec, SEXP idx)
 {
     sgfs_data d;
-    data_only(&d, spec);
+    sgfs_data_setup(&d, spec);
     const int m = Rf_length(idx);
     if (m < 1) Rf_error("internal error: 'idx' is empty");
     const int *r = zero_based(idx, d.N);
@@ -460,7 +468,7 @@ SEXP sgfs_data_slice(SEXP spec, SEXP idx)
 static SEXP weighted_column_sums(SEXP spec, SEXP weights, int squares)
 {
     sgfs_data d;
-    data_only(&d, spec);
+    sgfs_data_setup(&d, spec);
     if (TYPEOF(weights) != REALSXP || Rf_xlength(weights) != d.N)
         Rf_error("internal error: the row weights must be %d doubles", d.N);
     const double *w = REAL(weights);
@@ -498,7 +506,7 @@ static SEXP weighted_column_sums(SEXP spec, SEXP weights, int squares)
 SEXP sgfs_data_hess_times(SEXP spec, SEXP h, SEXP v)
 {
     sgfs_data d;
-    data_only(&d, spec);
+    sgfs_data_setup(&d, spec);
     if (TYPEOF(h) != REALSXP || Rf_xlength(h) != d.N || TYPEOF(v) != REALSXP ||
         Rf_xlength(v) < d.P)
         Rf_error("internal error: the row curvatures must be %d doubles and v %d", d.N, d.P);

@@ -489,19 +489,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
                      ? INTEGER(version)[0] : 0, SGFS_SPEC_VERSION);
 
     sgfs_data_setup(&e->data, spec);
-    e->data.y = REAL(sgfs_list_typed(spec, "y", REALSXP, e->data.N));
-    SEXP offset = sgfs_list_opt(spec, "offset");
-    if (offset != R_NilValue) {
-        if (TYPEOF(offset) != REALSXP || Rf_xlength(offset) != e->data.N)
-            Rf_error("internal error: 'offset' must be %d doubles", e->data.N);
-        e->data.offset = REAL(offset);
-    }
-    SEXP weights = sgfs_list_opt(spec, "weights");
-    if (weights != R_NilValue) {
-        if (TYPEOF(weights) != REALSXP || Rf_xlength(weights) != e->data.N)
-            Rf_error("internal error: 'weights' must be %d doubles", e->data.N);
-        e->data.weights = REAL(weights);
-    }
+    if (e->data.y == NULL) Rf_error("internal error: element 'y' missing");
     e->model = sgfs_find_model(CHAR(STRING_ELT(
         sgfs_list_typed(spec, "model", STRSXP, 1), 0)));
     if (e->data.weights && !e->model->weighted)

@@ -174,7 +174,6 @@ SEXP sgfs_change_cov(SEXP spec, SEXP theta, SEXP centre, SEXP rows)
 SEXP sgfs_row_leverage(SEXP spec, SEXP U, SEXP P1)
 {
     sgfs_data data;
-    memset(&data, 0, sizeof(data));
     sgfs_data_setup(&data, spec);
     const int P = data.P, N = data.N, p = Rf_asInteger(P1);
     const int dense = Rf_isMatrix(U);
