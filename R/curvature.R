@@ -15,17 +15,14 @@ tempered_gamma <- function(N, n, temperature) 1 + (gamma_fpc(N, n) - 1) / temper
 
 subset_spec <- function(spec, m = 5000L) {
     N <- spec$N
-    spec$batch_size <- min(N, m, 500L)
     if (m >= N) return(spec)
     slice_rows(spec, as.integer(round(seq(1, N, length.out = min(N, m)))))
 }
 
 ## log posterior (likelihood of the subset scaled by N/m) and its gradient;
-## each evaluation one pass in C, in chunks whose P x chunk scratch stays
-## near 8 MB whatever P (a wide design's P can be 10^5)
+## each evaluation one pass in C
 subset_log_posterior <- function(spec, N) {
     w <- N / spec$N
-    spec$batch_size <- as.integer(max(1, min(spec$N, 500, floor(2^20 / spec$P))))
     function(theta) {
         ll <- .Call(C_sgfs_model_loglik, spec, theta)
         lp <- log_prior(theta, spec)
@@ -130,7 +127,6 @@ psgld_moments <- function(lambda, N, n, scores) {
 
 ## the per-example scores (rows) of every row of `spec` at theta
 all_scores <- function(spec, theta) {
-    spec$batch_size <- spec$N
     .Call(C_sgfs_model_eval, spec, theta, seq_len(spec$N), NULL, FALSE)$scores
 }
 

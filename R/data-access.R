@@ -189,7 +189,6 @@ slice_rows <- function(spec, idx) {
     spec$y <- spec$y[idx]
     if (!is.null(spec$offset)) spec$offset <- spec$offset[idx]
     if (!is.null(spec$weights)) spec$weights <- spec$weights[idx]
-    spec$batch_size <- min(spec$batch_size, length(idx))
     spec
 }
 

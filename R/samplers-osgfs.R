@@ -264,9 +264,7 @@ pool_score_cov <- function(spec, theta, fixed) {
     all <- .Call(C_sgfs_model_curvature, spec, theta, TRUE)
     if (!length(fixed)) return(list(C = all$score_cov, N = N))
     rows <- fixed + 1L
-    part <- slice_rows(spec, rows)
-    part$batch_size <- min(length(rows), spec$batch_size)
-    fx <- .Call(C_sgfs_model_curvature, part, theta, TRUE)
+    fx <- .Call(C_sgfs_model_curvature, slice_rows(spec, rows), theta, TRUE)
     n_fixed <- length(rows)
     sum_sq <- (N * all$score_cov + tcrossprod(all$grad) / N) -
         (n_fixed * fx$score_cov + tcrossprod(fx$grad) / n_fixed)

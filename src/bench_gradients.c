@@ -17,7 +17,8 @@ SEXP sgfs_bench_gradients(SEXP spec, SEXP n_iter)
     SEXP theta = PROTECT(Rf_allocVector(REALSXP,
         Rf_length(sgfs_list_elt(spec, "prior_loc"))));
     memset(REAL(theta), 0, (size_t) Rf_length(theta) * sizeof(double));
-    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta, 1);
+    /* its batch the minibatch of a chain on this spec */
+    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta, sgfs_list_int(spec, "batch_size"), 1);
     const int k = Rf_asInteger(n_iter);
     const int scores = Rf_asLogical(sgfs_list_elt(spec, "bench_scores"));
     SEXP floor_elt = sgfs_list_opt(spec, "bench_floor");

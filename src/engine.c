@@ -17,7 +17,9 @@
  *               doubles): the student_t priors' degrees of freedom (prior.c)
  *   sampler     update-rule name;  spar: its settings (doubles)
  *   schedule    c(type, a, b, delta)
- *   batch_size, burnin, thin: ints
+ *   batch_size, burnin, thin: ints (a chain's: its minibatch's rows)
+ *   pass_rows   (optional) int >= 1: the rows of one chunk of an
+ *               evaluation's full-data pass (absent: pass_rows() below)
  *   centre, centre_score (optional, D doubles each): control variates, the
  *               centre theta_hat and the full-data score sum there
  *   metric      (optional) D doubles (a diagonal metric) or the D x D upper
@@ -469,11 +471,27 @@ SEXP sgfs_engine_alloc(void)
     return Rf_allocVector(VECSXP, N_SLOTS);
 }
 
+/* the rows of one chunk of an evaluation's full-data pass: at most 512,
+   and few enough that the chunk's P x n gathered columns (with the
+   per-example scores, their D x n too) stay near 2^20 doubles whatever P
+   and D; spec$pass_rows, if given, instead (tests use it to cross chunk
+   boundaries on small data) */
+static int pass_rows(SEXP spec, int N, int P, int D_scores)
+{
+    SEXP given = sgfs_list_opt(spec, "pass_rows");
+    double n = given != R_NilValue ? (double) sgfs_list_int(spec, "pass_rows")
+                                   : floor(1048576.0 / ((double) P + D_scores));
+    if (n > 512) n = 512;
+    if (n > N) n = N;
+    return n < 1 ? 1 : (int) n;
+}
+
 /* Sets up the engine stored in prot (a protected VECSXP from
-   sgfs_engine_alloc).  With sampler_name == NULL (model evaluation only)
-   no sampler is attached and the per-example score buffer is allocated. */
+   sgfs_engine_alloc).  Without sampler (model evaluation only) no rule is
+   attached and the batch holds `eval_rows` rows (0: a full pass's chunk,
+   pass_rows()), with the per-example score buffer when eval_scores. */
 sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
-                               int with_sampler, int eval_scores)
+                               int with_sampler, int eval_rows, int eval_scores)
 {
     sgfs_engine *e = fresh_struct(prot, SLOT_ENGINE, sizeof(sgfs_engine));
     SET_VECTOR_ELT(prot, SLOT_SPEC, spec);
@@ -501,7 +519,8 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     if (e->D < 1)
         Rf_error("internal error: the %s model's settings 'mpar' are malformed", e->model->name);
     const int D = e->D;
-    e->n = sgfs_list_int(spec, "batch_size");
+    e->n = with_sampler ? sgfs_list_int(spec, "batch_size")
+         : eval_rows > 0 ? eval_rows : pass_rows(spec, e->data.N, e->data.P, eval_scores ? D : 0);
     if (e->n < 1 || e->n > e->data.N)
         Rf_error("internal error: batch size out of range");
     sgfs_prior_setup(&e->prior, spec, D);

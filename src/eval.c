@@ -30,17 +30,18 @@
  */
 #include "sgfs.h"
 
-/* an engine without sampler, at theta, for evaluations (prot protected);
-   with the per-example scores' D x n matrix only when `scores` (a network's
-   D can be 10^6: its gradient needs O(D)) */
-sgfs_engine *sgfs_eval_engine(SEXP prot, SEXP spec, SEXP theta, int scores)
+/* an engine without sampler, at theta, for evaluations (prot protected):
+   its batch `rows` rows (0: one chunk of a full-data pass), with their
+   per-example scores' D x n matrix only when `scores` (a network's D can
+   be 10^6: its gradient needs O(D)) */
+sgfs_engine *sgfs_eval_engine(SEXP prot, SEXP spec, SEXP theta, int rows, int scores)
 {
     const char *snames[] = {"theta", "iter", "sstate", ""};
     SEXP state = PROTECT(Rf_mkNamed(VECSXP, snames));
     SET_VECTOR_ELT(state, 0, theta);
     SET_VECTOR_ELT(state, 1, Rf_ScalarReal(0.0));
     SET_VECTOR_ELT(state, 2, Rf_allocVector(REALSXP, 0));
-    sgfs_engine *e = sgfs_engine_setup(prot, spec, state, 0, 0, scores);
+    sgfs_engine *e = sgfs_engine_setup(prot, spec, state, 0, 0, rows, scores);
     UNPROTECT(1);
     return e;
 }
@@ -49,10 +50,11 @@ SEXP sgfs_model_eval(SEXP spec, SEXP theta, SEXP idx, SEXP centre, SEXP second_o
 {
     const int second = Rf_asLogical(second_order) == TRUE;
     SEXP prot = PROTECT(sgfs_engine_alloc());
-    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta, 1);
-    const int n = Rf_length(idx), D = e->D;
-    if (TYPEOF(idx) != INTSXP || n != e->n)
-        Rf_error("internal error: 'idx' must be %d integers", e->n);
+    const int n = Rf_length(idx);
+    if (TYPEOF(idx) != INTSXP || n < 1)
+        Rf_error("internal error: 'idx' must be integers");
+    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta, n, 1);
+    const int D = e->D;
     int *id = (int *) R_alloc(n, sizeof(int));
     for (int i = 0; i < n; i++) {
         const int k = INTEGER(idx)[i];             /* (NA is INT_MIN: test before - 1) */
@@ -85,7 +87,7 @@ SEXP sgfs_model_eval(SEXP spec, SEXP theta, SEXP idx, SEXP centre, SEXP second_o
 SEXP sgfs_model_loglik(SEXP spec, SEXP theta)
 {
     SEXP prot = PROTECT(sgfs_engine_alloc());
-    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta, 0);
+    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta, 0, 0);
     const char *names[] = {"loglik", "grad", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SEXP grad = Rf_allocVector(REALSXP, e->D);
@@ -99,7 +101,7 @@ SEXP sgfs_model_curvature(SEXP spec, SEXP theta, SEXP with_cov)
 {
     const int cov = Rf_asLogical(with_cov) == TRUE;
     SEXP prot = PROTECT(sgfs_engine_alloc());
-    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta, 1);
+    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta, 0, 1);
     const int D = e->D;
     const char *names[] = {"loglik", "grad", "neg_hessian", "score_cov", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
@@ -139,7 +141,7 @@ SEXP sgfs_model_curvature(SEXP spec, SEXP theta, SEXP with_cov)
 SEXP sgfs_change_cov(SEXP spec, SEXP theta, SEXP centre, SEXP rows)
 {
     SEXP prot = PROTECT(sgfs_engine_alloc());
-    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta, 1);
+    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta, 0, 1);
     const int D = e->D, m = Rf_length(rows);
     if (e->model->score_change == NULL)
         Rf_error("internal error: the model has no score_change");
@@ -239,7 +241,7 @@ SEXP sgfs_hs_eval(SEXP spec, SEXP xi)
         Rf_error("internal error: 'xi' must be doubles, the sampler's coordinates");
     SEXP beta0 = PROTECT(Rf_allocVector(REALSXP, D_model));
     memcpy(REAL(beta0), REAL(xi), (size_t) D_model * sizeof(double));
-    sgfs_engine *e = sgfs_eval_engine(prot, spec, beta0, 1);
+    sgfs_engine *e = sgfs_eval_engine(prot, spec, beta0, 0, 1);
     SEXP raw = PROTECT(Rf_allocVector(RAWSXP, sizeof(sgfs_hs)));
     sgfs_hs_setup(e, hs, raw, (double *) R_alloc(3 * (size_t) e->D, sizeof(double)));
     if (Rf_length(xi) != e->Ds) Rf_error("internal error: 'xi' has the wrong length");
@@ -267,7 +269,7 @@ SEXP sgfs_hs_eval(SEXP spec, SEXP xi)
 SEXP sgfs_line_logdens(SEXP spec, SEXP theta, SEXP dir, SEXP rows, SEXP cls, SEXP t)
 {
     SEXP prot = PROTECT(sgfs_engine_alloc());
-    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta, 0);
+    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta, 0, 0);
     const int n_lp = sgfs_separated_predictors(e);
     if (n_lp < 1)
         Rf_error("internal error: the line's density needs a GLM with a linear predictor");

@@ -98,7 +98,7 @@ SEXP sgfs_ksd(SEXP spec, SEXP x, SEXP c, SEXP beta)
     SEXP prot = PROTECT(sgfs_engine_alloc());
     SEXP theta = PROTECT(Rf_allocVector(REALSXP, D));
     memcpy(REAL(theta), REAL(x), (size_t) D * sizeof(double));
-    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta, 0);
+    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta, 0, 0);
     if (e->D != D)
         Rf_error("internal error: the draws have %d parameters, the model %d", D, e->D);
     double *b = (double *) R_alloc((size_t) D * T, sizeof(double));

@@ -89,7 +89,6 @@ engine_spec <- function(x, y, family = binomial(), standardize = FALSE,
 }
 
 model_eval <- function(spec, theta, idx, centre = NULL, second = FALSE) {
-    spec$batch_size <- length(idx)
     .Call(sgfs:::C_sgfs_model_eval, spec, as.double(theta), as.integer(idx),
           if (!is.null(centre)) as.double(centre), second)
 }

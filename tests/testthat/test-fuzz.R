@@ -88,9 +88,7 @@ fuzz_bases <- function() {
         D <- length(theta)
         add("engine_new", spec, state, 5L)
         if (is.null(spec$hs)) {
-            eval_spec <- spec
-            eval_spec$batch_size <- 3L
-            add("model_eval", eval_spec, theta, 1:3, theta, TRUE)
+            add("model_eval", spec, theta, 1:3, theta, TRUE)
             add("model_loglik", spec, theta)
             add("model_curvature", spec, theta, TRUE)
         } else {

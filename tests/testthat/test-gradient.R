@@ -45,8 +45,8 @@ test_that("log-likelihoods equal R's own densities", {
     run <- engine_spec(x, d$yg, family = gaussian(), intercept = FALSE)
     expect_equal(model_eval(run$spec, c(theta, log(2.5)), 1:60)$loglik,
                  sum(dnorm(d$yg, eta, 2.5, log = TRUE)), tolerance = 1e-12)
-    ## the full-data pass (in chunks of the batch size) gives the same sum
-    run$spec$batch_size <- 7L
+    ## the full-data pass in chunks of 7 rows (the last one short) gives the same sum
+    run$spec$pass_rows <- 7L
     full <- .Call(sgfs:::C_sgfs_model_loglik, run$spec, c(theta, log(2.5)))
     expect_equal(full$loglik, sum(dnorm(d$yg, eta, 2.5, log = TRUE)), tolerance = 1e-12)
     expect_equal(full$grad, model_eval(run$spec, c(theta, log(2.5)), 1:60)$grad,
