@@ -22,9 +22,9 @@ the <- new.env(parent = emptyenv())
 ## The dense copy's precision for an N x P design: sgfs_control(precision =
 ## "double" or "single"), or by default double unless that copy would take
 ## more than a quarter of the memory (machine_memory()): half the memory at
-## a relative error below 6e-8 beats reading the matrix in place, 12-14
-## times slower an iteration (bench/results/in-place.md), which in_place()
-## leaves for matrices whose single copy would not fit either.
+## a relative error below 6e-8 beats reading the matrix in place, an order
+## of magnitude slower an iteration (bench/results/in-place.md), which
+## in_place() leaves for matrices whose single copy would not fit either.
 data_precision <- function(N, P) {
     p <- current_control()$precision
     if (is.null(p)) return(if (copy_fits(8, N, P)) "double" else "single")
@@ -54,10 +54,10 @@ machine_memory <- function() {
 ## (data_precision()), would take more than a quarter of the memory.  In
 ## place the fit adds no copy of the data (a fit keeps x alive, as R shares
 ## it): with_engine_order() lays x out as the engine's rows while a fit or
-## a run reads them, and puts it back after, a few passes over x each time;
-## an iteration then costs 1.1-1.6 times a copy's (bench/results/in-place.md).
-## Without the random order, a random row is ncol scattered reads (12-14
-## times slower).
+## a run reads them, and puts it back after, a few passes over x each time,
+## so that an iteration reads rows as a copy's do (bench/results/in-place.md
+## compares the two).  Without the random order, a random row is ncol
+## scattered reads.
 in_place <- function(x) {
     p <- current_control()$in_place
     if (!is.na(p)) return(p)
@@ -142,8 +142,8 @@ matrix_state <- function() {
 
 ## Whether the engine's copy of N rows (dense or compressed) holds them in a
 ## random order, so that a minibatch can be a window of consecutive rows (a
-## random sample read as one stream: 3-5 times faster an iteration than n
-## scattered rows, bench/results/peers-windows.md): from 10,000 rows (then
+## random sample read as one stream rather than n scattered rows,
+## bench/results/peers-windows.md): from 10,000 rows (then
 ## the default batch has at most N / 100 rows), unless sgfs_control(batches
 ## = "rows").
 shuffled_copy <- function(N) {

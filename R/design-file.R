@@ -200,14 +200,11 @@ shuffle_design_file <- function(path, out, y = NULL, weights = NULL, offset = NU
 ## wrote (random rows would cost a disk read each once it is larger than
 ## memory, and a scattered read each when it is not) and the engine's copy,
 ## which it holds in a random order (shuffled_copy()).  The depth keeps
-## that many windows' reads in flight on a disk at once: random reads of
-## 100 kB from this machine's disk gave 1.2 GB/s with 8 in flight, 1.5 and
-## 1.7 GB/s with 16 and 32 (direct reads: the disk's own rate), and sgld()
-## on a shuffled 26 GiB file (batch 500, 50 columns in single precision)
-## 62 us an iteration warm, 66 cold at depth 32, 78 and 97 at depth 8
-## (bench/results/file-single.md then and now).  One depth for all data, as it
-## orders the random numbers: the same seed gives the same draws from a
-## file as from memory.
+## that many windows' reads in flight on a disk at once: a disk serves
+## random reads of a window's size faster the more of them it has queued,
+## up to a few dozen (bench/results/file-single.md measures the depths).
+## One depth for all data, as it orders the random numbers: the same seed
+## gives the same draws from a file as from memory.
 batch_windows <- function(data) {
     b <- batches_option()
     windows <- if (is.na(b)) random_order(data) else b == "windows"

@@ -382,10 +382,10 @@ sgfs_burnin <- function(run, alpha, far = 20000) {
 ## SGFS's Fisher-estimate rows per minibatch: as many as make their update
 ## (m D^2 / 2 multiply-adds, dsyrk's upper triangle) cost about the
 ## minibatch gradient's n D, m = 2 n / D, never fewer than D + 1 (I_t then
-## has full rank after one iteration) nor more than n.  (It was max(2D,
-## 10 n / D): SGFS-f then cost 2.1 x sgld() an iteration at Covertype's
-## shape, bench/results/peers-*.md; I_t's relative error, about
-## sqrt(D / (m t')) after t' iterations, stays below t'^-1/2.)
+## has full rank after one iteration) nor more than n: SGFS-f's iteration
+## then costs a small multiple of sgld()'s (bench/results/peers-*.md),
+## and I_t's relative error, about sqrt(D / (m t')) after t' iterations,
+## stays below t'^-1/2.
 default_fisher_rows <- function(n, D) as.integer(min(n, max(D + 1, ceiling(2 * n / D))))
 
 #' Stochastic gradient Langevin dynamics

@@ -536,10 +536,8 @@ void sgfs_design_file_prefetch_rows(const void *base, size_t row_bytes, int from
    they are read: only the pages wholly inside them, so no other row's page
    goes.  Sampling from a file larger than memory, the page cache is then
    never full of rows read before, which the system would have to find and
-   evict for every new read: sgld() on a 26.1 GiB file in 23.5 GiB of
-   memory, the page cache full, read its windows at 0.90 GB/s, and at
-   1.56 GB/s when they were let go (the disk: 1.2-1.3 GB/s to dd;
-   bench/results/file-single.md). */
+   evict for every new read (bench/results/file-single.md compares the
+   reads with and without). */
 void sgfs_design_file_release_rows(const void *map, int fd, const void *base, size_t row_bytes,
                                    int from, int to)
 {

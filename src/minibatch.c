@@ -35,8 +35,8 @@
  *   shuffled design file, shuffle_design_file(); a shuffled copy, R's
  *   engine_data()) a window is a random sample of them read as one
  *   contiguous block -- the only way a disk keeps up with a sampler whose
- *   data do not fit in memory, and 3-5 times faster than scattered rows in
- *   memory.  With one fixed order the windows are not all the subsets
+ *   data do not fit in memory, and faster than scattered rows in memory
+ *   too (bench/results/peers-windows.md).  With one fixed order the windows are not all the subsets
  *   random rows draw from: the minibatch noise's covariance is off by a
  *   relative sd(4 width / (3 N))^(1/2), so short windows in memory, whole
  *   ones on disk.  The starts are drawn `ahead` iterations before they
