@@ -110,40 +110,20 @@ diagonal_laplace <- function(spec, start) {
 }
 
 ## the rows' curvature -d^2 l_i / d eta_i^2 (times their weights) at theta,
-## and for a gaussian model with its log sigma sampled that coordinate's,
-## 2 sum_i w_i r_i^2 / sigma^2 (its cross terms with beta are left out of
-## the diagonal and kept in glm_hess_times)
+## their residuals w_i dl_i / d eta_i and linear predictors, and for a
+## gaussian model with its log sigma sampled that coordinate's, 2 sum_i w_i
+## r_i^2 / sigma^2 (its cross terms with beta are left out of the diagonal
+## and kept in glm_hess_times), from the engine's model (row_derivs)
 row_curvature <- function(spec, theta) {
-    P <- spec$P
-    eta <- data_xb(spec, theta)
-    if (!is.null(spec$offset)) eta <- eta + spec$offset
-    w <- if (is.null(spec$weights)) 1 else spec$weights
-    y <- spec$y
-    log_sigma <- NULL
-    h <- switch(spec$model,
-        logistic = { p <- stats::plogis(eta); p * (1 - p) },
-        poisson = exp(eta),
-        probit = probit_curvature(y, eta),
-        gaussian = {
-            sampled <- length(theta) > P
-            ls <- if (sampled) theta[P + 1L] else spec$mpar[1L]
-            r <- y - eta
-            if (sampled) log_sigma <- 2 * sum(w * r^2) * exp(-2 * ls)
-            rep(exp(-2 * ls), spec$N)
-        })
-    list(beta = w * h, log_sigma = log_sigma, eta = eta)
+    d <- row_derivs(spec, theta)
+    list(beta = d$d2, residual = d$d1, eta = d$eta,
+         log_sigma = if (!is.na(d$dispersion)) d$dispersion)
 }
 
-## -d^2/d eta^2 of the probit log-likelihood y log Phi(eta) + (1 - y) log
-## Phi(-eta): y c(eta) + (1 - y) c(-eta), c(z) = lambda(z) (lambda(z) + z),
-## lambda the inverse Mills ratio
-probit_curvature <- function(y, eta) {
-    c <- function(z) {
-        l <- exp(stats::dnorm(z, log = TRUE) - stats::pnorm(z, log.p = TRUE))
-        l * (l + z)
-    }
-    y * c(eta) + (1 - y) * c(-eta)
-}
+## the engine model's row_derivs at theta, each row's linear predictor
+## moved by `shift` (one number or one per row)
+row_derivs <- function(spec, theta, shift = 0)
+    .Call(C_sgfs_row_derivs, spec, as.double(theta), as.double(shift))
 
 ## H v for a GLM's full curvature at the mode (h from row_curvature()):
 ## sum_i h_i u_i (u_i' v) plus the prior's curvature times v (and a sampled
@@ -153,10 +133,7 @@ glm_hess_times <- function(spec, mode, h, v) {
     out <- .Call(C_sgfs_data_hess_times, spec, h$beta, as.double(v))
     if (!is.null(h$log_sigma)) {
         ## the cross terms d^2 / d beta d log sigma = -2 sum_i w_i r_i u_i / sigma^2
-        w <- if (is.null(spec$weights)) 1 else spec$weights
-        ls <- mode[P + 1L]
-        r <- spec$y - h$eta
-        cross <- 2 * exp(-2 * ls) * .Call(C_sgfs_data_xtr, spec, w * r)
+        cross <- 2 * .Call(C_sgfs_data_xtr, spec, h$residual)
         out <- c(out + cross * v[P + 1L], sum(cross * v[seq_len(P)]) + h$log_sigma * v[P + 1L])
     }
     out + log_prior(mode, spec)$curvature * v
@@ -378,52 +355,21 @@ categorical_reach <- function(spec, lap, cv) {
 }
 
 ## the largest residual |r_i| (cv = FALSE) or change of residual from the
-## mode (cv = TRUE) when row i's linear predictor moves by `move` from the
-## mode's: binomial r = y - p (logit), s lambda(s eta) (probit); gaussian r = (y - eta) / sigma^2; poisson
-## r = y - mu, mu = exp(eta) (eta with the rows' offsets), whose change
-## from the mode's, mu (exp(move) - 1), grows without bound (the move is
-## capped at 700, where exp() would overflow: such a row's reach is huge
-## anyway, and it is held).  A row's prior weight w_i (spec$weights)
-## multiplies its residual, hence its jump (a gaussian row's precision).
+## mode (cv = TRUE) when row i's linear predictor moves by `move` either way
+## from the mode's, r_i = w_i dl_i / d eta_i the engine model's (binomial
+## w (y - p), gaussian w (y - eta) / sigma^2, poisson w (y - mu), whose
+## change from the mode's, mu (exp(move) - 1), grows without bound: the
+## move is capped at 700, where exp() would overflow; such a row's reach is
+## huge anyway, and it is held).  A row's prior weight w_i multiplies its
+## residual, hence its jump (a gaussian row's precision).
 residual_reach <- function(spec, theta, move, cv) {
-    r <- residual_reach_unweighted(spec, theta, move, cv)
-    if (is.null(spec$weights)) r else spec$weights * r
-}
-
-residual_reach_unweighted <- function(spec, theta, move, cv) {
-    eta <- data_xb(spec, theta)
-    if (!is.null(spec$offset)) eta <- eta + spec$offset
-    if (spec$model == "probit") {
-        r <- function(e) probit_residual(spec$y, e)
-        r0 <- r(eta)
-        up <- r(eta + move)
-        down <- r(eta - move)
-        return(if (cv) pmax(abs(up - r0), abs(down - r0)) else pmax(abs(up), abs(down)))
-    }
-    if (spec$model == "poisson") {
-        mu <- exp(eta)
-        up <- mu * exp(pmin(move, 700))
-        down <- mu * exp(-move)
-        return(if (cv) pmax(up - mu, mu - down) else pmax(abs(spec$y - up), abs(spec$y - down)))
-    }
-    if (spec$model == "gaussian") {
-        log_sigma <- if (length(theta) > spec$P) theta[spec$P + 1L] else spec$mpar[1L]
-        s2 <- exp(2 * log_sigma)
-        return(if (cv) move / s2 else (abs(spec$y - eta) + move) / s2)
-    }
-    p <- stats::plogis(eta)
-    up <- stats::plogis(eta + move)
-    down <- stats::plogis(eta - move)
-    if (cv) pmax(up - p, p - down) else pmax(abs(spec$y - up), abs(spec$y - down))
-}
-
-## the probit model's residual dl/deta = y lambda(eta) - (1 - y) lambda(-eta)
-## (s lambda(s eta), s = 2y - 1, for y in {0, 1}), lambda the inverse Mills
-## ratio (src/model_probit.c)
-probit_residual <- function(y, eta) {
-    mills <- function(z) exp(stats::dnorm(z, log = TRUE) - stats::pnorm(z, log.p = TRUE))
-    ifelse(y == 0 | y == 1, (2 * y - 1) * mills((2 * y - 1) * eta),
-           y * mills(eta) - (1 - y) * mills(-eta))
+    move <- pmin(move, 700)
+    r <- function(shift) row_derivs(spec, theta, shift)$d1
+    up <- r(move)
+    down <- r(-move)
+    if (!cv) return(pmax(abs(up), abs(down)))
+    r0 <- r(0)
+    pmax(abs(up - r0), abs(down - r0))
 }
 
 ## `chains` starting points: the mode plus draws from the Laplace

@@ -25,6 +25,10 @@
  *     of the design, U1 the leading P1 x P1 block of the upper triangular U
  *     (or, if U is a vector, u_ij / U_j): the rows' Mahalanobis lengths in
  *     the posterior's whitened coordinates, in blocks (dtrsm).
+ *   sgfs_row_derivs(spec, theta, shift): every row's linear predictor eta_i
+ *     (offsets included) and, at eta_i + shift_i, the model's row_derivs:
+ *     w_i dl_i/deta and -w_i d^2 l_i/deta^2, and the sum over the rows of
+ *     the noise coordinate's -d^2 (w_i l_i)/d phi^2 (NA without one).
  *   sgfs_hs_eval(spec, xi): the full-data log posterior with a horseshoe.
  *   sgfs_line_logdens(...): the density along a separated level's line.
  */
@@ -227,6 +231,40 @@ SEXP sgfs_row_leverage(SEXP spec, SEXP U, SEXP P1)
         }
     }
     UNPROTECT(1);
+    return out;
+}
+
+SEXP sgfs_row_derivs(SEXP spec, SEXP theta, SEXP shift)
+{
+    SEXP prot = PROTECT(sgfs_engine_alloc());
+    sgfs_engine *e = sgfs_eval_engine(prot, spec, theta, 0, 0);
+    if (e->model->row_derivs == NULL)
+        Rf_error("internal error: the %s model has no row derivatives", e->model->name);
+    const int N = e->data.N, n_shift = Rf_length(shift);
+    if (TYPEOF(shift) != REALSXP || (n_shift != 1 && n_shift != N))
+        Rf_error("internal error: 'shift' must be 1 or %d doubles", N);
+    const char *names[] = {"eta", "d1", "d2", "dispersion", ""};
+    SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
+    double *eta = REAL(SET_VECTOR_ELT(out, 0, Rf_allocVector(REALSXP, N)));
+    double *d1 = REAL(SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, N)));
+    double *d2 = REAL(SET_VECTOR_ELT(out, 2, Rf_allocVector(REALSXP, N)));
+    const double *s = REAL(shift);
+    int *idx = e->batch.idx;
+    double dispersion = 0.0, d[3];
+    for (int start = 0; start < N; start += e->n) {
+        const int m = N - start < e->n ? N - start : e->n;
+        for (int i = 0; i < m; i++) idx[i] = start + i;
+        sgfs_data_dots(&e->data, idx, m, e->theta, eta + start);
+    }
+    for (int i = 0; i < N; i++) {
+        if (e->data.offset) eta[i] += e->data.offset[i];
+        e->model->row_derivs(e, e->theta, i, eta[i] + s[n_shift == 1 ? 0 : i], d);
+        d1[i] = d[0];
+        d2[i] = d[1];
+        dispersion += d[2];
+    }
+    SET_VECTOR_ELT(out, 3, Rf_ScalarReal(e->D > e->data.P ? dispersion : NA_REAL));
+    UNPROTECT(2);
     return out;
 }
 

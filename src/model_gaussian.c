@@ -210,6 +210,19 @@ static void gaussian_predict(sgfs_engine *e, const double *theta,
                            sigma_sampled(e->mpar) ? theta[e->data.P] : e->mpar[0], out);
 }
 
+/* a row's derivatives at eta (offset included): w r / sigma^2, w / sigma^2
+   and, with log sigma sampled, its 2 w r^2 / sigma^2 (r = y - eta) */
+static void gaussian_row_derivs(const sgfs_engine *e, const double *theta, int row,
+                                double eta, double *d)
+{
+    const int sampled = sigma_sampled(e->mpar);
+    const double prec = exp(-2.0 * (sampled ? theta[e->data.P] : e->mpar[0]));
+    const double w = sgfs_row_weight(&e->data, row), r = e->data.y[row] - eta;
+    d[0] = w * r * prec;
+    d[1] = w * prec;
+    d[2] = sampled ? 2.0 * w * r * r * prec : 0.0;
+}
+
 static int gaussian_n_out(const double *mpar, int *kind)
 {
     (void) mpar;
@@ -224,6 +237,6 @@ const sgfs_model sgfs_model_gaussian = {
     .n_par = gaussian_n_par, .score = gaussian_score,
     .loglik = gaussian_loglik, .neg_hessian = gaussian_neg_hessian,
     .n_pred = gaussian_n_pred, .predict = gaussian_predict,
-    .score_change = gaussian_score_change,
+    .score_change = gaussian_score_change, .row_derivs = gaussian_row_derivs,
     .n_out = gaussian_n_out, .outputs = sgfs_glm_outputs
 };

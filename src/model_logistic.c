@@ -162,6 +162,16 @@ static double logistic_row_residual(const sgfs_engine *e, int row, double eta)
     return sgfs_row_weight(&e->data, row) * (e->data.y[row] - sgfs_sigmoid(eta));
 }
 
+static void logistic_row_derivs(const sgfs_engine *e, const double *theta, int row,
+                                double eta, double *d)
+{
+    (void) theta;
+    const double p = sgfs_sigmoid(eta);
+    d[0] = logistic_row_residual(e, row, eta);
+    d[1] = sgfs_row_weight(&e->data, row) * p * (1.0 - p);
+    d[2] = 0.0;
+}
+
 static int logistic_n_out(const double *mpar, int *kind)
 {
     (void) mpar;
@@ -175,6 +185,6 @@ const sgfs_model sgfs_model_logistic = {
     .loglik = logistic_loglik, .neg_hessian = logistic_neg_hessian,
     .n_pred = logistic_n_pred, .predict = logistic_predict,
     .score_change = logistic_score_change, .row_loglik = logistic_row_loglik,
-    .row_residual = logistic_row_residual,
+    .row_residual = logistic_row_residual, .row_derivs = logistic_row_derivs,
     .n_out = logistic_n_out, .outputs = sgfs_glm_outputs
 };

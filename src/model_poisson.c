@@ -158,6 +158,15 @@ static double poisson_row_loglik(const sgfs_engine *e, int row, double eta)
     return sgfs_row_weight(&e->data, row) * (e->data.y[row] * eta - exp(eta));
 }
 
+static void poisson_row_derivs(const sgfs_engine *e, const double *theta, int row,
+                               double eta, double *d)
+{
+    (void) theta;
+    d[0] = poisson_row_residual(e, row, eta);
+    d[1] = sgfs_row_weight(&e->data, row) * exp(eta);
+    d[2] = 0.0;
+}
+
 static int poisson_n_out(const double *mpar, int *kind)
 {
     (void) mpar;
@@ -171,6 +180,6 @@ const sgfs_model sgfs_model_poisson = {
     .loglik = poisson_loglik, .neg_hessian = poisson_neg_hessian,
     .n_pred = poisson_n_pred, .predict = poisson_predict,
     .score_change = poisson_score_change, .row_loglik = poisson_row_loglik,
-    .row_residual = poisson_row_residual,
+    .row_residual = poisson_row_residual, .row_derivs = poisson_row_derivs,
     .n_out = poisson_n_out, .outputs = sgfs_glm_outputs
 };

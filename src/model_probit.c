@@ -218,6 +218,15 @@ static double probit_row_loglik(const sgfs_engine *e, int row, double eta)
     return sgfs_row_weight(&e->data, row) * (y * log_cdf(eta) + (1.0 - y) * log_cdf(-eta));
 }
 
+static void probit_row_derivs(const sgfs_engine *e, const double *theta, int row,
+                              double eta, double *d)
+{
+    (void) theta;
+    d[0] = probit_row_residual(e, row, eta);
+    d[1] = sgfs_row_weight(&e->data, row) * weight(e->data.y[row], eta);
+    d[2] = 0.0;
+}
+
 static int probit_n_out(const double *mpar, int *kind)
 {
     (void) mpar;
@@ -231,6 +240,6 @@ const sgfs_model sgfs_model_probit = {
     .loglik = probit_loglik, .neg_hessian = probit_neg_hessian,
     .n_pred = probit_n_pred, .predict = probit_predict,
     .score_change = probit_score_change, .row_loglik = probit_row_loglik,
-    .row_residual = probit_row_residual,
+    .row_residual = probit_row_residual, .row_derivs = probit_row_derivs,
     .n_out = probit_n_out, .outputs = sgfs_glm_outputs
 };

@@ -152,6 +152,14 @@ typedef struct sgfs_model {
     /* and its derivative w_i dl_i/deta at eta (offset included), for the
        full-data passes over compressed rows (data.c), or NULL */
     double (*row_residual)(const sgfs_engine *e, int row, double eta);
+    /* the row's derivatives at theta and eta (offset included), for R's
+       Laplace approximation and minibatch strata (eval.c's
+       sgfs_row_derivs): d[0] = w_i dl_i/deta, d[1] = -w_i d^2 l_i/deta^2,
+       d[2] = -d^2 (w_i l_i)/d phi^2 for the model's noise coordinate phi
+       after beta (gaussian's log sigma; 0 without one).  NULL: not a GLM
+       with one linear predictor */
+    void (*row_derivs)(const sgfs_engine *e, const double *theta, int row, double eta,
+                       double *d);
     int (*n_out)(const double *mpar, int *kind);
     void (*outputs)(sgfs_engine *e, const double *theta, int S,
                     const double *x, int m, double *z, size_t ldz, size_t ldk);

@@ -332,3 +332,53 @@ test_that("weighted log-likelihoods equal R's densities (gaussian weights are pr
     expect_equal(ll(run, c(theta, log(1.7))),
                  sum(dnorm(d$yg[pos], eta[pos], 1.7 / sqrt(w[pos]), log = TRUE)), tolerance = 1e-12)
 })
+
+test_that("the models' row derivatives in eta match finite differences of R's densities", {
+    d <- mixed_frame()
+    x <- model.matrix(~ a + b, d)
+    w <- withr::with_seed(8, runif(nrow(d), 0.2, 2))
+    o <- withr::with_seed(9, rnorm(nrow(d), sd = 0.3))
+    yc <- withr::with_seed(10, rpois(nrow(d), 2))
+    beta <- c(0.2, -0.5, 0.8)
+    cases <- list(
+        logit = list(family = binomial(), y = d$yb, theta = beta,
+                     l = function(y, eta, ls) dbinom(y, 1, plogis(eta), log = TRUE)),
+        probit = list(family = binomial("probit"), y = d$yb, theta = beta,
+                      l = function(y, eta, ls) dbinom(y, 1, pnorm(eta), log = TRUE)),
+        poisson = list(family = poisson(), y = yc, theta = beta,
+                       l = function(y, eta, ls) dpois(y, exp(eta), log = TRUE)),
+        gaussian = list(family = gaussian(), y = d$yg, theta = c(beta, log(1.7)),
+                        l = function(y, eta, ls) dnorm(y, eta, exp(ls), log = TRUE)))
+    h <- 1e-4
+    for (name in names(cases)) {
+        k <- cases[[name]]
+        run <- engine_spec(x, k$y, family = k$family, intercept = FALSE, weights = w)
+        run$spec$offset <- o
+        shift <- withr::with_seed(11, rnorm(nrow(d), sd = 0.5))
+        out <- sgfs:::row_derivs(run$spec, k$theta, shift)
+        eta <- unname(drop(x %*% beta)) + o
+        expect_equal(out$eta, eta, tolerance = 1e-12, info = name)
+        ls <- if (length(k$theta) > 3L) k$theta[4L] else NA
+        f <- function(e) w * k$l(k$y, e, ls)
+        at <- eta + shift
+        expect_equal(out$d1, (f(at + h) - f(at - h)) / (2 * h), tolerance = 1e-6, info = name)
+        expect_equal(out$d2, -(f(at + h) - 2 * f(at) + f(at - h)) / h^2, tolerance = 1e-4,
+                     info = name)
+        if (is.na(ls)) {
+            expect_true(is.na(out$dispersion), info = name)
+        } else {
+            g <- function(s) sum(w * k$l(k$y, at, s))
+            expect_equal(out$dispersion, -(g(ls + h) - 2 * g(ls) + g(ls - h)) / h^2,
+                         tolerance = 1e-4, info = name)
+        }
+    }
+    ## a fixed sigma has no noise coordinate
+    run <- engine_spec(x, d$yg, family = gaussian(), sigma = 2, intercept = FALSE)
+    out <- sgfs:::row_derivs(run$spec, beta)
+    expect_true(is.na(out$dispersion))
+    expect_equal(out$d2, rep(1 / 4, nrow(d)))
+    ## a model without a linear predictor a row has none
+    run <- engine_spec(x, factor(rep(letters[1:3], length.out = nrow(d))), family = categorical(),
+                       intercept = FALSE)
+    expect_error(sgfs:::row_derivs(run$spec, double(6)), "no row derivatives")
+})
