@@ -83,7 +83,7 @@ compare_samplers <- function(fits, ..., reference = NULL, ksd = FALSE, newdata =
         }
         if (ksd) row$ksd <- ksd(fit, max_draws = 500L)
         if (!is.null(newdata)) {
-            pred <- if (family_entry(info$family)$dispersion)
+            pred <- if (location_scale(info$family))
                 predict(fit, newdata, interval = "prediction")
             else predict(fit, newdata, type = "response")
             row <- cbind(row, as.list(predictive_scores(pred, y)))

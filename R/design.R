@@ -40,7 +40,8 @@ prepare_design <- function(x, y, family, standardize, sigma, levels = NULL, lead
                               if (length(icpt)) " (the intercept is already in the model)" else ""))
     has_icpt <- length(icpt) == 1L
     entry <- family_entry(family)
-    gaussian <- entry$dispersion
+    aux <- entry$aux
+    scaled <- isTRUE(aux$location_scale)
     center <- rep(0, p)
     scale <- rep(1, p)
     y_center <- 0
@@ -54,7 +55,7 @@ prepare_design <- function(x, y, family, standardize, sigma, levels = NULL, lead
         }
         center[icpt] <- 0
         scale[icpt] <- 1
-        if (gaussian) {
+        if (scaled) {
             y_center <- if (has_icpt) mean(y) else 0
             y_scale <- if (has_icpt) stats::sd(y) else sqrt(mean(y^2))
             if (!(y_scale > 0)) stop_arg("y", "is constant")
@@ -76,28 +77,29 @@ prepare_design <- function(x, y, family, standardize, sigma, levels = NULL, lead
     ys <- (y - y_center) / y_scale
     columns <- list(mean = cols$mean, sd = sds)
 
-    sample_sigma <- gaussian && is.null(sigma)
-    if (sample_sigma && "log_sigma" %in% names_x)
-        stop_arg("x", "has a predictor named 'log_sigma', the name of the gaussian model's ",
-                 "log noise sd: rename the predictor (or fix sigma)")
+    sample_aux <- !is.null(aux) && is.null(sigma)
+    if (sample_aux && aux$par %in% names_x)
+        stop_arg("x", sprintf("has a predictor named '%s', the name of the %s model's log %s: ",
+                              aux$par, family$family, aux$name),
+                 "rename the predictor", if (scaled) " (or fix sigma)")
     if (entry$several)
         return(c(categorical_design(ys, p, icpt, names_x, center, scale, levels),
                  list(data = data, data_key = data_key, columns = columns,
                       separated = separated_classes(x, ys, levels, icpt, lead))))
-    D <- p + sample_sigma
+    D <- p + sample_aux
     C <- matrix(0, has_icpt, D)
     shift <- double(D)
     if (has_icpt) {
         C[1L, seq_len(p)[-icpt]] <- -y_scale * center[-icpt] / scale[-icpt]
         shift[icpt] <- y_center
     }
-    M <- linear_map(c(y_scale / scale, rep(1, sample_sigma)), icpt, C)
+    M <- linear_map(c(y_scale / scale, rep(1, sample_aux)), icpt, C)
     par_names <- names_x
-    if (sample_sigma) {
+    if (sample_aux) {
         shift[D] <- log(y_scale)
-        par_names <- c(par_names, "log_sigma")
+        par_names <- c(par_names, aux$par)
     }
-    mpar <- if (!gaussian) 0 else if (sample_sigma) NA_real_ else log(sigma / y_scale)
+    mpar <- if (is.null(aux)) 0 else if (sample_aux) NA_real_ else log(sigma / y_scale)
     list(data = data, data_key = data_key, columns = columns, y = as.double(ys), D = D, p = p,
          n_coef = p,
          intercept = icpt,

@@ -32,6 +32,42 @@ categorical <- function() {
               class = "family")
 }
 
+#' The negative binomial family: counts with more spread than Poisson's
+#'
+#' Negative binomial regression with the log link, in the mean and
+#' reciprocal-dispersion parametrisation of 'rstanarm''s `neg_binomial_2()`
+#' and `MASS::glm.nb()` ("NB2"):
+#' \deqn{P(y) = \frac{\Gamma(y + \phi)}{y!\,\Gamma(\phi)}
+#'   \left(\frac{\phi}{\phi + \mu}\right)^\phi
+#'   \left(\frac{\mu}{\phi + \mu}\right)^y, \qquad \log\mu = x'\beta
+#'   (+ \text{offset}),}{P(y) = Gamma(y + phi) / (y! Gamma(phi)) (phi / (phi + mu))^phi (mu / (phi + mu))^y, log mu = x'beta (+ offset),}
+#' whose variance is \eqn{\mu + \mu^2/\phi}{mu + mu^2 / phi}: Poisson's as
+#' \eqn{\phi \to \infty}{phi -> infinity}.  \eqn{\phi}{phi} (MASS's
+#' `theta`, rstanarm's `reciprocal_dispersion`) is sampled with the
+#' coefficients as `log_phi`, under a `normal(0, 5)` prior (rstanarm puts an
+#' `exponential(1)` on \eqn{\phi}{phi} itself).  The response must be counts;
+#' `weights` are frequency weights, as for `poisson()`.  For GLMs
+#' (`model = NULL`); not yet for [mlp()] networks.
+#'
+#' @param link the link, `"log"` (the only one).
+#' @return An object of class `family` for the samplers' `family` argument.
+#' @references Hilbe, J. M. (2011). Negative Binomial Regression (2nd ed.).
+#'   Cambridge University Press.
+#' @examples
+#' if (requireNamespace("MASS", quietly = TRUE)) {
+#'     fit <- sgldcv(Days ~ Sex + Age + Eth + Lrn, data = MASS::quine,
+#'                   family = neg_binomial_2(), n_iter = 2000)
+#'     summary(fit)
+#' }
+#' @export
+neg_binomial_2 <- function(link = "log") {
+    if (!identical(link, "log"))
+        stop_arg("link", "must be \"log\" for neg_binomial_2(), not ", format_value(link))
+    structure(list(family = "neg_binomial_2", link = "log", linkfun = log, linkinv = exp,
+                   variance = function(mu, phi) mu + mu^2 / phi),
+              class = "family")
+}
+
 ## What the package knows of each family it supports, in one place (as a
 ## stats::family object carries its linkinv and variance): every part of
 ## the fitting, prediction and checking code asks a family's entry rather
@@ -41,8 +77,11 @@ categorical <- function() {
 ##   network     each link a network's output layer takes -> its code in
 ##               mlp()'s settings (src/model_mlp.c); a link without one is
 ##               for GLMs only
-##   dispersion  a noise sd, sampled as log_sigma (or fixed by `sigma`), the
-##               response standardised with the predictors
+##   aux         the likelihood's parameter beyond the linear predictor, or
+##               NULL: `par` its name in the draws (sampled on the log
+##               scale), `name` the parameter; `location_scale` TRUE for a
+##               noise sd, which `sigma` can fix, the response standardised
+##               with the predictors and the sd with it
 ##   several     K - 1 linear predictors a row (the levels of a factor)
 ##   classes     predict(type = "class") applies
 ##   offset      one linear predictor a row, to which an offset adds
@@ -55,23 +94,29 @@ categorical <- function() {
 ##               (posterior_predict(), R/posterior-draws.R)
 family_table <- list(
     binomial = list(links = c(logit = "logistic", probit = "probit"), network = c(logit = 0),
-                    dispersion = FALSE, several = FALSE, classes = TRUE, offset = TRUE,
+                    aux = NULL, several = FALSE, classes = TRUE, offset = TRUE,
                     separable = TRUE,
                     prior_scale = c(logit = 1, probit = stats::dnorm(0) / stats::dlogis(0)),
                     code = function(y, weighted) code_binomial(y, weighted), ppc = "bars",
                     simulate = function(...) simulate_binomial(...)),
     gaussian = list(links = c(identity = "gaussian"), network = c(identity = 1),
-                    dispersion = TRUE, several = FALSE, classes = FALSE, offset = TRUE,
+                    aux = list(par = "log_sigma", name = "sigma", location_scale = TRUE), several = FALSE, classes = FALSE, offset = TRUE,
                     separable = FALSE, prior_scale = c(identity = 1),
                     code = function(y, weighted) code_gaussian(y), ppc = "dens_overlay",
                     simulate = function(...) simulate_gaussian(...)),
     poisson = list(links = c(log = "poisson"), network = c(log = 3),
-                   dispersion = FALSE, several = FALSE, classes = FALSE, offset = TRUE,
+                   aux = NULL, several = FALSE, classes = FALSE, offset = TRUE,
                    separable = TRUE, prior_scale = c(log = 1),
-                   code = function(y, weighted) code_poisson(y), ppc = "bars",
+                   code = function(y, weighted) code_counts(y, "poisson()"), ppc = "bars",
                    simulate = function(...) simulate_poisson(...)),
+    neg_binomial_2 = list(links = c(log = "negbin"), network = integer(0),
+                          aux = list(par = "log_phi", name = "phi", location_scale = FALSE),
+                          several = FALSE, classes = FALSE, offset = TRUE, separable = FALSE,
+                          prior_scale = c(log = 1),
+                          code = function(y, weighted) code_counts(y, "neg_binomial_2()"),
+                          ppc = "bars", simulate = function(...) simulate_negbin(...)),
     categorical = list(links = c(softmax = "categorical"), network = c(softmax = 2),
-                       dispersion = FALSE, several = TRUE, classes = TRUE, offset = FALSE,
+                       aux = NULL, several = TRUE, classes = TRUE, offset = FALSE,
                        separable = TRUE, prior_scale = c(softmax = 1),
                        code = function(y, weighted) code_categorical(y), ppc = "bars",
                        simulate = function(...) simulate_categorical(...)))
@@ -81,7 +126,7 @@ family_table <- list(
 ## custom_model() (no family: NULL) none of the family's properties
 family_entry <- function(family) {
     if (is.null(family))
-        return(list(dispersion = FALSE, several = FALSE, classes = FALSE, offset = FALSE,
+        return(list(aux = NULL, several = FALSE, classes = FALSE, offset = FALSE,
                     separable = FALSE, prior_scale = 1, network_output = NA, engine = NA))
     entry <- family_table[[family$family]]
     if (is.null(entry) || !(family$link %in% names(entry$links)))
@@ -103,10 +148,22 @@ engine_entry <- function(model) {
     NULL
 }
 
-## whether the engine's model (a GLM's or a network's spec) has a noise sd
-has_dispersion <- function(spec) isTRUE(engine_entry(spec$model)$dispersion)
+## whether the engine's model (a GLM's or a network's spec) has a parameter
+## beyond its linear predictor (a noise sd, a negative binomial's phi)
+has_aux <- function(spec) !is.null(engine_entry(spec$model)$aux)
+
+## whether a family's response is a location and a noise sd (gaussian())
+location_scale <- function(family) isTRUE(family_entry(family)$aux$location_scale)
 
 supported_families <- function() paste0(names(family_table), "()", collapse = ", ")
+
+## the families whose entry has `keep(entry)` TRUE, for messages:
+## "binomial(), gaussian() or poisson()"
+families_where <- function(keep) {
+    names <- paste0(names(family_table)[vapply(family_table, keep, NA)], "()")
+    if (length(names) < 2L) return(names)
+    paste(paste(utils::head(names, -1L), collapse = ", "), "or", utils::tail(names, 1L))
+}
 
 resolve_family <- function(family) {
     if (is.character(family)) {
@@ -185,11 +242,11 @@ code_categorical <- function(y) {
     list(y = as.double(as.integer(y) - 1L), levels = levels(y))
 }
 
-code_poisson <- function(y) {
+code_counts <- function(y, family_name) {
     y <- response_vector(y)
     if (is.logical(y)) y <- as.integer(y)
     if (!is.numeric(y) || anyNA(y) || any(!is.finite(y)) || any(y < 0) || any(y != round(y)))
-        stop_arg("y", "must be counts (non-negative whole numbers, no NA) for poisson()",
+        stop_arg("y", "must be counts (non-negative whole numbers, no NA) for ", family_name,
                  class_hint(y))
     list(y = as.double(y), levels = NULL)
 }

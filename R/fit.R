@@ -233,15 +233,15 @@ predictor_design <- function(x, y, family, model, standardize, sigma, intercept,
     response <- code_response(y, family, weighted = !is.null(weights))
     entry <- family_entry(family)
     if (!is.null(sigma)) {
-        if (!entry$dispersion)
+        if (!isTRUE(entry$aux$location_scale))
             stop_arg("sigma", "can only be fixed for a family with a noise sd: gaussian()")
         sigma <- check_positive(sigma, "sigma")
     }
     if (!is.null(model) && is.na(entry$network_output))
         stop_arg("family", sprintf("%s(link = \"%s\") is available for GLMs (model = NULL), not ",
                                    family$family, family$link),
-                 "yet for networks: give mlp() a binomial() (logit), gaussian(), poisson() or ",
-                 "categorical() family")
+                 "yet for networks: give mlp() ",
+                 families_where(function(f) length(f$network) > 0L))
     standardize <- check_flag(standardize, "standardize")
     if (!is.null(model) && inherits(x, "Matrix")) x <- dense_copy(x, "x")   # (a network's layers are dense)
     if (!is.null(model) && is_design_file(x))
@@ -271,13 +271,13 @@ engine_weights <- function(weights, trials) {
 
 ## the `weights` argument: NULL or N non-negative finite numbers, not all
 ## zero (rows of weight 0 are kept and contribute nothing, as in glm()), for
-## a GLM (binomial, gaussian, poisson, categorical); `model` a network or
+## a GLM (every family of family_table); `model` a network or
 ## NULL (prepare_run() refuses a custom_model()'s weights itself)
 check_weights <- function(weights, N, family, model) {
     if (is.null(weights)) return(NULL)
     if (!is.null(model))
-        stop_arg("weights", "are for GLMs (model = NULL) with binomial(), gaussian(), ",
-                 "poisson() or categorical(); not for networks")
+        stop_arg("weights", "are for GLMs (model = NULL) with ",
+                 families_where(function(f) TRUE), "; not for networks")
     if (!is.numeric(weights) || !is.null(dim(weights)) && NCOL(weights) != 1L ||
         length(weights) != N || anyNA(weights) || any(!is.finite(weights)) ||
         any(weights < 0))
@@ -302,9 +302,9 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
     engine_w <- NULL
     if (custom) {
         if (!is.null(weights))
-            stop_arg("weights", "are for GLMs (model = NULL) with binomial(), gaussian(), ",
-                     "poisson() or categorical(); not for a custom_model(), whose loglik can weigh ",
-                     "its rows itself")
+            stop_arg("weights", "are for GLMs (model = NULL) with ",
+                     families_where(function(f) TRUE), "; not for a custom_model(), whose ",
+                     "loglik can weigh its rows itself")
         design <- custom_design(model, x, y, family_given, sigma)
         family <- levels <- NULL
         if (!identical(keep, "draws"))
@@ -408,12 +408,12 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
 }
 
 ## the `offset` argument: NULL or N finite numbers, for a GLM with a
-## linear predictor (binomial, gaussian, poisson)
+## linear predictor (the families whose entry says `offset`)
 check_offset <- function(offset, N, family, model, keep) {
     if (is.null(offset)) return(NULL)
     if (!is.null(model) || !family_entry(family)$offset)
-        stop_arg("offset", "is for GLMs (model = NULL) with binomial(), gaussian() or poisson(): ",
-                 "it is added to the linear predictor")
+        stop_arg("offset", "is for GLMs (model = NULL) with ",
+                 families_where(function(f) f$offset), ": it is added to the linear predictor")
     if (!identical(keep, "draws"))
         stop_arg("offset", "cannot be combined with keep = predictive(): keep the draws ",
                  "and use predict(fit, newdata)")

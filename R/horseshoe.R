@@ -144,7 +144,7 @@ expand_hs <- function(prior, which, arg, design, family) {
     if (!length(coef)) stop_arg(arg, "is a horseshoe, but the model has no coefficients besides the intercept")
     w <- rep(1, length(coef))
     if (rstanarm) {
-        if (family_entry(family)$dispersion)
+        if (location_scale(family))
             stop_arg(arg, "is rstanarm's hs(), whose global scale for a gaussian() response is ",
                      "multiplied by the noise sd, which sgfs's horseshoe does not do: use ",
                      "sgfs's hs(), on the standardised scale (the response's sd is 1 there)")

@@ -102,7 +102,7 @@ diagonal_laplace <- function(spec, start) {
     at_mode <- .Call(C_sgfs_model_loglik, spec, mode)
     prior <- log_prior(mode, spec)
     h <- row_curvature(spec, mode)
-    diag_h <- c(.Call(C_sgfs_data_col_wss, spec, h$beta), h$log_sigma) + prior$curvature
+    diag_h <- c(.Call(C_sgfs_data_col_wss, spec, h$beta), h$aux) + prior$curvature
     list(mode = mode, H = NULL, U = NULL, scales = sqrt(diag_h),
          hess_times = function(v) glm_hess_times(spec, mode, h, v),
          lik_grad = at_mode$grad, log_post = at_mode$loglik + prior$value,
@@ -110,14 +110,14 @@ diagonal_laplace <- function(spec, start) {
 }
 
 ## the rows' curvature -d^2 l_i / d eta_i^2 (times their weights) at theta,
-## their residuals w_i dl_i / d eta_i and linear predictors, and for a
-## gaussian model with its log sigma sampled that coordinate's, 2 sum_i w_i
-## r_i^2 / sigma^2 (its cross terms with beta are left out of the diagonal
-## and kept in glm_hess_times), from the engine's model (row_derivs)
+## and for a model with a sampled coordinate a after beta (gaussian's log
+## sigma, negative binomial's log phi) that coordinate's curvature
+## -sum_i w_i d^2 l_i / da^2 (`aux`) and the rows' -w_i d^2 l_i / d eta_i da
+## (`cross`: the cross terms with beta, left out of the diagonal and kept in
+## glm_hess_times), from the engine's model (row_derivs)
 row_curvature <- function(spec, theta) {
     d <- row_derivs(spec, theta)
-    list(beta = d$d2, residual = d$d1, eta = d$eta,
-         log_sigma = if (!is.na(d$dispersion)) d$dispersion)
+    list(beta = d$d2, aux = d$aux, cross = d$cross)
 }
 
 ## the engine model's row_derivs at theta, each row's linear predictor
@@ -127,14 +127,13 @@ row_derivs <- function(spec, theta, shift = 0)
 
 ## H v for a GLM's full curvature at the mode (h from row_curvature()):
 ## sum_i h_i u_i (u_i' v) plus the prior's curvature times v (and a sampled
-## log sigma's block)
+## sampled coordinate's after beta: its block)
 glm_hess_times <- function(spec, mode, h, v) {
     P <- spec$P
     out <- .Call(C_sgfs_data_hess_times, spec, h$beta, as.double(v))
-    if (!is.null(h$log_sigma)) {
-        ## the cross terms d^2 / d beta d log sigma = -2 sum_i w_i r_i u_i / sigma^2
-        cross <- 2 * .Call(C_sgfs_data_xtr, spec, h$residual)
-        out <- c(out + cross * v[P + 1L], sum(cross * v[seq_len(P)]) + h$log_sigma * v[P + 1L])
+    if (!is.null(h$aux)) {
+        cross <- .Call(C_sgfs_data_xtr, spec, h$cross)
+        out <- c(out + cross * v[P + 1L], sum(cross * v[seq_len(P)]) + h$aux * v[P + 1L])
     }
     out + log_prior(mode, spec)$curvature * v
 }

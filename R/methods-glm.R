@@ -19,6 +19,9 @@
 #'   the fitted value, as [stats::residuals.glm()] does: \eqn{(y - \mu) /
 #'   \sqrt{\mu (1 - \mu)}}{(y - mu) / sqrt(mu (1 - mu))} for `binomial()`,
 #'   \eqn{(y - \mu) / \sqrt{\mu}}{(y - mu) / sqrt(mu)} for `poisson()`,
+#'   \eqn{(y - \mu) / \sqrt{\mu + \mu^2/\phi}}{(y - mu) / sqrt(mu + mu^2 / phi)}
+#'   for [neg_binomial_2()] (\eqn{\phi}{phi} its posterior mean, as
+#'   `MASS::glm.nb()` takes its estimate),
 #'   and \eqn{y - \mu}{y - mu} for `gaussian()` (not divided by sigma);
 #'   with prior weights \eqn{w_i}{w_i}, multiplied by \eqn{\sqrt{w_i}}{sqrt(w_i)}, as
 #'   glm's weighted Pearson residuals (for a `cbind(successes, failures)`
@@ -132,7 +135,11 @@ residuals.sgfit <- function(object, type = c("response", "pearson"), ...) {
     mu <- fitted(object)
     r <- stats::naresid(info$na.action, training_response(info)) - mu
     if (type == "pearson") {
-        r <- r / sqrt(info$family$variance(mu))
+        ## (the negative binomial's variance at the posterior mean of phi)
+        aux <- family_entry(info$family)$aux
+        r <- r / sqrt(if (is.null(aux) || aux$location_scale) info$family$variance(mu)
+                      else info$family$variance(mu, mean(draw_sigmas(info, internal_draws(
+                          all_draws(object), info$design)))))
         w <- fit_spec(info)$weights
         if (!is.null(w)) r <- r * sqrt(stats::naresid(info$na.action, w))
     }

@@ -31,7 +31,7 @@ newton_mode <- function(spec, start, max_steps = 100L, N = spec$N, tol = 1e-10) 
     weight <- N / spec$N
     post <- subset_log_posterior(spec, N)
     ## a gaussian model's sampled log sigma: its own block (below)
-    split <- if (has_dispersion(spec) && length(theta) > spec$P) spec$P
+    split <- if (has_aux(spec) && length(theta) > spec$P) spec$P
     cur <- full_curvature(spec, theta, weight)
     for (k in seq_len(max_steps)) {
         step <- newton_step(cur$H, cur$grad, split)
@@ -56,7 +56,7 @@ newton_mode <- function(spec, start, max_steps = 100L, N = spec$N, tol = 1e-10) 
 
 ## why a model's log posterior may have no mode, and what helps
 no_mode_hint <- function(spec, D) {
-    if (has_dispersion(spec) && D > spec$P)
+    if (isTRUE(engine_entry(spec$model)$aux$location_scale) && D > spec$P)
         return(sprintf(paste0("%s; with its residuals 0 the mode of sigma is 0. ",
                               "Fewer columns, a fixed sigma (sigma =) or a stronger prior helps"),
                        if (spec$P >= spec$N) sprintf("%d coefficients for %d rows fit y exactly",
@@ -65,7 +65,8 @@ no_mode_hint <- function(spec, D) {
     switch(as.character(spec$model)[1],
            logistic = , probit = , categorical =
                "are the classes separable? A stronger prior helps",
-           poisson = "do some columns pick out rows whose counts are all 0? A stronger prior helps",
+           poisson = , negbin =
+               "do some columns pick out rows whose counts are all 0? A stronger prior helps",
            "a stronger prior helps")
 }
 

@@ -153,7 +153,7 @@ mlp_design <- function(model, x, y, family, standardize, sigma, levels) {
     ## standardised it is 0, and its weights are the prior's
     scale <- if (standardize) ifelse(sds > 0, pmax(sds, cols$range / 10), 1) else rep(1, P)
     entry <- family_entry(family)
-    gaussian <- entry$dispersion
+    gaussian <- location_scale(family)
     y_center <- if (gaussian && standardize) mean(y) else 0
     y_scale <- if (gaussian && standardize) stats::sd(y) else 1
     if (!(y_scale > 0)) stop_arg("y", "is constant")

@@ -178,8 +178,10 @@ without_sigma <- function(x) {
 }
 
 ## The draw-level outputs `what` (0 link, 1 mean, 2 log-likelihood) of the
-## chosen draws for the rows of newdata (NULL: the training rows); for
-## gaussian() the draws' noise sds in attr "sigma" (original scale)
+## chosen draws for the rows of newdata (NULL: the training rows); for a
+## family with a parameter beyond the mean the draws' values of it in attr
+## "sigma" (gaussian()'s noise sd on the response's scale, the negative
+## binomial's phi)
 draw_level <- function(object, newdata, draws, what, y, caller, offset = NULL,
                        weights = NULL) {
     info <- sgfit_info(object)
@@ -193,7 +195,7 @@ draw_level <- function(object, newdata, draws, what, y, caller, offset = NULL,
     names <- list(NULL, rows$names)
     if (length(dim(out)) == 3L) names <- c(names, list(info$levels))
     if (!all(vapply(names, is.null, NA))) dimnames(out) <- names
-    if (family_entry(info$family)$dispersion) attr(out, "sigma") <- draw_sigmas(info, theta)
+    if (!is.null(family_entry(info$family)$aux)) attr(out, "sigma") <- draw_sigmas(info, theta)
     out
 }
 
@@ -211,16 +213,18 @@ draws_eval <- function(info, theta, x, what, y = NULL, offset = NULL) {
           if (!is.null(offset)) as.double(offset / d$y_scale))
 }
 
-## gaussian(): each draw's internal log noise sd, sampled or fixed (mpar);
-## empty for the other families
+## each draw's internal log noise sd (gaussian()) or log phi (negative
+## binomial), sampled or fixed (mpar); empty for the other families
 draw_log_sigmas <- function(info, theta) {
     d <- info$design
-    if (!family_entry(info$family)$dispersion) return(double(0))
-    if ("log_sigma" %in% d$par_names) theta[match("log_sigma", d$par_names), ]
+    aux <- family_entry(info$family)$aux
+    if (is.null(aux)) return(double(0))
+    if (aux$par %in% d$par_names) theta[match(aux$par, d$par_names), ]
     else rep(info$spec$mpar[length(info$spec$mpar)], ncol(theta))
 }
 
-## gaussian(): each draw's noise sd on the response's scale
+## each draw's noise sd on the response's scale (phi for the negative
+## binomial, whose response is never rescaled)
 draw_sigmas <- function(info, theta) exp(draw_log_sigmas(info, theta)) * info$design$y_scale
 
 ## stops unless the fit has a model with outputs and every parameter's draws
@@ -489,6 +493,9 @@ simulate_binomial <- function(mu, sigma, rows, S) {
 }
 
 simulate_poisson <- function(mu, sigma, rows, S) stats::rpois(length(mu), mu)
+
+simulate_negbin <- function(mu, sigma, rows, S)
+    stats::rnbinom(length(mu), size = rep(sigma, length.out = length(mu)), mu = mu)
 
 simulate_gaussian <- function(mu, sigma, rows, S) {
     if (is.null(rows$precision)) return(stats::rnorm(length(mu), mu, sigma))

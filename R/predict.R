@@ -59,7 +59,7 @@ predict.sgfit <- function(object, newdata, type = c("link", "response", "class")
             stop_arg("newdata", "cannot be predicted: this fit kept its predictive on the ",
                      "predictive() rows, and not every parameter's draws")
     }
-    if (interval == "prediction" && !family_entry(info$family)$dispersion)
+    if (interval == "prediction" && !location_scale(info$family))
         stop_arg("interval", "\"prediction\" needs a gaussian() fit")
     ## (the training rows are read from the fit's data in blocks, never
     ## rebuilt whole: X is NULL)

@@ -148,7 +148,7 @@ predict_kept <- function(info, type, interval) {
     }
     if (type == "link" || interval != "none")
         stop_arg("type", "must be \"response\" or \"class\" for a fit that kept its predictive")
-    if (fam == "poisson") {
+    if (!family_entry(info$family)$classes) {                  # counts: their means
         if (type == "class") stop_arg("type", "\"class\" needs a binomial() or categorical() fit")
         return(mean[1L, ])
     }

@@ -71,7 +71,8 @@ prior_summary.sgfit <- function(object, ...) {
     Dm <- length(spec$prior_loc)                      # the model's parameters
     model <- seq_len(Dm)
     coef_default <- identical(unclass(given$coef), unclass(default_prior(d)))
-    default <- ifelse(group == "log_sigma", TRUE,
+    aux <- family_entry(info$family)$aux
+    default <- ifelse(group %in% aux$par, TRUE,
                       (coef_default | (!is.null(hs) & group == "(Intercept)")) &
                           (group != "(Intercept)" | is.null(given$intercept)))
     dist <- c(prior_dists(spec), rep(NA_character_, d$D - Dm))
@@ -104,21 +105,22 @@ prior_summary.sgfit <- function(object, ...) {
                         default = default, stringsAsFactors = FALSE)
     standardized <- is.null(d$custom) &&
         (any(d$center != 0) || any(d$scale != 1) || d$y_center != 0 || d$y_scale != 1)
-    fixed <- family_entry(info$family)$dispersion && !("log_sigma" %in% d$par_names)
+    fixed <- isTRUE(aux$location_scale) && !(aux$par %in% d$par_names)
     structure(list(table = table, standardized = standardized,
                    sigma = if (fixed) exp(spec$mpar[length(spec$mpar)]) * d$y_scale,
                    hs = if (!is.null(hs)) c(as.list(hs$par), rstanarm = hs$rstanarm)),
               class = "sgfs_prior_summary")
 }
 
-## each parameter's prior group: (Intercept), coefficients, layer l,
-## log_sigma, horseshoe (its scales), or a custom model's parameters
+## each parameter's prior group: (Intercept), coefficients, layer l, the
+## family's parameter beyond the mean (log_sigma, log_phi), horseshoe (its
+## scales), or a custom model's parameters
 prior_groups <- function(d) {
     if (!is.null(d$custom)) return(rep("parameters", d$D))
     Dm <- if (is.null(d$hs)) d$D else d$hs$D_model
     group <- if (!is.null(d$network)) paste("layer", d$layer) else
         replace(rep("coefficients", d$n_coef), d$intercept, "(Intercept)")
-    c(group, rep("log_sigma", Dm - d$n_coef), rep("horseshoe", d$D - Dm))
+    c(group, d$par_names[d$n_coef + seq_len(Dm - d$n_coef)], rep("horseshoe", d$D - Dm))
 }
 
 #' @rdname prior_summary.sgfit

@@ -262,7 +262,7 @@ rstanarm_to_internal <- function(prior, which, arg, loc, sc, design, family) {
                      "by its predictor's spread: a ", if (is.null(design$custom)) "network" else
                      "custom_model()", "'s parameters have none; give autoscale = FALSE ",
                      "(the scale of the draws) or this package's prior (the internal scale)")
-        if (family_entry(family)$dispersion) sc <- sc * stats::sd(design$y) * design$y_scale
+        if (location_scale(family)) sc <- sc * stats::sd(design$y) * design$y_scale
         slope <- which(!icpt)
         if (length(slope)) {
             col <- (which[slope] - 1L) %% design$p + 1L

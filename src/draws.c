@@ -17,6 +17,8 @@
  *                the internal noise sd: the density of the original y;
  *   probit:      link z,  mean Phi(z),  log-lik log Phi(s z), s = 2y - 1;
  *   poisson:     link z,  mean exp(z),  log-lik y z - exp(z) - lgamma(y + 1);
+ *   negbin:      link z,  mean exp(z),  log-lik the NB2 density of y with
+ *                mean exp(z) and phi_s = exp(log_aux[s]) (model_negbin.c);
  *   categorical: K classes, class 0 the reference with logit 0:
  *                link (0, z_1, ..., z_{K-1}),
  *                mean p_k = exp(z_k) / (1 + sum_l exp(z_l)),
@@ -32,7 +34,8 @@
  *              engine's copy (design_copy.c)
  *   y          m responses on the internal scale (what = 2), else NULL
  *   what       0 link, 1 mean, 2 log-likelihood
- *   log_sigma  S internal log noise sds (gaussian), else empty
+ *   log_aux    S internal log noise sds (gaussian) or log phi (negbin),
+ *              the draws' noise parameters, else empty
  *   affine     c(c, a) (gaussian), else c(0, 1)
  *   offset     m doubles, the rows' offsets (internal scale), or NULL
  * returns an S x m matrix (one row per draw, as rstantools' methods), or
@@ -59,7 +62,7 @@ typedef struct out_map {
     int kind, what, K1;
     double *out;                /* S x m (x K)                                 */
     size_t S, m;                /* the whole output's draws and examples       */
-    const double *y, *log_sigma;
+    const double *y, *log_aux;  /* log_aux: S draws' noise parameters          */
     const double *offset;       /* m offsets added to z (GLMs), or NULL        */
     double centre, scale;       /* gaussian: the response's affine map         */
 } out_map;
@@ -93,7 +96,7 @@ static void finish_block(const out_map *o, double *z, int Sb, int mc, size_t s0,
             case SGFS_OUT_GAUSSIAN:
                 if (o->what != WHAT_LOGLIK) dest[s] = o->centre + o->scale * zs;
                 else {
-                    const double ls = o->log_sigma[s0 + s], r = (y - zs) * exp(-ls);
+                    const double ls = o->log_aux[s0 + s], r = (y - zs) * exp(-ls);
                     dest[s] = -ls - log_a - HALF_LOG_2PI - 0.5 * r * r;
                 }
                 break;
@@ -106,6 +109,11 @@ static void finish_block(const out_map *o, double *z, int Sb, int mc, size_t s0,
                 if (o->what == WHAT_LINK) dest[s] = zs;
                 else if (o->what == WHAT_MEAN) dest[s] = exp(zs);
                 else dest[s] = y * zs - exp(zs) - lfact;
+                break;
+            case SGFS_OUT_NEGBIN:
+                if (o->what == WHAT_LINK) dest[s] = zs;
+                else if (o->what == WHAT_MEAN) dest[s] = exp(zs);
+                else dest[s] = sgfs_negbin_loglik(y, zs, o->log_aux[s0 + s]);
                 break;
             default: {              /* categorical: classes k + 1 at zi + s + k ldk */
                 double *zk = zi + s;
@@ -129,7 +137,7 @@ static void finish_block(const out_map *o, double *z, int Sb, int mc, size_t s0,
 }
 
 SEXP sgfs_draws_eval(SEXP spec, SEXP theta, SEXP x, SEXP y, SEXP what,
-                     SEXP log_sigma, SEXP affine, SEXP offset)
+                     SEXP log_aux, SEXP affine, SEXP offset)
 {
     const sgfs_model *model = sgfs_find_model(CHAR(STRING_ELT(sgfs_list_elt(spec, "model"), 0)));
     SEXP mpar = sgfs_list_elt(spec, "mpar");
@@ -160,17 +168,22 @@ SEXP sgfs_draws_eval(SEXP spec, SEXP theta, SEXP x, SEXP y, SEXP what,
             Rf_error("internal error: 'offset' must be %d doubles, for a GLM", m);
         o.offset = REAL(offset);
     }
-    if (o.kind == SGFS_OUT_POISSON && w == WHAT_LOGLIK)
+    if ((o.kind == SGFS_OUT_POISSON || o.kind == SGFS_OUT_NEGBIN) && w == WHAT_LOGLIK)
         for (int i = 0; i < m; i++)
             if (!(o.y[i] >= 0) || o.y[i] != floor(o.y[i]))
                 Rf_error("internal error: counts must be non-negative whole numbers");
     if (o.kind == SGFS_OUT_GAUSSIAN) {
-        if (TYPEOF(log_sigma) != REALSXP || Rf_xlength(log_sigma) != S ||
+        if (TYPEOF(log_aux) != REALSXP || Rf_xlength(log_aux) != S ||
             TYPEOF(affine) != REALSXP || Rf_xlength(affine) != 2 || !(REAL(affine)[1] > 0.0))
             Rf_error("internal error: a gaussian model needs %d log sigmas and c(centre, scale)", S);
-        o.log_sigma = REAL(log_sigma);
+        o.log_aux = REAL(log_aux);
         o.centre = REAL(affine)[0];
         o.scale = REAL(affine)[1];
+    }
+    if (o.kind == SGFS_OUT_NEGBIN) {
+        if (TYPEOF(log_aux) != REALSXP || Rf_xlength(log_aux) != S)
+            Rf_error("internal error: a negbin model needs %d log phis", S);
+        o.log_aux = REAL(log_aux);
     }
     if (o.kind == SGFS_OUT_CATEGORICAL && w == WHAT_LOGLIK)
         for (int i = 0; i < m; i++)

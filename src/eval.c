@@ -27,8 +27,9 @@
  *     the posterior's whitened coordinates, in blocks (dtrsm).
  *   sgfs_row_derivs(spec, theta, shift): every row's linear predictor eta_i
  *     (offsets included) and, at eta_i + shift_i, the model's row_derivs:
- *     w_i dl_i/deta and -w_i d^2 l_i/deta^2, and the sum over the rows of
- *     the noise coordinate's -d^2 (w_i l_i)/d phi^2 (NA without one).
+ *     d1 = w_i dl_i/deta, d2 = -w_i d^2 l_i/deta^2 and, for the coordinate
+ *     a after beta (if theta has one), cross = -w_i d^2 l_i/deta da and
+ *     aux = -sum_i w_i d^2 l_i/da^2 (NULL without).
  *   sgfs_hs_eval(spec, xi): the full-data log posterior with a horseshoe.
  *   sgfs_line_logdens(...): the density along a separated level's line.
  */
@@ -243,14 +244,16 @@ SEXP sgfs_row_derivs(SEXP spec, SEXP theta, SEXP shift)
     const int N = e->data.N, n_shift = Rf_length(shift);
     if (TYPEOF(shift) != REALSXP || (n_shift != 1 && n_shift != N))
         Rf_error("internal error: 'shift' must be 1 or %d doubles", N);
-    const char *names[] = {"eta", "d1", "d2", "dispersion", ""};
+    const char *names[] = {"eta", "d1", "d2", "cross", "aux", ""};
+    const int has_aux = e->D > e->data.P;
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     double *eta = REAL(SET_VECTOR_ELT(out, 0, Rf_allocVector(REALSXP, N)));
     double *d1 = REAL(SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, N)));
     double *d2 = REAL(SET_VECTOR_ELT(out, 2, Rf_allocVector(REALSXP, N)));
+    double *cross = has_aux ? REAL(SET_VECTOR_ELT(out, 3, Rf_allocVector(REALSXP, N))) : NULL;
     const double *s = REAL(shift);
     int *idx = e->batch.idx;
-    double dispersion = 0.0, d[3];
+    double aux = 0.0, d[4];
     for (int start = 0; start < N; start += e->n) {
         const int m = N - start < e->n ? N - start : e->n;
         for (int i = 0; i < m; i++) idx[i] = start + i;
@@ -261,9 +264,10 @@ SEXP sgfs_row_derivs(SEXP spec, SEXP theta, SEXP shift)
         e->model->row_derivs(e, e->theta, i, eta[i] + s[n_shift == 1 ? 0 : i], d);
         d1[i] = d[0];
         d2[i] = d[1];
-        dispersion += d[2];
+        if (has_aux) cross[i] = d[2];
+        aux += d[3];
     }
-    SET_VECTOR_ELT(out, 3, Rf_ScalarReal(e->D > e->data.P ? dispersion : NA_REAL));
+    if (has_aux) SET_VECTOR_ELT(out, 4, Rf_ScalarReal(aux));
     UNPROTECT(2);
     return out;
 }

@@ -211,7 +211,8 @@ static void gaussian_predict(sgfs_engine *e, const double *theta,
 }
 
 /* a row's derivatives at eta (offset included): w r / sigma^2, w / sigma^2
-   and, with log sigma sampled, its 2 w r^2 / sigma^2 (r = y - eta) */
+   and, with log sigma sampled, 2 w r / sigma^2 and 2 w r^2 / sigma^2
+   (r = y - eta) */
 static void gaussian_row_derivs(const sgfs_engine *e, const double *theta, int row,
                                 double eta, double *d)
 {
@@ -220,7 +221,8 @@ static void gaussian_row_derivs(const sgfs_engine *e, const double *theta, int r
     const double w = sgfs_row_weight(&e->data, row), r = e->data.y[row] - eta;
     d[0] = w * r * prec;
     d[1] = w * prec;
-    d[2] = sampled ? 2.0 * w * r * r * prec : 0.0;
+    d[2] = sampled ? 2.0 * w * r * prec : 0.0;
+    d[3] = sampled ? 2.0 * w * r * r * prec : 0.0;
 }
 
 static int gaussian_n_out(const double *mpar, int *kind)

@@ -169,7 +169,7 @@ static void logistic_row_derivs(const sgfs_engine *e, const double *theta, int r
     const double p = sgfs_sigmoid(eta);
     d[0] = logistic_row_residual(e, row, eta);
     d[1] = sgfs_row_weight(&e->data, row) * p * (1.0 - p);
-    d[2] = 0.0;
+    d[2] = d[3] = 0.0;
 }
 
 static int logistic_n_out(const double *mpar, int *kind)

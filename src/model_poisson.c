@@ -164,7 +164,7 @@ static void poisson_row_derivs(const sgfs_engine *e, const double *theta, int ro
     (void) theta;
     d[0] = poisson_row_residual(e, row, eta);
     d[1] = sgfs_row_weight(&e->data, row) * exp(eta);
-    d[2] = 0.0;
+    d[2] = d[3] = 0.0;
 }
 
 static int poisson_n_out(const double *mpar, int *kind)

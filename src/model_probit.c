@@ -224,7 +224,7 @@ static void probit_row_derivs(const sgfs_engine *e, const double *theta, int row
     (void) theta;
     d[0] = probit_row_residual(e, row, eta);
     d[1] = sgfs_row_weight(&e->data, row) * weight(e->data.y[row], eta);
-    d[2] = 0.0;
+    d[2] = d[3] = 0.0;
 }
 
 static int probit_n_out(const double *mpar, int *kind)

@@ -155,9 +155,10 @@ typedef struct sgfs_model {
     /* the row's derivatives at theta and eta (offset included), for R's
        Laplace approximation and minibatch strata (eval.c's
        sgfs_row_derivs): d[0] = w_i dl_i/deta, d[1] = -w_i d^2 l_i/deta^2,
-       d[2] = -d^2 (w_i l_i)/d phi^2 for the model's noise coordinate phi
-       after beta (gaussian's log sigma; 0 without one).  NULL: not a GLM
-       with one linear predictor */
+       and for the model's coordinate a after beta (gaussian's log sigma,
+       negbin's log phi; 0 without one) d[2] = -w_i d^2 l_i/deta da and
+       d[3] = -w_i d^2 l_i/da^2.  NULL: not a GLM with one linear
+       predictor */
     void (*row_derivs)(const sgfs_engine *e, const double *theta, int row, double eta,
                        double *d);
     int (*n_out)(const double *mpar, int *kind);
@@ -167,7 +168,7 @@ typedef struct sgfs_model {
 
 /* the output layers of draws.c */
 enum { SGFS_OUT_BINOMIAL = 0, SGFS_OUT_GAUSSIAN = 1, SGFS_OUT_CATEGORICAL = 2,
-       SGFS_OUT_POISSON = 3, SGFS_OUT_PROBIT = 4 };
+       SGFS_OUT_POISSON = 3, SGFS_OUT_PROBIT = 4, SGFS_OUT_NEGBIN = 5 };
 
 const sgfs_model *sgfs_find_model(const char *name);
 
@@ -696,6 +697,9 @@ int sgfs_all_finite(const double *x, int n);
 /* outputs.c: the output layers of the GLMs and the networks */
 double sgfs_sigmoid(double z);
 double sgfs_binomial_residual(double y, double z, double *ll);
+/* the NB2 log density of the count y at log mean z and log phi a
+   (model_negbin.c) */
+double sgfs_negbin_loglik(double y, double z, double a);
 double sgfs_softmax_ref(double *z, size_t stride, int K1);
 double sgfs_softmax_sum(double *z, size_t stride, int K1, double *shift, double *p_ref);
 void sgfs_add_binomial_pred(const double *z, size_t stride, int m, double *out);

@@ -348,7 +348,9 @@ test_that("the models' row derivatives in eta match finite differences of R's de
         poisson = list(family = poisson(), y = yc, theta = beta,
                        l = function(y, eta, ls) dpois(y, exp(eta), log = TRUE)),
         gaussian = list(family = gaussian(), y = d$yg, theta = c(beta, log(1.7)),
-                        l = function(y, eta, ls) dnorm(y, eta, exp(ls), log = TRUE)))
+                        l = function(y, eta, ls) dnorm(y, eta, exp(ls), log = TRUE)),
+        negbin = list(family = neg_binomial_2(), y = yc, theta = c(beta, log(3)),
+                      l = function(y, eta, ls) dnbinom(y, size = exp(ls), mu = exp(eta), log = TRUE)))
     h <- 1e-4
     for (name in names(cases)) {
         k <- cases[[name]]
@@ -365,17 +367,22 @@ test_that("the models' row derivatives in eta match finite differences of R's de
         expect_equal(out$d2, -(f(at + h) - 2 * f(at) + f(at - h)) / h^2, tolerance = 1e-4,
                      info = name)
         if (is.na(ls)) {
-            expect_true(is.na(out$dispersion), info = name)
+            expect_null(out$aux, info = name)
+            expect_null(out$cross, info = name)
         } else {
             g <- function(s) sum(w * k$l(k$y, at, s))
-            expect_equal(out$dispersion, -(g(ls + h) - 2 * g(ls) + g(ls - h)) / h^2,
+            expect_equal(out$aux, -(g(ls + h) - 2 * g(ls) + g(ls - h)) / h^2,
                          tolerance = 1e-4, info = name)
+            fx <- function(e, s) w * k$l(k$y, e, s)
+            mixed <- -(fx(at + h, ls + h) - fx(at + h, ls - h) - fx(at - h, ls + h) +
+                       fx(at - h, ls - h)) / (4 * h^2)
+            expect_equal(out$cross, mixed, tolerance = 1e-4, info = name)
         }
     }
     ## a fixed sigma has no noise coordinate
     run <- engine_spec(x, d$yg, family = gaussian(), sigma = 2, intercept = FALSE)
     out <- sgfs:::row_derivs(run$spec, beta)
-    expect_true(is.na(out$dispersion))
+    expect_null(out$aux)
     expect_equal(out$d2, rep(1 / 4, nrow(d)))
     ## a model without a linear predictor a row has none
     run <- engine_spec(x, factor(rep(letters[1:3], length.out = nrow(d))), family = categorical(),
