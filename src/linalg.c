@@ -289,8 +289,16 @@ void sgfs_linear_outputs(const double *theta, int D, int P, int K1, int S,
                   z + k * ldk, (int) ldz);
 }
 
-/* the model hook `outputs` of a GLM with one linear predictor (logistic,
-   probit, poisson, gaussian: its first P parameters) */
+/* the model hooks n_out and `outputs` of a GLM with one linear predictor
+   (logistic, probit, poisson, gaussian, negbin: its first P parameters),
+   whose own draw_value maps its output */
+int sgfs_glm_n_out(const double *mpar, const sgfs_model **out)
+{
+    (void) mpar;
+    (void) out;
+    return 1;
+}
+
 void sgfs_glm_outputs(sgfs_engine *e, const double *theta, int S, const double *x,
                       int m, double *z, size_t ldz, size_t ldk)
 {

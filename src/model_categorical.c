@@ -178,9 +178,10 @@ static void categorical_predict(sgfs_engine *e, const double *theta,
     sgfs_add_class_pred(e->eta, m, 1, m, K1, out);
 }
 
-static int categorical_n_out(const double *mpar, int *kind)
+/* the K - 1 logits, which draws.c maps (no draw_value) */
+static int categorical_n_out(const double *mpar, const sgfs_model **out)
 {
-    *kind = SGFS_OUT_CATEGORICAL;
+    (void) out;
     return n_class(mpar) - 1;
 }
 

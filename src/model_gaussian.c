@@ -225,11 +225,13 @@ static void gaussian_row_derivs(const sgfs_engine *e, const double *theta, int r
     d[3] = sampled ? 2.0 * w * r * r * prec : 0.0;
 }
 
-static int gaussian_n_out(const double *mpar, int *kind)
+/* the mean z and the density of y on the internal scale (draws.c maps
+   both to the response's) */
+static double gaussian_draw_value(int what, double y, double z, double log_aux)
 {
-    (void) mpar;
-    *kind = SGFS_OUT_GAUSSIAN;
-    return 1;
+    if (what == SGFS_DRAW_MEAN) return z;
+    const double r = (y - z) * exp(-log_aux);
+    return -log_aux - HALF_LOG_2PI - 0.5 * r * r;
 }
 
 /* the means u_i' beta (log sigma, the last row of theta if sampled, is
@@ -240,5 +242,6 @@ const sgfs_model sgfs_model_gaussian = {
     .loglik = gaussian_loglik, .neg_hessian = gaussian_neg_hessian,
     .n_pred = gaussian_n_pred, .predict = gaussian_predict,
     .score_change = gaussian_score_change, .row_derivs = gaussian_row_derivs,
-    .n_out = gaussian_n_out, .outputs = sgfs_glm_outputs
+    .n_out = sgfs_glm_n_out, .outputs = sgfs_glm_outputs,
+    .draw_value = gaussian_draw_value, .draw_aux = 1
 };

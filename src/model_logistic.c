@@ -172,11 +172,13 @@ static void logistic_row_derivs(const sgfs_engine *e, const double *theta, int r
     d[2] = d[3] = 0.0;
 }
 
-static int logistic_n_out(const double *mpar, int *kind)
+static double logistic_draw_value(int what, double y, double z, double log_aux)
 {
-    (void) mpar;
-    *kind = SGFS_OUT_BINOMIAL;
-    return 1;
+    (void) log_aux;
+    if (what == SGFS_DRAW_MEAN) return sgfs_sigmoid(z);
+    double ll = 0.0;
+    sgfs_binomial_residual(y, z, &ll);
+    return ll;
 }
 
 const sgfs_model sgfs_model_logistic = {
@@ -186,5 +188,6 @@ const sgfs_model sgfs_model_logistic = {
     .n_pred = logistic_n_pred, .predict = logistic_predict,
     .score_change = logistic_score_change, .row_loglik = logistic_row_loglik,
     .row_residual = logistic_row_residual, .row_derivs = logistic_row_derivs,
-    .n_out = logistic_n_out, .outputs = sgfs_glm_outputs
+    .n_out = sgfs_glm_n_out, .outputs = sgfs_glm_outputs,
+    .draw_value = logistic_draw_value
 };

@@ -36,6 +36,10 @@
  */
 #include "sgfs.h"
 
+/* the GLMs whose draw_value maps an output layer's units (mlp_n_out) */
+extern const sgfs_model sgfs_model_logistic, sgfs_model_gaussian, sgfs_model_poisson,
+    sgfs_model_categorical;
+
 #define HALF_LOG_2PI 0.918938533204672741780329736406
 #define MAX_LAYERS 3
 
@@ -279,12 +283,13 @@ static void mlp_predict(sgfs_engine *e, const double *theta, const double *x,
     else sgfs_add_class_pred(z, 1, (size_t) s.w[s.L], m, s.w[s.L], out);
 }
 
-static int mlp_n_out(const double *mpar, int *kind)
+/* the output layer's units, mapped as its GLM's outputs */
+static int mlp_n_out(const double *mpar, const sgfs_model **out)
 {
-    const int out = (int) mpar[0];
-    *kind = out == OUT_CATEGORICAL ? SGFS_OUT_CATEGORICAL
-          : out == OUT_GAUSSIAN ? SGFS_OUT_GAUSSIAN
-          : out == OUT_POISSON ? SGFS_OUT_POISSON : SGFS_OUT_BINOMIAL;
+    const int layer = (int) mpar[0];
+    *out = layer == OUT_CATEGORICAL ? &sgfs_model_categorical
+         : layer == OUT_GAUSSIAN ? &sgfs_model_gaussian
+         : layer == OUT_POISSON ? &sgfs_model_poisson : &sgfs_model_logistic;
     return (int) mpar[1];
 }
 

@@ -77,13 +77,6 @@ static inline void row_curvature(double y, double eta, double a, double *h)
              + phi * p * p + y * q * q + t[2]);
 }
 
-double sgfs_negbin_loglik(double y, double z, double a)
-{
-    double d[3];
-    row_terms(y, z, a, d);
-    return d[0];
-}
-
 static void negbin_score(sgfs_engine *e, const double *theta, const int *idx, int n,
                          double *sum, double *G, double *loglik)
 {
@@ -201,11 +194,12 @@ static void negbin_row_derivs(const sgfs_engine *e, const double *theta, int row
     d[3] = phi_sampled(e->mpar) ? w * h[2] : 0.0;
 }
 
-static int negbin_n_out(const double *mpar, int *kind)
+static double negbin_draw_value(int what, double y, double z, double log_aux)
 {
-    (void) mpar;
-    *kind = SGFS_OUT_NEGBIN;
-    return 1;
+    if (what == SGFS_DRAW_MEAN) return exp(z);
+    double d[3];
+    row_terms(y, z, log_aux, d);
+    return d[0];
 }
 
 const sgfs_model sgfs_model_negbin = {
@@ -214,5 +208,6 @@ const sgfs_model sgfs_model_negbin = {
     .loglik = negbin_loglik, .neg_hessian = negbin_neg_hessian,
     .n_pred = negbin_n_pred, .predict = negbin_predict,
     .score_change = negbin_score_change, .row_derivs = negbin_row_derivs,
-    .n_out = negbin_n_out, .outputs = sgfs_glm_outputs
+    .n_out = sgfs_glm_n_out, .outputs = sgfs_glm_outputs,
+    .draw_value = negbin_draw_value, .draw_aux = 1
 };

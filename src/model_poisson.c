@@ -167,11 +167,11 @@ static void poisson_row_derivs(const sgfs_engine *e, const double *theta, int ro
     d[2] = d[3] = 0.0;
 }
 
-static int poisson_n_out(const double *mpar, int *kind)
+static double poisson_draw_value(int what, double y, double z, double log_aux)
 {
-    (void) mpar;
-    *kind = SGFS_OUT_POISSON;
-    return 1;
+    (void) log_aux;
+    if (what == SGFS_DRAW_MEAN) return exp(z);
+    return y * z - exp(z) - lgamma(y + 1.0);
 }
 
 const sgfs_model sgfs_model_poisson = {
@@ -181,5 +181,6 @@ const sgfs_model sgfs_model_poisson = {
     .n_pred = poisson_n_pred, .predict = poisson_predict,
     .score_change = poisson_score_change, .row_loglik = poisson_row_loglik,
     .row_residual = poisson_row_residual, .row_derivs = poisson_row_derivs,
-    .n_out = poisson_n_out, .outputs = sgfs_glm_outputs
+    .n_out = sgfs_glm_n_out, .outputs = sgfs_glm_outputs,
+    .draw_value = poisson_draw_value
 };

@@ -227,11 +227,11 @@ static void probit_row_derivs(const sgfs_engine *e, const double *theta, int row
     d[2] = d[3] = 0.0;
 }
 
-static int probit_n_out(const double *mpar, int *kind)
+static double probit_draw_value(int what, double y, double z, double log_aux)
 {
-    (void) mpar;
-    *kind = SGFS_OUT_PROBIT;
-    return 1;
+    (void) log_aux;
+    if (what == SGFS_DRAW_MEAN) return pnorm(z, 0.0, 1.0, 1, 0);
+    return row_loglik(y, z);
 }
 
 const sgfs_model sgfs_model_probit = {
@@ -241,5 +241,6 @@ const sgfs_model sgfs_model_probit = {
     .n_pred = probit_n_pred, .predict = probit_predict,
     .score_change = probit_score_change, .row_loglik = probit_row_loglik,
     .row_residual = probit_row_residual, .row_derivs = probit_row_derivs,
-    .n_out = probit_n_out, .outputs = sgfs_glm_outputs
+    .n_out = sgfs_glm_n_out, .outputs = sgfs_glm_outputs,
+    .draw_value = probit_draw_value
 };

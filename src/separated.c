@@ -182,9 +182,9 @@ void sgfs_separated_update(sgfs_engine *e)
    its outputs (line_loglik: a categorical model's K - 1), or 0: none */
 int sgfs_separated_predictors(const sgfs_engine *e)
 {
-    int kind;
+    const sgfs_model *out = NULL;
     if (e->hs || e->model->n_out == NULL) return 0;
-    if (e->model->line_loglik) return e->model->n_out(e->mpar, &kind);
+    if (e->model->line_loglik) return e->model->n_out(e->mpar, &out);
     return e->model->row_loglik ? 1 : 0;
 }
 

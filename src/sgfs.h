@@ -132,13 +132,6 @@ typedef struct sgfs_model {
     void (*score_change)(sgfs_engine *e, const double *theta,
                          const double *centre, int second, const int *idx,
                          int n, double *sum);
-    /* draw-level outputs (draws.c): the number of outputs per example and
-       (into *kind) the output layer, SGFS_OUT_*; and the outputs on the
-       link scale (a GLM's linear predictor or K - 1 non-reference logits,
-       a network's output layer) at the S parameter vectors in the columns
-       of theta (D x S), for the m <= n examples in the columns of x
-       (P x m): output k of example i at draw s into z[s + i ldz + k ldk]
-       (ldz >= S).  NULL: not available */
     /* a GLM row's log-likelihood w_i l_i at the linear predictor eta
        (offset included), for the exact updates along separated levels
        (separated.c).  NULL: not a GLM with a linear predictor */
@@ -161,14 +154,29 @@ typedef struct sgfs_model {
        predictor */
     void (*row_derivs)(const sgfs_engine *e, const double *theta, int row, double eta,
                        double *d);
-    int (*n_out)(const double *mpar, int *kind);
+    /* draw-level outputs (draws.c): the number of outputs per example and
+       (into *out) the model whose draw_value maps one output to the
+       response (the model itself for a GLM, its output layer's GLM for a
+       network; NULL for the K - 1 logits of a softmax, which draws.c
+       maps); and the outputs on the link scale (a GLM's linear predictor
+       or K - 1 non-reference logits, a network's output layer) at the S
+       parameter vectors in the columns of theta (D x S), for the m <= n
+       examples in the columns of x (P x m): output k of example i at draw
+       s into z[s + i ldz + k ldk] (ldz >= S).  NULL: not available */
+    int (*n_out)(const double *mpar, const struct sgfs_model **out);
     void (*outputs)(sgfs_engine *e, const double *theta, int S,
                     const double *x, int m, double *z, size_t ldz, size_t ldk);
+    /* a model of one output a row: at the output z (offset included) the
+       response's mean (what = SGFS_DRAW_MEAN) or the log density of the
+       response y (SGFS_DRAW_LOGLIK, y on the engine's scale), given the
+       draw's noise parameter log_aux (gaussian's log sigma, negbin's log
+       phi; read only when draw_aux) */
+    double (*draw_value)(int what, double y, double z, double log_aux);
+    int draw_aux;
 } sgfs_model;
 
-/* the output layers of draws.c */
-enum { SGFS_OUT_BINOMIAL = 0, SGFS_OUT_GAUSSIAN = 1, SGFS_OUT_CATEGORICAL = 2,
-       SGFS_OUT_POISSON = 3, SGFS_OUT_PROBIT = 4, SGFS_OUT_NEGBIN = 5 };
+/* what draws.c computes at each draw and example (R passes the number) */
+enum { SGFS_DRAW_LINK = 0, SGFS_DRAW_MEAN = 1, SGFS_DRAW_LOGLIK = 2 };
 
 const sgfs_model *sgfs_find_model(const char *name);
 
@@ -697,9 +705,6 @@ int sgfs_all_finite(const double *x, int n);
 /* outputs.c: the output layers of the GLMs and the networks */
 double sgfs_sigmoid(double z);
 double sgfs_binomial_residual(double y, double z, double *ll);
-/* the NB2 log density of the count y at log mean z and log phi a
-   (model_negbin.c) */
-double sgfs_negbin_loglik(double y, double z, double a);
 double sgfs_softmax_ref(double *z, size_t stride, int K1);
 double sgfs_softmax_sum(double *z, size_t stride, int K1, double *shift, double *p_ref);
 void sgfs_add_binomial_pred(const double *z, size_t stride, int m, double *out);
@@ -771,6 +776,7 @@ void sgfs_sgemm(char ta, char tb, int m, int n, int k, const float *A, int lda,
 int sgfs_has_sgemm(void);
 void sgfs_linear_outputs(const double *theta, int D, int P, int K1, int S,
                          const double *x, int m, double *z, size_t ldz, size_t ldk);
+int sgfs_glm_n_out(const double *mpar, const sgfs_model **out);
 void sgfs_glm_outputs(sgfs_engine *e, const double *theta, int S, const double *x,
                       int m, double *z, size_t ldz, size_t ldk);
 

@@ -91,6 +91,7 @@ fuzz_bases <- function() {
             add("model_eval", spec, theta, 1:3, theta, TRUE)
             add("model_loglik", spec, theta)
             add("model_curvature", spec, theta, TRUE)
+            add("row_derivs", spec, theta, 0.5)
         } else {
             add("hs_eval", spec, theta)
         }
