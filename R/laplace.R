@@ -126,8 +126,8 @@ row_derivs <- function(spec, theta, shift = 0)
     .Call(C_sgfs_row_derivs, spec, as.double(theta), as.double(shift))
 
 ## H v for a GLM's full curvature at the mode (h from row_curvature()):
-## sum_i h_i u_i (u_i' v) plus the prior's curvature times v (and a sampled
-## sampled coordinate's after beta: its block)
+## sum_i h_i u_i (u_i' v) plus the prior's curvature times v (and the block
+## of a sampled coordinate after beta)
 glm_hess_times <- function(spec, mode, h, v) {
     P <- spec$P
     out <- .Call(C_sgfs_data_hess_times, spec, h$beta, as.double(v))
