@@ -99,19 +99,16 @@ check_has_formula <- function(info, what) {
 }
 
 ## the training response as the fit used it: 0/1 for binomial(), the
-## original scale for gaussian(), class indicators (rows x K) for categorical()
+## original scale for a standardised one (gaussian()), class indicators
+## (rows x K) for a factor's levels (categorical())
 training_response <- function(info) {
     spec <- fit_spec(info)
     y <- user_order(spec, spec$y)
-    switch(info$family$family,
-           gaussian = info$design$y_center + info$design$y_scale * y,
-           categorical = {
-               out <- matrix(0, length(y), length(info$levels),
-                             dimnames = list(NULL, info$levels))
-               out[cbind(seq_along(y), y + 1)] <- 1
-               out
-           },
-           y)
+    if (location_scale(info$family)) return(info$design$y_center + info$design$y_scale * y)
+    if (!family_entry(info$family)$several) return(y)
+    out <- matrix(0, length(y), length(info$levels), dimnames = list(NULL, info$levels))
+    out[cbind(seq_along(y), y + 1)] <- 1
+    out
 }
 
 #' @rdname sgfit-glm-methods
@@ -210,7 +207,7 @@ family.sgfit <- function(object, ...) fit_family(sgfit_info(object), "family()")
 #' @export
 sigma.sgfit <- function(object, ...) {
     info <- sgfit_info(object)
-    if (fit_family(info, "sigma()")$family != "gaussian") return(1)
+    if (!location_scale(fit_family(info, "sigma()"))) return(1)
     mean(draw_sigmas(info, internal_draws(all_draws(object), info$design)))
 }
 

@@ -102,7 +102,6 @@ waic.sgfit <- function(x, ...) loo::waic(log_lik.sgfit(x), ...)
 pp_check.sgfit <- function(object, plotfun = NULL, ndraws = 50, seed = NULL, ...) {
     info <- sgfit_info(object)
     check_draw_model(object, info, "pp_check()")
-    fam <- info$family$family
     if (is.null(plotfun)) plotfun <- family_entry(info$family)$ppc
     if (!is.character(plotfun) || length(plotfun) != 1L || is.na(plotfun))
         stop_arg("plotfun", "must be the name of a bayesplot ppc_ function, e.g. \"dens_overlay\"")
@@ -117,12 +116,12 @@ pp_check.sgfit <- function(object, plotfun = NULL, ndraws = 50, seed = NULL, ...
     d <- info$design
     spec <- fit_spec(info)
     y_int <- user_order(spec, spec$y)
-    y <- switch(fam, gaussian = d$y_center + d$y_scale * y_int,
-                categorical = as.integer(y_int) + 1L,
-                binomial = if (identical(d$response_kind, "cbind"))
-                               as.integer(round(y_int * training_trials(info)))
-                           else if (identical(d$response_kind, "proportion")) y_int
-                           else as.integer(y_int),
-                as.integer(y_int))
+    ## (a binomial response of several trials: its successes, or proportions)
+    entry <- family_entry(info$family)
+    y <- if (location_scale(info$family)) d$y_center + d$y_scale * y_int
+         else if (entry$several) as.integer(y_int) + 1L
+         else if (identical(d$response_kind, "cbind")) as.integer(round(y_int * training_trials(info)))
+         else if (identical(d$response_kind, "proportion")) y_int
+         else as.integer(y_int)
     fun(y, yrep, ...)
 }

@@ -358,9 +358,9 @@ binomial_rows <- function(kind, weights, trials) {
 ## rstanarm's log_lik() weighs rows; a gaussian() row's log density with
 ## its precision, log N(y_i; mu, sigma^2 / w_i) (0 for weight 0).
 log_lik_weighing <- function(family, y, bin, weights) {
-    if (family$family == "gaussian")
+    if (location_scale(family))
         return(if (!is.null(weights)) list(w = weights, gaussian = TRUE))
-    if (family$family == "binomial" && !is.null(bin)) {
+    if (!is.null(bin)) {                                 # (binomial, several trials)
         m <- bin$trials
         s <- y * m
         lchoose <- lgamma(m + 1) - lgamma(s + 1) - lgamma(m - s + 1)
@@ -397,7 +397,6 @@ weigh_log_lik <- function(info, ll, weighing, theta) {
 ## gaussian rows' precision weights (`precision`, NULL: 1 each)
 predictive_rows <- function(info, newdata, weights, trials, n) {
     d <- info$design
-    fam <- info$family$family
     if (is.null(newdata)) {
         if (!is.null(trials) || !is.null(weights))
             stop_arg(if (!is.null(trials)) "trials" else "weights",
@@ -408,10 +407,10 @@ predictive_rows <- function(info, newdata, weights, trials, n) {
             stop_arg("weights", "must be whole numbers for posterior_predict(): they are the ",
                      "trials of the fit's proportions")
         return(list(trials = bin$trials, kind = d$response_kind,
-                    precision = if (fam == "gaussian") w))
+                    precision = if (location_scale(info$family)) w))
     }
     kind <- d$response_kind
-    if (fam == "binomial" && !is.null(kind)) {
+    if (!is.null(kind)) {                          # (binomial, several trials)
         if (is.null(trials)) {
             trials <- if (kind == "proportion") row_weights(info, newdata, weights, n)
                       else if (!is.null(info$terms)) tryCatch({
@@ -432,7 +431,7 @@ predictive_rows <- function(info, newdata, weights, trials, n) {
         return(list(trials = as.double(trials), kind = kind))
     }
     if (!is.null(trials)) stop_arg("trials", "are for binomial fits of a two-column or proportion response")
-    list(precision = if (fam == "gaussian") row_weights(info, newdata, weights, n))
+    list(precision = if (location_scale(info$family)) row_weights(info, newdata, weights, n))
 }
 
 ## the response of newdata's rows on the engine's scale: from newdata for a

@@ -137,8 +137,8 @@ predict_kept <- function(info, type, interval) {
         stop("no draw has been kept yet: the predictive is empty", call. = FALSE)
     mean <- info$pred$sum / info$pred$count
     d <- info$design
-    fam <- info$family$family
-    if (fam == "gaussian") {
+    entry <- family_entry(info$family)
+    if (location_scale(info$family)) {
         if (type == "class") stop_arg("type", "\"class\" needs a binomial() or categorical() fit")
         fit <- d$y_center + d$y_scale * mean[1L, ]
         if (interval == "none") return(fit)
@@ -148,11 +148,11 @@ predict_kept <- function(info, type, interval) {
     }
     if (type == "link" || interval != "none")
         stop_arg("type", "must be \"response\" or \"class\" for a fit that kept its predictive")
-    if (!family_entry(info$family)$classes) {                  # counts: their means
+    if (!entry$classes) {                                      # counts: their means
         if (type == "class") stop_arg("type", "\"class\" needs a binomial() or categorical() fit")
         return(mean[1L, ])
     }
-    if (fam == "binomial") {
+    if (!entry$several) {                                      # binomial
         p <- mean[1L, ]
         if (type == "response") return(p)
         cls <- as.integer(p > 0.5)
