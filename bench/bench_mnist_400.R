@@ -9,6 +9,10 @@
 ##             best of 3.3e-7, 1e-6, 3.3e-6, 1e-5, 3.3e-5 and 1e-4 (diverged)
 ##             after 5 epochs on 50,000 training digits, validated on the
 ##             other 10,000);
+##   pcode_raw pcode's settings on the raw pixels in [0, 1] (standardize =
+##             FALSE), as the paper's code reads them: its N(0, 1) prior is
+##             then on the weights of those inputs, not of the standardised
+##             ones (whose rare pixels are scaled up to ten times);
 ##   adam      the Adam mode (sga(optimizer = "adam"), 100 epochs, the mean of
 ##             every 100th iterate of its second half): the
 ##             log-loss the defaults must not be worse than.
@@ -39,9 +43,10 @@ if (config == "adam") {
 } else {
     extra <- switch(config,
         defaults = list(),
-        pcode = list(temperature = 1 / N, prior = normal(0, 1),
+        pcode = , pcode_raw = list(temperature = 1 / N, prior = normal(0, 1),
                      stepsize = if (sampler == "sgld") 1e-5 else 1.67e-8,
-                     schedule = schedule_step(epochs = 20), init = NULL))
+                     schedule = schedule_step(epochs = 20), init = NULL,
+                     standardize = config == "pcode"))
     fit <- suppressWarnings(do.call(get(sampler), c(common, extra, list(
         n_iter = n_iter, burnin = n_iter %/% 4L, thin = 600L, keep = predictive(test$x)))))
     p <- predict(fit, type = "response")
