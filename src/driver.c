@@ -74,7 +74,7 @@ static sgfs_engine *engine_of(SEXP ptr)
 SEXP sgfs_engine_new(SEXP spec, SEXP state, SEXP n_keep)
 {
     SEXP prot = PROTECT(sgfs_engine_alloc());
-    sgfs_engine *e = sgfs_engine_setup(prot, spec, state, Rf_asInteger(n_keep), 1, 0, 0);
+    sgfs_engine *e = sgfs_engine_setup(prot, spec, state, Rf_asInteger(n_keep));
     SEXP ptr = R_MakeExternalPtr(e, Rf_install("sgfs_engine"), prot);
     UNPROTECT(1);
     return ptr;

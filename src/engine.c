@@ -486,17 +486,14 @@ static int pass_rows(SEXP spec, int N, int P, int D_scores)
     return n < 1 ? 1 : (int) n;
 }
 
-/* Sets up the engine stored in prot (a protected VECSXP from
-   sgfs_engine_alloc).  Without sampler (model evaluation only) no rule is
-   attached and the batch holds `eval_rows` rows (0: a full pass's chunk,
-   pass_rows()), with the per-example score buffer when eval_scores. */
-sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
-                               int with_sampler, int eval_rows, int eval_scores)
+/* The parts a chain and an evaluation share: the spec's version, the
+   data, the model and its D parameters, the batch's `rows` rows (-1: the
+   spec's batch_size, a chain's minibatch; 0: one chunk of a full-data
+   pass, pass_rows()) and the prior.  e->Ds = D (a horseshoe adds its own). */
+static void setup_model(sgfs_engine *e, SEXP prot, SEXP spec, int rows, int scores)
 {
-    sgfs_engine *e = fresh_struct(prot, SLOT_ENGINE, sizeof(sgfs_engine));
     SET_VECTOR_ELT(prot, SLOT_SPEC, spec);
     e->temperature = 1.0;
-
     if (TYPEOF(spec) != VECSXP) Rf_error("internal error: 'spec' must be a list");
     SEXP version = sgfs_list_opt(spec, "version");
     if (version == R_NilValue || TYPEOF(version) != INTSXP || Rf_xlength(version) != 1 ||
@@ -518,35 +515,19 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     e->D = e->model->n_par(e->data.P, e->mpar, Rf_length(mpar));
     if (e->D < 1)
         Rf_error("internal error: the %s model's settings 'mpar' are malformed", e->model->name);
-    const int D = e->D;
-    e->n = with_sampler ? sgfs_list_int(spec, "batch_size")
-         : eval_rows > 0 ? eval_rows : pass_rows(spec, e->data.N, e->data.P, eval_scores ? D : 0);
+    e->n = rows < 0 ? sgfs_list_int(spec, "batch_size")
+         : rows > 0 ? rows : pass_rows(spec, e->data.N, e->data.P, scores ? e->D : 0);
     if (e->n < 1 || e->n > e->data.N)
         Rf_error("internal error: batch size out of range");
-    sgfs_prior_setup(&e->prior, spec, D);
-    e->burnin = sgfs_list_int(spec, "burnin");
-    e->thin = sgfs_list_int(spec, "thin");
+    sgfs_prior_setup(&e->prior, spec, e->D);
+    e->Ds = e->D;
+}
 
-    /* a horseshoe (a chain's only: evaluations take the model's parameters)
-       adds K + 2 sampler coordinates */
-    e->Ds = D;
-    SEXP hs = with_sampler ? sgfs_list_opt(spec, "hs") : R_NilValue;
-    if (hs != R_NilValue) {
-        SEXP raw = Rf_allocVector(RAWSXP, sizeof(sgfs_hs));
-        SET_VECTOR_ELT(prot, SLOT_HS, raw);
-        sgfs_hs_setup(e, hs, raw, fresh_real(prot, SLOT_HS_SCRATCH, 3 * (R_xlen_t) D));
-    }
-    const int Ds = e->Ds;
-    e->xi = e->theta = copy_real(prot, SLOT_THETA, sgfs_list_typed(state, "theta", REALSXP, Ds));
-    e->par = e->report = e->xi;
-    if (e->hs) {
-        e->par = fresh_real(prot, SLOT_PAR, D);
-        e->report = fresh_real(prot, SLOT_REPORT, Ds);
-        sgfs_hs_beta(e, e->xi, e->par);
-        sgfs_hs_report(e, e->xi, e->par, e->report);
-    }
-    e->iter = copy_real(prot, SLOT_ITER, sgfs_list_typed(state, "iter", REALSXP, 1));
-
+/* the batch's index scratch and the model's, and the gradient and noise
+   buffers (Ds long) */
+static void setup_scratch(sgfs_engine *e, SEXP prot)
+{
+    const int D = e->D, Ds = e->Ds;
     const R_xlen_t m = sgfs_minibatch_table_size(e->n);
     SEXP batch = Rf_allocVector(INTSXP, (R_xlen_t) e->n + m);
     SET_VECTOR_ELT(prot, SLOT_BATCH, batch);
@@ -565,110 +546,138 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     e->grad = fresh_real(prot, SLOT_GRAD, 2 * (R_xlen_t) Ds);
     e->grad_lik = e->grad + Ds;
     e->noise = fresh_real(prot, SLOT_NOISE, Ds);
+}
 
-    int need_G = eval_scores;
-    if (with_sampler) {
-        e->sampler = sgfs_find_sampler(CHAR(STRING_ELT(
-            sgfs_list_typed(spec, "sampler", STRSXP, 1), 0)));
-        if (e->hs && !e->sampler->horseshoe)
-            Rf_error("internal error: the '%s' rule does not sample a horseshoe", e->sampler->name);
-        SEXP spar = sgfs_list_typed(spec, "spar", REALSXP, -1);
-        e->spar = REAL(spar);
-        e->spar_len = Rf_xlength(spar);
-        if ((double) Rf_xlength(spar) <
-            e->sampler->n_spar + (double) e->sampler->spar_per_dd * Ds * Ds)
-            Rf_error("internal error: the '%s' rule needs %.0f settings, 'spar' has %.0f",
-                     e->sampler->name,
-                     e->sampler->n_spar + (double) e->sampler->spar_per_dd * Ds * Ds,
-                     (double) Rf_xlength(spar));
-        for (R_xlen_t k = 0; k < Rf_xlength(spar); k++)
-            if (!R_FINITE(e->spar[k]))
-                Rf_error("internal error: the '%s' rule's settings 'spar' are not all finite",
-                         e->sampler->name);
-        check_spar_names(e->sampler, spar);
-        const char *bad = e->sampler->check ? e->sampler->check(e->spar, Rf_xlength(spar), Ds)
-                                            : NULL;
-        if (bad) Rf_error("internal error: the '%s' rule's settings 'spar': %s",
-                          e->sampler->name, bad);
-        SEXP temperature = sgfs_list_opt(spec, "temperature");
-        e->temperature = temperature == R_NilValue ? 1.0
-            : REAL(sgfs_list_typed(spec, "temperature", REALSXP, 1))[0];
-        if (!(e->temperature > 0.0 && R_FINITE(e->temperature)))
-            Rf_error("internal error: 'temperature' must be a positive number");
-        if (e->temperature != 1.0 && !e->sampler->tempered)
-            Rf_error("internal error: the '%s' rule has no temperature", e->sampler->name);
-        const double *sch = REAL(sgfs_list_typed(spec, "schedule", REALSXP, 4));
-        e->sched.type = (int) sch[0];
-        e->sched.a = sch[1];
-        e->sched.b = sch[2];
-        e->sched.delta = sch[3];
-        need_G = e->sampler->needs_scores;
-        e->xb_cols = xb_columns(e, spec, need_G);
-        e->xb = fresh_real(prot, SLOT_XB, (R_xlen_t) e->data.P * e->xb_cols);
-        setup_metric(e, prot, spec, state);
-        SEXP record = sgfs_list_opt(spec, "record_grad_sq");
-        if (e->metric || (record != R_NilValue && Rf_asLogical(record) == TRUE))
-            e->grad_sq = fresh_real(prot, SLOT_GRAD_SQ, Ds);
-        setup_fixed_rows(e, prot, spec);
-        setup_windows(e, prot, spec, state);
-        setup_separated(e, prot, spec);
-        setup_hyper(e, prot, spec, state);
-        const sgfs_sampler *smp = e->sampler;
-        const R_xlen_t len = sampler_array_len(smp->state_len, smp->state, spar, Ds);
-        e->sstate_len = len;
-        SEXP ss = sgfs_list_typed(state, "sstate", REALSXP, -1);
-        if (Rf_xlength(ss) == 0) {
-            e->sstate = fresh_real(prot, SLOT_SSTATE, len);
-            if (e->sampler->init) e->sampler->init(e);
-        } else if (Rf_xlength(ss) == len) {
-            e->sstate = copy_real(prot, SLOT_SSTATE, ss);
-        } else {
-            Rf_error("internal error: sampler state has the wrong length");
-        }
-        SEXP robust = sgfs_list_opt(spec, "sgfs_robust");
-        e->sgfs_robust = robust != R_NilValue && Rf_asLogical(robust) == TRUE;
-        if (e->metric && e->sampler->fixed_after_burnin &&
-            (!e->sgfs_robust || !e->metric_dense || e->hs))
-            Rf_error("internal error: SGFS in a metric needs the robust rule and the dense "
-                     "metric of the mode");
-        SEXP fisher_rows = sgfs_list_opt(spec, "fisher_rows");
-        e->fisher_rows = e->n;
-        if (fisher_rows != R_NilValue) {
-            e->fisher_rows = sgfs_list_int(spec, "fisher_rows");
-            if (e->fisher_rows < 2 || e->fisher_rows > e->n)
-                Rf_error("internal error: 'fisher_rows' must be in 2..%d", e->n);
-            if (e->sampler->fisher == SGFS_FISHER_NONE)
-                Rf_error("internal error: 'fisher_rows' is for the SGFS rules only");
-        }
-        SEXP curvature = sgfs_list_opt(spec, "sgfs_curvature");
-        e->sgfs_curvature = NULL;
-        if (curvature != R_NilValue) {
-            if (e->sampler->fisher == SGFS_FISHER_NONE)
-                Rf_error("internal error: 'sgfs_curvature' is for the SGFS rules only");
-            const int diag = e->sampler->fisher == SGFS_FISHER_DIAG;
-            e->sgfs_curvature = REAL(sgfs_list_typed(spec, "sgfs_curvature", REALSXP,
-                                               diag ? D : (R_xlen_t) D * D));
-        }
-        e->work = fresh_real(prot, SLOT_WORK,
-                             sampler_array_len(smp->work_len, smp->work, spar, Ds));
-        SEXP centre = sgfs_list_opt(spec, "centre");
-        if (centre != R_NilValue && Rf_xlength(centre) > 0) {
-            e->centre = REAL(sgfs_list_typed(spec, "centre", REALSXP, D));
-            e->centre_score = REAL(sgfs_list_typed(spec, "centre_score", REALSXP, D));
-            e->grad_centre = fresh_real(prot, SLOT_GRAD_CENTRE, D);
-            /* (a rule's per-example scores with control variates are the
-               remainders score_change gives: driver.c) */
-            if (e->sampler->needs_scores && e->model->score_change == NULL)
-                Rf_error("internal error: per-example scores with control variates need "
-                         "the model's score_change");
-        }
-    }
-    if (!with_sampler) {
-        e->xb_cols = e->n;
-        e->xb = fresh_real(prot, SLOT_XB, (R_xlen_t) e->data.P * e->n);
-    }
-    e->G = need_G ? fresh_real(prot, SLOT_G, (R_xlen_t) D * e->n) : NULL;
+/* An engine for evaluations at theta (D doubles, the model's parameters),
+   stored in prot: the shared parts, the batch `rows` rows (0: a full
+   pass's chunk), the gathered columns' scratch, and the D x n per-example
+   scores e->G (also sgfs_neg_hessian's scratch) when `scores` (a network's
+   D can be 10^6: its gradient needs O(D)).  No rule, state or draws. */
+sgfs_engine *sgfs_eval_engine(SEXP prot, SEXP spec, SEXP theta, int rows, int scores)
+{
+    sgfs_engine *e = fresh_struct(prot, SLOT_ENGINE, sizeof(sgfs_engine));
+    setup_model(e, prot, spec, rows, scores);
+    if (TYPEOF(theta) != REALSXP || Rf_xlength(theta) != e->D)
+        Rf_error("internal error: 'theta' must be %d doubles", e->D);
+    e->xi = e->theta = e->par = e->report = copy_real(prot, SLOT_THETA, theta);
+    e->iter = fresh_real(prot, SLOT_ITER, 1);
+    setup_scratch(e, prot);
+    e->xb_cols = e->n;
+    e->xb = fresh_real(prot, SLOT_XB, (R_xlen_t) e->data.P * e->n);
+    e->G = scores ? fresh_real(prot, SLOT_G, (R_xlen_t) e->D * e->n) : NULL;
+    return e;
+}
 
+/* the update rule, its settings (checked), the temperature and the step
+   schedule */
+static void setup_rule(sgfs_engine *e, SEXP spec)
+{
+    const int Ds = e->Ds;
+    e->sampler = sgfs_find_sampler(CHAR(STRING_ELT(
+        sgfs_list_typed(spec, "sampler", STRSXP, 1), 0)));
+    if (e->hs && !e->sampler->horseshoe)
+        Rf_error("internal error: the '%s' rule does not sample a horseshoe", e->sampler->name);
+    SEXP spar = sgfs_list_typed(spec, "spar", REALSXP, -1);
+    e->spar = REAL(spar);
+    e->spar_len = Rf_xlength(spar);
+    if ((double) Rf_xlength(spar) <
+        e->sampler->n_spar + (double) e->sampler->spar_per_dd * Ds * Ds)
+        Rf_error("internal error: the '%s' rule needs %.0f settings, 'spar' has %.0f",
+                 e->sampler->name,
+                 e->sampler->n_spar + (double) e->sampler->spar_per_dd * Ds * Ds,
+                 (double) Rf_xlength(spar));
+    for (R_xlen_t k = 0; k < Rf_xlength(spar); k++)
+        if (!R_FINITE(e->spar[k]))
+            Rf_error("internal error: the '%s' rule's settings 'spar' are not all finite",
+                     e->sampler->name);
+    check_spar_names(e->sampler, spar);
+    const char *bad = e->sampler->check ? e->sampler->check(e->spar, Rf_xlength(spar), Ds)
+                                        : NULL;
+    if (bad) Rf_error("internal error: the '%s' rule's settings 'spar': %s",
+                      e->sampler->name, bad);
+    SEXP temperature = sgfs_list_opt(spec, "temperature");
+    e->temperature = temperature == R_NilValue ? 1.0
+        : REAL(sgfs_list_typed(spec, "temperature", REALSXP, 1))[0];
+    if (!(e->temperature > 0.0 && R_FINITE(e->temperature)))
+        Rf_error("internal error: 'temperature' must be a positive number");
+    if (e->temperature != 1.0 && !e->sampler->tempered)
+        Rf_error("internal error: the '%s' rule has no temperature", e->sampler->name);
+    const double *sch = REAL(sgfs_list_typed(spec, "schedule", REALSXP, 4));
+    e->sched.type = (int) sch[0];
+    e->sched.a = sch[1];
+    e->sched.b = sch[2];
+    e->sched.delta = sch[3];
+}
+
+/* the rule's state (continued from `state`, or fresh from its init) and
+   scratch, and the SGFS rules' options (robust rule, Fisher rows, the
+   curvature at the mode) */
+static void setup_rule_state(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
+{
+    const int D = e->D, Ds = e->Ds;
+    SEXP spar = sgfs_list_typed(spec, "spar", REALSXP, -1);
+    const sgfs_sampler *smp = e->sampler;
+    const R_xlen_t len = sampler_array_len(smp->state_len, smp->state, spar, Ds);
+    e->sstate_len = len;
+    SEXP ss = sgfs_list_typed(state, "sstate", REALSXP, -1);
+    if (Rf_xlength(ss) == 0) {
+        e->sstate = fresh_real(prot, SLOT_SSTATE, len);
+        if (e->sampler->init) e->sampler->init(e);
+    } else if (Rf_xlength(ss) == len) {
+        e->sstate = copy_real(prot, SLOT_SSTATE, ss);
+    } else {
+        Rf_error("internal error: sampler state has the wrong length");
+    }
+    SEXP robust = sgfs_list_opt(spec, "sgfs_robust");
+    e->sgfs_robust = robust != R_NilValue && Rf_asLogical(robust) == TRUE;
+    if (e->metric && e->sampler->fixed_after_burnin &&
+        (!e->sgfs_robust || !e->metric_dense || e->hs))
+        Rf_error("internal error: SGFS in a metric needs the robust rule and the dense "
+                 "metric of the mode");
+    SEXP fisher_rows = sgfs_list_opt(spec, "fisher_rows");
+    e->fisher_rows = e->n;
+    if (fisher_rows != R_NilValue) {
+        e->fisher_rows = sgfs_list_int(spec, "fisher_rows");
+        if (e->fisher_rows < 2 || e->fisher_rows > e->n)
+            Rf_error("internal error: 'fisher_rows' must be in 2..%d", e->n);
+        if (e->sampler->fisher == SGFS_FISHER_NONE)
+            Rf_error("internal error: 'fisher_rows' is for the SGFS rules only");
+    }
+    SEXP curvature = sgfs_list_opt(spec, "sgfs_curvature");
+    e->sgfs_curvature = NULL;
+    if (curvature != R_NilValue) {
+        if (e->sampler->fisher == SGFS_FISHER_NONE)
+            Rf_error("internal error: 'sgfs_curvature' is for the SGFS rules only");
+        const int diag = e->sampler->fisher == SGFS_FISHER_DIAG;
+        e->sgfs_curvature = REAL(sgfs_list_typed(spec, "sgfs_curvature", REALSXP,
+                                           diag ? D : (R_xlen_t) D * D));
+    }
+    e->work = fresh_real(prot, SLOT_WORK,
+                         sampler_array_len(smp->work_len, smp->work, spar, Ds));
+}
+
+/* control variates: the centre and the full-data score there */
+static void setup_centre(sgfs_engine *e, SEXP prot, SEXP spec)
+{
+    const int D = e->D;
+    SEXP centre = sgfs_list_opt(spec, "centre");
+    if (centre != R_NilValue && Rf_xlength(centre) > 0) {
+        e->centre = REAL(sgfs_list_typed(spec, "centre", REALSXP, D));
+        e->centre_score = REAL(sgfs_list_typed(spec, "centre_score", REALSXP, D));
+        e->grad_centre = fresh_real(prot, SLOT_GRAD_CENTRE, D);
+        /* (a rule's per-example scores with control variates are the
+           remainders score_change gives: driver.c) */
+        if (e->sampler->needs_scores && e->model->score_change == NULL)
+            Rf_error("internal error: per-example scores with control variates need "
+                     "the model's score_change");
+    }
+}
+
+/* what the run keeps: the monitored parameters' draws (n_keep of them)
+   and the predictive of spec$pred_x */
+static void setup_outputs(sgfs_engine *e, SEXP prot, SEXP spec, int n_keep)
+{
+    const int Ds = e->Ds;
     e->n_monitor = Ds;
     SEXP monitor = sgfs_list_opt(spec, "monitor");
     if (monitor != R_NilValue) {
@@ -695,9 +704,59 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
     e->n_keep = n_keep;
     e->n_kept = 0;
     e->eps_last = NA_REAL;
+}
+
+/* Sets up a chain's engine stored in prot (a protected VECSXP from
+   sgfs_engine_alloc): the shared parts, the state it continues (theta,
+   iter, the rule's state), the rule and its settings, and what the spec
+   adds (metric, held rows, windows, separated levels, learned scales,
+   control variates, monitored parameters, the kept predictive). */
+sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep)
+{
+    sgfs_engine *e = fresh_struct(prot, SLOT_ENGINE, sizeof(sgfs_engine));
+    setup_model(e, prot, spec, -1, 0);
+    const int D = e->D;
+    e->burnin = sgfs_list_int(spec, "burnin");
+    e->thin = sgfs_list_int(spec, "thin");
+
+    /* a horseshoe adds K + 2 sampler coordinates */
+    SEXP hs = sgfs_list_opt(spec, "hs");
+    if (hs != R_NilValue) {
+        SEXP raw = Rf_allocVector(RAWSXP, sizeof(sgfs_hs));
+        SET_VECTOR_ELT(prot, SLOT_HS, raw);
+        sgfs_hs_setup(e, hs, raw, fresh_real(prot, SLOT_HS_SCRATCH, 3 * (R_xlen_t) D));
+    }
+    const int Ds = e->Ds;
+    e->xi = e->theta = copy_real(prot, SLOT_THETA, sgfs_list_typed(state, "theta", REALSXP, Ds));
+    e->par = e->report = e->xi;
+    if (e->hs) {
+        e->par = fresh_real(prot, SLOT_PAR, D);
+        e->report = fresh_real(prot, SLOT_REPORT, Ds);
+        sgfs_hs_beta(e, e->xi, e->par);
+        sgfs_hs_report(e, e->xi, e->par, e->report);
+    }
+    e->iter = copy_real(prot, SLOT_ITER, sgfs_list_typed(state, "iter", REALSXP, 1));
+    setup_scratch(e, prot);
+
+    setup_rule(e, spec);
+    const int need_G = e->sampler->needs_scores;
+    e->xb_cols = xb_columns(e, spec, need_G);
+    e->xb = fresh_real(prot, SLOT_XB, (R_xlen_t) e->data.P * e->xb_cols);
+    e->G = need_G ? fresh_real(prot, SLOT_G, (R_xlen_t) D * e->n) : NULL;
+    setup_metric(e, prot, spec, state);
+    SEXP record = sgfs_list_opt(spec, "record_grad_sq");
+    if (e->metric || (record != R_NilValue && Rf_asLogical(record) == TRUE))
+        e->grad_sq = fresh_real(prot, SLOT_GRAD_SQ, Ds);
+    setup_fixed_rows(e, prot, spec);
+    setup_windows(e, prot, spec, state);
+    setup_separated(e, prot, spec);
+    setup_hyper(e, prot, spec, state);
+    setup_rule_state(e, prot, spec, state);
+    setup_centre(e, prot, spec);
+    setup_outputs(e, prot, spec, n_keep);
     /* poll for Ctrl-C about every 2e7 flops of gradient and algebra */
-    double work = e->sampler && e->sampler->full_data ? 10.0 * e->data.N * D
-                                                      : (double) e->n * D * (D + 1.0);
+    const double work = e->sampler->full_data ? 10.0 * e->data.N * D
+                                              : (double) e->n * D * (D + 1.0);
     e->check_every = work > 2e7 / 64 ? (int) fmax(1.0, 2e7 / work) : 64;
     if (e->centre && e->fixed) {
         e->centre_fixed = fresh_real(prot, SLOT_CENTRE_FIXED, D);

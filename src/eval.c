@@ -1,9 +1,9 @@
 /*
  * eval.c - the .Call entry points that evaluate a model at given
  * parameters on the spec's data, for R (the mode, Laplace approximations,
- * checks, tests): each sets up an engine without a sampler
- * (sgfs_eval_engine), or the rows' leverage only the data, and calls the
- * model's evaluations (model.c).
+ * checks, tests): each sets up an evaluation engine (sgfs_eval_engine in
+ * engine.c: data, model, prior and scratch, no chain), or the rows'
+ * leverage only the data, and calls the model's evaluations (model.c).
  *
  *   sgfs_model_eval(spec, theta, idx, centre, second): for the examples
  *     idx (1-based), list(loglik = sum l_i, grad = sum g_i, scores = n x D
@@ -34,22 +34,6 @@
  *   sgfs_line_logdens(...): the density along a separated level's line.
  */
 #include "sgfs.h"
-
-/* an engine without sampler, at theta, for evaluations (prot protected):
-   its batch `rows` rows (0: one chunk of a full-data pass), with their
-   per-example scores' D x n matrix only when `scores` (a network's D can
-   be 10^6: its gradient needs O(D)) */
-sgfs_engine *sgfs_eval_engine(SEXP prot, SEXP spec, SEXP theta, int rows, int scores)
-{
-    const char *snames[] = {"theta", "iter", "sstate", ""};
-    SEXP state = PROTECT(Rf_mkNamed(VECSXP, snames));
-    SET_VECTOR_ELT(state, 0, theta);
-    SET_VECTOR_ELT(state, 1, Rf_ScalarReal(0.0));
-    SET_VECTOR_ELT(state, 2, Rf_allocVector(REALSXP, 0));
-    sgfs_engine *e = sgfs_engine_setup(prot, spec, state, 0, 0, rows, scores);
-    UNPROTECT(1);
-    return e;
-}
 
 SEXP sgfs_model_eval(SEXP spec, SEXP theta, SEXP idx, SEXP centre, SEXP second_order)
 {

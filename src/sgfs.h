@@ -664,13 +664,13 @@ void sgfs_data_release_rows(const sgfs_data *d, int from, int to);
 
 /* ---- engine construction (engine.c, eval.c) ------------------------- */
 SEXP sgfs_engine_alloc(void);
-/* with_sampler: a chain's engine, its batch the spec's batch_size rows
-   (the rule's per-example scores if it reads them); else an engine for
-   evaluations, its batch `eval_rows` rows (0: one chunk of a full-data
-   pass), with the D x n per-example scores e->G (also the scratch of
-   sgfs_neg_hessian) when eval_scores */
-sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep,
-                               int with_sampler, int eval_rows, int eval_scores);
+/* a chain's engine, its batch the spec's batch_size rows, continuing
+   `state`, keeping n_keep draws */
+sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep);
+/* an engine for evaluations at theta: no rule, state or draws; its batch
+   `rows` rows (0: one chunk of a full-data pass), with the D x n
+   per-example scores e->G (also the scratch of sgfs_neg_hessian) when
+   `scores` */
 sgfs_engine *sgfs_eval_engine(SEXP prot, SEXP spec, SEXP theta, int rows, int scores);
 
 /* ---- helpers -------------------------------------------------------- */
