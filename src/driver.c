@@ -231,12 +231,12 @@ static void add_prior(sgfs_engine *e)
    coordinates z = U xi, off the separated levels' lines, grad clipped */
 static void to_rule_coordinates(sgfs_engine *e, int scores)
 {
-    sgfs_metric_gradients(e, e->grad, 2);       /* grad and grad_lik (metric.c) */
+    sgfs_metric_gradients(&e->metric, e->grad, 2);       /* grad and grad_lik (metric.c) */
     if (e->sep) sgfs_separated_project(e, e->grad);
-    sgfs_metric_clip(e, e->grad);
+    sgfs_metric_clip(&e->metric, e->grad);
     if (e->sep) sgfs_separated_project(e, e->grad_lik);
     if (scores) {
-        sgfs_metric_gradients(e, e->G, e->fisher_rows);
+        sgfs_metric_gradients(&e->metric, e->G, e->fisher_rows);
         if (e->sep)
             for (int i = 0; i < e->fisher_rows; i++)
                 sgfs_separated_project(e, e->G + (size_t) i * e->D);
@@ -258,16 +258,16 @@ static int iterate(sgfs_engine *e)
     minibatch_gradient(e, scores);
     if (e->fixed) add_fixed_rows(e);
     add_prior(e);
-    if (e->metric) to_rule_coordinates(e, scores);
+    if (e->metric.U) to_rule_coordinates(e, scores);
     if (e->grad_sq && t > e->burnin)     /* the rule's gradient, as it will read it */
         for (int j = 0; j < Ds; j++) e->grad_sq[j] += e->grad[j] * e->grad[j];
     if (e->sep) memcpy(e->sep->z_old, e->theta, (size_t) Ds * sizeof(double));
     const int failed = e->sampler->step(e, e->eps_last);
     if (e->sep) sgfs_separated_restrict(e, e->theta);   /* the step's move off the lines */
-    if (e->metric) sgfs_metric_to_theta(e, e->theta, e->xi);
+    if (e->metric.U) sgfs_metric_to_theta(&e->metric, e->theta, e->xi);
     if (e->sep && !failed && fmod(t, (double) e->sep->every) == 0.0) {
         sgfs_separated_update(e);            /* Gibbs updates along separated levels */
-        sgfs_metric_to_z(e, e->xi, e->theta);
+        sgfs_metric_to_z(&e->metric, e->xi, e->theta);
     }
     if (e->hyper && !failed) sgfs_hyper_update(e);   /* Gibbs updates of the prior's scales */
     if (e->hs) hs_point(e);
@@ -345,8 +345,8 @@ SEXP sgfs_engine_result(SEXP ptr)
     if (len > 0) memcpy(REAL(ss), e->sstate, (size_t) len * sizeof(double));
     SET_VECTOR_ELT(out, 4, Rf_ScalarReal(e->eps_last));
     SET_VECTOR_ELT(out, 5, Rf_ScalarReal(e->diverged));
-    SET_VECTOR_ELT(out, 8, Rf_ScalarReal(e->clipped));
-    if (e->metric) {                     /* the sampler's coordinates, to continue */
+    SET_VECTOR_ELT(out, 8, Rf_ScalarReal(e->metric.clipped));
+    if (e->metric.U) {                     /* the sampler's coordinates, to continue */
         SEXP z = Rf_allocVector(REALSXP, Ds);
         SET_VECTOR_ELT(out, 9, z);
         memcpy(REAL(z), e->theta, (size_t) Ds * sizeof(double));

@@ -219,10 +219,10 @@ static void setup_windows(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
 static void setup_metric_lowrank(sgfs_engine *e, SEXP prot, SEXP spec)
 {
     SEXP vec = sgfs_list_opt(spec, "metric_vectors"), val = sgfs_list_opt(spec, "metric_values");
-    e->metric_rank = 0;
+    e->metric.rank = 0;
     if (vec == R_NilValue) return;
     const int D = e->Ds;
-    if (e->metric_dense || TYPEOF(vec) != REALSXP || !Rf_isMatrix(vec) || Rf_nrows(vec) != D ||
+    if (e->metric.dense || TYPEOF(vec) != REALSXP || !Rf_isMatrix(vec) || Rf_nrows(vec) != D ||
         val == R_NilValue || TYPEOF(val) != REALSXP || Rf_xlength(val) != Rf_ncols(vec) ||
         Rf_ncols(vec) < 1)
         Rf_error("internal error: a low-rank metric needs a diagonal one, %d x k vectors and "
@@ -236,11 +236,11 @@ static void setup_metric_lowrank(sgfs_engine *e, SEXP prot, SEXP spec)
         lr[j] = sqrt(lambda) - 1.0;
         lr[k + j] = 1.0 / sqrt(lambda) - 1.0;
     }
-    e->metric_vectors = REAL(vec);
-    e->metric_up = lr;
-    e->metric_down = lr + k;
-    e->metric_work = lr + 2 * k;              /* k x 2 */
-    e->metric_rank = k;
+    e->metric.vectors = REAL(vec);
+    e->metric.up = lr;
+    e->metric.down = lr + k;
+    e->metric.work = lr + 2 * k;              /* k x 2 */
+    e->metric.rank = k;
 }
 
 /* spec$metric: z = U theta becomes the sampler's coordinates; a continued
@@ -249,26 +249,27 @@ static void setup_metric(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
 {
     SEXP metric = sgfs_list_opt(spec, "metric");
     const int D = e->Ds;
+    e->metric.D = D;
     if (metric == R_NilValue || Rf_xlength(metric) == 0) return;
     if (TYPEOF(metric) != REALSXP || e->sampler->full_data)
         Rf_error("internal error: a metric must be doubles, for a minibatch rule");
     if (Rf_isMatrix(metric)) {
         if (Rf_nrows(metric) != D || Rf_ncols(metric) != D)
             Rf_error("internal error: the metric must be %d x %d", D, D);
-        e->metric_dense = 1;
+        e->metric.dense = 1;
     } else if (Rf_xlength(metric) != D) {
         Rf_error("internal error: a diagonal metric must have %d scales", D);
     }
-    e->metric = REAL(metric);
+    e->metric.U = REAL(metric);
     setup_metric_lowrank(e, prot, spec);
     SEXP limit = sgfs_list_opt(spec, "drift_limit");
-    e->drift_limit = limit != R_NilValue ? Rf_asReal(limit) : 0.0;
+    e->metric.drift_limit = limit != R_NilValue ? Rf_asReal(limit) : 0.0;
     SEXP z = sgfs_list_opt(state, "z");
     if (z != R_NilValue && Rf_xlength(z) == D && TYPEOF(z) == REALSXP) {
         e->theta = copy_real(prot, SLOT_Z, z);
     } else {
         e->theta = fresh_real(prot, SLOT_Z, D);
-        sgfs_metric_to_z(e, e->xi, e->theta);
+        sgfs_metric_to_z(&e->metric, e->xi, e->theta);
     }
 }
 
@@ -330,7 +331,7 @@ static void setup_separated(sgfs_engine *e, SEXP prot, SEXP spec)
     SEXP rows = sgfs_list_opt(spec, "separated_rows");
     if (rows == R_NilValue) return;
     const int n_lp = sgfs_separated_predictors(e);
-    if (n_lp < 1 || e->sampler->full_data || e->metric == NULL)
+    if (n_lp < 1 || e->sampler->full_data || e->metric.U == NULL)
         Rf_error("internal error: separated levels need a GLM with a linear predictor, "
                  "no horseshoe, a stochastic-gradient rule and a metric");
     const int m = Rf_length(rows);
@@ -630,8 +631,8 @@ static void setup_rule_state(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
     }
     SEXP robust = sgfs_list_opt(spec, "sgfs_robust");
     e->sgfs_robust = robust != R_NilValue && Rf_asLogical(robust) == TRUE;
-    if (e->metric && e->sampler->fixed_after_burnin &&
-        (!e->sgfs_robust || !e->metric_dense || e->hs))
+    if (e->metric.U && e->sampler->fixed_after_burnin &&
+        (!e->sgfs_robust || !e->metric.dense || e->hs))
         Rf_error("internal error: SGFS in a metric needs the robust rule and the dense "
                  "metric of the mode");
     SEXP fisher_rows = sgfs_list_opt(spec, "fisher_rows");
@@ -745,7 +746,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep)
     e->G = need_G ? fresh_real(prot, SLOT_G, (R_xlen_t) D * e->n) : NULL;
     setup_metric(e, prot, spec, state);
     SEXP record = sgfs_list_opt(spec, "record_grad_sq");
-    if (e->metric || (record != R_NilValue && Rf_asLogical(record) == TRUE))
+    if (e->metric.U || (record != R_NilValue && Rf_asLogical(record) == TRUE))
         e->grad_sq = fresh_real(prot, SLOT_GRAD_SQ, Ds);
     setup_fixed_rows(e, prot, spec);
     setup_windows(e, prot, spec, state);

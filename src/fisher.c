@@ -100,7 +100,7 @@ double sgfs_noise_scale(const sgfs_engine *e)
    for a rule whose table says so */
 int sgfs_fisher_frozen(const sgfs_engine *e)
 {
-    return e->metric != NULL && e->sampler->fixed_after_burnin && *e->iter > e->burnin;
+    return e->metric.U != NULL && e->sampler->fixed_after_burnin && *e->iter > e->burnin;
 }
 
 /* kappa_t = 1/t' of the running mean; at the restart (iteration spar[0])

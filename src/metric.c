@@ -14,6 +14,7 @@
  * metric (Girolami and Calderhead 2011), so its stationary law is the
  * posterior's as eps -> 0, as for the plain rule.  The driver keeps theta
  * (the model's parameters, e->par) and z (the sampler's, e->theta) in step;
+ * the metric is a part of its own (sgfs_metric), which these functions take.
  * without a metric both are the same array and nothing is transformed.
  *
  * Beyond a few hundred parameters the diagonal is corrected along the
@@ -42,66 +43,66 @@
    = metric_up, C^-1 x with metric_down (nothing without a low-rank part);
    two columns at once read V twice, not four times (V is D x k: 3.8 MB
    at D = 94,500, k = 5, beyond the caches) */
-static void lowrank(const sgfs_engine *e, const double *c, double *x, int m)
+static void lowrank(const sgfs_metric *mt, const double *c, double *x, int m)
 {
-    const int D = e->Ds, k = e->metric_rank;
+    const int D = mt->D, k = mt->rank;
     if (k == 0) return;
-    double *w = e->metric_work;
-    sgfs_gemm('T', 'N', k, m, D, e->metric_vectors, D, x, D, 0.0, w, k);
+    double *w = mt->work;
+    sgfs_gemm('T', 'N', k, m, D, mt->vectors, D, x, D, 0.0, w, k);
     for (int i = 0; i < m; i++)
         for (int j = 0; j < k; j++) w[j + i * k] *= c[j];
-    sgfs_gemm('N', 'N', D, m, k, e->metric_vectors, D, w, k, 1.0, x, D);
+    sgfs_gemm('N', 'N', D, m, k, mt->vectors, D, w, k, 1.0, x, D);
 }
 
 /* z = U theta */
-void sgfs_metric_to_z(const sgfs_engine *e, const double *theta, double *z)
+void sgfs_metric_to_z(const sgfs_metric *mt, const double *theta, double *z)
 {
-    const int D = e->Ds;
+    const int D = mt->D;
     memcpy(z, theta, (size_t) D * sizeof(double));
-    if (e->metric_dense) sgfs_upper_times(e->metric, D, z);
+    if (mt->dense) sgfs_upper_times(mt->U, D, z);
     else {
-        for (int j = 0; j < D; j++) z[j] *= e->metric[j];
-        lowrank(e, e->metric_up, z, 1);
+        for (int j = 0; j < D; j++) z[j] *= mt->U[j];
+        lowrank(mt, mt->up, z, 1);
     }
 }
 
 /* theta = U^{-1} z */
-void sgfs_metric_to_theta(const sgfs_engine *e, const double *z, double *theta)
+void sgfs_metric_to_theta(const sgfs_metric *mt, const double *z, double *theta)
 {
-    const int D = e->Ds;
+    const int D = mt->D;
     memcpy(theta, z, (size_t) D * sizeof(double));
-    if (e->metric_dense) sgfs_upper_solve(e->metric, D, theta);
+    if (mt->dense) sgfs_upper_solve(mt->U, D, theta);
     else {
-        lowrank(e, e->metric_down, theta, 1);
-        for (int j = 0; j < D; j++) theta[j] /= e->metric[j];
+        lowrank(mt, mt->down, theta, 1);
+        for (int j = 0; j < D; j++) theta[j] /= mt->U[j];
     }
 }
 
 /* g <- U'^{-1} g (= C^-1 S^-1 g with a low-rank part) for each of the m
    columns of g (D x m) */
-void sgfs_metric_gradients(const sgfs_engine *e, double *g, int m)
+void sgfs_metric_gradients(const sgfs_metric *mt, double *g, int m)
 {
-    const int D = e->Ds;
-    if (e->metric_dense) {
-        if (m == 1) sgfs_upper_t_solve(e->metric, D, g);
-        else sgfs_upper_t_solve_columns(e->metric, D, m, g);
+    const int D = mt->D;
+    if (mt->dense) {
+        if (m == 1) sgfs_upper_t_solve(mt->U, D, g);
+        else sgfs_upper_t_solve_columns(mt->U, D, m, g);
         return;
     }
     for (int i = 0; i < m; i++) {
         double *gi = g + (size_t) i * D;
-        for (int j = 0; j < D; j++) gi[j] /= e->metric[j];
+        for (int j = 0; j < D; j++) gi[j] /= mt->U[j];
     }
     for (int i = 0; i < m; i += 2)
-        lowrank(e, e->metric_down, g + (size_t) i * D, m - i >= 2 ? 2 : 1);
+        lowrank(mt, mt->down, g + (size_t) i * D, m - i >= 2 ? 2 : 1);
 }
 
-/* clips each coordinate of the whitened gradient g to +-e->drift_limit */
-void sgfs_metric_clip(sgfs_engine *e, double *g)
+/* clips each coordinate of the whitened gradient g to +-mt->drift_limit */
+void sgfs_metric_clip(sgfs_metric *mt, double *g)
 {
-    const double c = e->drift_limit;
+    const double c = mt->drift_limit;
     if (c <= 0.0) return;
-    for (int j = 0; j < e->Ds; j++) {
-        if (g[j] > c) { g[j] = c; e->clipped += 1.0; }
-        else if (g[j] < -c) { g[j] = -c; e->clipped += 1.0; }
+    for (int j = 0; j < mt->D; j++) {
+        if (g[j] > c) { g[j] = c; mt->clipped += 1.0; }
+        else if (g[j] < -c) { g[j] = -c; mt->clipped += 1.0; }
     }
 }

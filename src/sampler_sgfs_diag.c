@@ -43,9 +43,9 @@ static int diag_step(sgfs_engine *e, double eps)
     /* r = grad + eta into gbar, x = r / a into v */
     const double *H = e->sgfs_curvature, *xi = e->noise;
     if (alpha2 > 0.0) sgfs_rnorm(e->noise, D);
-    const double s = e->metric ? sgfs_noise_scale(e) : 0.0;
+    const double s = e->metric.U ? sgfs_noise_scale(e) : 0.0;
     for (int j = 0; j < D; j++) {
-        if (e->metric) {             /* B = 1 + s f in the metric (fisher.c) */
+        if (e->metric.U) {             /* B = 1 + s f in the metric (fisher.c) */
             const double B = 1.0 + s * fisher[j];
             gbar[j] = e->grad[j] + (alpha2 > 0.0 ? sqrt(alpha2 * B * T) * xi[j] : 0.0);
             v[j] = gbar[j] / ((1.0 + alpha2) * B);

@@ -126,7 +126,7 @@ void sgfs_separated_basis(sgfs_engine *e)
     const int D = e->D;
     for (int k = 0; k < sep->K; k++) {
         double *b = sep->basis + (size_t) k * D;
-        sgfs_metric_to_z(e, sep->dir + (size_t) k * D, b);
+        sgfs_metric_to_z(&e->metric, sep->dir + (size_t) k * D, b);
         const double norm0 = sqrt(dot(b, b, D));
         for (int l = 0; l < k; l++) {
             const double *c = sep->basis + (size_t) l * D;

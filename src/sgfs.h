@@ -303,6 +303,25 @@ void sgfs_hs_pullback(const sgfs_engine *e, const double *beta, double *g);
 double sgfs_hs_prior(const sgfs_engine *e, const double *xi, double *g);
 int sgfs_hs_far(const sgfs_engine *e, const double *xi);
 
+/* ---- a constant metric (metric.c): the sampler's coordinates z = U xi */
+typedef struct sgfs_metric {
+    int D;                      /* its coordinates (the sampler's, Ds)         */
+    /* NULL (no metric), D scales (diagonal) or the D x D upper triangular
+       U with U'U the curvature at the mode (dense = 1) */
+    const double *U;
+    int dense;
+    /* a diagonal metric's low-rank part: U = C S, C = I + V diag(lambda^(1/2)
+       - 1) V' (up), C^-1 = I + V diag(lambda^(-1/2) - 1) V' (down), V the
+       D x rank orthonormal columns `vectors`; work 2 rank scratch; rank 0:
+       none */
+    const double *vectors, *up, *down;
+    double *work;
+    int rank;
+    /* each coordinate of the whitened gradient is clipped to +-drift_limit
+       (0: none); clipped counts the clipped coordinates */
+    double drift_limit, clipped;
+} sgfs_metric;
+
 /* ---- exact updates along separated levels (separated.c) ------------- */
 typedef struct sgfs_separated {
     int K, every;               /* levels; iterations between updates          */
@@ -418,20 +437,7 @@ struct sgfs_engine {
     double *report;             /* Ds: what the chain keeps (== par without a
                                    horseshoe; with one, par and the
                                    horseshoe's lambda, tau, c)                 */
-    /* metric (metric.c): NULL, D scales (diagonal) or the D x D upper
-       triangular U with U'U the curvature at the mode (metric_dense = 1) */
-    const double *metric;
-    int metric_dense;
-    /* a diagonal metric's low-rank part (metric.c): U = C S, C = I +
-       V diag(lambda^(1/2) - 1) V' (metric_up), C^-1 = I + V diag(lambda^(-1/2)
-       - 1) V' (metric_down), V the D x metric_rank orthonormal columns
-       metric_vectors; metric_work 2 metric_rank scratch; rank 0: none */
-    const double *metric_vectors, *metric_up, *metric_down;
-    double *metric_work;
-    int metric_rank;
-    /* with a metric: each coordinate of the whitened gradient is clipped to
-       +-drift_limit (0: none), clipped counts the clipped coordinates */
-    double drift_limit, clipped;
+    sgfs_metric metric;         /* the sampler's coordinates z = U xi, or none */
     /* with a metric or spec$record_grad_sq: the sum over the iterations past
        burn-in of each gradient coordinate's square (whitened and clipped
        with a metric), else NULL */
@@ -781,10 +787,10 @@ void sgfs_glm_outputs(sgfs_engine *e, const double *theta, int S, const double *
                       int m, double *z, size_t ldz, size_t ldk);
 
 /* metric.c: the sampler's whitened coordinates z = U theta */
-void sgfs_metric_to_z(const sgfs_engine *e, const double *theta, double *z);
-void sgfs_metric_to_theta(const sgfs_engine *e, const double *z, double *theta);
-void sgfs_metric_gradients(const sgfs_engine *e, double *g, int m);
-void sgfs_metric_clip(sgfs_engine *e, double *g);
+void sgfs_metric_to_z(const sgfs_metric *m, const double *theta, double *z);
+void sgfs_metric_to_theta(const sgfs_metric *m, const double *z, double *theta);
+void sgfs_metric_gradients(const sgfs_metric *m, double *g, int ncol);
+void sgfs_metric_clip(sgfs_metric *m, double *g);
 
 /* design_copy.c: back a large array about to be written with huge pages;
    check a design and its centres and scales */

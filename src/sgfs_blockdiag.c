@@ -82,7 +82,7 @@ static void preconditioner_block(const sgfs_engine *e, const double *fisher, int
 {
     const double *H = e->sgfs_curvature;
     const size_t D = (size_t) e->D;
-    if (e->metric) {
+    if (e->metric.U) {
         const double s = sgfs_noise_scale(e);
         for (int j = 0; j < b; j++) {
             for (int i = 0; i <= j; i++) A[i + (size_t) j * b] = s * fisher[i + (size_t) j * b];
