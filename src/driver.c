@@ -41,7 +41,7 @@
  *                                            diverged or 0, interrupted 0/1)
  *   sgfs_engine_result(ptr)               -> draws kept so far and the state
  * Randomness is R's (GetRNGstate/PutRNGstate around each chunk).  Ctrl-C is
- * polled (every e->check_every iterations, about every 2e7 flops) with
+ * polled (every e->run.check_every iterations, about every 2e7 flops) with
  * R_ToplevelExec, so an interrupt ends the chunk cleanly at an iteration
  * boundary with .Random.seed written back: the interrupted chain can be
  * continued exactly.  (R treats such an interrupt as one at top level, so
@@ -164,31 +164,31 @@ static void minibatch_gradient(sgfs_engine *e, int scores)
 {
     const int D = e->D;
     const double scale = (double) (e->data.N - e->n_fixed) / e->n;
-    if (e->centre && e->model->score_change) {
+    if (e->cv.centre && e->model->score_change) {
         /* second order: minus the pool's Hessian at the centre times (par -
            centre).  With SGFS's Fisher rows, each of them first on its own:
            their per-example changes, the noise the rule's Fisher estimate
            measures */
-        const int second = e->centre_hessian != NULL, m = scores ? e->fisher_rows : 0;
+        const int second = e->cv.hessian != NULL, m = scores ? e->fisher_rows : 0;
         for (int i = 0; i < m; i++)
-            e->model->score_change(e, e->par, e->centre, second, e->batch.idx + i, 1,
+            e->model->score_change(e, e->par, e->cv.centre, second, e->batch.idx + i, 1,
                                    e->G + (size_t) i * D);
-        e->model->score_change(e, e->par, e->centre, second, e->batch.idx + m, e->n - m, e->grad);
+        e->model->score_change(e, e->par, e->cv.centre, second, e->batch.idx + m, e->n - m, e->grad);
         for (int i = 0; i < m; i++)
             for (int j = 0; j < D; j++) e->grad[j] += e->G[j + (size_t) i * D];
-        for (int j = 0; j < D; j++) e->grad[j] = e->centre_score[j] + scale * e->grad[j];
+        for (int j = 0; j < D; j++) e->grad[j] = e->cv.score[j] + scale * e->grad[j];
         if (second) {
-            for (int j = 0; j < D; j++) e->centre_delta[j] = e->par[j] - e->centre[j];
-            sgfs_symv(e->centre_hessian, D, e->centre_delta, -1.0, e->grad);
+            for (int j = 0; j < D; j++) e->cv.delta[j] = e->par[j] - e->cv.centre[j];
+            sgfs_symv(e->cv.hessian, D, e->cv.delta, -1.0, e->grad);
         }
         memcpy(e->grad_lik, e->grad, (size_t) D * sizeof(double));
-    } else if (e->centre) {
+    } else if (e->cv.centre) {
         /* (no per-example scores here: engine.c refuses them without score_change) */
         e->model->score(e, e->par, e->batch.idx, e->n, e->grad, NULL, NULL);
-        e->model->score(e, e->centre, e->batch.idx, e->n, e->grad_centre, NULL, NULL);
+        e->model->score(e, e->cv.centre, e->batch.idx, e->n, e->cv.grad, NULL, NULL);
         for (int j = 0; j < D; j++)
             e->grad_lik[j] = e->grad[j] =
-                e->centre_score[j] + scale * (e->grad[j] - e->grad_centre[j]);
+                e->cv.score[j] + scale * (e->grad[j] - e->cv.grad[j]);
     } else if (scores && e->fisher_rows < e->n) {
         /* the per-example scores of the first fisher_rows rows only (SGFS's
            Fisher estimate reads no others) and their sum, then the sum over
@@ -210,8 +210,8 @@ static void add_fixed_rows(sgfs_engine *e)
     const int D = e->D;
     sgfs_fixed_rows_score(e, e->par, e->grad_fixed);
     for (int j = 0; j < D; j++) e->grad[j] += e->grad_fixed[j];
-    if (e->centre)
-        for (int j = 0; j < D; j++) e->grad[j] -= e->centre_fixed[j];
+    if (e->cv.centre)
+        for (int j = 0; j < D; j++) e->grad[j] -= e->cv.fixed[j];
     memcpy(e->grad_lik, e->grad, (size_t) D * sizeof(double));
 }
 
@@ -248,9 +248,9 @@ static int iterate(sgfs_engine *e)
 {
     const int Ds = e->Ds;
     const double t = ++(*e->iter);
-    e->eps_last = sgfs_stepsize(&e->sched, t);
+    e->run.eps_last = sgfs_stepsize(&e->sched, t);
     if (e->sampler->full_data) {
-        const int failed = e->sampler->step(e, e->eps_last);
+        const int failed = e->sampler->step(e, e->run.eps_last);
         if (e->hs) hs_point(e);
         return failed;
     }
@@ -259,10 +259,10 @@ static int iterate(sgfs_engine *e)
     if (e->fixed) add_fixed_rows(e);
     add_prior(e);
     if (e->metric.U) to_rule_coordinates(e, scores);
-    if (e->grad_sq && t > e->burnin)     /* the rule's gradient, as it will read it */
+    if (e->grad_sq && t > e->run.burnin)     /* the rule's gradient, as it will read it */
         for (int j = 0; j < Ds; j++) e->grad_sq[j] += e->grad[j] * e->grad[j];
     if (e->sep) memcpy(e->sep->z_old, e->theta, (size_t) Ds * sizeof(double));
-    const int failed = e->sampler->step(e, e->eps_last);
+    const int failed = e->sampler->step(e, e->run.eps_last);
     if (e->sep) sgfs_separated_restrict(e, e->theta);   /* the step's move off the lines */
     if (e->metric.U) sgfs_metric_to_theta(&e->metric, e->theta, e->xi);
     if (e->sep && !failed && fmod(t, (double) e->sep->every) == 0.0) {
@@ -277,20 +277,20 @@ static int iterate(sgfs_engine *e)
 static void keep_if_due(sgfs_engine *e)
 {
     const double t = *e->iter;
-    if (t <= e->burnin || fmod(t - e->burnin, (double) e->thin) != 0.0 ||
-        e->n_kept >= e->n_keep)
+    if (t <= e->run.burnin || fmod(t - e->run.burnin, (double) e->run.thin) != 0.0 ||
+        e->run.n_kept >= e->run.n_keep)
         return;
-    for (int j = 0; j < e->n_monitor; j++)
-        e->draws[e->n_kept + (size_t) e->n_keep * j] =
-            e->report[e->monitor ? e->monitor[j] : j];
-    e->n_kept++;
-    if (e->pred_x == NULL) return;
-    for (int start = 0; start < e->pred_cols; start += e->n) {
-        const int m = e->pred_cols - start < e->n ? e->pred_cols - start : e->n;
-        e->model->predict(e, e->par, e->pred_x + (size_t) start * e->data.P, m,
-                          e->pred + (size_t) start * e->n_pred);
+    for (int j = 0; j < e->run.n_monitor; j++)
+        e->run.draws[e->run.n_kept + (size_t) e->run.n_keep * j] =
+            e->report[e->run.monitor ? e->run.monitor[j] : j];
+    e->run.n_kept++;
+    if (e->run.pred_x == NULL) return;
+    for (int start = 0; start < e->run.pred_cols; start += e->n) {
+        const int m = e->run.pred_cols - start < e->n ? e->run.pred_cols - start : e->n;
+        e->model->predict(e, e->par, e->run.pred_x + (size_t) start * e->data.P, m,
+                          e->run.pred + (size_t) start * e->run.n_pred);
     }
-    e->pred_count += 1.0;
+    e->run.pred_count += 1.0;
 }
 
 SEXP sgfs_engine_run(SEXP ptr, SEXP n_iter)
@@ -302,20 +302,20 @@ SEXP sgfs_engine_run(SEXP ptr, SEXP n_iter)
     sgfs_minibatch_begin(&e->batch);                     /* R's sample kind, now */
     const int blas_threads = sgfs_blas_single_begin();  /* small matrices: one thread */
     GetRNGstate();
-    for (int s = 0; s < k && !e->diverged; s++) {
-        if (s % e->check_every == 0 && sgfs_interrupt_pending()) {
+    for (int s = 0; s < k && !e->run.diverged; s++) {
+        if (s % e->run.check_every == 0 && sgfs_interrupt_pending()) {
             interrupted = 1;
             break;
         }
         if (iterate(e) || far(e)) {
-            e->diverged = *e->iter;
+            e->run.diverged = *e->iter;
             break;
         }
         keep_if_due(e);
     }
     PutRNGstate();
     sgfs_blas_single_end(blas_threads);
-    REAL(status)[0] = e->diverged;
+    REAL(status)[0] = e->run.diverged;
     REAL(status)[1] = interrupted;
     UNPROTECT(1);
     return status;
@@ -330,12 +330,12 @@ SEXP sgfs_engine_result(SEXP ptr)
                            "diverged", "pred", "pred_count", "clipped", "z", "grad_sq",
                            "starts", "hyper", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
-    SEXP draws = Rf_allocMatrix(REALSXP, e->n_kept, e->n_monitor);
+    SEXP draws = Rf_allocMatrix(REALSXP, e->run.n_kept, e->run.n_monitor);
     SET_VECTOR_ELT(out, 0, draws);
-    for (int j = 0; j < e->n_monitor; j++)
-        memcpy(REAL(draws) + (size_t) e->n_kept * j,
-               e->draws + (size_t) e->n_keep * j,
-               (size_t) e->n_kept * sizeof(double));
+    for (int j = 0; j < e->run.n_monitor; j++)
+        memcpy(REAL(draws) + (size_t) e->run.n_kept * j,
+               e->run.draws + (size_t) e->run.n_keep * j,
+               (size_t) e->run.n_kept * sizeof(double));
     SEXP theta = Rf_allocVector(REALSXP, Ds);      /* the state: xi (== par without hs) */
     SET_VECTOR_ELT(out, 1, theta);
     memcpy(REAL(theta), e->xi, (size_t) Ds * sizeof(double));
@@ -343,8 +343,8 @@ SEXP sgfs_engine_result(SEXP ptr)
     SEXP ss = Rf_allocVector(REALSXP, len);
     SET_VECTOR_ELT(out, 3, ss);
     if (len > 0) memcpy(REAL(ss), e->sstate, (size_t) len * sizeof(double));
-    SET_VECTOR_ELT(out, 4, Rf_ScalarReal(e->eps_last));
-    SET_VECTOR_ELT(out, 5, Rf_ScalarReal(e->diverged));
+    SET_VECTOR_ELT(out, 4, Rf_ScalarReal(e->run.eps_last));
+    SET_VECTOR_ELT(out, 5, Rf_ScalarReal(e->run.diverged));
     SET_VECTOR_ELT(out, 8, Rf_ScalarReal(e->metric.clipped));
     if (e->metric.U) {                     /* the sampler's coordinates, to continue */
         SEXP z = Rf_allocVector(REALSXP, Ds);
@@ -367,11 +367,11 @@ SEXP sgfs_engine_result(SEXP ptr)
         SET_VECTOR_ELT(out, 11, starts);
         memcpy(REAL(starts), e->batch.starts, (size_t) len * sizeof(double));
     }
-    if (e->pred_x) {
-        SEXP pred = Rf_allocMatrix(REALSXP, e->n_pred, e->pred_cols);
+    if (e->run.pred_x) {
+        SEXP pred = Rf_allocMatrix(REALSXP, e->run.n_pred, e->run.pred_cols);
         SET_VECTOR_ELT(out, 6, pred);
-        memcpy(REAL(pred), e->pred, (size_t) e->n_pred * e->pred_cols * sizeof(double));
-        SET_VECTOR_ELT(out, 7, Rf_ScalarReal(e->pred_count));
+        memcpy(REAL(pred), e->run.pred, (size_t) e->run.n_pred * e->run.pred_cols * sizeof(double));
+        SET_VECTOR_ELT(out, 7, Rf_ScalarReal(e->run.pred_count));
     }
     UNPROTECT(1);
     return out;

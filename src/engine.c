@@ -425,7 +425,7 @@ static void setup_centre_hessian(sgfs_engine *e, SEXP prot, SEXP spec)
     double *H = fresh_real(prot, SLOT_CENTRE_HESSIAN, (R_xlen_t) D * D);
     memcpy(H, REAL(sgfs_list_typed(spec, "centre_hessian", REALSXP, (R_xlen_t) D * D)),
            (size_t) D * D * sizeof(double));
-    e->centre_delta = fresh_real(prot, SLOT_CENTRE_DELTA, D);
+    e->cv.delta = fresh_real(prot, SLOT_CENTRE_DELTA, D);
     if (e->fixed) {                     /* scratch for the model: freed with the .Call */
         double *Hf = (double *) R_alloc((size_t) D * D, sizeof(double));
         double *G = e->G;
@@ -433,7 +433,7 @@ static void setup_centre_hessian(sgfs_engine *e, SEXP prot, SEXP spec)
         memset(Hf, 0, (size_t) D * D * sizeof(double));
         for (int start = 0; start < e->n_fixed; start += e->n) {
             const int m = e->n_fixed - start < e->n ? e->n_fixed - start : e->n;
-            sgfs_neg_hessian(e, e->centre, e->fixed + start, m, Hf);
+            sgfs_neg_hessian(e, e->cv.centre, e->fixed + start, m, Hf);
         }
         e->G = G;
         for (int j = 0; j < D; j++)           /* Hf's upper triangle, both halves */
@@ -443,7 +443,7 @@ static void setup_centre_hessian(sgfs_engine *e, SEXP prot, SEXP spec)
                 if (i != j) H[j + (size_t) i * D] -= h;
             }
     }
-    e->centre_hessian = H;
+    e->cv.hessian = H;
 }
 
 /* The columns of the gathered-minibatch scratch xb (P x cols): n, except
@@ -663,9 +663,9 @@ static void setup_centre(sgfs_engine *e, SEXP prot, SEXP spec)
     const int D = e->D;
     SEXP centre = sgfs_list_opt(spec, "centre");
     if (centre != R_NilValue && Rf_xlength(centre) > 0) {
-        e->centre = REAL(sgfs_list_typed(spec, "centre", REALSXP, D));
-        e->centre_score = REAL(sgfs_list_typed(spec, "centre_score", REALSXP, D));
-        e->grad_centre = fresh_real(prot, SLOT_GRAD_CENTRE, D);
+        e->cv.centre = REAL(sgfs_list_typed(spec, "centre", REALSXP, D));
+        e->cv.score = REAL(sgfs_list_typed(spec, "centre_score", REALSXP, D));
+        e->cv.grad = fresh_real(prot, SLOT_GRAD_CENTRE, D);
         /* (a rule's per-example scores with control variates are the
            remainders score_change gives: driver.c) */
         if (e->sampler->needs_scores && e->model->score_change == NULL)
@@ -679,13 +679,13 @@ static void setup_centre(sgfs_engine *e, SEXP prot, SEXP spec)
 static void setup_outputs(sgfs_engine *e, SEXP prot, SEXP spec, int n_keep)
 {
     const int Ds = e->Ds;
-    e->n_monitor = Ds;
+    e->run.n_monitor = Ds;
     SEXP monitor = sgfs_list_opt(spec, "monitor");
     if (monitor != R_NilValue) {
-        e->n_monitor = Rf_length(monitor);
-        e->monitor = INTEGER(sgfs_list_typed(spec, "monitor", INTSXP, -1));
-        for (int j = 0; j < e->n_monitor; j++)
-            if (e->monitor[j] < 0 || e->monitor[j] >= Ds)
+        e->run.n_monitor = Rf_length(monitor);
+        e->run.monitor = INTEGER(sgfs_list_typed(spec, "monitor", INTSXP, -1));
+        for (int j = 0; j < e->run.n_monitor; j++)
+            if (e->run.monitor[j] < 0 || e->run.monitor[j] >= Ds)
                 Rf_error("internal error: 'monitor' out of range");
     }
     SEXP pred_x = sgfs_list_opt(spec, "pred_x");
@@ -694,17 +694,17 @@ static void setup_outputs(sgfs_engine *e, SEXP prot, SEXP spec, int n_keep)
             Rf_error("internal error: 'pred_x' must be a double matrix with P rows");
         if (e->model->predict == NULL)
             Rf_error("the model '%s' has no predictive to keep", e->model->name);
-        e->pred_x = REAL(pred_x);
-        e->pred_cols = Rf_ncols(pred_x);
-        e->n_pred = e->model->n_pred(e->mpar);
-        e->pred = fresh_real(prot, SLOT_PRED, (R_xlen_t) e->n_pred * e->pred_cols);
+        e->run.pred_x = REAL(pred_x);
+        e->run.pred_cols = Rf_ncols(pred_x);
+        e->run.n_pred = e->model->n_pred(e->mpar);
+        e->run.pred = fresh_real(prot, SLOT_PRED, (R_xlen_t) e->run.n_pred * e->run.pred_cols);
     }
-    SEXP draws = Rf_allocMatrix(REALSXP, n_keep, e->n_monitor);
+    SEXP draws = Rf_allocMatrix(REALSXP, n_keep, e->run.n_monitor);
     SET_VECTOR_ELT(prot, SLOT_DRAWS, draws);
-    e->draws = REAL(draws);
-    e->n_keep = n_keep;
-    e->n_kept = 0;
-    e->eps_last = NA_REAL;
+    e->run.draws = REAL(draws);
+    e->run.n_keep = n_keep;
+    e->run.n_kept = 0;
+    e->run.eps_last = NA_REAL;
 }
 
 /* Sets up a chain's engine stored in prot (a protected VECSXP from
@@ -717,8 +717,8 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep)
     sgfs_engine *e = fresh_struct(prot, SLOT_ENGINE, sizeof(sgfs_engine));
     setup_model(e, prot, spec, -1, 0);
     const int D = e->D;
-    e->burnin = sgfs_list_int(spec, "burnin");
-    e->thin = sgfs_list_int(spec, "thin");
+    e->run.burnin = sgfs_list_int(spec, "burnin");
+    e->run.thin = sgfs_list_int(spec, "thin");
 
     /* a horseshoe adds K + 2 sampler coordinates */
     SEXP hs = sgfs_list_opt(spec, "hs");
@@ -758,11 +758,11 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep)
     /* poll for Ctrl-C about every 2e7 flops of gradient and algebra */
     const double work = e->sampler->full_data ? 10.0 * e->data.N * D
                                               : (double) e->n * D * (D + 1.0);
-    e->check_every = work > 2e7 / 64 ? (int) fmax(1.0, 2e7 / work) : 64;
-    if (e->centre && e->fixed) {
-        e->centre_fixed = fresh_real(prot, SLOT_CENTRE_FIXED, D);
-        sgfs_fixed_rows_score(e, e->centre, e->centre_fixed);
+    e->run.check_every = work > 2e7 / 64 ? (int) fmax(1.0, 2e7 / work) : 64;
+    if (e->cv.centre && e->fixed) {
+        e->cv.fixed = fresh_real(prot, SLOT_CENTRE_FIXED, D);
+        sgfs_fixed_rows_score(e, e->cv.centre, e->cv.fixed);
     }
-    if (e->centre) setup_centre_hessian(e, prot, spec);
+    if (e->cv.centre) setup_centre_hessian(e, prot, spec);
     return e;
 }

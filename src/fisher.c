@@ -100,7 +100,7 @@ double sgfs_noise_scale(const sgfs_engine *e)
    for a rule whose table says so */
 int sgfs_fisher_frozen(const sgfs_engine *e)
 {
-    return e->metric.U != NULL && e->sampler->fixed_after_burnin && *e->iter > e->burnin;
+    return e->metric.U != NULL && e->sampler->fixed_after_burnin && *e->iter > e->run.burnin;
 }
 
 /* kappa_t = 1/t' of the running mean; at the restart (iteration spar[0])
@@ -135,7 +135,7 @@ void sgfs_running_mean(double *restrict mean, const double *restrict x, int len,
 double sgfs_burnin_shrink_q(const sgfs_engine *e, double q)
 {
     const double t = *e->iter;
-    if (t > e->burnin && t * (e->fisher_rows - 1.0) >= 2.0 * e->D) return 1.0;
+    if (t > e->run.burnin && t * (e->fisher_rows - 1.0) >= 2.0 * e->D) return 1.0;
     return q > 4.0 * e->D ? sqrt(4.0 * e->D / q) : 1.0;
 }
 

@@ -32,13 +32,13 @@ void sgfs_adapt_log_step(const sgfs_engine *e, double target, double accept_prob
                          double *x, double *sum, double *count)
 {
     const double t = *e->iter;
-    if (t > e->burnin) return;
+    if (t > e->run.burnin) return;
     *x += (accept_prob - target) / pow(t, 0.6);
-    if (t > 0.5 * e->burnin) {
+    if (t > 0.5 * e->run.burnin) {
         *sum += *x;
         *count += 1.0;
     }
-    if (t == e->burnin && *count > 0.0) *x = *sum / *count;
+    if (t == e->run.burnin && *count > 0.0) *x = *sum / *count;
 }
 
 /* the acceptance probability min(1, exp(log_ratio)); 0 for NaN */
@@ -64,7 +64,7 @@ double sgfs_metropolis_test(sgfs_engine *e, double log_ratio, const double *thet
         memcpy(grad, g_new, (size_t) D * sizeof(double));
         *logpost = lp_new;
     }
-    if (*e->iter > e->burnin) {
+    if (*e->iter > e->run.burnin) {
         *accepted += accept;
         *proposed += 1.0;
     }

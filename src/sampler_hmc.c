@@ -94,7 +94,7 @@ static int hmc_step(sgfs_engine *e, double eps)
                                                     s + LOGPOST, s + ACCEPTED, s + PROPOSED);
     if (e->spar[2] != 0.0)
         sgfs_adapt_log_step(e, e->spar[0], accept_prob, s + LOG_H, s + LOGH_SUM, s + LOGH_COUNT);
-    e->eps_last = exp(s[LOG_H]);
+    e->run.eps_last = exp(s[LOG_H]);
     return 0;
 }
 

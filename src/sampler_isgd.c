@@ -62,7 +62,7 @@ static int isgd_step(sgfs_engine *e, double eps)
         const double w = sqrt(fmax(tp - g * g, 0.0)) * xi[j];
         e->theta[j] += (2.0 / tp) * (g + w);
     }
-    e->eps_last = 4.0 / tau[(int) group[0]];
+    e->run.eps_last = 4.0 / tau[(int) group[0]];
     return 0;
 }
 

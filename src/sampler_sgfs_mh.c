@@ -88,7 +88,7 @@ static int sgfs_mh_step(sgfs_engine *e, double eps)
     sgfs_adapt_log_step(e, e->spar[0], accept_prob, s + LOG_H, s + LOGH_SUM, s + LOGH_COUNT);
     if (s[LOG_H] > 0.0) s[LOG_H] = 0.0;             /* (h <= 1) */
     const double h_next = exp(s[LOG_H]);
-    e->eps_last = 4.0 * h_next / (2.0 - h_next);     /* 4 / alpha^2, as the plain rule's */
+    e->run.eps_last = 4.0 * h_next / (2.0 - h_next);     /* 4 / alpha^2, as the plain rule's */
     return 0;
 }
 

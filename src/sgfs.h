@@ -322,6 +322,40 @@ typedef struct sgfs_metric {
     double drift_limit, clipped;
 } sgfs_metric;
 
+/* ---- a run's length and what it keeps (driver.c) -------------------- */
+typedef struct sgfs_run {
+    int burnin, thin;
+    double *draws;              /* n_keep x n_monitor                          */
+    int n_keep, n_kept;
+    const int *monitor;         /* the parameters kept (0-based), or NULL: all */
+    int n_monitor;
+    /* keep = predictive(): each kept draw adds the model's predictive for
+       the pred_cols examples of pred_x (P x pred_cols) to pred
+       (n_pred x pred_cols); pred_count counts the draws added, or NULL */
+    const double *pred_x;
+    int pred_cols, n_pred;
+    double *pred, pred_count;
+    double eps_last;            /* step size of the last iteration             */
+    double diverged;            /* iteration at which theta became non-finite,
+                                   far (sgfs_prior_far) or the update failed,
+                                   else 0                                     */
+    int check_every;            /* iterations between polls for Ctrl-C         */
+} sgfs_run;
+
+/* ---- control variates (SGLD-CV; driver.c) --------------------------- */
+typedef struct sgfs_cv {
+    /* the centre theta_hat and the full-data score sum there, or NULL;
+       grad: scratch for the centre's minibatch score sum (D) */
+    const double *centre, *score;
+    double *grad;
+    double *fixed;              /* the held rows' score sum at the centre
+                                   (constant, D), or NULL                     */
+    /* second order: minus the Hessian of the likelihood of the rows outside
+       the held ones at the centre (D x D), or NULL; delta: scratch for
+       theta - centre (D) */
+    double *hessian, *delta;
+} sgfs_cv;
+
 /* ---- exact updates along separated levels (separated.c) ------------- */
 typedef struct sgfs_separated {
     int K, every;               /* levels; iterations between updates          */
@@ -445,22 +479,7 @@ struct sgfs_engine {
     double *iter;               /* iterations done so far (t), a double        */
     double *sstate;             /* sampler state                               */
     R_xlen_t sstate_len;        /* its length                                  */
-    /* run bookkeeping */
-    int burnin, thin;
-    double *draws;              /* n_keep x n_monitor                          */
-    int n_keep, n_kept;
-    const int *monitor;         /* the parameters kept (0-based), or NULL: all */
-    int n_monitor;
-    /* keep = predictive(): each kept draw adds the model's predictive for
-       the pred_cols examples of pred_x (P x pred_cols) to pred
-       (n_pred x pred_cols); pred_count counts the draws added, or NULL */
-    const double *pred_x;
-    int pred_cols, n_pred;
-    double *pred, pred_count;
-    double eps_last;            /* step size of the last iteration             */
-    double diverged;            /* iteration at which theta became non-finite, far (sgfs_prior_far)
-                                   or the update failed, else 0               */
-    int check_every;            /* iterations between polls for Ctrl-C         */
+    sgfs_run run;               /* the run's length and what it keeps          */
     /* scratch, allocated once */
     sgfs_batch batch;           /* the current minibatch                       */
     double *xb;                 /* P x xb_cols gathered minibatch columns      */
@@ -485,18 +504,9 @@ struct sgfs_engine {
                                    SGFS-d), standing for N I + Lambda in the
                                    preconditioner (sgfs_blockdiag.c), or NULL */
     double *grad_fixed;
-    double *centre_fixed;       /* with control variates: the fixed rows' score
-                                   sum at the centre (constant), D            */
-    /* control variates (SGLD-CV): centre theta_hat and the full-data score
-       sum at it, or NULL; grad_centre is scratch for the centre's minibatch
-       score sum, eta_centre (for a model with score_change) for its linear
-       predictors */
-    const double *centre, *centre_score;
-    double *grad_centre, *eta_centre;
-    /* second-order control variates: minus the Hessian of the likelihood of
-       the rows outside the fixed ones at the centre (D x D), or NULL; and
-       scratch for theta - centre (D) */
-    double *centre_hessian, *centre_delta;
+    sgfs_cv cv;                 /* control variates, or none (cv.centre NULL)  */
+    double *eta_centre;         /* (for a model with score_change) scratch for
+                                   the centre's linear predictors            */
     double *G;                  /* D x n per-example scores (or NULL)          */
     double *work;               /* sampler scratch                             */
     /* learned prior scales (prior_hyper.c), or NULL */
