@@ -149,9 +149,9 @@ static int draw_minibatch(sgfs_engine *e)
     else sgfs_minibatch(&e->batch, e->data.N - e->n_fixed, e->n);
     if (e->pool)
         for (int i = 0; i < e->n; i++) e->batch.idx[i] = e->pool[e->batch.idx[i]];
-    const int scores = e->sampler->needs_scores && !sgfs_fisher_frozen(e);
-    if (scores && e->fisher_rows < e->n)     /* (SGFS's Fisher rows) */
-        sgfs_minibatch_shuffle_front(&e->batch, e->n, e->fisher_rows);
+    const int scores = e->rule.sampler->needs_scores && !sgfs_fisher_frozen(e);
+    if (scores && e->rule.fisher_rows < e->n)     /* (SGFS's Fisher rows) */
+        sgfs_minibatch_shuffle_front(&e->batch, e->n, e->rule.fisher_rows);
     return scores;
 }
 
@@ -169,7 +169,7 @@ static void minibatch_gradient(sgfs_engine *e, int scores)
            centre).  With SGFS's Fisher rows, each of them first on its own:
            their per-example changes, the noise the rule's Fisher estimate
            measures */
-        const int second = e->cv.hessian != NULL, m = scores ? e->fisher_rows : 0;
+        const int second = e->cv.hessian != NULL, m = scores ? e->rule.fisher_rows : 0;
         for (int i = 0; i < m; i++)
             e->model->score_change(e, e->par, e->cv.centre, second, e->batch.idx + i, 1,
                                    e->G + (size_t) i * D);
@@ -189,11 +189,11 @@ static void minibatch_gradient(sgfs_engine *e, int scores)
         for (int j = 0; j < D; j++)
             e->grad_lik[j] = e->grad[j] =
                 e->cv.score[j] + scale * (e->grad[j] - e->cv.grad[j]);
-    } else if (scores && e->fisher_rows < e->n) {
+    } else if (scores && e->rule.fisher_rows < e->n) {
         /* the per-example scores of the first fisher_rows rows only (SGFS's
            Fisher estimate reads no others) and their sum, then the sum over
            the other rows in one pass: each row evaluated once */
-        const int m = e->fisher_rows;
+        const int m = e->rule.fisher_rows;
         e->model->score(e, e->par, e->batch.idx, m, e->grad_lik, e->G, NULL);
         e->model->score(e, e->par, e->batch.idx + m, e->n - m, e->grad, NULL, NULL);
         for (int j = 0; j < D; j++) e->grad_lik[j] = e->grad[j] = scale * (e->grad[j] + e->grad_lik[j]);
@@ -236,9 +236,9 @@ static void to_rule_coordinates(sgfs_engine *e, int scores)
     sgfs_metric_clip(&e->metric, e->grad);
     if (e->sep) sgfs_separated_project(e, e->grad_lik);
     if (scores) {
-        sgfs_metric_gradients(&e->metric, e->G, e->fisher_rows);
+        sgfs_metric_gradients(&e->metric, e->G, e->rule.fisher_rows);
         if (e->sep)
-            for (int i = 0; i < e->fisher_rows; i++)
+            for (int i = 0; i < e->rule.fisher_rows; i++)
                 sgfs_separated_project(e, e->G + (size_t) i * e->D);
     }
 }
@@ -248,9 +248,9 @@ static int iterate(sgfs_engine *e)
 {
     const int Ds = e->Ds;
     const double t = ++(*e->iter);
-    e->run.eps_last = sgfs_stepsize(&e->sched, t);
-    if (e->sampler->full_data) {
-        const int failed = e->sampler->step(e, e->run.eps_last);
+    e->run.eps_last = sgfs_stepsize(&e->run.sched, t);
+    if (e->rule.sampler->full_data) {
+        const int failed = e->rule.sampler->step(e, e->run.eps_last);
         if (e->hs) hs_point(e);
         return failed;
     }
@@ -262,7 +262,7 @@ static int iterate(sgfs_engine *e)
     if (e->grad_sq && t > e->run.burnin)     /* the rule's gradient, as it will read it */
         for (int j = 0; j < Ds; j++) e->grad_sq[j] += e->grad[j] * e->grad[j];
     if (e->sep) memcpy(e->sep->z_old, e->theta, (size_t) Ds * sizeof(double));
-    const int failed = e->sampler->step(e, e->run.eps_last);
+    const int failed = e->rule.sampler->step(e, e->run.eps_last);
     if (e->sep) sgfs_separated_restrict(e, e->theta);   /* the step's move off the lines */
     if (e->metric.U) sgfs_metric_to_theta(&e->metric, e->theta, e->xi);
     if (e->sep && !failed && fmod(t, (double) e->sep->every) == 0.0) {
@@ -325,7 +325,7 @@ SEXP sgfs_engine_result(SEXP ptr)
 {
     sgfs_engine *e = engine_of(ptr);
     const int Ds = e->Ds;
-    const R_xlen_t len = e->sstate_len;
+    const R_xlen_t len = e->rule.state_len;
     const char *names[] = {"draws", "theta", "iter", "sstate", "eps",
                            "diverged", "pred", "pred_count", "clipped", "z", "grad_sq",
                            "starts", "hyper", ""};
@@ -342,7 +342,7 @@ SEXP sgfs_engine_result(SEXP ptr)
     SET_VECTOR_ELT(out, 2, Rf_ScalarReal(*e->iter));
     SEXP ss = Rf_allocVector(REALSXP, len);
     SET_VECTOR_ELT(out, 3, ss);
-    if (len > 0) memcpy(REAL(ss), e->sstate, (size_t) len * sizeof(double));
+    if (len > 0) memcpy(REAL(ss), e->rule.state, (size_t) len * sizeof(double));
     SET_VECTOR_ELT(out, 4, Rf_ScalarReal(e->run.eps_last));
     SET_VECTOR_ELT(out, 5, Rf_ScalarReal(e->run.diverged));
     SET_VECTOR_ELT(out, 8, Rf_ScalarReal(e->metric.clipped));

@@ -251,7 +251,7 @@ static void setup_metric(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
     const int D = e->Ds;
     e->metric.D = D;
     if (metric == R_NilValue || Rf_xlength(metric) == 0) return;
-    if (TYPEOF(metric) != REALSXP || e->sampler->full_data)
+    if (TYPEOF(metric) != REALSXP || e->rule.sampler->full_data)
         Rf_error("internal error: a metric must be doubles, for a minibatch rule");
     if (Rf_isMatrix(metric)) {
         if (Rf_nrows(metric) != D || Rf_ncols(metric) != D)
@@ -331,7 +331,7 @@ static void setup_separated(sgfs_engine *e, SEXP prot, SEXP spec)
     SEXP rows = sgfs_list_opt(spec, "separated_rows");
     if (rows == R_NilValue) return;
     const int n_lp = sgfs_separated_predictors(e);
-    if (n_lp < 1 || e->sampler->full_data || e->metric.U == NULL)
+    if (n_lp < 1 || e->rule.sampler->full_data || e->metric.U == NULL)
         Rf_error("internal error: separated levels need a GLM with a linear predictor, "
                  "no horseshoe, a stochastic-gradient rule and a metric");
     const int m = Rf_length(rows);
@@ -392,8 +392,8 @@ static void setup_fixed_rows(sgfs_engine *e, SEXP prot, SEXP spec)
     if (fixed == R_NilValue || Rf_xlength(fixed) == 0) return;
     const int *f = INTEGER(sgfs_list_typed(spec, "fixed", INTSXP, -1));
     const int m = Rf_length(fixed);
-    if (m > e->data.N - e->n || e->sampler->full_data ||
-        (e->sampler->needs_scores && !e->sampler->fixed_after_burnin))
+    if (m > e->data.N - e->n || e->rule.sampler->full_data ||
+        (e->rule.sampler->needs_scores && !e->rule.sampler->fixed_after_burnin))
         Rf_error("internal error: fixed rows need N - n others and a minibatch rule whose "
                  "per-example scores are those of the random rows");
     for (int k = 0; k < m; k++)
@@ -494,7 +494,7 @@ static int pass_rows(SEXP spec, int N, int P, int D_scores)
 static void setup_model(sgfs_engine *e, SEXP prot, SEXP spec, int rows, int scores)
 {
     SET_VECTOR_ELT(prot, SLOT_SPEC, spec);
-    e->temperature = 1.0;
+    e->rule.temperature = 1.0;
     if (TYPEOF(spec) != VECSXP) Rf_error("internal error: 'spec' must be a list");
     SEXP version = sgfs_list_opt(spec, "version");
     if (version == R_NilValue || TYPEOF(version) != INTSXP || Rf_xlength(version) != 1 ||
@@ -574,40 +574,40 @@ sgfs_engine *sgfs_eval_engine(SEXP prot, SEXP spec, SEXP theta, int rows, int sc
 static void setup_rule(sgfs_engine *e, SEXP spec)
 {
     const int Ds = e->Ds;
-    e->sampler = sgfs_find_sampler(CHAR(STRING_ELT(
+    e->rule.sampler = sgfs_find_sampler(CHAR(STRING_ELT(
         sgfs_list_typed(spec, "sampler", STRSXP, 1), 0)));
-    if (e->hs && !e->sampler->horseshoe)
-        Rf_error("internal error: the '%s' rule does not sample a horseshoe", e->sampler->name);
+    if (e->hs && !e->rule.sampler->horseshoe)
+        Rf_error("internal error: the '%s' rule does not sample a horseshoe", e->rule.sampler->name);
     SEXP spar = sgfs_list_typed(spec, "spar", REALSXP, -1);
-    e->spar = REAL(spar);
-    e->spar_len = Rf_xlength(spar);
+    e->rule.spar = REAL(spar);
+    e->rule.spar_len = Rf_xlength(spar);
     if ((double) Rf_xlength(spar) <
-        e->sampler->n_spar + (double) e->sampler->spar_per_dd * Ds * Ds)
+        e->rule.sampler->n_spar + (double) e->rule.sampler->spar_per_dd * Ds * Ds)
         Rf_error("internal error: the '%s' rule needs %.0f settings, 'spar' has %.0f",
-                 e->sampler->name,
-                 e->sampler->n_spar + (double) e->sampler->spar_per_dd * Ds * Ds,
+                 e->rule.sampler->name,
+                 e->rule.sampler->n_spar + (double) e->rule.sampler->spar_per_dd * Ds * Ds,
                  (double) Rf_xlength(spar));
     for (R_xlen_t k = 0; k < Rf_xlength(spar); k++)
-        if (!R_FINITE(e->spar[k]))
+        if (!R_FINITE(e->rule.spar[k]))
             Rf_error("internal error: the '%s' rule's settings 'spar' are not all finite",
-                     e->sampler->name);
-    check_spar_names(e->sampler, spar);
-    const char *bad = e->sampler->check ? e->sampler->check(e->spar, Rf_xlength(spar), Ds)
+                     e->rule.sampler->name);
+    check_spar_names(e->rule.sampler, spar);
+    const char *bad = e->rule.sampler->check ? e->rule.sampler->check(e->rule.spar, Rf_xlength(spar), Ds)
                                         : NULL;
     if (bad) Rf_error("internal error: the '%s' rule's settings 'spar': %s",
-                      e->sampler->name, bad);
+                      e->rule.sampler->name, bad);
     SEXP temperature = sgfs_list_opt(spec, "temperature");
-    e->temperature = temperature == R_NilValue ? 1.0
+    e->rule.temperature = temperature == R_NilValue ? 1.0
         : REAL(sgfs_list_typed(spec, "temperature", REALSXP, 1))[0];
-    if (!(e->temperature > 0.0 && R_FINITE(e->temperature)))
+    if (!(e->rule.temperature > 0.0 && R_FINITE(e->rule.temperature)))
         Rf_error("internal error: 'temperature' must be a positive number");
-    if (e->temperature != 1.0 && !e->sampler->tempered)
-        Rf_error("internal error: the '%s' rule has no temperature", e->sampler->name);
+    if (e->rule.temperature != 1.0 && !e->rule.sampler->tempered)
+        Rf_error("internal error: the '%s' rule has no temperature", e->rule.sampler->name);
     const double *sch = REAL(sgfs_list_typed(spec, "schedule", REALSXP, 4));
-    e->sched.type = (int) sch[0];
-    e->sched.a = sch[1];
-    e->sched.b = sch[2];
-    e->sched.delta = sch[3];
+    e->run.sched.type = (int) sch[0];
+    e->run.sched.a = sch[1];
+    e->run.sched.b = sch[2];
+    e->run.sched.delta = sch[3];
 }
 
 /* the rule's state (continued from `state`, or fresh from its init) and
@@ -617,43 +617,43 @@ static void setup_rule_state(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
 {
     const int D = e->D, Ds = e->Ds;
     SEXP spar = sgfs_list_typed(spec, "spar", REALSXP, -1);
-    const sgfs_sampler *smp = e->sampler;
+    const sgfs_sampler *smp = e->rule.sampler;
     const R_xlen_t len = sampler_array_len(smp->state_len, smp->state, spar, Ds);
-    e->sstate_len = len;
+    e->rule.state_len = len;
     SEXP ss = sgfs_list_typed(state, "sstate", REALSXP, -1);
     if (Rf_xlength(ss) == 0) {
-        e->sstate = fresh_real(prot, SLOT_SSTATE, len);
-        if (e->sampler->init) e->sampler->init(e);
+        e->rule.state = fresh_real(prot, SLOT_SSTATE, len);
+        if (e->rule.sampler->init) e->rule.sampler->init(e);
     } else if (Rf_xlength(ss) == len) {
-        e->sstate = copy_real(prot, SLOT_SSTATE, ss);
+        e->rule.state = copy_real(prot, SLOT_SSTATE, ss);
     } else {
         Rf_error("internal error: sampler state has the wrong length");
     }
     SEXP robust = sgfs_list_opt(spec, "sgfs_robust");
-    e->sgfs_robust = robust != R_NilValue && Rf_asLogical(robust) == TRUE;
-    if (e->metric.U && e->sampler->fixed_after_burnin &&
-        (!e->sgfs_robust || !e->metric.dense || e->hs))
+    e->rule.robust = robust != R_NilValue && Rf_asLogical(robust) == TRUE;
+    if (e->metric.U && e->rule.sampler->fixed_after_burnin &&
+        (!e->rule.robust || !e->metric.dense || e->hs))
         Rf_error("internal error: SGFS in a metric needs the robust rule and the dense "
                  "metric of the mode");
     SEXP fisher_rows = sgfs_list_opt(spec, "fisher_rows");
-    e->fisher_rows = e->n;
+    e->rule.fisher_rows = e->n;
     if (fisher_rows != R_NilValue) {
-        e->fisher_rows = sgfs_list_int(spec, "fisher_rows");
-        if (e->fisher_rows < 2 || e->fisher_rows > e->n)
+        e->rule.fisher_rows = sgfs_list_int(spec, "fisher_rows");
+        if (e->rule.fisher_rows < 2 || e->rule.fisher_rows > e->n)
             Rf_error("internal error: 'fisher_rows' must be in 2..%d", e->n);
-        if (e->sampler->fisher == SGFS_FISHER_NONE)
+        if (e->rule.sampler->fisher == SGFS_FISHER_NONE)
             Rf_error("internal error: 'fisher_rows' is for the SGFS rules only");
     }
     SEXP curvature = sgfs_list_opt(spec, "sgfs_curvature");
-    e->sgfs_curvature = NULL;
+    e->rule.curvature = NULL;
     if (curvature != R_NilValue) {
-        if (e->sampler->fisher == SGFS_FISHER_NONE)
+        if (e->rule.sampler->fisher == SGFS_FISHER_NONE)
             Rf_error("internal error: 'sgfs_curvature' is for the SGFS rules only");
-        const int diag = e->sampler->fisher == SGFS_FISHER_DIAG;
-        e->sgfs_curvature = REAL(sgfs_list_typed(spec, "sgfs_curvature", REALSXP,
+        const int diag = e->rule.sampler->fisher == SGFS_FISHER_DIAG;
+        e->rule.curvature = REAL(sgfs_list_typed(spec, "sgfs_curvature", REALSXP,
                                            diag ? D : (R_xlen_t) D * D));
     }
-    e->work = fresh_real(prot, SLOT_WORK,
+    e->rule.work = fresh_real(prot, SLOT_WORK,
                          sampler_array_len(smp->work_len, smp->work, spar, Ds));
 }
 
@@ -668,7 +668,7 @@ static void setup_centre(sgfs_engine *e, SEXP prot, SEXP spec)
         e->cv.grad = fresh_real(prot, SLOT_GRAD_CENTRE, D);
         /* (a rule's per-example scores with control variates are the
            remainders score_change gives: driver.c) */
-        if (e->sampler->needs_scores && e->model->score_change == NULL)
+        if (e->rule.sampler->needs_scores && e->model->score_change == NULL)
             Rf_error("internal error: per-example scores with control variates need "
                      "the model's score_change");
     }
@@ -740,7 +740,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep)
     setup_scratch(e, prot);
 
     setup_rule(e, spec);
-    const int need_G = e->sampler->needs_scores;
+    const int need_G = e->rule.sampler->needs_scores;
     e->xb_cols = xb_columns(e, spec, need_G);
     e->xb = fresh_real(prot, SLOT_XB, (R_xlen_t) e->data.P * e->xb_cols);
     e->G = need_G ? fresh_real(prot, SLOT_G, (R_xlen_t) D * e->n) : NULL;
@@ -756,7 +756,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep)
     setup_centre(e, prot, spec);
     setup_outputs(e, prot, spec, n_keep);
     /* poll for Ctrl-C about every 2e7 flops of gradient and algebra */
-    const double work = e->sampler->full_data ? 10.0 * e->data.N * D
+    const double work = e->rule.sampler->full_data ? 10.0 * e->data.N * D
                                               : (double) e->n * D * (D + 1.0);
     e->run.check_every = work > 2e7 / 64 ? (int) fmax(1.0, 2e7 / work) : 64;
     if (e->cv.centre && e->fixed) {

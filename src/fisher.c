@@ -74,7 +74,7 @@ double sgfs_gamma_fpc(int N, int n)
    eta keep their form with gamma_T for gamma and eta scaled by sqrt(T) */
 double sgfs_gamma_tempered(const sgfs_engine *e)
 {
-    return 1.0 + (sgfs_gamma_fpc(e->data.N, e->n) - 1.0) / e->temperature;
+    return 1.0 + (sgfs_gamma_fpc(e->data.N, e->n) - 1.0) / e->rule.temperature;
 }
 
 /* the same for R (the default steps of R/curvature.R and the samplers'
@@ -93,14 +93,14 @@ SEXP sgfs_gamma(SEXP N, SEXP n)
 double sgfs_noise_scale(const sgfs_engine *e)
 {
     const int pool = e->data.N - e->n_fixed;
-    return (sgfs_gamma_fpc(pool, e->n) - 1.0) * pool / e->temperature;
+    return (sgfs_gamma_fpc(pool, e->n) - 1.0) * pool / e->rule.temperature;
 }
 
 /* 1 when the rule's Fisher estimate is fixed: past burn-in, in a metric,
    for a rule whose table says so */
 int sgfs_fisher_frozen(const sgfs_engine *e)
 {
-    return e->metric.U != NULL && e->sampler->fixed_after_burnin && *e->iter > e->run.burnin;
+    return e->metric.U != NULL && e->rule.sampler->fixed_after_burnin && *e->iter > e->run.burnin;
 }
 
 /* kappa_t = 1/t' of the running mean; at the restart (iteration spar[0])
@@ -115,8 +115,8 @@ int sgfs_fisher_frozen(const sgfs_engine *e)
    10,000-iteration burn-in, with the restart at 5,001; 1 sd without it.) */
 double sgfs_fisher_weight(const sgfs_engine *e, double *count)
 {
-    if (*e->iter == e->spar[0]) {
-        const double c0 = ceil(2.0 * e->D / (e->fisher_rows - 1.0));
+    if (*e->iter == e->rule.spar[0]) {
+        const double c0 = ceil(2.0 * e->D / (e->rule.fisher_rows - 1.0));
         if (*count > c0) *count = c0;
     }
     *count += 1.0;
@@ -135,7 +135,7 @@ void sgfs_running_mean(double *restrict mean, const double *restrict x, int len,
 double sgfs_burnin_shrink_q(const sgfs_engine *e, double q)
 {
     const double t = *e->iter;
-    if (t > e->run.burnin && t * (e->fisher_rows - 1.0) >= 2.0 * e->D) return 1.0;
+    if (t > e->run.burnin && t * (e->rule.fisher_rows - 1.0) >= 2.0 * e->D) return 1.0;
     return q > 4.0 * e->D ? sqrt(4.0 * e->D / q) : 1.0;
 }
 

@@ -15,9 +15,9 @@
 double sgfs_tempered_log_posterior(sgfs_engine *e, const double *theta, double *grad)
 {
     const double lp = sgfs_log_posterior(e, theta, grad);
-    if (e->temperature == 1.0) return lp;
-    for (int j = 0; j < e->Ds; j++) grad[j] /= e->temperature;
-    return lp / e->temperature;
+    if (e->rule.temperature == 1.0) return lp;
+    for (int j = 0; j < e->Ds; j++) grad[j] /= e->rule.temperature;
+    return lp / e->rule.temperature;
 }
 
 /* out = U'^{-1} g */

@@ -14,8 +14,8 @@
 static int adam_step(sgfs_engine *e, double eps)
 {
     const int D = e->Ds;
-    const double b1 = e->spar[0], b2 = e->spar[1], delta = e->spar[2];
-    double *m = e->sstate, *v = m + D, *t = v + D;
+    const double b1 = e->rule.spar[0], b2 = e->rule.spar[1], delta = e->rule.spar[2];
+    double *m = e->rule.state, *v = m + D, *t = v + D;
     *t += 1.0;
     const double c1 = 1.0 - pow(b1, *t), c2 = 1.0 - pow(b2, *t);
     for (int j = 0; j < D; j++) {

@@ -46,9 +46,9 @@ static double half_squared_norm(const double *x, int D)
 static int hmc_step(sgfs_engine *e, double eps)
 {
     const int D = e->Ds;
-    const double *U = e->spar + 4;
-    double *s = e->sstate, *grad = s + N_SCALARS;
-    double *z = e->work, *p = z + D, *theta_new = p + D, *g = theta_new + D,
+    const double *U = e->rule.spar + 4;
+    double *s = e->rule.state, *grad = s + N_SCALARS;
+    double *z = e->rule.work, *p = z + D, *theta_new = p + D, *g = theta_new + D,
         *gz = g + D;
     if (s[VALID] == 0.0) {
         s[LOGPOST] = sgfs_tempered_log_posterior(e, e->theta, grad);
@@ -60,9 +60,9 @@ static int hmc_step(sgfs_engine *e, double eps)
         if (!R_FINITE(s[LOGPOST])) return 1;
     }
     double h = exp(s[LOG_H]);
-    int n_leap = (int) e->spar[1];
+    int n_leap = (int) e->rule.spar[1];
     if (n_leap == 0) {
-        const double length = e->spar[3] * (0.5 + unif_rand());
+        const double length = e->rule.spar[3] * (0.5 + unif_rand());
         const double steps = ceil(length / h);
         n_leap = steps > 1000.0 ? 1000 : (int) fmax(steps, 1.0);
         h = length / n_leap;
@@ -92,8 +92,8 @@ static int hmc_step(sgfs_engine *e, double eps)
         lp_new - s[LOGPOST] + kinetic0 - half_squared_norm(p, D) : R_NegInf;
     const double accept_prob = sgfs_metropolis_test(e, log_ratio, theta_new, g, lp_new, grad,
                                                     s + LOGPOST, s + ACCEPTED, s + PROPOSED);
-    if (e->spar[2] != 0.0)
-        sgfs_adapt_log_step(e, e->spar[0], accept_prob, s + LOG_H, s + LOGH_SUM, s + LOGH_COUNT);
+    if (e->rule.spar[2] != 0.0)
+        sgfs_adapt_log_step(e, e->rule.spar[0], accept_prob, s + LOG_H, s + LOGH_SUM, s + LOGH_COUNT);
     e->run.eps_last = exp(s[LOG_H]);
     return 0;
 }

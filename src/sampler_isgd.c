@@ -36,10 +36,10 @@
 static int isgd_step(sgfs_engine *e, double eps)
 {
     const int D = e->D;
-    const double t = *e->iter, from = e->spar[0], to = e->spar[1];
-    const double *group = e->spar + 2;
-    const double T = e->temperature;
-    double *acc = e->sstate, *tau = e->sstate + D, *xi = e->noise;
+    const double t = *e->iter, from = e->rule.spar[0], to = e->rule.spar[1];
+    const double *group = e->rule.spar + 2;
+    const double T = e->rule.temperature;
+    double *acc = e->rule.state, *tau = e->rule.state + D, *xi = e->noise;
     sgfs_rnorm(xi, D);
     if (t <= to) {
         const double half = 0.5 * eps, sd = sqrt(eps * T);
@@ -50,7 +50,7 @@ static int isgd_step(sgfs_engine *e, double eps)
         }
         if (t == to) {
             for (int k = 0; k < D; k++) tau[k] = acc[k] / (to - from);
-            if (e->spar_len == 2 + 2 * (R_xlen_t) D)      /* the groups' floors */
+            if (e->rule.spar_len == 2 + 2 * (R_xlen_t) D)      /* the groups' floors */
                 for (int j = 0; j < D; j++)
                     tau[(int) group[j]] = fmax(tau[(int) group[j]], group[D + j] / T);
         }

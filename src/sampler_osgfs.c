@@ -26,8 +26,8 @@ static int osgfs_step(sgfs_engine *e, double eps)
 {
     (void) eps;                  /* the step is part of A and R */
     const int D = e->D;
-    const double *A = e->spar, *R = e->spar + (size_t) D * D;
-    double *xi = e->work, *out = e->work + D;
+    const double *A = e->rule.spar, *R = e->rule.spar + (size_t) D * D;
+    double *xi = e->rule.work, *out = e->rule.work + D;
     sgfs_matrix_times(A, D, e->grad, out);
     for (int j = 0; j < D; j++) e->theta[j] += out[j];
     sgfs_rnorm(xi, D);

@@ -17,8 +17,8 @@
 static int psgld_step(sgfs_engine *e, double eps)
 {
     const int D = e->D;
-    const double alpha = e->spar[0], lambda = e->spar[1], T = e->temperature;
-    double *V = e->sstate, *count = e->sstate + D, *xi = e->noise;
+    const double alpha = e->rule.spar[0], lambda = e->rule.spar[1], T = e->rule.temperature;
+    double *V = e->rule.state, *count = e->rule.state + D, *xi = e->noise;
     sgfs_rnorm(xi, D);
     for (int j = 0; j < D; j++) {
         double gbar = e->grad_lik[j] / e->data.N;

@@ -12,13 +12,13 @@
 
 static void sga_init(sgfs_engine *e)
 {
-    memcpy(e->sstate, e->theta, (size_t) e->Ds * sizeof(double));
+    memcpy(e->rule.state, e->theta, (size_t) e->Ds * sizeof(double));
 }
 
 static int sga_step(sgfs_engine *e, double eps)
 {
-    const double mu = e->spar[0];
-    double *prev = e->sstate;
+    const double mu = e->rule.spar[0];
+    double *prev = e->rule.state;
     for (int j = 0; j < e->Ds; j++) {
         const double move = eps * e->grad[j] + mu * (e->theta[j] - prev[j]);
         prev[j] = e->theta[j];

@@ -57,7 +57,7 @@ static R_xlen_t block_work_len(const double *spar, R_xlen_t n_spar, int D)
 
 static int block_step(sgfs_engine *e, double eps)
 {
-    return sgfs_blockdiag_step(e, eps, (int) e->spar[1], e->spar + 2);
+    return sgfs_blockdiag_step(e, eps, (int) e->rule.spar[1], e->rule.spar + 2);
 }
 
 const sgfs_sampler sgfs_sampler_sgfs_block = {

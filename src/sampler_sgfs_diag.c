@@ -29,19 +29,19 @@
 static int diag_step(sgfs_engine *e, double eps)
 {
     const int D = e->D;
-    double *fisher = e->sstate, *count = e->sstate + D;
-    double *gbar = e->work, *v = e->work + D;
+    double *fisher = e->rule.state, *count = e->rule.state + D;
+    double *gbar = e->rule.work, *v = e->rule.work + D;
     const double *G = e->G;
-    const double gN = sgfs_gamma_tempered(e) * e->data.N, T = e->temperature;
+    const double gN = sgfs_gamma_tempered(e) * e->data.N, T = e->rule.temperature;
     const double alpha2 = R_FINITE(eps) ? 4.0 / eps : 0.0;
 
     if (!sgfs_fisher_frozen(e)) {          /* (in a metric, fixed after burn-in) */
-        sgfs_row_moments(G, D, e->fisher_rows, gbar, v);   /* (fisher.c) */
+        sgfs_row_moments(G, D, e->rule.fisher_rows, gbar, v);   /* (fisher.c) */
         sgfs_running_mean(fisher, v, D, sgfs_fisher_weight(e, count));
     }
 
     /* r = grad + eta into gbar, x = r / a into v */
-    const double *H = e->sgfs_curvature, *xi = e->noise;
+    const double *H = e->rule.curvature, *xi = e->noise;
     if (alpha2 > 0.0) sgfs_rnorm(e->noise, D);
     const double s = e->metric.U ? sgfs_noise_scale(e) : 0.0;
     for (int j = 0; j < D; j++) {
@@ -57,7 +57,7 @@ static int diag_step(sgfs_engine *e, double eps)
            of N f + Lambda_j (sgfs_blockdiag.c) */
         const double extra = H == NULL ? e->prior.prec[j] : H[j] - e->data.N * f;
         gbar[j] = e->grad[j];
-        if (e->sgfs_robust) {
+        if (e->rule.robust) {
             const double B = gN * f + extra;
             if (alpha2 > 0.0) gbar[j] += sqrt(alpha2 * B * T) * xi[j];
             v[j] = gbar[j] / ((1.0 + alpha2) * B);

@@ -49,9 +49,9 @@ static double log_proposal(const double *b, const double *a, const double *drift
 static int sgfs_mh_step(sgfs_engine *e, double eps)
 {
     const int D = e->Ds;
-    const double *U = e->spar + 1, T = e->temperature;
-    double *s = e->sstate, *grad = s + N_SCALARS;
-    double *z = e->work, *z_new = z + D, *theta_new = z_new + D, *g = theta_new + D,
+    const double *U = e->rule.spar + 1, T = e->rule.temperature;
+    double *s = e->rule.state, *grad = s + N_SCALARS;
+    double *z = e->rule.work, *z_new = z + D, *theta_new = z_new + D, *g = theta_new + D,
         *gz = g + D, *gz_new = gz + D;
     if (s[VALID] == 0.0) {
         s[LOG_H] = log(fmin(1.0, 2.0 * eps / (eps + 4.0)));
@@ -85,7 +85,7 @@ static int sgfs_mh_step(sgfs_engine *e, double eps)
     }
     const double accept_prob = sgfs_metropolis_test(e, log_ratio, theta_new, g, lp_new, grad,
                                                     s + LOGPOST, s + ACCEPTED, s + PROPOSED);
-    sgfs_adapt_log_step(e, e->spar[0], accept_prob, s + LOG_H, s + LOGH_SUM, s + LOGH_COUNT);
+    sgfs_adapt_log_step(e, e->rule.spar[0], accept_prob, s + LOG_H, s + LOGH_SUM, s + LOGH_COUNT);
     if (s[LOG_H] > 0.0) s[LOG_H] = 0.0;             /* (h <= 1) */
     const double h_next = exp(s[LOG_H]);
     e->run.eps_last = 4.0 * h_next / (2.0 - h_next);     /* 4 / alpha^2, as the plain rule's */

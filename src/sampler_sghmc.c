@@ -20,22 +20,22 @@
 static int sghmc_step(sgfs_engine *e, double eta)
 {
     const int D = e->D;
-    const double alpha = e->spar[0], L = e->spar[1];
-    double *v = e->sstate, *count = e->sstate + D;
-    double *gbar = e->work, *var = e->work + D;
+    const double alpha = e->rule.spar[0], L = e->rule.spar[1];
+    double *v = e->rule.state, *count = e->rule.state + D;
+    double *gbar = e->rule.work, *var = e->rule.work + D;
     double *xi = e->noise;
     if (*count == 0.0 || (L > 0.0 && fmod(*count, L) == 0.0)) {
         sgfs_rnorm(v, D);
-        for (int j = 0; j < D; j++) v[j] *= sqrt(eta * e->temperature);
+        for (int j = 0; j < D; j++) v[j] *= sqrt(eta * e->rule.temperature);
     }
     *count += 1.0;
-    const int estimate = e->sampler->needs_scores;     /* spar[2], checked */
+    const int estimate = e->rule.sampler->needs_scores;     /* spar[2], checked */
     if (estimate) sgfs_row_moments(e->G, D, e->n, gbar, var);
     const double noise_scale = 0.5 * eta * e->data.N * ((double) e->data.N / e->n);
     sgfs_rnorm(xi, D);
     for (int j = 0; j < D; j++) {
         double beta = estimate ? noise_scale * var[j] : 0.0;
-        double injected = 2.0 * eta * fmax(alpha * e->temperature - beta, 0.0);
+        double injected = 2.0 * eta * fmax(alpha * e->rule.temperature - beta, 0.0);
         v[j] = (1.0 - alpha) * v[j] + eta * e->grad[j] + sqrt(injected) * xi[j];
         e->theta[j] += v[j];
     }

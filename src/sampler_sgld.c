@@ -36,14 +36,14 @@ static int leimkuhler_matthews(const double *spar, R_xlen_t n_spar)
 static int sgld_step(sgfs_engine *e, double eps)
 {
     const int D = e->Ds;
-    const double half = 0.5 * eps, sd = sqrt(eps * e->temperature);
+    const double half = 0.5 * eps, sd = sqrt(eps * e->rule.temperature);
     double *next = e->noise;
-    if (e->sstate_len == 0) {
+    if (e->rule.state_len == 0) {
         sgfs_rnorm(next, D);
         for (int j = 0; j < D; j++) e->theta[j] += half * e->grad[j] + sd * next[j];
         return 0;
     }
-    double *xi = e->sstate, *started = e->sstate + D;
+    double *xi = e->rule.state, *started = e->rule.state + D;
     if (*started == 0.0) {
         sgfs_rnorm(xi, D);
         *started = 1.0;

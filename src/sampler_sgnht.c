@@ -19,8 +19,8 @@
 static int sgnht_step(sgfs_engine *e, double eps)
 {
     const int D = e->D;
-    const double a = e->spar[0], T = e->temperature, sd = sqrt(2.0 * a * eps * T);
-    double *u = e->sstate, *xi = e->sstate + D, *count = e->sstate + D + 1, *w = e->noise;
+    const double a = e->rule.spar[0], T = e->rule.temperature, sd = sqrt(2.0 * a * eps * T);
+    double *u = e->rule.state, *xi = e->rule.state + D, *count = e->rule.state + D + 1, *w = e->noise;
     if (*count == 0.0) {
         sgfs_rnorm(u, D);
         for (int j = 0; j < D; j++) u[j] *= sqrt(eps * T);

@@ -322,8 +322,27 @@ typedef struct sgfs_metric {
     double drift_limit, clipped;
 } sgfs_metric;
 
+/* ---- the update rule of a chain: its table entry, settings and state -- */
+typedef struct sgfs_rule {
+    const sgfs_sampler *sampler;
+    const double *spar;         /* its settings, in the rule's order           */
+    R_xlen_t spar_len;          /* how many                                    */
+    double *state;              /* its state, kept between runs (state_len)    */
+    R_xlen_t state_len;
+    double *work;               /* its scratch                                 */
+    double temperature;         /* T of the tempered posterior, 1 for the
+                                   posterior itself (spec$temperature)       */
+    int robust;                 /* SGFS's robust rule (fisher.c), 0 or 1       */
+    int fisher_rows;            /* rows of a minibatch in SGFS's Fisher update */
+    const double *curvature;    /* SGFS: the log posterior's curvature H at
+                                   the mode (D x D; its diagonal, D, for
+                                   SGFS-d), standing for N I + Lambda in the
+                                   preconditioner (sgfs_blockdiag.c), or NULL */
+} sgfs_rule;
+
 /* ---- a run's length and what it keeps (driver.c) -------------------- */
 typedef struct sgfs_run {
+    sgfs_schedule sched;        /* the step size eps_t                         */
     int burnin, thin;
     double *draws;              /* n_keep x n_monitor                          */
     int n_keep, n_kept;
@@ -455,13 +474,7 @@ struct sgfs_engine {
                                    alive by the spec                          */
     sgfs_prior prior;           /* the prior per coordinate (prior.c)          */
     sgfs_hs *hs;                /* the horseshoe, or NULL                      */
-    /* sampler */
-    const sgfs_sampler *sampler;
-    const double *spar;         /* sampler settings, in the sampler's order    */
-    R_xlen_t spar_len;          /* how many                                    */
-    sgfs_schedule sched;
-    double temperature;         /* T of the tempered posterior, 1 for the
-                                   posterior itself (spec$temperature)       */
+    sgfs_rule rule;             /* the update rule, its settings and state     */
     /* chain state (persistent R vectors, copied into and out of a fit) */
     double *theta;              /* Ds: the sampler's coordinates (z = U xi
                                    with a metric, else xi)                    */
@@ -477,8 +490,6 @@ struct sgfs_engine {
        with a metric), else NULL */
     double *grad_sq;
     double *iter;               /* iterations done so far (t), a double        */
-    double *sstate;             /* sampler state                               */
-    R_xlen_t sstate_len;        /* its length                                  */
     sgfs_run run;               /* the run's length and what it keeps          */
     /* scratch, allocated once */
     sgfs_batch batch;           /* the current minibatch                       */
@@ -497,18 +508,11 @@ struct sgfs_engine {
        weighted (N - n_fixed)/n.  grad_fixed: scratch, D */
     const int *fixed, *pool;
     int n_fixed;
-    int sgfs_robust;            /* SGFS's robust rule (fisher.c), 0 or 1       */
-    int fisher_rows;            /* rows of a minibatch in SGFS's Fisher update */
-    const double *sgfs_curvature; /* SGFS: the log posterior's curvature H at
-                                   the mode (D x D; its diagonal, D, for
-                                   SGFS-d), standing for N I + Lambda in the
-                                   preconditioner (sgfs_blockdiag.c), or NULL */
     double *grad_fixed;
     sgfs_cv cv;                 /* control variates, or none (cv.centre NULL)  */
     double *eta_centre;         /* (for a model with score_change) scratch for
                                    the centre's linear predictors            */
     double *G;                  /* D x n per-example scores (or NULL)          */
-    double *work;               /* sampler scratch                             */
     /* learned prior scales (prior_hyper.c), or NULL */
     sgfs_hyper *hyper;
     /* exact updates along separated levels (separated.c), or NULL */

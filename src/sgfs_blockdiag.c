@@ -80,7 +80,7 @@ R_xlen_t sgfs_blocks_square_sum(int K, const double *size)
 static void preconditioner_block(const sgfs_engine *e, const double *fisher, int o, int b,
                                  double scale, double *A)
 {
-    const double *H = e->sgfs_curvature;
+    const double *H = e->rule.curvature;
     const size_t D = (size_t) e->D;
     if (e->metric.U) {
         const double s = sgfs_noise_scale(e);
@@ -114,18 +114,18 @@ int sgfs_blockdiag_step(sgfs_engine *e, double eps, int K, const double *size)
 {
     const int D = e->D;
     const size_t S = (size_t) sgfs_blocks_square_sum(K, size);
-    double *fisher = e->sstate, *U = fisher + S, *count = U + S, *last = count + 1;
-    double *V = e->work, *UA = V + S;
+    double *fisher = e->rule.state, *U = fisher + S, *count = U + S, *last = count + 1;
+    double *V = e->rule.work, *UA = V + S;
     double *gbar = UA + S, *rhs = gbar + D, *xi = rhs + D;
     const double alpha2 = R_FINITE(eps) ? 4.0 / eps : 0.0;
     const double gN = sgfs_gamma_tempered(e) * e->data.N;   /* (at temperature T: fisher.c) */
-    const int robust = e->sgfs_robust;      /* B = gN I + Lambda (fisher.c) */
+    const int robust = e->rule.robust;      /* B = gN I + Lambda (fisher.c) */
 
     /* (in a metric, past burn-in, I and B's factor stay as they are) */
     const int frozen = sgfs_fisher_frozen(e);
     double kappa = 0.0;
     if (!frozen) {
-        sgfs_row_means(e->G, D, e->fisher_rows, gbar);
+        sgfs_row_means(e->G, D, e->rule.fisher_rows, gbar);
         kappa = sgfs_fisher_weight(e, count);          /* (fisher.c) */
     }
     /* (a chain frozen from its first iteration, burnin = 0, factors B = I
@@ -140,7 +140,7 @@ int sgfs_blockdiag_step(sgfs_engine *e, double eps, int K, const double *size)
     for (int k = 0, o = 0; k < K; k++) {
         const int b = (int) size[k];
         if (!frozen)
-            sgfs_crossprod_mean_update(e->G, D, e->fisher_rows, o, b, gbar + o, kappa,
+            sgfs_crossprod_mean_update(e->G, D, e->rule.fisher_rows, o, b, gbar + o, kappa,
                                        fisher + at);
         if (robust) {                  /* U'U = B, A = (1 + alpha^2) B */
             if (refresh) {
@@ -157,7 +157,7 @@ int sgfs_blockdiag_step(sgfs_engine *e, double eps, int K, const double *size)
     }
 
     if (alpha2 > 0.0) sgfs_rnorm(xi, D);
-    const double s = sqrt(e->temperature) * (robust ? sqrt(alpha2) : sqrt(alpha2 * gN));
+    const double s = sqrt(e->rule.temperature) * (robust ? sqrt(alpha2) : sqrt(alpha2 * gN));
     if (robust) {
         /* per block, with r = grad + s U' xi (eta = s U' xi, U'U = B):
            y = U'^-1 r = U'^-1 grad + s xi, x = B^-1 r / (1 + alpha^2)
