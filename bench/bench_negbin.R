@@ -36,12 +36,7 @@ suppressPackageStartupMessages({
     library(loo)
     library(posterior)
 })
-args <- commandArgs(trailingOnly = TRUE)
-flag_value <- function(name, default) {
-    v <- sub(sprintf("^--%s=", name), "", grep(sprintf("^--%s=", name), args, value = TRUE))
-    if (length(v)) v[[length(v)]] else default
-}
-quick <- "--quick" %in% args
+source(file.path(if (dir.exists("bench")) "bench" else ".", "flags.R"))   # args, flag_value(), quick
 rows <- as.numeric(flag_value("rows", if (quick) "2e4" else "1e6"))
 out_dir <- if (quick) tempdir() else file.path("bench", "results")
 fmt <- function(x, d = 3) formatC(x, digits = d, format = "g")

@@ -58,12 +58,7 @@
 
 suppressPackageStartupMessages(library(sgfs))
 
-args <- commandArgs(trailingOnly = TRUE)
-flag_value <- function(name, default) {
-    v <- sub(sprintf("^--%s=", name), "", grep(sprintf("^--%s=", name), args, value = TRUE))
-    if (length(v)) v[[length(v)]] else default
-}
-quick <- "--quick" %in% args
+source(file.path(if (dir.exists("bench")) "bench" else ".", "flags.R"))   # args, flag_value(), quick
 recompute <- quick || "--reference" %in% args
 out_dir <- flag_value("out", if (quick) tempdir() else file.path("bench", "results"))
 ref_ess <- as.numeric(flag_value("ref-ess", "2000"))

@@ -154,12 +154,7 @@ suppressPackageStartupMessages({
     library(posterior)
 })
 
-args <- commandArgs(trailingOnly = TRUE)
-flag_value <- function(name, default) {
-    v <- sub(sprintf("^--%s=", name), "", grep(sprintf("^--%s=", name), args, value = TRUE))
-    if (length(v)) v[[length(v)]] else default
-}
-quick <- "--quick" %in% args
+source(file.path(if (dir.exists("bench")) "bench" else ".", "flags.R"))   # args, flag_value(), quick
 out_dir <- flag_value("out", if (quick) tempdir() else file.path("bench", "results"))
 long_factor <- as.numeric(flag_value("long", "4"))
 ## rows of other samplers at their defaults, for the cases named
