@@ -569,45 +569,36 @@ sgfs_engine *sgfs_eval_engine(SEXP prot, SEXP spec, SEXP theta, int rows, int sc
     return e;
 }
 
-/* the update rule, its settings (checked), the temperature and the step
-   schedule */
+/* the update rule, its settings (checked) and the temperature */
 static void setup_rule(sgfs_engine *e, SEXP spec)
 {
     const int Ds = e->Ds;
-    e->rule.sampler = sgfs_find_sampler(CHAR(STRING_ELT(
+    sgfs_rule *rule = &e->rule;
+    const sgfs_sampler *r = rule->sampler = sgfs_find_sampler(CHAR(STRING_ELT(
         sgfs_list_typed(spec, "sampler", STRSXP, 1), 0)));
-    if (e->hs && !e->rule.sampler->horseshoe)
-        Rf_error("internal error: the '%s' rule does not sample a horseshoe", e->rule.sampler->name);
+    if (e->hs && !r->horseshoe)
+        Rf_error("internal error: the '%s' rule does not sample a horseshoe", r->name);
     SEXP spar = sgfs_list_typed(spec, "spar", REALSXP, -1);
-    e->rule.spar = REAL(spar);
-    e->rule.spar_len = Rf_xlength(spar);
-    if ((double) Rf_xlength(spar) <
-        e->rule.sampler->n_spar + (double) e->rule.sampler->spar_per_dd * Ds * Ds)
+    rule->spar = REAL(spar);
+    rule->spar_len = Rf_xlength(spar);
+    const double need = r->n_spar + (double) r->spar_per_dd * Ds * Ds;
+    if ((double) rule->spar_len < need)
         Rf_error("internal error: the '%s' rule needs %.0f settings, 'spar' has %.0f",
-                 e->rule.sampler->name,
-                 e->rule.sampler->n_spar + (double) e->rule.sampler->spar_per_dd * Ds * Ds,
-                 (double) Rf_xlength(spar));
-    for (R_xlen_t k = 0; k < Rf_xlength(spar); k++)
-        if (!R_FINITE(e->rule.spar[k]))
+                 r->name, need, (double) rule->spar_len);
+    for (R_xlen_t k = 0; k < rule->spar_len; k++)
+        if (!R_FINITE(rule->spar[k]))
             Rf_error("internal error: the '%s' rule's settings 'spar' are not all finite",
-                     e->rule.sampler->name);
-    check_spar_names(e->rule.sampler, spar);
-    const char *bad = e->rule.sampler->check ? e->rule.sampler->check(e->rule.spar, Rf_xlength(spar), Ds)
-                                        : NULL;
-    if (bad) Rf_error("internal error: the '%s' rule's settings 'spar': %s",
-                      e->rule.sampler->name, bad);
+                     r->name);
+    check_spar_names(r, spar);
+    const char *bad = r->check ? r->check(rule->spar, rule->spar_len, Ds) : NULL;
+    if (bad) Rf_error("internal error: the '%s' rule's settings 'spar': %s", r->name, bad);
     SEXP temperature = sgfs_list_opt(spec, "temperature");
-    e->rule.temperature = temperature == R_NilValue ? 1.0
+    rule->temperature = temperature == R_NilValue ? 1.0
         : REAL(sgfs_list_typed(spec, "temperature", REALSXP, 1))[0];
-    if (!(e->rule.temperature > 0.0 && R_FINITE(e->rule.temperature)))
+    if (!(rule->temperature > 0.0 && R_FINITE(rule->temperature)))
         Rf_error("internal error: 'temperature' must be a positive number");
-    if (e->rule.temperature != 1.0 && !e->rule.sampler->tempered)
-        Rf_error("internal error: the '%s' rule has no temperature", e->rule.sampler->name);
-    const double *sch = REAL(sgfs_list_typed(spec, "schedule", REALSXP, 4));
-    e->run.sched.type = (int) sch[0];
-    e->run.sched.a = sch[1];
-    e->run.sched.b = sch[2];
-    e->run.sched.delta = sch[3];
+    if (rule->temperature != 1.0 && !r->tempered)
+        Rf_error("internal error: the '%s' rule has no temperature", r->name);
 }
 
 /* the rule's state (continued from `state`, or fresh from its init) and
@@ -674,11 +665,16 @@ static void setup_centre(sgfs_engine *e, SEXP prot, SEXP spec)
     }
 }
 
-/* what the run keeps: the monitored parameters' draws (n_keep of them)
-   and the predictive of spec$pred_x */
-static void setup_outputs(sgfs_engine *e, SEXP prot, SEXP spec, int n_keep)
+/* the run: its step schedule and what it keeps, the monitored parameters'
+   draws (n_keep of them) and the predictive of spec$pred_x */
+static void setup_run(sgfs_engine *e, SEXP prot, SEXP spec, int n_keep)
 {
     const int Ds = e->Ds;
+    const double *sch = REAL(sgfs_list_typed(spec, "schedule", REALSXP, 4));
+    e->run.sched.type = (int) sch[0];
+    e->run.sched.a = sch[1];
+    e->run.sched.b = sch[2];
+    e->run.sched.delta = sch[3];
     e->run.n_monitor = Ds;
     SEXP monitor = sgfs_list_opt(spec, "monitor");
     if (monitor != R_NilValue) {
@@ -711,7 +707,8 @@ static void setup_outputs(sgfs_engine *e, SEXP prot, SEXP spec, int n_keep)
    sgfs_engine_alloc): the shared parts, the state it continues (theta,
    iter, the rule's state), the rule and its settings, and what the spec
    adds (metric, held rows, windows, separated levels, learned scales,
-   control variates, monitored parameters, the kept predictive). */
+   control variates), and the run (schedule, monitored parameters, the
+   kept predictive). */
 sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep)
 {
     sgfs_engine *e = fresh_struct(prot, SLOT_ENGINE, sizeof(sgfs_engine));
@@ -754,7 +751,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep)
     setup_hyper(e, prot, spec, state);
     setup_rule_state(e, prot, spec, state);
     setup_centre(e, prot, spec);
-    setup_outputs(e, prot, spec, n_keep);
+    setup_run(e, prot, spec, n_keep);
     /* poll for Ctrl-C about every 2e7 flops of gradient and algebra */
     const double work = e->rule.sampler->full_data ? 10.0 * e->data.N * D
                                               : (double) e->n * D * (D + 1.0);
