@@ -64,17 +64,16 @@ static inline void row_terms(double y, double eta, double a, double *d)
     d[2] = phi * ((y > 0.0 ? digamma(y + phi) - digamma(phi) : 0.0) + log_q) - d[1];
 }
 
-/* a row's -d2l/deta2, -d2l/deta da and -d2l/da2 at eta and a (into h[0..2]) */
-static inline void row_curvature(double y, double eta, double a, double *h)
+/* a row's -d2l/deta2, -d2l/deta da and -d2l/da2 at eta and a (into h[0..2]),
+   given its dl/da there (row_terms' d[2]) */
+static inline void row_curvature(double y, double eta, double a, double dl_da, double *h)
 {
-    double t[3];
-    row_terms(y, eta, a, t);
     const double phi = exp(a), L = log_sum_exp(a, eta);
     const double p = exp(eta - L), q = exp(a - L), mu = exp(eta);
     h[0] = (y + phi) * p * q;
     h[1] = -p * q * (y - mu);
     h[2] = -(phi * phi * (y > 0.0 ? trigamma(y + phi) - trigamma(phi) : 0.0)
-             + phi * p * p + y * q * q + t[2]);
+             + phi * p * p + y * q * q + dl_da);
 }
 
 static void negbin_score(sgfs_engine *e, const double *theta, const int *idx, int n,
@@ -118,7 +117,7 @@ static void negbin_score_change(sgfs_engine *e, const double *theta, const doubl
         double beta_part = t[1] - tc[1], a_part = t[2] - tc[2];
         if (second) {
             const double d_eta = r[i] - rc[i];
-            row_curvature(y, rc[i], a_c, h);
+            row_curvature(y, rc[i], a_c, tc[2], h);
             beta_part += h[0] * d_eta + h[1] * d_a;
             a_part += h[1] * d_eta + h[2] * d_a;
         }
@@ -148,12 +147,13 @@ static void negbin_neg_hessian(sgfs_engine *e, const double *theta, const int *i
 {
     const int P = e->data.P, D = e->D, sampled = phi_sampled(e->mpar);
     const double a = log_phi(e, theta);
-    double *eta = e->eta, h[3], haa = 0.0;
+    double *eta = e->eta, t[3], h[3], haa = 0.0;
     const double *xb = sgfs_batch_columns(e, theta, idx, n, eta);
     double *cross = sampled ? H + (size_t) P * D : NULL;
     for (int i = 0; i < n; i++) {
         const double w = sgfs_row_weight(&e->data, idx[i]);
-        row_curvature(e->data.y[idx[i]], eta[i], a, h);
+        row_terms(e->data.y[idx[i]], eta[i], a, t);
+        row_curvature(e->data.y[idx[i]], eta[i], a, t[2], h);
         const double *restrict u = xb + (size_t) i * P;
         double *restrict g = e->G + (size_t) i * P;
         const double root = sqrt(w * h[0]);
@@ -187,7 +187,7 @@ static void negbin_row_derivs(const sgfs_engine *e, const double *theta, int row
     const double w = sgfs_row_weight(&e->data, row), y = e->data.y[row], a = log_phi(e, theta);
     double t[3], h[3];
     row_terms(y, eta, a, t);
-    row_curvature(y, eta, a, h);
+    row_curvature(y, eta, a, t[2], h);
     d[0] = w * t[1];
     d[1] = w * h[0];
     d[2] = phi_sampled(e->mpar) ? w * h[1] : 0.0;
