@@ -103,7 +103,8 @@ prepare_design <- function(x, y, family, standardize, sigma, levels = NULL, lead
     list(data = data, data_key = data_key, columns = columns, y = as.double(ys), D = D, p = p,
          n_coef = p,
          intercept = icpt,
-         separated = if (entry$separable) separated_levels(x, y, family$family, icpt, lead),
+         separated = if (entry$separable %in% c("bounds", "zero"))
+                         separated_levels(x, y, entry$separable == "bounds", icpt, lead),
          x_names = names_x, par_names = par_names, M = M, shift = shift,
          mpar = as.double(mpar), center = center, scale = scale,
          y_center = y_center, y_scale = y_scale)

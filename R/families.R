@@ -85,8 +85,10 @@ neg_binomial_2 <- function(link = "log") {
 ##   several     K - 1 linear predictors a row (the levels of a factor)
 ##   classes     predict(type = "class") applies
 ##   offset      one linear predictor a row, to which an offset adds
-##   separable   levels whose rows all have one response (or, with several
-##               predictors, lack a class) can be separated (R/separation.R)
+##   separable   which levels can be separated (R/separation.R): "bounds"
+##               (all the rows' responses at 0 or all at their trials'
+##               count), "zero" (all zero counts), "classes" (with several
+##               predictors: a level's rows lack a class) or "none"
 ##   prior_scale each link's factor on rstanarm's default scales
 ##   code        the response as the engine reads it (y, levels, ...)
 ##   ppc         pp_check()'s default bayesplot plot
@@ -95,30 +97,30 @@ neg_binomial_2 <- function(link = "log") {
 family_table <- list(
     binomial = list(links = c(logit = "logistic", probit = "probit"), network = c(logit = 0),
                     aux = NULL, several = FALSE, classes = TRUE, offset = TRUE,
-                    separable = TRUE,
+                    separable = "bounds",
                     prior_scale = c(logit = 1, probit = stats::dnorm(0) / stats::dlogis(0)),
                     code = function(y, weighted) code_binomial(y, weighted), ppc = "bars",
                     simulate = function(...) simulate_binomial(...)),
     gaussian = list(links = c(identity = "gaussian"), network = c(identity = 1),
                     aux = list(par = "log_sigma", name = "sigma", location_scale = TRUE),
                     several = FALSE, classes = FALSE, offset = TRUE,
-                    separable = FALSE, prior_scale = c(identity = 1),
+                    separable = "none", prior_scale = c(identity = 1),
                     code = function(y, weighted) code_gaussian(y), ppc = "dens_overlay",
                     simulate = function(...) simulate_gaussian(...)),
     poisson = list(links = c(log = "poisson"), network = c(log = 3),
                    aux = NULL, several = FALSE, classes = FALSE, offset = TRUE,
-                   separable = TRUE, prior_scale = c(log = 1),
+                   separable = "zero", prior_scale = c(log = 1),
                    code = function(y, weighted) code_counts(y, "poisson()"), ppc = "bars",
                    simulate = function(...) simulate_poisson(...)),
     neg_binomial_2 = list(links = c(log = "negbin"), network = integer(0),
                           aux = list(par = "log_phi", name = "phi", location_scale = FALSE),
-                          several = FALSE, classes = FALSE, offset = TRUE, separable = FALSE,
+                          several = FALSE, classes = FALSE, offset = TRUE, separable = "none",
                           prior_scale = c(log = 1),
                           code = function(y, weighted) code_counts(y, "neg_binomial_2()"),
                           ppc = "bars", simulate = function(...) simulate_negbin(...)),
     categorical = list(links = c(softmax = "categorical"), network = c(softmax = 2),
                        aux = NULL, several = TRUE, classes = TRUE, offset = FALSE,
-                       separable = TRUE, prior_scale = c(softmax = 1),
+                       separable = "classes", prior_scale = c(softmax = 1),
                        code = function(y, weighted) code_categorical(y), ppc = "bars",
                        simulate = function(...) simulate_categorical(...)))
 
@@ -128,7 +130,7 @@ family_table <- list(
 family_entry <- function(family) {
     if (is.null(family))
         return(list(aux = NULL, several = FALSE, classes = FALSE, offset = FALSE,
-                    separable = FALSE, prior_scale = 1, network_output = NA, engine = NA))
+                    separable = "none", prior_scale = 1, network_output = NA, engine = NA))
     entry <- family_table[[family$family]]
     if (is.null(entry) || !(family$link %in% names(entry$links)))
         stop("internal error: family ", family$family, "(", family$link, ") has no entry")

@@ -50,8 +50,10 @@ rare_responses <- 3
 ## where it started)
 separated_every_max <- 1000L
 
-## The separated and nearly separated levels of a binomial or poisson
-## design, each list(name, column, reference, rows, minority): a 0/1 column
+## The separated and nearly separated levels of a design whose responses
+## are counts, y >= 0: all zero separates a level, and with `bounded` (a
+## binomial response, y <= 1) so does all one.  Each level is
+## list(name, column, reference, rows, minority): a 0/1 column
 ## of x (reference FALSE),
 ## or, with an intercept, the rows a group of 0/1 columns with disjoint rows
 ## leaves out (reference TRUE: a factor's reference level); rows are the
@@ -59,20 +61,20 @@ separated_every_max <- 1000L
 ## a reference level only when separated).  x is a dense matrix, a dgCMatrix or a design file, read a column's
 ## non-zeros at a time.  A wrong grouping only proposes a direction that is
 ## then measured (the update along any line is exact), never a wrong one.
-separated_levels <- function(x, y, family, icpt, lead = FALSE) {
-    if (!(family %in% c("binomial", "poisson")) || nrow(x) < 2L) return(NULL)
+separated_levels <- function(x, y, bounded, icpt, lead = FALSE) {
+    if (nrow(x) < 2L) return(NULL)
     ## (the scan runs on x's columns; with an implicit intercept before them,
     ## lead = TRUE, a level's column in the design is one further)
     has_icpt <- length(icpt) > 0L
     icpt <- icpt[icpt > lead] - lead
-    ## a level of n1 rows whose responses sum to ys (y >= 0, and y <= 1 for
-    ## a binomial response) is separated when they are all 0 or all 1 (up to
-    ## `slack` in ys, for a sum known only up to rounding)
+    ## a level of n1 rows whose responses sum to ys is separated when they
+    ## are all 0, or (bounded) all 1 (up to `slack` in ys, for a sum known
+    ## only up to rounding)
     separated <- function(n1, ys, slack = 0)
-        n1 > 0 & (abs(ys) <= slack | family == "binomial" & abs(ys - n1) <= slack)
-    ## the rarer response's count: ones or zeros (binomial), the counts' sum
-    ## (poisson); nearly separated up to rare_responses
-    minority <- function(n1, ys) if (family == "binomial") pmin(ys, n1 - ys) else ys
+        n1 > 0 & (abs(ys) <= slack | bounded & abs(ys - n1) <= slack)
+    ## the rarer response's count: ones or zeros (bounded), the counts' sum
+    ## (otherwise); nearly separated up to rare_responses
+    minority <- function(n1, ys) if (bounded) pmin(ys, n1 - ys) else ys
     ## which columns are 0/1, their ones and responses' sums: one scan in C
     ## (src/sparse_rows.c), a column's rows (its non-zeros) read only for the
     ## separated ones
@@ -269,7 +271,8 @@ separated_spec <- function(run, lap, n_fixed = 0L) {
     design <- run$design
     spec <- run$spec
     if (!length(design$separated) || !is.null(design$hs) ||
-        !isTRUE(engine_entry(spec$model)$separable) || is.null(lap$H))
+        !(engine_entry(spec$model)$separable %in% c("bounds", "zero", "classes")) ||
+        is.null(lap$H))
         return(NULL)
     rows <- lapply(design$separated, function(l) sort(engine_rows(spec, l$rows)))
     levels <- design$separated[lengths(rows) > 0L]

@@ -39,8 +39,8 @@ SEXP sgfs_bench_gradients(SEXP spec, SEXP n_iter)
             }
             continue;
         }
-        e->model->score(e, e->theta, e->batch.idx, e->n, e->grad,
-                        scores ? e->G : NULL, NULL);
+        e->lik.model->score(&e->lik, e->theta, e->batch.idx, e->n, e->grad,
+                        scores ? e->lik.G : NULL, NULL);
         total += e->grad[0];
     }
     PutRNGstate();

@@ -343,23 +343,24 @@ void sgfs_data_dots(const sgfs_data *d, const int *idx, int n, const double *bet
     }
 }
 
-double sgfs_data_glm_pass(const sgfs_engine *e, const double *beta, double *sum)
+double sgfs_data_glm_pass(const sgfs_lik *lik, const double *beta, double *sum)
 {
-    const int P = e->data.P;
+    const int P = lik->data->P;
     double mb = 0.0, ll = 0.0, r_sum = 0.0;
     for (int j = 0; j < P; j++) {
-        mb += e->data.rows_shift[j] * beta[j];
+        mb += lik->data->rows_shift[j] * beta[j];
         sum[j] = 0.0;
     }
-    for (int i = 0; i < e->data.N; i++) {
-        const sgfs_sparse q = sgfs_sparse_row(&e->data, i);
-        const double eta = sgfs_sparse_dot(q, e->data.rows_level, beta) - mb + sgfs_row_offset(&e->data, i);
-        const double r = e->model->row_residual(e, i, eta);
-        ll += e->model->row_loglik(e, i, eta);
-        sgfs_sparse_axpy(r, q, e->data.rows_level, sum);
+    for (int i = 0; i < lik->data->N; i++) {
+        const sgfs_sparse q = sgfs_sparse_row(lik->data, i);
+        const double eta = sgfs_sparse_dot(q, lik->data->rows_level, beta) - mb +
+                           sgfs_row_offset(lik->data, i);
+        const double r = lik->model->row_residual(lik, i, eta);
+        ll += lik->model->row_loglik(lik, i, eta);
+        sgfs_sparse_axpy(r, q, lik->data->rows_level, sum);
         r_sum += r;
     }
-    for (int j = 0; j < P; j++) sum[j] -= r_sum * e->data.rows_shift[j];
+    for (int j = 0; j < P; j++) sum[j] -= r_sum * lik->data->rows_shift[j];
     return ll;
 }
 

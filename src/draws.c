@@ -113,20 +113,23 @@ SEXP sgfs_draws_eval(SEXP spec, SEXP theta, SEXP x, SEXP y, SEXP what,
     if (TYPEOF(theta) != REALSXP || !Rf_isMatrix(theta) || TYPEOF(x) != REALSXP ||
         !Rf_isMatrix(x) || TYPEOF(mpar) != REALSXP)
         Rf_error("internal error: 'theta' and 'x' must be double matrices");
-    sgfs_engine e;
-    memset(&e, 0, sizeof e);
-    e.model = model;
-    e.mpar = REAL(mpar);
-    e.data.P = Rf_nrows(x);
-    e.D = model->n_par(e.data.P, e.mpar, Rf_length(mpar));
+    sgfs_data data;
+    sgfs_lik lik;
+    memset(&data, 0, sizeof data);
+    memset(&lik, 0, sizeof lik);
+    data.P = Rf_nrows(x);
+    lik.data = &data;
+    lik.model = model;
+    lik.mpar = REAL(mpar);
+    lik.D = model->n_par(data.P, lik.mpar, Rf_length(mpar));
     const int S = Rf_ncols(theta), m = Rf_ncols(x), w = Rf_asInteger(what);
-    if (e.D < 1 || Rf_nrows(theta) != e.D)
-        Rf_error("internal error: 'theta' must have %d rows", e.D);
+    if (lik.D < 1 || Rf_nrows(theta) != lik.D)
+        Rf_error("internal error: 'theta' must have %d rows", lik.D);
     if (w < SGFS_DRAW_LINK || w > SGFS_DRAW_LOGLIK)
         Rf_error("internal error: 'what' must be 0, 1 or 2");
     out_map o = { .what = w, .S = (size_t) S, .m = (size_t) m, .centre = 0.0, .scale = 1.0 };
     const sgfs_model *map = NULL;
-    o.K1 = model->n_out(e.mpar, &map);
+    o.K1 = model->n_out(lik.mpar, &map);
     if (map == NULL) map = model;
     o.map = map->draw_value ? map : NULL;
     if (w == SGFS_DRAW_LOGLIK && (TYPEOF(y) != REALSXP || Rf_xlength(y) != m))
@@ -165,15 +168,14 @@ SEXP sgfs_draws_eval(SEXP spec, SEXP theta, SEXP x, SEXP y, SEXP what,
        block's outputs */
     int chunk = m < CHUNK ? m : CHUNK;
     if (model->scratch) {            /* (a part that does not grow with the rows aside) */
-        const double one = (double) model->scratch(e.data.P, 1, e.mpar),
-                     per_row = (double) model->scratch(e.data.P, 2, e.mpar) - one;
+        const double one = (double) model->scratch(data.P, 1, lik.mpar),
+                     per_row = (double) model->scratch(data.P, 2, lik.mpar) - one;
         if (per_row * chunk > SCRATCH_DOUBLES)
             chunk = per_row >= SCRATCH_DOUBLES ? 1 : (int) (SCRATCH_DOUBLES / per_row);
     }
-    e.n = chunk;
-    const R_xlen_t eta_len = model->scratch ? model->scratch(e.data.P, chunk, e.mpar)
-                                            : (R_xlen_t) chunk * ((e.D + e.data.P - 1) / e.data.P);
-    e.eta = (double *) R_alloc(eta_len > 0 ? (size_t) eta_len : 1, sizeof(double));
+    const R_xlen_t eta_len = model->scratch ? model->scratch(data.P, chunk, lik.mpar)
+                                            : (R_xlen_t) chunk * ((lik.D + data.P - 1) / data.P);
+    lik.eta = (double *) R_alloc(eta_len > 0 ? (size_t) eta_len : 1, sizeof(double));
     double per_draw = (double) chunk * o.K1;
     int block = per_draw >= BLOCK_DOUBLES ? 1 : (int) (BLOCK_DOUBLES / per_draw);
     if (block > S) block = S;
@@ -184,7 +186,7 @@ SEXP sgfs_draws_eval(SEXP spec, SEXP theta, SEXP x, SEXP y, SEXP what,
         const int mc = m - i0 < chunk ? m - i0 : chunk;
         for (int s0 = 0; s0 < S; s0 += block) {
             const int Sb = S - s0 < block ? S - s0 : block;
-            model->outputs(&e, th + (size_t) s0 * e.D, Sb, xs + (size_t) i0 * e.data.P, mc, z,
+            model->outputs(&lik, th + (size_t) s0 * lik.D, Sb, xs + (size_t) i0 * data.P, mc, z,
                            (size_t) Sb, (size_t) Sb * mc);
             finish_block(&o, z, Sb, mc, (size_t) s0, (size_t) i0);
             R_CheckUserInterrupt();

@@ -99,7 +99,7 @@ static int far(const sgfs_engine *e)
 static void window_runs(const sgfs_engine *e, int s, int w, int Np,
                         void (*act)(const sgfs_data *, int, int))
 {
-    if (!e->pool) {
+    if (!e->held.pool) {
         const int end = s + w < Np ? s + w : Np;
         act(&e->data, s, end);
         if (s + w > Np) act(&e->data, 0, s + w - Np);
@@ -108,7 +108,7 @@ static void window_runs(const sgfs_engine *e, int s, int w, int Np,
     int from = -1, prev = -2;
     for (int k = 0; k <= w; k++) {
         const int pos = s + k < Np ? s + k : s + k - Np,
-            row = k < w ? e->pool[pos] : -1;
+            row = k < w ? e->held.pool[pos] : -1;
         if (row != prev + 1) {
             if (from >= 0) act(&e->data, from, prev + 1);
             from = row;
@@ -123,7 +123,7 @@ static void window_runs(const sgfs_engine *e, int s, int w, int Np,
    compute), and the rows the last iteration read let go */
 static void next_window(sgfs_engine *e)
 {
-    const int Np = e->data.N - e->n_fixed, w = e->batch.width, per = e->batch.per,
+    const int Np = e->data.N - e->held.n, w = e->batch.width, per = e->batch.per,
         len = e->batch.ahead * per;
     if (e->data.file_prefetch && e->batch.starts[0] >= 0)      /* (the last iteration's) */
         for (int k = 0; k < per; k++)
@@ -146,9 +146,9 @@ static void next_window(sgfs_engine *e)
 static int draw_minibatch(sgfs_engine *e)
 {
     if (e->batch.ahead) next_window(e);
-    else sgfs_minibatch(&e->batch, e->data.N - e->n_fixed, e->n);
-    if (e->pool)
-        for (int i = 0; i < e->n; i++) e->batch.idx[i] = e->pool[e->batch.idx[i]];
+    else sgfs_minibatch(&e->batch, e->data.N - e->held.n, e->n);
+    if (e->held.pool)
+        for (int i = 0; i < e->n; i++) e->batch.idx[i] = e->held.pool[e->batch.idx[i]];
     const int scores = e->rule.sampler->needs_scores && !sgfs_fisher_frozen(e);
     if (scores && e->rule.fisher_rows < e->n)     /* (SGFS's Fisher rows) */
         sgfs_minibatch_shuffle_front(&e->batch, e->n, e->rule.fisher_rows);
@@ -156,26 +156,27 @@ static int draw_minibatch(sgfs_engine *e)
 }
 
 /* grad = grad_lik = the estimate of the likelihood's gradient at par from
-   the minibatch, scaled by (N - n_fixed) / n: with control variates (in
+   the minibatch, scaled by (N - held.n) / n: with control variates (in
    one pass over the rows for both points where the model has
    score_change, else two), or plain; with the rule's per-example scores
    (scores) of its Fisher rows into G */
 static void minibatch_gradient(sgfs_engine *e, int scores)
 {
     const int D = e->D;
-    const double scale = (double) (e->data.N - e->n_fixed) / e->n;
-    if (e->cv.centre && e->model->score_change) {
+    const double scale = (double) (e->data.N - e->held.n) / e->n;
+    if (e->cv.centre && e->lik.model->score_change) {
         /* second order: minus the pool's Hessian at the centre times (par -
            centre).  With SGFS's Fisher rows, each of them first on its own:
            their per-example changes, the noise the rule's Fisher estimate
            measures */
         const int second = e->cv.hessian != NULL, m = scores ? e->rule.fisher_rows : 0;
         for (int i = 0; i < m; i++)
-            e->model->score_change(e, e->par, e->cv.centre, second, e->batch.idx + i, 1,
-                                   e->G + (size_t) i * D);
-        e->model->score_change(e, e->par, e->cv.centre, second, e->batch.idx + m, e->n - m, e->grad);
+            e->lik.model->score_change(&e->lik, e->par, e->cv.centre, second, e->batch.idx + i, 1,
+                                   e->lik.G + (size_t) i * D);
+        e->lik.model->score_change(&e->lik, e->par, e->cv.centre, second, e->batch.idx + m,
+                                   e->n - m, e->grad);
         for (int i = 0; i < m; i++)
-            for (int j = 0; j < D; j++) e->grad[j] += e->G[j + (size_t) i * D];
+            for (int j = 0; j < D; j++) e->grad[j] += e->lik.G[j + (size_t) i * D];
         for (int j = 0; j < D; j++) e->grad[j] = e->cv.score[j] + scale * e->grad[j];
         if (second) {
             for (int j = 0; j < D; j++) e->cv.delta[j] = e->par[j] - e->cv.centre[j];
@@ -184,8 +185,8 @@ static void minibatch_gradient(sgfs_engine *e, int scores)
         memcpy(e->grad_lik, e->grad, (size_t) D * sizeof(double));
     } else if (e->cv.centre) {
         /* (no per-example scores here: engine.c refuses them without score_change) */
-        e->model->score(e, e->par, e->batch.idx, e->n, e->grad, NULL, NULL);
-        e->model->score(e, e->cv.centre, e->batch.idx, e->n, e->cv.grad, NULL, NULL);
+        e->lik.model->score(&e->lik, e->par, e->batch.idx, e->n, e->grad, NULL, NULL);
+        e->lik.model->score(&e->lik, e->cv.centre, e->batch.idx, e->n, e->cv.grad, NULL, NULL);
         for (int j = 0; j < D; j++)
             e->grad_lik[j] = e->grad[j] =
                 e->cv.score[j] + scale * (e->grad[j] - e->cv.grad[j]);
@@ -194,11 +195,12 @@ static void minibatch_gradient(sgfs_engine *e, int scores)
            Fisher estimate reads no others) and their sum, then the sum over
            the other rows in one pass: each row evaluated once */
         const int m = e->rule.fisher_rows;
-        e->model->score(e, e->par, e->batch.idx, m, e->grad_lik, e->G, NULL);
-        e->model->score(e, e->par, e->batch.idx + m, e->n - m, e->grad, NULL, NULL);
+        e->lik.model->score(&e->lik, e->par, e->batch.idx, m, e->grad_lik, e->lik.G, NULL);
+        e->lik.model->score(&e->lik, e->par, e->batch.idx + m, e->n - m, e->grad, NULL, NULL);
         for (int j = 0; j < D; j++) e->grad_lik[j] = e->grad[j] = scale * (e->grad[j] + e->grad_lik[j]);
     } else {
-        e->model->score(e, e->par, e->batch.idx, e->n, e->grad, scores ? e->G : NULL, NULL);
+        e->lik.model->score(&e->lik, e->par, e->batch.idx, e->n, e->grad,
+                            scores ? e->lik.G : NULL, NULL);
         for (int j = 0; j < D; j++) e->grad_lik[j] = e->grad[j] *= scale;
     }
 }
@@ -208,8 +210,8 @@ static void minibatch_gradient(sgfs_engine *e, int scores)
 static void add_fixed_rows(sgfs_engine *e)
 {
     const int D = e->D;
-    sgfs_fixed_rows_score(e, e->par, e->grad_fixed);
-    for (int j = 0; j < D; j++) e->grad[j] += e->grad_fixed[j];
+    sgfs_fixed_rows_score(e, e->par, e->held.grad);
+    for (int j = 0; j < D; j++) e->grad[j] += e->held.grad[j];
     if (e->cv.centre)
         for (int j = 0; j < D; j++) e->grad[j] -= e->cv.fixed[j];
     memcpy(e->grad_lik, e->grad, (size_t) D * sizeof(double));
@@ -236,10 +238,10 @@ static void to_rule_coordinates(sgfs_engine *e, int scores)
     sgfs_metric_clip(&e->metric, e->grad);
     if (e->sep) sgfs_separated_project(e, e->grad_lik);
     if (scores) {
-        sgfs_metric_gradients(&e->metric, e->G, e->rule.fisher_rows);
+        sgfs_metric_gradients(&e->metric, e->lik.G, e->rule.fisher_rows);
         if (e->sep)
             for (int i = 0; i < e->rule.fisher_rows; i++)
-                sgfs_separated_project(e, e->G + (size_t) i * e->D);
+                sgfs_separated_project(e, e->lik.G + (size_t) i * e->D);
     }
 }
 
@@ -256,7 +258,7 @@ static int iterate(sgfs_engine *e)
     }
     const int scores = draw_minibatch(e);
     minibatch_gradient(e, scores);
-    if (e->fixed) add_fixed_rows(e);
+    if (e->held.rows) add_fixed_rows(e);
     add_prior(e);
     if (e->metric.U) to_rule_coordinates(e, scores);
     if (e->grad_sq && t > e->run.burnin)     /* the rule's gradient, as it will read it */
@@ -287,7 +289,7 @@ static void keep_if_due(sgfs_engine *e)
     if (e->run.pred_x == NULL) return;
     for (int start = 0; start < e->run.pred_cols; start += e->n) {
         const int m = e->run.pred_cols - start < e->n ? e->run.pred_cols - start : e->n;
-        e->model->predict(e, e->par, e->run.pred_x + (size_t) start * e->data.P, m,
+        e->lik.model->predict(&e->lik, e->par, e->run.pred_x + (size_t) start * e->data.P, m,
                           e->run.pred + (size_t) start * e->run.n_pred);
     }
     e->run.pred_count += 1.0;

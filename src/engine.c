@@ -202,7 +202,7 @@ static void setup_windows(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
     for (int k = 0; k < len; k++) e->batch.starts[k] = -1.0;
     SEXP starts = sgfs_list_opt(state, "starts");
     if (starts == R_NilValue) return;
-    const double Np = (double) e->data.N - e->n_fixed;
+    const double Np = (double) e->data.N - e->held.n;
     if (TYPEOF(starts) != REALSXP || Rf_xlength(starts) != len)
         Rf_error("internal error: state 'starts' must be %d doubles", len);
     for (int k = 0; k < len; k++) {
@@ -406,10 +406,10 @@ static void setup_fixed_rows(sgfs_engine *e, SEXP prot, SEXP spec)
         if (k < m && f[k] == i) k++;
         else p[o++] = i;
     }
-    e->fixed = f;
-    e->pool = p;
-    e->n_fixed = m;
-    e->grad_fixed = fresh_real(prot, SLOT_GRAD_FIXED, e->D);
+    e->held.rows = f;
+    e->held.pool = p;
+    e->held.n = m;
+    e->held.grad = fresh_real(prot, SLOT_GRAD_FIXED, e->D);
 }
 
 /* spec$centre_hessian (second-order control variates, with a model's
@@ -420,22 +420,22 @@ static void setup_centre_hessian(sgfs_engine *e, SEXP prot, SEXP spec)
     SEXP ch = sgfs_list_opt(spec, "centre_hessian");
     if (ch == R_NilValue || Rf_xlength(ch) == 0) return;
     const int D = e->D;
-    if (e->model->score_change == NULL)
+    if (e->lik.model->score_change == NULL)
         Rf_error("internal error: second-order control variates need a model's score_change");
     double *H = fresh_real(prot, SLOT_CENTRE_HESSIAN, (R_xlen_t) D * D);
     memcpy(H, REAL(sgfs_list_typed(spec, "centre_hessian", REALSXP, (R_xlen_t) D * D)),
            (size_t) D * D * sizeof(double));
     e->cv.delta = fresh_real(prot, SLOT_CENTRE_DELTA, D);
-    if (e->fixed) {                     /* scratch for the model: freed with the .Call */
+    if (e->held.rows) {                 /* scratch for the model: freed with the .Call */
         double *Hf = (double *) R_alloc((size_t) D * D, sizeof(double));
-        double *G = e->G;
-        if (G == NULL) e->G = (double *) R_alloc((size_t) D * e->n, sizeof(double));
+        double *G = e->lik.G;
+        if (G == NULL) e->lik.G = (double *) R_alloc((size_t) D * e->n, sizeof(double));
         memset(Hf, 0, (size_t) D * D * sizeof(double));
-        for (int start = 0; start < e->n_fixed; start += e->n) {
-            const int m = e->n_fixed - start < e->n ? e->n_fixed - start : e->n;
-            sgfs_neg_hessian(e, e->cv.centre, e->fixed + start, m, Hf);
+        for (int start = 0; start < e->held.n; start += e->n) {
+            const int m = e->held.n - start < e->n ? e->held.n - start : e->n;
+            sgfs_neg_hessian(&e->lik, e->cv.centre, e->held.rows + start, m, Hf);
         }
-        e->G = G;
+        e->lik.G = G;
         for (int j = 0; j < D; j++)           /* Hf's upper triangle, both halves */
             for (int i = 0; i <= j; i++) {
                 const double h = Hf[i + (size_t) j * D];
@@ -456,7 +456,7 @@ static int xb_columns(const sgfs_engine *e, SEXP spec, int need_G)
 {
     const int wide = (double) e->data.P * e->n * sizeof(double) > 64.0 * 1024 * 1024;
     SEXP second = sgfs_list_opt(spec, "centre_hessian");
-    const int gathers = e->data.rows_ptr == NULL || e->model->row_residual == NULL || need_G ||
+    const int gathers = e->data.rows_ptr == NULL || e->lik.model->row_residual == NULL || need_G ||
                         (second != R_NilValue);
     return wide && !gathers ? 1 : e->n;
 }
@@ -506,16 +506,18 @@ static void setup_model(sgfs_engine *e, SEXP prot, SEXP spec, int rows, int scor
 
     sgfs_data_setup(&e->data, spec);
     if (e->data.y == NULL) Rf_error("internal error: element 'y' missing");
-    e->model = sgfs_find_model(CHAR(STRING_ELT(
+    e->lik.data = &e->data;
+    e->lik.model = sgfs_find_model(CHAR(STRING_ELT(
         sgfs_list_typed(spec, "model", STRSXP, 1), 0)));
-    if (e->data.weights && !e->model->weighted)
-        Rf_error("internal error: the %s model takes no weights", e->model->name);
+    if (e->data.weights && !e->lik.model->weighted)
+        Rf_error("internal error: the %s model takes no weights", e->lik.model->name);
     SEXP mpar = sgfs_list_typed(spec, "mpar", REALSXP, -1);
-    e->mpar = REAL(mpar);
-    e->callback = sgfs_list_opt(spec, "callback");
-    e->D = e->model->n_par(e->data.P, e->mpar, Rf_length(mpar));
+    e->lik.mpar = REAL(mpar);
+    e->lik.callback = sgfs_list_opt(spec, "callback");
+    e->D = e->lik.model->n_par(e->data.P, e->lik.mpar, Rf_length(mpar));
     if (e->D < 1)
-        Rf_error("internal error: the %s model's settings 'mpar' are malformed", e->model->name);
+        Rf_error("internal error: the %s model's settings 'mpar' are malformed", e->lik.model->name);
+    e->lik.D = e->D;
     e->n = rows < 0 ? sgfs_list_int(spec, "batch_size")
          : rows > 0 ? rows : pass_rows(spec, e->data.N, e->data.P, scores ? e->D : 0);
     if (e->n < 1 || e->n > e->data.N)
@@ -539,10 +541,10 @@ static void setup_scratch(sgfs_engine *e, SEXP prot)
     SEXP slots = Rf_allocVector(RAWSXP, (R_xlen_t) e->n * (R_xlen_t) sizeof(R_xlen_t));
     SET_VECTOR_ELT(prot, SLOT_SLOTS, slots);
     e->batch.slot = (R_xlen_t *) RAW(slots);
-    const R_xlen_t eta_len = e->model->scratch ? e->model->scratch(e->data.P, e->n, e->mpar)
+    const R_xlen_t eta_len = e->lik.model->scratch ? e->lik.model->scratch(e->data.P, e->n, e->lik.mpar)
                                                : (R_xlen_t) e->n * ((D + e->data.P - 1) / e->data.P);
-    e->eta = fresh_real(prot, SLOT_ETA, eta_len);
-    if (e->model->score_change) e->eta_centre = fresh_real(prot, SLOT_ETA_CENTRE, 2 * eta_len);
+    e->lik.eta = fresh_real(prot, SLOT_ETA, eta_len);
+    if (e->lik.model->score_change) e->lik.eta_centre = fresh_real(prot, SLOT_ETA_CENTRE, 2 * eta_len);
     /* (grad_lik right after grad: a metric whitens the two as one D x 2 block) */
     e->grad = fresh_real(prot, SLOT_GRAD, 2 * (R_xlen_t) Ds);
     e->grad_lik = e->grad + Ds;
@@ -552,7 +554,7 @@ static void setup_scratch(sgfs_engine *e, SEXP prot)
 /* An engine for evaluations at theta (D doubles, the model's parameters),
    stored in prot: the shared parts, the batch `rows` rows (0: a full
    pass's chunk), the gathered columns' scratch, and the D x n per-example
-   scores e->G (also sgfs_neg_hessian's scratch) when `scores` (a network's
+   scores e->lik.G (also sgfs_neg_hessian's scratch) when `scores` (a network's
    D can be 10^6: its gradient needs O(D)).  No rule, state or draws. */
 sgfs_engine *sgfs_eval_engine(SEXP prot, SEXP spec, SEXP theta, int rows, int scores)
 {
@@ -563,9 +565,9 @@ sgfs_engine *sgfs_eval_engine(SEXP prot, SEXP spec, SEXP theta, int rows, int sc
     e->xi = e->theta = e->par = e->report = copy_real(prot, SLOT_THETA, theta);
     e->iter = fresh_real(prot, SLOT_ITER, 1);
     setup_scratch(e, prot);
-    e->xb_cols = e->n;
-    e->xb = fresh_real(prot, SLOT_XB, (R_xlen_t) e->data.P * e->n);
-    e->G = scores ? fresh_real(prot, SLOT_G, (R_xlen_t) e->D * e->n) : NULL;
+    e->lik.xb_cols = e->n;
+    e->lik.xb = fresh_real(prot, SLOT_XB, (R_xlen_t) e->data.P * e->n);
+    e->lik.G = scores ? fresh_real(prot, SLOT_G, (R_xlen_t) e->D * e->n) : NULL;
     return e;
 }
 
@@ -659,7 +661,7 @@ static void setup_centre(sgfs_engine *e, SEXP prot, SEXP spec)
         e->cv.grad = fresh_real(prot, SLOT_GRAD_CENTRE, D);
         /* (a rule's per-example scores with control variates are the
            remainders score_change gives: driver.c) */
-        if (e->rule.sampler->needs_scores && e->model->score_change == NULL)
+        if (e->rule.sampler->needs_scores && e->lik.model->score_change == NULL)
             Rf_error("internal error: per-example scores with control variates need "
                      "the model's score_change");
     }
@@ -688,11 +690,11 @@ static void setup_run(sgfs_engine *e, SEXP prot, SEXP spec, int n_keep)
     if (pred_x != R_NilValue) {
         if (TYPEOF(pred_x) != REALSXP || !Rf_isMatrix(pred_x) || Rf_nrows(pred_x) != e->data.P)
             Rf_error("internal error: 'pred_x' must be a double matrix with P rows");
-        if (e->model->predict == NULL)
-            Rf_error("the model '%s' has no predictive to keep", e->model->name);
+        if (e->lik.model->predict == NULL)
+            Rf_error("the model '%s' has no predictive to keep", e->lik.model->name);
         e->run.pred_x = REAL(pred_x);
         e->run.pred_cols = Rf_ncols(pred_x);
-        e->run.n_pred = e->model->n_pred(e->mpar);
+        e->run.n_pred = e->lik.model->n_pred(e->lik.mpar);
         e->run.pred = fresh_real(prot, SLOT_PRED, (R_xlen_t) e->run.n_pred * e->run.pred_cols);
     }
     SEXP draws = Rf_allocMatrix(REALSXP, n_keep, e->run.n_monitor);
@@ -738,9 +740,9 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep)
 
     setup_rule(e, spec);
     const int need_G = e->rule.sampler->needs_scores;
-    e->xb_cols = xb_columns(e, spec, need_G);
-    e->xb = fresh_real(prot, SLOT_XB, (R_xlen_t) e->data.P * e->xb_cols);
-    e->G = need_G ? fresh_real(prot, SLOT_G, (R_xlen_t) D * e->n) : NULL;
+    e->lik.xb_cols = xb_columns(e, spec, need_G);
+    e->lik.xb = fresh_real(prot, SLOT_XB, (R_xlen_t) e->data.P * e->lik.xb_cols);
+    e->lik.G = need_G ? fresh_real(prot, SLOT_G, (R_xlen_t) D * e->n) : NULL;
     setup_metric(e, prot, spec, state);
     SEXP record = sgfs_list_opt(spec, "record_grad_sq");
     if (e->metric.U || (record != R_NilValue && Rf_asLogical(record) == TRUE))
@@ -756,7 +758,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep)
     const double work = e->rule.sampler->full_data ? 10.0 * e->data.N * D
                                               : (double) e->n * D * (D + 1.0);
     e->run.check_every = work > 2e7 / 64 ? (int) fmax(1.0, 2e7 / work) : 64;
-    if (e->cv.centre && e->fixed) {
+    if (e->cv.centre && e->held.rows) {
         e->cv.fixed = fresh_real(prot, SLOT_CENTRE_FIXED, D);
         sgfs_fixed_rows_score(e, e->cv.centre, e->cv.fixed);
     }

@@ -54,20 +54,20 @@ SEXP sgfs_model_eval(SEXP spec, SEXP theta, SEXP idx, SEXP centre, SEXP second_o
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SEXP grad = Rf_allocVector(REALSXP, D);
     SET_VECTOR_ELT(out, 1, grad);
-    e->model->score(e, e->theta, id, n, REAL(grad), e->G, NULL);
-    SET_VECTOR_ELT(out, 0, Rf_ScalarReal(e->model->loglik(e, e->theta, id, n)));
+    e->lik.model->score(&e->lik, e->theta, id, n, REAL(grad), e->lik.G, NULL);
+    SET_VECTOR_ELT(out, 0, Rf_ScalarReal(e->lik.model->loglik(&e->lik, e->theta, id, n)));
     SEXP scores = Rf_allocMatrix(REALSXP, n, D);
     SET_VECTOR_ELT(out, 2, scores);
     for (int i = 0; i < n; i++)
         for (int j = 0; j < D; j++)
-            REAL(scores)[i + (size_t) n * j] = e->G[j + (size_t) D * i];
+            REAL(scores)[i + (size_t) n * j] = e->lik.G[j + (size_t) D * i];
     SET_VECTOR_ELT(out, 3, Rf_ScalarReal(sgfs_prior_logdens(&e->prior, e->theta)));
-    if (centre != R_NilValue && e->model->score_change) {
+    if (centre != R_NilValue && e->lik.model->score_change) {
         if (TYPEOF(centre) != REALSXP || Rf_xlength(centre) != D)
             Rf_error("internal error: 'centre' must be %d doubles", D);
         SEXP change = Rf_allocVector(REALSXP, D);
         SET_VECTOR_ELT(out, 4, change);
-        e->model->score_change(e, e->theta, REAL(centre), second, id, n, REAL(change));
+        e->lik.model->score_change(&e->lik, e->theta, REAL(centre), second, id, n, REAL(change));
     }
     UNPROTECT(2);
     return out;
@@ -109,11 +109,11 @@ SEXP sgfs_model_curvature(SEXP spec, SEXP theta, SEXP with_cov)
         int m = e->data.N - start < e->n ? e->data.N - start : e->n;
         for (int i = 0; i < m; i++) idx[i] = start + i;
         double part_ll;
-        e->model->score(e, e->theta, idx, m, e->grad, cov ? e->G : NULL, &part_ll);
+        e->lik.model->score(&e->lik, e->theta, idx, m, e->grad, cov ? e->lik.G : NULL, &part_ll);
         for (int j = 0; j < D; j++) sum[j] += e->grad[j];
-        if (cov) sgfs_crossprod_add(e->G, D, m, c, D);          /* sum_i g_i g_i' */
+        if (cov) sgfs_crossprod_add(e->lik.G, D, m, c, D);          /* sum_i g_i g_i' */
         ll += part_ll;
-        sgfs_neg_hessian(e, e->theta, idx, m, h);
+        sgfs_neg_hessian(&e->lik, e->theta, idx, m, h);
     }
     /* C = (sum_i g_i g_i' - N gbar gbar') / N (NA unless with_cov) */
     if (!cov) for (size_t k = 0; k < (size_t) D * D; k++) c[k] = NA_REAL;
@@ -132,7 +132,7 @@ SEXP sgfs_change_cov(SEXP spec, SEXP theta, SEXP centre, SEXP rows)
     SEXP prot = PROTECT(sgfs_engine_alloc());
     sgfs_engine *e = sgfs_eval_engine(prot, spec, theta, 0, 1);
     const int D = e->D, m = Rf_length(rows);
-    if (e->model->score_change == NULL)
+    if (e->lik.model->score_change == NULL)
         Rf_error("internal error: the model has no score_change");
     if (TYPEOF(centre) != REALSXP || Rf_xlength(centre) != D)
         Rf_error("internal error: 'centre' must be %d doubles", D);
@@ -148,11 +148,11 @@ SEXP sgfs_change_cov(SEXP spec, SEXP theta, SEXP centre, SEXP rows)
     for (int start = 0; start < m; start += e->n) {      /* e->n rows' remainders in G */
         const int k = m - start < e->n ? m - start : e->n;
         for (int i = 0; i < k; i++) {
-            double *g = e->G + (size_t) i * D;
-            e->model->score_change(e, e->theta, REAL(centre), 1, r + start + i, 1, g);
+            double *g = e->lik.G + (size_t) i * D;
+            e->lik.model->score_change(&e->lik, e->theta, REAL(centre), 1, r + start + i, 1, g);
             for (int j = 0; j < D; j++) sum[j] += g[j];
         }
-        sgfs_crossprod_add(e->G, D, k, c, D);             /* sum_i r_i r_i' */
+        sgfs_crossprod_add(e->lik.G, D, k, c, D);             /* sum_i r_i r_i' */
     }
     for (int j = 0; j < D; j++)
         for (int i = 0; i <= j; i++)
@@ -223,8 +223,8 @@ SEXP sgfs_row_derivs(SEXP spec, SEXP theta, SEXP shift)
 {
     SEXP prot = PROTECT(sgfs_engine_alloc());
     sgfs_engine *e = sgfs_eval_engine(prot, spec, theta, 0, 0);
-    if (e->model->row_derivs == NULL)
-        Rf_error("internal error: the %s model has no row derivatives", e->model->name);
+    if (e->lik.model->row_derivs == NULL)
+        Rf_error("internal error: the %s model has no row derivatives", e->lik.model->name);
     const int N = e->data.N, n_shift = Rf_length(shift);
     if (TYPEOF(shift) != REALSXP || (n_shift != 1 && n_shift != N))
         Rf_error("internal error: 'shift' must be 1 or %d doubles", N);
@@ -245,7 +245,7 @@ SEXP sgfs_row_derivs(SEXP spec, SEXP theta, SEXP shift)
     }
     for (int i = 0; i < N; i++) {
         if (e->data.offset) eta[i] += e->data.offset[i];
-        e->model->row_derivs(e, e->theta, i, eta[i] + s[n_shift == 1 ? 0 : i], d);
+        e->lik.model->row_derivs(&e->lik, e->theta, i, eta[i] + s[n_shift == 1 ? 0 : i], d);
         d1[i] = d[0];
         d2[i] = d[1];
         if (has_aux) cross[i] = d[2];

@@ -92,7 +92,7 @@ SEXP sgfs_gamma(SEXP N, SEXP n)
    batch (their gradient is exact) */
 double sgfs_noise_scale(const sgfs_engine *e)
 {
-    const int pool = e->data.N - e->n_fixed;
+    const int pool = e->data.N - e->held.n;
     return (sgfs_gamma_fpc(pool, e->n) - 1.0) * pool / e->rule.temperature;
 }
 

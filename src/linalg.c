@@ -299,8 +299,8 @@ int sgfs_glm_n_out(const double *mpar, const sgfs_model **out)
     return 1;
 }
 
-void sgfs_glm_outputs(sgfs_engine *e, const double *theta, int S, const double *x,
+void sgfs_glm_outputs(sgfs_lik *lik, const double *theta, int S, const double *x,
                       int m, double *z, size_t ldz, size_t ldk)
 {
-    sgfs_linear_outputs(theta, e->D, e->data.P, 1, S, x, m, z, ldz, ldk);
+    sgfs_linear_outputs(theta, lik->D, lik->data->P, 1, S, x, m, z, ldz, ldk);
 }

@@ -20,14 +20,14 @@ double sgfs_full_score(sgfs_engine *e, const double *theta, double *sum)
     /* on the compressed rows a GLM's pass reads each row's stored entries
        once (data.c): O(stored entries + P), where chunks would cost P per
        row gathered (P can be 10^5 on a wide sparse design) */
-    if (e->data.rows_ptr != NULL && e->model->row_residual != NULL)
-        return sgfs_data_glm_pass(e, theta, sum);
+    if (e->data.rows_ptr != NULL && e->lik.model->row_residual != NULL)
+        return sgfs_data_glm_pass(&e->lik, theta, sum);
     for (int j = 0; j < e->D; j++) sum[j] = 0.0;
     for (int start = 0; start < e->data.N; start += e->n) {
         int m = e->data.N - start < e->n ? e->data.N - start : e->n;
         for (int i = 0; i < m; i++) idx[i] = start + i;
         double part_ll;
-        e->model->score(e, theta, idx, m, part, NULL, &part_ll);
+        e->lik.model->score(&e->lik, theta, idx, m, part, NULL, &part_ll);
         for (int j = 0; j < e->D; j++) sum[j] += part[j];
         ll += part_ll;
     }
@@ -38,22 +38,22 @@ double sgfs_full_score(sgfs_engine *e, const double *theta, double *sum)
    triangle of H: the model's own, or central differences of its score,
    column j from theta +- h_j e_j (h_j = 1e-4 max(1, |theta_j|)), each pair
    (i, j) the mean of its two estimates.  Scratch: the first 2D doubles of
-   e->G (2D <= D n). */
-void sgfs_neg_hessian(sgfs_engine *e, const double *theta, const int *idx,
+   lik->G (2D <= D n). */
+void sgfs_neg_hessian(sgfs_lik *lik, const double *theta, const int *idx,
                       int n, double *H)
 {
-    if (e->model->neg_hessian) {
-        e->model->neg_hessian(e, theta, idx, n, H);
+    if (lik->model->neg_hessian) {
+        lik->model->neg_hessian(lik, theta, idx, n, H);
         return;
     }
-    const int D = e->D;
-    double *th = e->G, *g = e->G + D;
+    const int D = lik->D;
+    double *th = lik->G, *g = lik->G + D;
     memcpy(th, theta, (size_t) D * sizeof(double));
     for (int j = 0; j < D; j++) {
         const double h = 1e-4 * fmax(1.0, fabs(theta[j]));
         for (int side = -1; side <= 1; side += 2) {
             th[j] = theta[j] + side * h;
-            e->model->score(e, th, idx, n, g, NULL, NULL);
+            lik->model->score(lik, th, idx, n, g, NULL, NULL);
             const double w = -0.25 * side / h;         /* half of -dg/(2h) */
             for (int i = 0; i < D; i++)
                 H[i <= j ? i + (size_t) j * D : j + (size_t) i * D] +=
@@ -87,9 +87,9 @@ void sgfs_fixed_rows_score(sgfs_engine *e, const double *theta, double *sum)
 {
     double *part = e->grad_lik;            /* free until the gradient is assembled */
     for (int j = 0; j < e->D; j++) sum[j] = 0.0;
-    for (int start = 0; start < e->n_fixed; start += e->n) {
-        const int m = e->n_fixed - start < e->n ? e->n_fixed - start : e->n;
-        e->model->score(e, theta, e->fixed + start, m, part, NULL, NULL);
+    for (int start = 0; start < e->held.n; start += e->n) {
+        const int m = e->held.n - start < e->n ? e->held.n - start : e->n;
+        e->lik.model->score(&e->lik, theta, e->held.rows + start, m, part, NULL, NULL);
         for (int j = 0; j < e->D; j++) sum[j] += part[j];
     }
 }

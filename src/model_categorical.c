@@ -10,10 +10,10 @@
  *   -d^2 l_i / dbeta_k dbeta_l' = p_ik (1{k = l} - p_il) u_i u_i'.
  *
  * theta = vec(B), B = (beta_1, ..., beta_{K-1}) (P x (K-1)); y_i in
- * 0..K-1; mpar[0] = K.  With prior weights w_i (e->data.weights; 1 without:
+ * 0..K-1; mpar[0] = K.  With prior weights w_i (lik->data->weights; 1 without:
  * frequency or case weights, as nnet::multinom's) row i contributes w_i l_i,
  * w_i times its score and w_i times its curvature.  The linear predictors of the minibatch are one
- * dgemm, E = xb' B (n x (K-1), in e->eta), and the score sum another,
+ * dgemm, E = xb' B (n x (K-1), in lik->eta), and the score sum another,
  * xb R with R the residuals.
  */
 #include "sgfs.h"
@@ -24,9 +24,9 @@ static int n_class(const double *mpar)
 }
 
 /* row idx's prior weight (1 without weights) */
-static double row_weight(const sgfs_engine *e, int idx)
+static double row_weight(const sgfs_lik *lik, int idx)
 {
-    return e->data.weights ? e->data.weights[idx] : 1.0;
+    return lik->data->weights ? lik->data->weights[idx] : 1.0;
 }
 
 static int categorical_n_par(int P, const double *mpar, int n_mpar)
@@ -37,26 +37,26 @@ static int categorical_n_par(int P, const double *mpar, int n_mpar)
     return P * (n_class(mpar) - 1);
 }
 
-/* E = xb' B into e->eta (n x (K-1)); returns the columns xb */
-static const double *predictors(sgfs_engine *e, const double *theta,
+/* E = xb' B into lik->eta (n x (K-1)); returns the columns xb */
+static const double *predictors(sgfs_lik *lik, const double *theta,
                                 const int *idx, int n)
 {
-    const int P = e->data.P, K1 = n_class(e->mpar) - 1;
-    const double *xb = sgfs_batch_columns(e, NULL, idx, n, NULL);
-    sgfs_gemm('T', 'N', n, K1, P, xb, P, theta, P, 0.0, e->eta, n);
+    const int P = lik->data->P, K1 = n_class(lik->mpar) - 1;
+    const double *xb = sgfs_batch_columns(lik, NULL, idx, n, NULL);
+    sgfs_gemm('T', 'N', n, K1, P, xb, P, theta, P, 0.0, lik->eta, n);
     return xb;
 }
 
-static void categorical_score(sgfs_engine *e, const double *theta,
+static void categorical_score(sgfs_lik *lik, const double *theta,
                               const int *idx, int n, double *sum, double *G,
                               double *loglik)
 {
-    const int P = e->data.P, D = e->D, K1 = n_class(e->mpar) - 1;
-    double *E = e->eta, ll = 0.0;
-    const double *xb = predictors(e, theta, idx, n);
+    const int P = lik->data->P, D = lik->D, K1 = n_class(lik->mpar) - 1;
+    double *E = lik->eta, ll = 0.0;
+    const double *xb = predictors(lik, theta, idx, n);
     for (int i = 0; i < n; i++) {
-        const int y = (int) e->data.y[idx[i]];
-        const double w = row_weight(e, idx[i]);
+        const int y = (int) lik->data->y[idx[i]];
+        const double w = row_weight(lik, idx[i]);
         const double eta_y = y > 0 ? E[i + (size_t) (y - 1) * n] : 0.0;
         ll += w * (eta_y - sgfs_softmax_ref(E + i, n, K1));
         for (int k = 0; k < K1; k++)               /* residuals w (1{y = k} - p_k) */
@@ -79,14 +79,14 @@ static void categorical_score(sgfs_engine *e, const double *theta,
    the class probabilities at B and at the centre Bc, from one gather.
    Second order: plus sum_i (W_i m_i)_k u_i, m_i = eta_i - eta_i(Bc) and
    (W_i m)_k = pc_ik (m_k - sum_l pc_il m_l) (the header's Hessian at Bc) */
-static void categorical_score_change(sgfs_engine *e, const double *theta,
+static void categorical_score_change(sgfs_lik *lik, const double *theta,
                                      const double *centre, int second,
                                      const int *idx, int n, double *sum)
 {
-    const int P = e->data.P, K1 = n_class(e->mpar) - 1;
+    const int P = lik->data->P, K1 = n_class(lik->mpar) - 1;
     const size_t len = (size_t) n * K1;
-    double *E = e->eta, *Ec = e->eta_centre, *M = e->eta_centre + len;
-    const double *xb = predictors(e, theta, idx, n);
+    double *E = lik->eta, *Ec = lik->eta_centre, *M = lik->eta_centre + len;
+    const double *xb = predictors(lik, theta, idx, n);
     sgfs_gemm('T', 'N', n, K1, P, xb, P, centre, P, 0.0, Ec, n);
     if (second)
         for (size_t k = 0; k < len; k++) M[k] = E[k] - Ec[k];
@@ -96,7 +96,7 @@ static void categorical_score_change(sgfs_engine *e, const double *theta,
         double pm = 0.0;
         if (second)
             for (int k = 0; k < K1; k++) pm += Ec[i + (size_t) k * n] * M[i + (size_t) k * n];
-        const double w = row_weight(e, idx[i]);
+        const double w = row_weight(lik, idx[i]);
         for (int k = 0; k < K1; k++) {
             const size_t o = i + (size_t) k * n;
             E[o] = w * (Ec[o] - E[o] + (second ? Ec[o] * (M[o] - pm) : 0.0));
@@ -105,34 +105,34 @@ static void categorical_score_change(sgfs_engine *e, const double *theta,
     sgfs_gemm('N', 'N', P, K1, n, xb, P, E, n, 0.0, sum, P);
 }
 
-static double categorical_loglik(sgfs_engine *e, const double *theta,
+static double categorical_loglik(sgfs_lik *lik, const double *theta,
                                  const int *idx, int n)
 {
-    const int K1 = n_class(e->mpar) - 1;
-    double *E = e->eta, ll = 0.0;
-    predictors(e, theta, idx, n);
+    const int K1 = n_class(lik->mpar) - 1;
+    double *E = lik->eta, ll = 0.0;
+    predictors(lik, theta, idx, n);
     for (int i = 0; i < n; i++) {
-        const int y = (int) e->data.y[idx[i]];
-        ll += row_weight(e, idx[i]) *
+        const int y = (int) lik->data->y[idx[i]];
+        ll += row_weight(lik, idx[i]) *
               ((y > 0 ? E[i + (size_t) (y - 1) * n] : 0.0) - sgfs_softmax_ref(E + i, n, K1));
     }
     return ll;
 }
 
 /* block (k, l) of H += sum_i w_i p_ik (1{k = l} - p_il) u_i u_i', from
-   the columns scaled by that weight (in e->G) times the columns */
-static void categorical_neg_hessian(sgfs_engine *e, const double *theta,
+   the columns scaled by that weight (in lik->G) times the columns */
+static void categorical_neg_hessian(sgfs_lik *lik, const double *theta,
                                     const int *idx, int n, double *H)
 {
-    const int P = e->data.P, D = e->D, K1 = n_class(e->mpar) - 1;
-    double *E = e->eta, *A = e->G;
-    const double *xb = predictors(e, theta, idx, n);
+    const int P = lik->data->P, D = lik->D, K1 = n_class(lik->mpar) - 1;
+    double *E = lik->eta, *A = lik->G;
+    const double *xb = predictors(lik, theta, idx, n);
     for (int i = 0; i < n; i++) sgfs_softmax_ref(E + i, n, K1);
     for (int k = 0; k < K1; k++)
         for (int l = k; l < K1; l++) {
             for (int i = 0; i < n; i++) {
                 const double pk = E[i + (size_t) k * n], pl = E[i + (size_t) l * n];
-                const double w = row_weight(e, idx[i]) * pk * ((k == l) - pl);
+                const double w = row_weight(lik, idx[i]) * pk * ((k == l) - pl);
                 const double *restrict u = xb + (size_t) i * P;
                 double *restrict a = A + (size_t) i * P;
                 for (int j = 0; j < P; j++) a[j] = w * u[j];
@@ -151,10 +151,10 @@ static double line_predictor(const double *eta, size_t stride, int k, int cls, d
 
 /* w_i l_i on that line, the row's K - 1 predictors stride apart in eta: a
    separated level's line (separated.c) */
-static double categorical_line_loglik(const sgfs_engine *e, int row, const double *eta,
+static double categorical_line_loglik(const sgfs_lik *lik, int row, const double *eta,
                                       size_t stride, int cls, double t)
 {
-    const int K1 = n_class(e->mpar) - 1, y = (int) e->data.y[row];
+    const int K1 = n_class(lik->mpar) - 1, y = (int) lik->data->y[row];
     double top = 0.0, sum = 0.0;                     /* (the reference class's 0) */
     for (int k = 0; k < K1; k++) {
         const double z = line_predictor(eta, stride, k, cls, t);
@@ -162,7 +162,7 @@ static double categorical_line_loglik(const sgfs_engine *e, int row, const doubl
     }
     for (int k = 0; k < K1; k++) sum += exp(line_predictor(eta, stride, k, cls, t) - top);
     const double own = y > 0 ? line_predictor(eta, stride, y - 1, cls, t) : 0.0;
-    return row_weight(e, row) * (own - top - log(exp(-top) + sum));
+    return row_weight(lik, row) * (own - top - log(exp(-top) + sum));
 }
 
 static int categorical_n_pred(const double *mpar)
@@ -170,12 +170,12 @@ static int categorical_n_pred(const double *mpar)
     return n_class(mpar);
 }
 
-static void categorical_predict(sgfs_engine *e, const double *theta,
+static void categorical_predict(sgfs_lik *lik, const double *theta,
                                 const double *x, int m, double *out)
 {
-    const int P = e->data.P, K1 = n_class(e->mpar) - 1;
-    sgfs_gemm('T', 'N', m, K1, P, x, P, theta, P, 0.0, e->eta, m);
-    sgfs_add_class_pred(e->eta, m, 1, m, K1, out);
+    const int P = lik->data->P, K1 = n_class(lik->mpar) - 1;
+    sgfs_gemm('T', 'N', m, K1, P, x, P, theta, P, 0.0, lik->eta, m);
+    sgfs_add_class_pred(lik->eta, m, 1, m, K1, out);
 }
 
 /* the K - 1 logits, which draws.c maps (no draw_value) */
@@ -185,10 +185,10 @@ static int categorical_n_out(const double *mpar, const sgfs_model **out)
     return n_class(mpar) - 1;
 }
 
-static void categorical_outputs(sgfs_engine *e, const double *theta, int S,
+static void categorical_outputs(sgfs_lik *lik, const double *theta, int S,
                                 const double *x, int m, double *z, size_t ldz, size_t ldk)
 {
-    sgfs_linear_outputs(theta, e->D, e->data.P, n_class(e->mpar) - 1, S, x, m, z, ldz, ldk);
+    sgfs_linear_outputs(theta, lik->D, lik->data->P, n_class(lik->mpar) - 1, S, x, m, z, ldz, ldk);
 }
 
 const sgfs_model sgfs_model_categorical = {

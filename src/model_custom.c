@@ -5,7 +5,7 @@
  * The data stay in R.  xt is 1 x N and holds each example's row number
  * (1-based) in the user's data, so that the front end's column subsets of
  * xt (subset_spec, mode_gap) keep naming the right rows; y is unused.
- * e->callback is list(score, loglik), two R closures of (theta, rows) built
+ * lik->callback is list(score, loglik), two R closures of (theta, rows) built
  * by custom_callback(), which take the rows from the data, call the user's
  * functions and validate what they return:
  *   score  -> the n x D matrix of per-example scores g_i (double),
@@ -44,26 +44,26 @@ static R_xlen_t custom_scratch(int P, int n, const double *mpar)
 
 /* the value of callback `which` at theta for the examples idx[0..n-1],
    unprotected (the caller protects it at once) */
-static SEXP call_back(const sgfs_engine *e, int which, const double *theta,
+static SEXP call_back(const sgfs_lik *lik, int which, const double *theta,
                       const int *idx, int n)
 {
-    if (TYPEOF(e->callback) != VECSXP || Rf_xlength(e->callback) != 2)
+    if (TYPEOF(lik->callback) != VECSXP || Rf_xlength(lik->callback) != 2)
         Rf_error("internal error: a custom model needs its R callbacks");
-    SEXP th = PROTECT(Rf_allocVector(REALSXP, e->D));
-    memcpy(REAL(th), theta, (size_t) e->D * sizeof(double));
+    SEXP th = PROTECT(Rf_allocVector(REALSXP, lik->D));
+    memcpy(REAL(th), theta, (size_t) lik->D * sizeof(double));
     SEXP rows = PROTECT(Rf_allocVector(INTSXP, n));
     int *r = INTEGER(rows);
-    for (int i = 0; i < n; i++) r[i] = (int) e->data.xt[idx[i]];
-    SEXP call = PROTECT(Rf_lang3(VECTOR_ELT(e->callback, which), th, rows));
+    for (int i = 0; i < n; i++) r[i] = (int) lik->data->xt[idx[i]];
+    SEXP call = PROTECT(Rf_lang3(VECTOR_ELT(lik->callback, which), th, rows));
     SEXP out = Rf_eval(call, R_GlobalEnv);
     UNPROTECT(3);
     return out;
 }
 
-static double custom_loglik(sgfs_engine *e, const double *theta,
+static double custom_loglik(sgfs_lik *lik, const double *theta,
                             const int *idx, int n)
 {
-    SEXP ll = PROTECT(call_back(e, CALLBACK_LOGLIK, theta, idx, n));
+    SEXP ll = PROTECT(call_back(lik, CALLBACK_LOGLIK, theta, idx, n));
     if (TYPEOF(ll) != REALSXP || Rf_xlength(ll) != 1)
         Rf_error("internal error: the loglik callback must return one double");
     const double value = REAL(ll)[0];
@@ -71,11 +71,11 @@ static double custom_loglik(sgfs_engine *e, const double *theta,
     return value;
 }
 
-static void custom_score(sgfs_engine *e, const double *theta, const int *idx,
+static void custom_score(sgfs_lik *lik, const double *theta, const int *idx,
                          int n, double *sum, double *G, double *loglik)
 {
-    const int D = e->D;
-    SEXP S = PROTECT(call_back(e, CALLBACK_SCORE, theta, idx, n));
+    const int D = lik->D;
+    SEXP S = PROTECT(call_back(lik, CALLBACK_SCORE, theta, idx, n));
     if (TYPEOF(S) != REALSXP || Rf_xlength(S) != (R_xlen_t) n * D)
         Rf_error("internal error: the score callback must return %d x %d doubles", n, D);
     const double *s = REAL(S);                   /* n x D, column-major */
@@ -88,7 +88,7 @@ static void custom_score(sgfs_engine *e, const double *theta, const int *idx,
             for (int i = 0; i < n; i++) G[j + (size_t) D * i] = col[i];
     }
     UNPROTECT(1);
-    if (loglik) *loglik = custom_loglik(e, theta, idx, n);
+    if (loglik) *loglik = custom_loglik(lik, theta, idx, n);
 }
 
 const sgfs_model sgfs_model_custom = {

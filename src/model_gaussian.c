@@ -10,11 +10,11 @@
  *
  * theta = (beta[P], log_sigma) when sigma is sampled (D = P + 1), or beta
  * alone when the user fixed sigma (D = P).  mpar[0] is the fixed log sigma,
- * or NA when log sigma is a parameter.  o_i is the row's offset (e->data.offset,
+ * or NA when log sigma is a parameter.  o_i is the row's offset (lik->data->offset,
  * on the internal scale of y; 0 without), added to eta by
  * sgfs_batch_columns.
  *
- * Prior weights w_i (e->data.weights; 1 without) are precisions, as in glm():
+ * Prior weights w_i (lik->data->weights; 1 without) are precisions, as in glm():
  * y_i ~ N(eta_i, sigma^2 / w_i), so that
  *   l_i = -log sigma + log(w_i)/2 - log(2 pi)/2 - w_i r_i^2 / (2 sigma^2),
  *   dl_i/dbeta = w_i r_i u_i / sigma^2,  dl_i/dlog sigma = w_i r_i^2 / sigma^2 - 1,
@@ -37,26 +37,26 @@ static int gaussian_n_par(int P, const double *mpar, int n_mpar)
     return P + sigma_sampled(mpar);
 }
 
-/* residuals r = y - xb' beta into e->eta, and the columns xb; returns
+/* residuals r = y - xb' beta into lik->eta, and the columns xb; returns
    log sigma */
-static double residuals(sgfs_engine *e, const double *theta, const int *idx,
+static double residuals(sgfs_lik *lik, const double *theta, const int *idx,
                         int n, const double **xb)
 {
-    double *r = e->eta;
-    *xb = sgfs_batch_columns(e, theta, idx, n, r);
-    for (int i = 0; i < n; i++) r[i] = e->data.y[idx[i]] - r[i];
-    return sigma_sampled(e->mpar) ? theta[e->data.P] : e->mpar[0];
+    double *r = lik->eta;
+    *xb = sgfs_batch_columns(lik, theta, idx, n, r);
+    for (int i = 0; i < n; i++) r[i] = lik->data->y[idx[i]] - r[i];
+    return sigma_sampled(lik->mpar) ? theta[lik->data->P] : lik->mpar[0];
 }
 
-/* with weights: the batch's sum of w_i r_i^2 (r in e->eta), its rows of
+/* with weights: the batch's sum of w_i r_i^2 (r in lik->eta), its rows of
    positive weight (into *count) and their sum of log(w_i)/2 (into *logw) */
-static double weighted_rss(const sgfs_engine *e, const int *idx, int n,
+static double weighted_rss(const sgfs_lik *lik, const int *idx, int n,
                            double *count, double *logw)
 {
-    const double *r = e->eta;
+    const double *r = lik->eta;
     double rss = 0.0, k = 0.0, lw = 0.0;
     for (int i = 0; i < n; i++) {
-        const double w = e->data.weights[idx[i]];
+        const double w = lik->data->weights[idx[i]];
         if (w > 0.0) {
             rss += w * r[i] * r[i];
             k += 1.0;
@@ -68,42 +68,42 @@ static double weighted_rss(const sgfs_engine *e, const int *idx, int n,
     return rss;
 }
 
-static void gaussian_score_weighted(sgfs_engine *e, const double *theta,
+static void gaussian_score_weighted(sgfs_lik *lik, const double *theta,
                                     const int *idx, int n, double *sum, double *G,
                                     double *loglik)
 {
-    const int P = e->data.P, D = e->D, has_sigma = sigma_sampled(e->mpar);
-    double *r = e->eta, count, logw;
+    const int P = lik->data->P, D = lik->D, has_sigma = sigma_sampled(lik->mpar);
+    double *r = lik->eta, count, logw;
     const double *xb;
-    const double log_sigma = residuals(e, theta, idx, n, &xb);
+    const double log_sigma = residuals(lik, theta, idx, n, &xb);
     const double prec = exp(-2.0 * log_sigma);
-    const double rss = weighted_rss(e, idx, n, &count, &logw);
+    const double rss = weighted_rss(lik, idx, n, &count, &logw);
     if (G)
         for (int i = 0; i < n; i++) {
             const double *restrict u = xb + (size_t) i * P;
             double *restrict g = G + (size_t) i * D;
-            const double w = e->data.weights[idx[i]], ri = w * r[i] * prec;
+            const double w = lik->data->weights[idx[i]], ri = w * r[i] * prec;
             for (int j = 0; j < P; j++) g[j] = ri * u[j];
             if (has_sigma) g[P] = w > 0.0 ? w * r[i] * r[i] * prec - 1.0 : 0.0;
         }
-    for (int i = 0; i < n; i++) r[i] *= prec * e->data.weights[idx[i]];
+    for (int i = 0; i < n; i++) r[i] *= prec * lik->data->weights[idx[i]];
     sgfs_x_r(xb, P, n, r, sum);
     if (has_sigma) sum[P] = rss * prec - count;
     if (loglik) *loglik = -count * (log_sigma + HALF_LOG_2PI) + logw - 0.5 * rss * prec;
 }
 
-static void gaussian_score(sgfs_engine *e, const double *theta,
+static void gaussian_score(sgfs_lik *lik, const double *theta,
                            const int *idx, int n, double *sum, double *G,
                            double *loglik)
 {
-    if (e->data.weights) {
-        gaussian_score_weighted(e, theta, idx, n, sum, G, loglik);
+    if (lik->data->weights) {
+        gaussian_score_weighted(lik, theta, idx, n, sum, G, loglik);
         return;
     }
-    const int P = e->data.P, D = e->D, has_sigma = sigma_sampled(e->mpar);
-    double *r = e->eta, rss = 0.0;
+    const int P = lik->data->P, D = lik->D, has_sigma = sigma_sampled(lik->mpar);
+    double *r = lik->eta, rss = 0.0;
     const double *xb;
-    double log_sigma = residuals(e, theta, idx, n, &xb);
+    double log_sigma = residuals(lik, theta, idx, n, &xb);
     double prec = exp(-2.0 * log_sigma);
     for (int i = 0; i < n; i++) rss += r[i] * r[i];
     if (G && has_sigma)
@@ -123,22 +123,22 @@ static void gaussian_score(sgfs_engine *e, const double *theta,
    rc_i d].  With a fixed sigma the likelihood is quadratic in beta and the
    change is 0.  With weights every row's terms are multiplied by w_i (the
    -1 of the log sigma score cancels in the difference). */
-static void gaussian_score_change(sgfs_engine *e, const double *theta,
+static void gaussian_score_change(sgfs_lik *lik, const double *theta,
                                   const double *centre, int second,
                                   const int *idx, int n, double *sum)
 {
-    const int P = e->data.P, has_sigma = sigma_sampled(e->mpar);
-    double *r = e->eta, *rc = e->eta_centre, rss = 0.0, rss_c = 0.0, cross = 0.0;
+    const int P = lik->data->P, has_sigma = sigma_sampled(lik->mpar);
+    double *r = lik->eta, *rc = lik->eta_centre, rss = 0.0, rss_c = 0.0, cross = 0.0;
     const double *xb;
-    const double log_sigma = residuals(e, theta, idx, n, &xb);
-    const double log_sigma_c = has_sigma ? centre[P] : e->mpar[0];
+    const double log_sigma = residuals(lik, theta, idx, n, &xb);
+    const double log_sigma_c = has_sigma ? centre[P] : lik->mpar[0];
     const double prec = exp(-2.0 * log_sigma), prec_c = exp(-2.0 * log_sigma_c);
     const double d = log_sigma - log_sigma_c;
     sgfs_xt_beta(xb, P, n, centre, rc);
-    sgfs_add_offset(e, idx, n, rc);
-    const double *w = e->data.weights;
+    sgfs_add_offset(lik, idx, n, rc);
+    const double *w = lik->data->weights;
     for (int i = 0; i < n; i++) {
-        const double c = e->data.y[idx[i]] - rc[i], wi = w ? w[idx[i]] : 1.0;
+        const double c = lik->data->y[idx[i]] - rc[i], wi = w ? w[idx[i]] : 1.0;
         rss += wi * r[i] * r[i];
         rss_c += wi * c * c;
         const double first = r[i] * prec - c * prec_c;
@@ -155,37 +155,37 @@ static void gaussian_score_change(sgfs_engine *e, const double *theta,
     if (has_sigma) sum[P] = rss * prec - rss_c * prec_c + (second ? 2.0 * prec_c * cross : 0.0);
 }
 
-static double gaussian_loglik(sgfs_engine *e, const double *theta,
+static double gaussian_loglik(sgfs_lik *lik, const double *theta,
                               const int *idx, int n)
 {
-    double *r = e->eta, rss = 0.0;
+    double *r = lik->eta, rss = 0.0;
     const double *xb;
-    double log_sigma = residuals(e, theta, idx, n, &xb);
-    if (e->data.weights) {
+    double log_sigma = residuals(lik, theta, idx, n, &xb);
+    if (lik->data->weights) {
         double count, logw;
-        rss = weighted_rss(e, idx, n, &count, &logw);
+        rss = weighted_rss(lik, idx, n, &count, &logw);
         return -count * (log_sigma + HALF_LOG_2PI) + logw - 0.5 * rss * exp(-2.0 * log_sigma);
     }
     for (int i = 0; i < n; i++) rss += r[i] * r[i];
     return -n * (log_sigma + HALF_LOG_2PI) - 0.5 * rss * exp(-2.0 * log_sigma);
 }
 
-static void gaussian_neg_hessian(sgfs_engine *e, const double *theta,
+static void gaussian_neg_hessian(sgfs_lik *lik, const double *theta,
                                  const int *idx, int n, double *H)
 {
-    const int P = e->data.P, D = e->D;
-    double *r = e->eta;
+    const int P = lik->data->P, D = lik->D;
+    double *r = lik->eta;
     const double *xb;
-    const double prec = exp(-2.0 * residuals(e, theta, idx, n, &xb)), root = sqrt(prec);
-    const double *wt = e->data.weights;
+    const double prec = exp(-2.0 * residuals(lik, theta, idx, n, &xb)), root = sqrt(prec);
+    const double *wt = lik->data->weights;
     for (int i = 0; i < n; i++) {
         const double *restrict u = xb + (size_t) i * P;
-        double *restrict a = e->G + (size_t) i * P;
+        double *restrict a = lik->G + (size_t) i * P;
         const double ri = wt ? root * sqrt(wt[idx[i]]) : root;
         for (int j = 0; j < P; j++) a[j] = ri * u[j];
     }
-    sgfs_crossprod_add(e->G, P, n, H, D);     /* the leading beta block */
-    if (!sigma_sampled(e->mpar)) return;
+    sgfs_crossprod_add(lik->G, P, n, H, D);     /* the leading beta block */
+    if (!sigma_sampled(lik->mpar)) return;
     double rss = 0.0, *cross = H + (size_t) P * D;
     for (int i = 0; i < n; i++) {
         const double *restrict u = xb + (size_t) i * P;
@@ -202,23 +202,23 @@ static int gaussian_n_pred(const double *mpar)
     return 2;
 }
 
-static void gaussian_predict(sgfs_engine *e, const double *theta,
+static void gaussian_predict(sgfs_lik *lik, const double *theta,
                              const double *x, int m, double *out)
 {
-    sgfs_xt_beta(x, e->data.P, m, theta, e->eta);
-    sgfs_add_gaussian_pred(e->eta, 1, m,
-                           sigma_sampled(e->mpar) ? theta[e->data.P] : e->mpar[0], out);
+    sgfs_xt_beta(x, lik->data->P, m, theta, lik->eta);
+    sgfs_add_gaussian_pred(lik->eta, 1, m,
+                           sigma_sampled(lik->mpar) ? theta[lik->data->P] : lik->mpar[0], out);
 }
 
 /* a row's derivatives at eta (offset included): w r / sigma^2, w / sigma^2
    and, with log sigma sampled, 2 w r / sigma^2 and 2 w r^2 / sigma^2
    (r = y - eta) */
-static void gaussian_row_derivs(const sgfs_engine *e, const double *theta, int row,
+static void gaussian_row_derivs(const sgfs_lik *lik, const double *theta, int row,
                                 double eta, double *d)
 {
-    const int sampled = sigma_sampled(e->mpar);
-    const double prec = exp(-2.0 * (sampled ? theta[e->data.P] : e->mpar[0]));
-    const double w = sgfs_row_weight(&e->data, row), r = e->data.y[row] - eta;
+    const int sampled = sigma_sampled(lik->mpar);
+    const double prec = exp(-2.0 * (sampled ? theta[lik->data->P] : lik->mpar[0]));
+    const double w = sgfs_row_weight(lik->data, row), r = lik->data->y[row] - eta;
     d[0] = w * r * prec;
     d[1] = w * prec;
     d[2] = sampled ? 2.0 * w * r * prec : 0.0;

@@ -5,9 +5,9 @@
  *   g_i(beta) = (y_i - sgfs_sigmoid(eta_i)) u_i,       y_i in {0, 1}.
  *
  * theta = beta (D = P; the intercept, if any, is a column of ones in xt);
- * o_i the row's offset (e->data.offset; 0 without), added to the gathered
+ * o_i the row's offset (lik->data->offset; 0 without), added to the gathered
  * batch's eta by sgfs_batch_columns and by the one-pass residuals.
- * With prior weights w_i (e->data.weights; 1 without) row i contributes
+ * With prior weights w_i (lik->data->weights; 1 without) row i contributes
  * w_i l_i, w_i g_i and w_i times its curvature; y_i may then be a
  * proportion in [0, 1] (a binomial response of w_i trials, as glm()).
  * Without offsets and weights the one-pass score uses a residual function
@@ -37,63 +37,64 @@ static int logistic_n_par(int P, const double *mpar, int n_mpar)
 static double logistic_residual(int row, double eta, double unused, void *ctx)
 {
     (void) unused;
-    return ((const sgfs_engine *) ctx)->data.y[row] - sgfs_sigmoid(eta);
+    return ((const sgfs_lik *) ctx)->data->y[row] - sgfs_sigmoid(eta);
 }
 
 static double logistic_residual_general(int row, double eta, double unused, void *ctx)
 {
     (void) unused;
-    const sgfs_engine *e = (const sgfs_engine *) ctx;
-    const double r = e->data.y[row] - sgfs_sigmoid(eta + sgfs_row_offset(&e->data, row));
-    return e->data.weights ? e->data.weights[row] * r : r;
+    const sgfs_lik *lik = (const sgfs_lik *) ctx;
+    const double r = lik->data->y[row] - sgfs_sigmoid(eta + sgfs_row_offset(lik->data, row));
+    return lik->data->weights ? lik->data->weights[row] * r : r;
 }
 
 /* control variates: the engine and the order (1 or 2) */
 typedef struct change_ctx {
-    const sgfs_engine *e;
+    const sgfs_lik *lik;
     int order;
 } change_ctx;
 
 static double logistic_residual_change(int row, double eta, double eta_c, void *ctx)
 {
     const change_ctx *c = (const change_ctx *) ctx;
-    if (c->e->data.offset) {
-        eta += c->e->data.offset[row];
-        eta_c += c->e->data.offset[row];
+    if (c->lik->data->offset) {
+        eta += c->lik->data->offset[row];
+        eta_c += c->lik->data->offset[row];
     }
     const double pc = sgfs_sigmoid(eta_c), first = pc - sgfs_sigmoid(eta);
     const double r = c->order == 2 ? first + pc * (1.0 - pc) * (eta - eta_c) : first;
-    return c->e->data.weights ? c->e->data.weights[row] * r : r;
+    return c->lik->data->weights ? c->lik->data->weights[row] * r : r;
 }
 
-static void logistic_score(sgfs_engine *e, const double *theta,
+static void logistic_score(sgfs_lik *lik, const double *theta,
                            const int *idx, int n, double *sum, double *G,
                            double *loglik)
 {
-    const int P = e->data.P, D = e->D;
+    const int P = lik->data->P, D = lik->D;
     if (G == NULL && loglik == NULL) {        /* one pass, no copy */
-        sgfs_rows_score(e, idx, n, theta, NULL,
-                        e->data.offset || e->data.weights ? logistic_residual_general : logistic_residual,
-                        e, sum);
+        const sgfs_data *d = lik->data;
+        sgfs_rows_score(lik, idx, n, theta, NULL,
+                        d->offset || d->weights ? logistic_residual_general : logistic_residual,
+                        lik, sum);
         return;
     }
-    double *r = e->eta;
-    const double *xb = sgfs_batch_columns(e, theta, idx, n, r);
-    if (e->data.weights) {
+    double *r = lik->eta;
+    const double *xb = sgfs_batch_columns(lik, theta, idx, n, r);
+    if (lik->data->weights) {
         double ll = 0.0;
         for (int i = 0; i < n; i++) {
-            const double w = e->data.weights[idx[i]];
+            const double w = lik->data->weights[idx[i]];
             double li = 0.0;
-            r[i] = w * sgfs_binomial_residual(e->data.y[idx[i]], r[i], &li);
+            r[i] = w * sgfs_binomial_residual(lik->data->y[idx[i]], r[i], &li);
             ll += w * li;
         }
         if (loglik) *loglik = ll;
     } else if (loglik) {
         double ll = 0.0;
-        for (int i = 0; i < n; i++) r[i] = sgfs_binomial_residual(e->data.y[idx[i]], r[i], &ll);
+        for (int i = 0; i < n; i++) r[i] = sgfs_binomial_residual(lik->data->y[idx[i]], r[i], &ll);
         *loglik = ll;
     } else {
-        for (int i = 0; i < n; i++) r[i] = e->data.y[idx[i]] - sgfs_sigmoid(r[i]);
+        for (int i = 0; i < n; i++) r[i] = lik->data->y[idx[i]] - sgfs_sigmoid(r[i]);
     }
     sgfs_glm_scores(xb, P, n, r, sum, G, D);
 }
@@ -101,42 +102,42 @@ static void logistic_score(sgfs_engine *e, const double *theta,
 /* sum_i [g_i(theta) - g_i(centre)] = sum_i [s(c_i) - s(eta_i)] u_i (s the
    sigmoid, c_i = u_i' centre), from one gather of the u_i; second order:
    plus w_i (eta_i - c_i) u_i, w_i = s(c_i)(1 - s(c_i)) */
-static void logistic_score_change(sgfs_engine *e, const double *theta,
+static void logistic_score_change(sgfs_lik *lik, const double *theta,
                                   const double *centre, int second,
                                   const int *idx, int n, double *sum)
 {
-    change_ctx c = { e, second ? 2 : 1 };
-    sgfs_rows_score(e, idx, n, theta, centre, logistic_residual_change, &c, sum);
+    change_ctx c = { lik, second ? 2 : 1 };
+    sgfs_rows_score(lik, idx, n, theta, centre, logistic_residual_change, &c, sum);
 }
 
-static double logistic_loglik(sgfs_engine *e, const double *theta,
+static double logistic_loglik(sgfs_lik *lik, const double *theta,
                               const int *idx, int n)
 {
-    double *eta = e->eta, ll = 0.0;
-    sgfs_batch_columns(e, theta, idx, n, eta);
-    if (e->data.weights)
+    double *eta = lik->eta, ll = 0.0;
+    sgfs_batch_columns(lik, theta, idx, n, eta);
+    if (lik->data->weights)
         for (int i = 0; i < n; i++)
-            ll += e->data.weights[idx[i]] * (e->data.y[idx[i]] * eta[i] - softplus(eta[i]));
+            ll += lik->data->weights[idx[i]] * (lik->data->y[idx[i]] * eta[i] - softplus(eta[i]));
     else
         for (int i = 0; i < n; i++)
-            ll += e->data.y[idx[i]] * eta[i] - softplus(eta[i]);
+            ll += lik->data->y[idx[i]] * eta[i] - softplus(eta[i]);
     return ll;
 }
 
-static void logistic_neg_hessian(sgfs_engine *e, const double *theta,
+static void logistic_neg_hessian(sgfs_lik *lik, const double *theta,
                                  const int *idx, int n, double *H)
 {
-    const int P = e->data.P;
-    double *eta = e->eta;
-    const double *xb = sgfs_batch_columns(e, theta, idx, n, eta);
+    const int P = lik->data->P;
+    double *eta = lik->eta;
+    const double *xb = sgfs_batch_columns(lik, theta, idx, n, eta);
     for (int i = 0; i < n; i++) {
         const double p = sgfs_sigmoid(eta[i]);
-        const double w = sqrt(sgfs_row_weight(&e->data, idx[i]) * p * (1.0 - p));
+        const double w = sqrt(sgfs_row_weight(lik->data, idx[i]) * p * (1.0 - p));
         const double *restrict u = xb + (size_t) i * P;
-        double *restrict a = e->G + (size_t) i * P;
+        double *restrict a = lik->G + (size_t) i * P;
         for (int j = 0; j < P; j++) a[j] = w * u[j];
     }
-    sgfs_crossprod_add(e->G, P, n, H, P);
+    sgfs_crossprod_add(lik->G, P, n, H, P);
 }
 
 static int logistic_n_pred(const double *mpar)
@@ -145,30 +146,30 @@ static int logistic_n_pred(const double *mpar)
     return 1;
 }
 
-static void logistic_predict(sgfs_engine *e, const double *theta,
+static void logistic_predict(sgfs_lik *lik, const double *theta,
                              const double *x, int m, double *out)
 {
-    sgfs_xt_beta(x, e->data.P, m, theta, e->eta);
-    sgfs_add_binomial_pred(e->eta, 1, m, out);
+    sgfs_xt_beta(x, lik->data->P, m, theta, lik->eta);
+    sgfs_add_binomial_pred(lik->eta, 1, m, out);
 }
 
-static double logistic_row_loglik(const sgfs_engine *e, int row, double eta)
+static double logistic_row_loglik(const sgfs_lik *lik, int row, double eta)
 {
-    return sgfs_row_weight(&e->data, row) * (e->data.y[row] * eta - softplus(eta));
+    return sgfs_row_weight(lik->data, row) * (lik->data->y[row] * eta - softplus(eta));
 }
 
-static double logistic_row_residual(const sgfs_engine *e, int row, double eta)
+static double logistic_row_residual(const sgfs_lik *lik, int row, double eta)
 {
-    return sgfs_row_weight(&e->data, row) * (e->data.y[row] - sgfs_sigmoid(eta));
+    return sgfs_row_weight(lik->data, row) * (lik->data->y[row] - sgfs_sigmoid(eta));
 }
 
-static void logistic_row_derivs(const sgfs_engine *e, const double *theta, int row,
+static void logistic_row_derivs(const sgfs_lik *lik, const double *theta, int row,
                                 double eta, double *d)
 {
     (void) theta;
     const double p = sgfs_sigmoid(eta);
-    d[0] = logistic_row_residual(e, row, eta);
-    d[1] = sgfs_row_weight(&e->data, row) * p * (1.0 - p);
+    d[0] = logistic_row_residual(lik, row, eta);
+    d[1] = sgfs_row_weight(lik->data, row) * p * (1.0 - p);
     d[2] = d[3] = 0.0;
 }
 

@@ -30,7 +30,7 @@
  * rounded once per call, mlp_layers.h compiled for float), the output
  * layer's likelihood and deltas in doubles; log-likelihoods, predictions
  * and the sampler's state stay in double precision.
- * Scratch (e->eta): h_l and delta_l of the hidden layers and z, w_L x n,
+ * Scratch (lik->eta): h_l and delta_l of the hidden layers and z, w_L x n,
  * then in single precision the float pass's (mlp_scratch()).
  * Minus the Hessian: central differences of the score (model.c).
  */
@@ -116,7 +116,7 @@ static size_t units_of(const mlp_shape *s)
     return units;
 }
 
-/* e->eta: the double pass's layer buffers (units x n), then, in single
+/* lik->eta: the double pass's layer buffers (units x n), then, in single
    precision, the single pass's floats: the weights, their score sums, the
    batch's inputs (P x n) and the layer buffers */
 static R_xlen_t mlp_scratch(int P, int n, const double *mpar)
@@ -154,11 +154,11 @@ static R_xlen_t mlp_scratch(int P, int n, const double *mpar)
 #endif
 
 /* forward pass in double precision for the columns of x (P x n) */
-static void forward(const sgfs_engine *e, const mlp_shape *s,
+static void forward(const sgfs_lik *lik, const mlp_shape *s,
                     const double *theta, const double *x, int n,
                     double **h, double **delta)
 {
-    buffers_double(e->eta, s, n, h, delta);
+    buffers_double(lik->eta, s, n, h, delta);
     forward_double(s, theta, x, n, h, delta);
 }
 
@@ -171,33 +171,33 @@ static double log_sigma_of(const mlp_shape *s, const double *theta,
 /* the outputs z (w_L x n) to the output deltas in place; returns the
    log-likelihood sum; with sigma_score != NULL also the sum of
    dl/dlog sigma and, with G, each example's into G[D - 1, i] */
-static double output_delta(const sgfs_engine *e, const mlp_shape *s,
+static double output_delta(const sgfs_lik *lik, const mlp_shape *s,
                            const double *theta, const int *idx, int n,
                            double *z, double *G, double *sigma_score)
 {
     const int K = s->w[s->L];
     double ll = 0.0;
     if (s->out == OUT_BINOMIAL) {
-        for (int i = 0; i < n; i++) z[i] = sgfs_binomial_residual(e->data.y[idx[i]], z[i], &ll);
+        for (int i = 0; i < n; i++) z[i] = sgfs_binomial_residual(lik->data->y[idx[i]], z[i], &ll);
     } else if (s->out == OUT_POISSON) {
         for (int i = 0; i < n; i++) {
-            const double y = e->data.y[idx[i]], mu = exp(z[i]);
+            const double y = lik->data->y[idx[i]], mu = exp(z[i]);
             ll += y * z[i] - mu - lgamma(y + 1.0);
             z[i] = y - mu;
         }
     } else if (s->out == OUT_CATEGORICAL) {
         for (int i = 0; i < n; i++) {
             double *zi = z + (size_t) i * K;
-            const int y = (int) e->data.y[idx[i]];
+            const int y = (int) lik->data->y[idx[i]];
             ll += (y > 0 ? zi[y - 1] : 0.0) - sgfs_softmax_ref(zi, 1, K);
             for (int k = 0; k < K; k++) zi[k] = (y == k + 1) - zi[k];
         }
     } else {
-        const double log_sigma = log_sigma_of(s, theta, e->mpar);
+        const double log_sigma = log_sigma_of(s, theta, lik->mpar);
         const double prec = exp(-2.0 * log_sigma);
         double rss = 0.0;
         for (int i = 0; i < n; i++) {
-            const double r = e->data.y[idx[i]] - z[i];
+            const double r = lik->data->y[idx[i]] - z[i];
             rss += r * r;
             if (G && s->sigma_sampled) G[s->D - 1 + (size_t) i * s->D] = r * r * prec - 1.0;
             z[i] = r * prec;
@@ -211,13 +211,13 @@ static double output_delta(const sgfs_engine *e, const mlp_shape *s,
 #ifdef SGFS_HAVE_SGEMM
 /* the score in single precision: theta and the batch rounded to floats,
    the passes in floats, the output layer's likelihood in doubles */
-static double score_single(sgfs_engine *e, const mlp_shape *s, const double *theta,
+static double score_single(sgfs_lik *lik, const mlp_shape *s, const double *theta,
                            const double *x, const int *idx, int n, double *sum,
                            double *G, double *sigma_score)
 {
     const size_t Dw = n_weights(s), Px = (size_t) s->w[0] * n, K = s->w[s->L];
-    double *z = e->eta;                         /* the double pass's room */
-    float *w = (float *) (e->eta + units_of(s) * n);
+    double *z = lik->eta;                         /* the double pass's room */
+    float *w = (float *) (lik->eta + units_of(s) * n);
     float *gw = w + Dw, *xf = gw + Dw, *h[MAX_LAYERS + 1], *delta[MAX_LAYERS + 1];
     for (size_t j = 0; j < Dw; j++) w[j] = (float) theta[j];
     for (size_t j = 0; j < Px; j++) xf[j] = (float) x[j];
@@ -225,7 +225,7 @@ static double score_single(sgfs_engine *e, const mlp_shape *s, const double *the
     forward_single(s, w, xf, n, h, delta);
     float *zf = delta[s->L];
     for (size_t j = 0; j < K * n; j++) z[j] = zf[j];
-    const double ll = output_delta(e, s, theta, idx, n, z, G, sigma_score);
+    const double ll = output_delta(lik, s, theta, idx, n, z, G, sigma_score);
     for (size_t j = 0; j < K * n; j++) zf[j] = (float) z[j];
     backward_single(s, w, xf, n, h, delta, gw, G);
     for (size_t j = 0; j < Dw; j++) sum[j] = gw[j];
@@ -233,33 +233,33 @@ static double score_single(sgfs_engine *e, const mlp_shape *s, const double *the
 }
 #endif
 
-static void mlp_score(sgfs_engine *e, const double *theta, const int *idx,
+static void mlp_score(sgfs_lik *lik, const double *theta, const int *idx,
                       int n, double *sum, double *G, double *loglik)
 {
-    const mlp_shape s = shape_of(e->data.P, e->mpar);
+    const mlp_shape s = shape_of(lik->data->P, lik->mpar);
     double sigma_score = 0.0, ll;
-    const double *x = sgfs_batch_columns(e, NULL, idx, n, NULL);
+    const double *x = sgfs_batch_columns(lik, NULL, idx, n, NULL);
 #ifdef SGFS_HAVE_SGEMM
-    if (s.single) ll = score_single(e, &s, theta, x, idx, n, sum, G, &sigma_score);
+    if (s.single) ll = score_single(lik, &s, theta, x, idx, n, sum, G, &sigma_score);
     else
 #endif
     {
         double *h[MAX_LAYERS + 1], *delta[MAX_LAYERS + 1];
-        forward(e, &s, theta, x, n, h, delta);
-        ll = output_delta(e, &s, theta, idx, n, delta[s.L], G, &sigma_score);
+        forward(lik, &s, theta, x, n, h, delta);
+        ll = output_delta(lik, &s, theta, idx, n, delta[s.L], G, &sigma_score);
         backward_double(&s, theta, x, n, h, delta, sum, G);
     }
     if (loglik) *loglik = ll;
     if (s.sigma_sampled) sum[s.D - 1] = sigma_score;
 }
 
-static double mlp_loglik(sgfs_engine *e, const double *theta, const int *idx,
+static double mlp_loglik(sgfs_lik *lik, const double *theta, const int *idx,
                          int n)
 {
-    const mlp_shape s = shape_of(e->data.P, e->mpar);
+    const mlp_shape s = shape_of(lik->data->P, lik->mpar);
     double *h[MAX_LAYERS + 1], *delta[MAX_LAYERS + 1];
-    forward(e, &s, theta, sgfs_batch_columns(e, NULL, idx, n, NULL), n, h, delta);
-    return output_delta(e, &s, theta, idx, n, delta[s.L], NULL, NULL);
+    forward(lik, &s, theta, sgfs_batch_columns(lik, NULL, idx, n, NULL), n, h, delta);
+    return output_delta(lik, &s, theta, idx, n, delta[s.L], NULL, NULL);
 }
 
 static int mlp_n_pred(const double *mpar)
@@ -268,18 +268,18 @@ static int mlp_n_pred(const double *mpar)
     return out == OUT_CATEGORICAL ? (int) mpar[1] + 1 : out == OUT_GAUSSIAN ? 2 : 1;
 }
 
-static void mlp_predict(sgfs_engine *e, const double *theta, const double *x,
+static void mlp_predict(sgfs_lik *lik, const double *theta, const double *x,
                         int m, double *out)
 {
-    const mlp_shape s = shape_of(e->data.P, e->mpar);
+    const mlp_shape s = shape_of(lik->data->P, lik->mpar);
     double *h[MAX_LAYERS + 1], *delta[MAX_LAYERS + 1];
-    forward(e, &s, theta, x, m, h, delta);
+    forward(lik, &s, theta, x, m, h, delta);
     double *z = delta[s.L];
     if (s.out == OUT_BINOMIAL) sgfs_add_binomial_pred(z, 1, m, out);
     else if (s.out == OUT_POISSON)
         for (int i = 0; i < m; i++) out[i] += exp(z[i]);
     else if (s.out == OUT_GAUSSIAN)
-        sgfs_add_gaussian_pred(z, 1, m, log_sigma_of(&s, theta, e->mpar), out);
+        sgfs_add_gaussian_pred(z, 1, m, log_sigma_of(&s, theta, lik->mpar), out);
     else sgfs_add_class_pred(z, 1, (size_t) s.w[s.L], m, s.w[s.L], out);
 }
 
@@ -295,14 +295,14 @@ static int mlp_n_out(const double *mpar, const sgfs_model **out)
 
 /* one forward pass per draw (each draw has its own weights), its output
    layer z (w_L x m) copied to the draw's slots */
-static void mlp_outputs(sgfs_engine *e, const double *theta, int S,
+static void mlp_outputs(sgfs_lik *lik, const double *theta, int S,
                         const double *x, int m, double *z, size_t ldz, size_t ldk)
 {
-    const mlp_shape s = shape_of(e->data.P, e->mpar);
+    const mlp_shape s = shape_of(lik->data->P, lik->mpar);
     const int K = s.w[s.L];
     double *h[MAX_LAYERS + 1], *delta[MAX_LAYERS + 1];
     for (int d = 0; d < S; d++) {
-        forward(e, &s, theta + (size_t) d * e->D, x, m, h, delta);
+        forward(lik, &s, theta + (size_t) d * lik->D, x, m, h, delta);
         const double *out = delta[s.L];
         for (int i = 0; i < m; i++)
             for (int k = 0; k < K; k++)

@@ -23,7 +23,7 @@
  * theta = (beta[P], a) when phi is sampled (D = P + 1; the default, mpar[0]
  * NA), or beta alone with a = mpar[0] fixed.  The gathered batch's eta
  * includes the offsets (sgfs_batch_columns).  y_i are non-negative whole
- * numbers (checked in R).  Prior weights w_i (e->data.weights; 1 without)
+ * numbers (checked in R).  Prior weights w_i (lik->data->weights; 1 without)
  * multiply row i's l_i, g_i and curvature, as frequency weights.
  * log(phi + mu) is computed as a log-sum-exp, so that neither a large eta
  * nor a large phi overflows; a chain whose eta or a still runs off gets a
@@ -43,9 +43,9 @@ static int negbin_n_par(int P, const double *mpar, int n_mpar)
     return P + phi_sampled(mpar);
 }
 
-static inline double log_phi(const sgfs_engine *e, const double *theta)
+static inline double log_phi(const sgfs_lik *lik, const double *theta)
 {
-    return phi_sampled(e->mpar) ? theta[e->data.P] : e->mpar[0];
+    return phi_sampled(lik->mpar) ? theta[lik->data->P] : lik->mpar[0];
 }
 
 /* log(exp(a) + exp(b)) */
@@ -76,16 +76,16 @@ static inline void row_curvature(double y, double eta, double a, double dl_da, d
              + phi * p * p + y * q * q + dl_da);
 }
 
-static void negbin_score(sgfs_engine *e, const double *theta, const int *idx, int n,
+static void negbin_score(sgfs_lik *lik, const double *theta, const int *idx, int n,
                          double *sum, double *G, double *loglik)
 {
-    const int P = e->data.P, D = e->D, sampled = phi_sampled(e->mpar);
-    const double a = log_phi(e, theta);
-    double *r = e->eta, ll = 0.0, score_a = 0.0, d[3];
-    const double *xb = sgfs_batch_columns(e, theta, idx, n, r);
+    const int P = lik->data->P, D = lik->D, sampled = phi_sampled(lik->mpar);
+    const double a = log_phi(lik, theta);
+    double *r = lik->eta, ll = 0.0, score_a = 0.0, d[3];
+    const double *xb = sgfs_batch_columns(lik, theta, idx, n, r);
     for (int i = 0; i < n; i++) {
-        const double w = sgfs_row_weight(&e->data, idx[i]);
-        row_terms(e->data.y[idx[i]], r[i], a, d);
+        const double w = sgfs_row_weight(lik->data, idx[i]);
+        row_terms(lik->data->y[idx[i]], r[i], a, d);
         ll += w * d[0];
         score_a += w * d[2];
         if (G && sampled) G[P + (size_t) i * D] = w * d[2];
@@ -101,17 +101,17 @@ static void negbin_score(sgfs_engine *e, const double *theta, const int *idx, in
    i's Hessian: for beta [h0 d_eta + h1 d_a] u_i, for a h1 d_eta + h2 d_a
    (h from row_curvature at the centre, d_eta = eta_i - its centre value,
    the offset cancelling, d_a = a - its centre value; 0 for a fixed phi) */
-static void negbin_score_change(sgfs_engine *e, const double *theta, const double *centre,
+static void negbin_score_change(sgfs_lik *lik, const double *theta, const double *centre,
                                 int second, const int *idx, int n, double *sum)
 {
-    const int P = e->data.P, sampled = phi_sampled(e->mpar);
-    const double a = log_phi(e, theta), a_c = log_phi(e, centre), d_a = a - a_c;
-    double *r = e->eta, *rc = e->eta_centre, score_a = 0.0, t[3], tc[3], h[3];
-    const double *xb = sgfs_batch_columns(e, theta, idx, n, r);
+    const int P = lik->data->P, sampled = phi_sampled(lik->mpar);
+    const double a = log_phi(lik, theta), a_c = log_phi(lik, centre), d_a = a - a_c;
+    double *r = lik->eta, *rc = lik->eta_centre, score_a = 0.0, t[3], tc[3], h[3];
+    const double *xb = sgfs_batch_columns(lik, theta, idx, n, r);
     sgfs_xt_beta(xb, P, n, centre, rc);
-    sgfs_add_offset(e, idx, n, rc);
+    sgfs_add_offset(lik, idx, n, rc);
     for (int i = 0; i < n; i++) {
-        const double y = e->data.y[idx[i]], w = sgfs_row_weight(&e->data, idx[i]);
+        const double y = lik->data->y[idx[i]], w = sgfs_row_weight(lik->data, idx[i]);
         row_terms(y, r[i], a, t);
         row_terms(y, rc[i], a_c, tc);
         double beta_part = t[1] - tc[1], a_part = t[2] - tc[2];
@@ -128,34 +128,34 @@ static void negbin_score_change(sgfs_engine *e, const double *theta, const doubl
     if (sampled) sum[P] = score_a;
 }
 
-static double negbin_loglik(sgfs_engine *e, const double *theta, const int *idx, int n)
+static double negbin_loglik(sgfs_lik *lik, const double *theta, const int *idx, int n)
 {
-    const double a = log_phi(e, theta);
-    double *eta = e->eta, ll = 0.0, d[3];
-    sgfs_batch_columns(e, theta, idx, n, eta);
+    const double a = log_phi(lik, theta);
+    double *eta = lik->eta, ll = 0.0, d[3];
+    sgfs_batch_columns(lik, theta, idx, n, eta);
     for (int i = 0; i < n; i++) {
-        row_terms(e->data.y[idx[i]], eta[i], a, d);
-        ll += sgfs_row_weight(&e->data, idx[i]) * d[0];
+        row_terms(lik->data->y[idx[i]], eta[i], a, d);
+        ll += sgfs_row_weight(lik->data, idx[i]) * d[0];
     }
     return ll;
 }
 
 /* minus the Hessian: sum_i w_i h_0 u_i u_i' (as sqrt(w_i h_0) u_i through
-   e->G: h_0 > 0), and for a sampled a its cross column and diagonal */
-static void negbin_neg_hessian(sgfs_engine *e, const double *theta, const int *idx, int n,
+   lik->G: h_0 > 0), and for a sampled a its cross column and diagonal */
+static void negbin_neg_hessian(sgfs_lik *lik, const double *theta, const int *idx, int n,
                                double *H)
 {
-    const int P = e->data.P, D = e->D, sampled = phi_sampled(e->mpar);
-    const double a = log_phi(e, theta);
-    double *eta = e->eta, t[3], h[3], haa = 0.0;
-    const double *xb = sgfs_batch_columns(e, theta, idx, n, eta);
+    const int P = lik->data->P, D = lik->D, sampled = phi_sampled(lik->mpar);
+    const double a = log_phi(lik, theta);
+    double *eta = lik->eta, t[3], h[3], haa = 0.0;
+    const double *xb = sgfs_batch_columns(lik, theta, idx, n, eta);
     double *cross = sampled ? H + (size_t) P * D : NULL;
     for (int i = 0; i < n; i++) {
-        const double w = sgfs_row_weight(&e->data, idx[i]);
-        row_terms(e->data.y[idx[i]], eta[i], a, t);
-        row_curvature(e->data.y[idx[i]], eta[i], a, t[2], h);
+        const double w = sgfs_row_weight(lik->data, idx[i]);
+        row_terms(lik->data->y[idx[i]], eta[i], a, t);
+        row_curvature(lik->data->y[idx[i]], eta[i], a, t[2], h);
         const double *restrict u = xb + (size_t) i * P;
-        double *restrict g = e->G + (size_t) i * P;
+        double *restrict g = lik->G + (size_t) i * P;
         const double root = sqrt(w * h[0]);
         for (int j = 0; j < P; j++) g[j] = root * u[j];
         if (sampled) {
@@ -163,7 +163,7 @@ static void negbin_neg_hessian(sgfs_engine *e, const double *theta, const int *i
             haa += w * h[2];
         }
     }
-    sgfs_crossprod_add(e->G, P, n, H, D);
+    sgfs_crossprod_add(lik->G, P, n, H, D);
     if (sampled) cross[P] += haa;
 }
 
@@ -174,24 +174,24 @@ static int negbin_n_pred(const double *mpar)
 }
 
 /* keep = predictive(): the means exp(u_i' beta) (no offsets: refused in R) */
-static void negbin_predict(sgfs_engine *e, const double *theta, const double *x, int m,
+static void negbin_predict(sgfs_lik *lik, const double *theta, const double *x, int m,
                            double *out)
 {
-    sgfs_xt_beta(x, e->data.P, m, theta, e->eta);
-    for (int i = 0; i < m; i++) out[i] += exp(e->eta[i]);
+    sgfs_xt_beta(x, lik->data->P, m, theta, lik->eta);
+    for (int i = 0; i < m; i++) out[i] += exp(lik->eta[i]);
 }
 
-static void negbin_row_derivs(const sgfs_engine *e, const double *theta, int row, double eta,
+static void negbin_row_derivs(const sgfs_lik *lik, const double *theta, int row, double eta,
                               double *d)
 {
-    const double w = sgfs_row_weight(&e->data, row), y = e->data.y[row], a = log_phi(e, theta);
+    const double w = sgfs_row_weight(lik->data, row), y = lik->data->y[row], a = log_phi(lik, theta);
     double t[3], h[3];
     row_terms(y, eta, a, t);
     row_curvature(y, eta, a, t[2], h);
     d[0] = w * t[1];
     d[1] = w * h[0];
-    d[2] = phi_sampled(e->mpar) ? w * h[1] : 0.0;
-    d[3] = phi_sampled(e->mpar) ? w * h[2] : 0.0;
+    d[2] = phi_sampled(lik->mpar) ? w * h[1] : 0.0;
+    d[3] = phi_sampled(lik->mpar) ? w * h[2] : 0.0;
 }
 
 static double negbin_draw_value(int what, double y, double z, double log_aux)

@@ -3,7 +3,7 @@
  * link; McCullagh and Nelder 1989, sec. 6.2), the GLM of counts.
  *
  *   l_i(beta) = y_i eta_i - exp(eta_i) - lgamma(y_i + 1),
- *   eta_i = u_i' beta + o_i,    o_i the row's offset (e->data.offset, or 0),
+ *   eta_i = u_i' beta + o_i,    o_i the row's offset (lik->data->offset, or 0),
  *   g_i(beta) = (y_i - mu_i) u_i,            mu_i = exp(eta_i),
  *   minus the Hessian: sum_i mu_i u_i u_i'   (the Fisher information: for
  *   the canonical link the observed and expected information agree).
@@ -12,7 +12,7 @@
  * The gathered batch's eta includes the offsets (sgfs_batch_columns); the
  * one-pass residuals add them themselves.
  * y_i are non-negative whole numbers (checked in R, code_response()).
- * Prior weights w_i (e->data.weights; 1 without) multiply row i's l_i, g_i and
+ * Prior weights w_i (lik->data->weights; 1 without) multiply row i's l_i, g_i and
  * curvature (the residuals below are then w_i (y_i - mu_i)).
  *
  * Control variates (score_change): g_i(theta) - g_i(centre) =
@@ -36,49 +36,49 @@ static int poisson_n_par(int P, const double *mpar, int n_mpar)
     return P;
 }
 
-static inline double row_offset(const sgfs_engine *e, int row)
+static inline double row_offset(const sgfs_lik *lik, int row)
 {
-    return e->data.offset ? e->data.offset[row] : 0.0;
+    return lik->data->offset ? lik->data->offset[row] : 0.0;
 }
 
 /* the residuals of a one-pass score (sgfs_rows_score): y - exp(eta + o) */
 static double poisson_residual(int row, double eta, double unused, void *ctx)
 {
     (void) unused;
-    const sgfs_engine *e = (const sgfs_engine *) ctx;
-    const double r = e->data.y[row] - exp(eta + row_offset(e, row));
-    return e->data.weights ? e->data.weights[row] * r : r;
+    const sgfs_lik *lik = (const sgfs_lik *) ctx;
+    const double r = lik->data->y[row] - exp(eta + row_offset(lik, row));
+    return lik->data->weights ? lik->data->weights[row] * r : r;
 }
 
 /* control variates: ctx the engine and the order */
 typedef struct change_ctx {
-    const sgfs_engine *e;
+    const sgfs_lik *lik;
     int order;
 } change_ctx;
 
 static double poisson_residual_change(int row, double eta, double eta_c, void *ctx)
 {
     const change_ctx *c = (const change_ctx *) ctx;
-    const double o = row_offset(c->e, row), mc = exp(eta_c + o), first = mc - exp(eta + o);
+    const double o = row_offset(c->lik, row), mc = exp(eta_c + o), first = mc - exp(eta + o);
     const double r = c->order == 2 ? first + mc * (eta - eta_c) : first;
-    return c->e->data.weights ? c->e->data.weights[row] * r : r;
+    return c->lik->data->weights ? c->lik->data->weights[row] * r : r;
 }
 
-static void poisson_score(sgfs_engine *e, const double *theta,
+static void poisson_score(sgfs_lik *lik, const double *theta,
                           const int *idx, int n, double *sum, double *G,
                           double *loglik)
 {
-    const int P = e->data.P, D = e->D;
+    const int P = lik->data->P, D = lik->D;
     if (G == NULL && loglik == NULL) {        /* one pass, no copy */
-        sgfs_rows_score(e, idx, n, theta, NULL, poisson_residual, e, sum);
+        sgfs_rows_score(lik, idx, n, theta, NULL, poisson_residual, lik, sum);
         return;
     }
-    double *r = e->eta;
-    const double *xb = sgfs_batch_columns(e, theta, idx, n, r);
-    if (e->data.weights) {
+    double *r = lik->eta;
+    const double *xb = sgfs_batch_columns(lik, theta, idx, n, r);
+    if (lik->data->weights) {
         double ll = 0.0;
         for (int i = 0; i < n; i++) {
-            const double y = e->data.y[idx[i]], mu = exp(r[i]), w = e->data.weights[idx[i]];
+            const double y = lik->data->y[idx[i]], mu = exp(r[i]), w = lik->data->weights[idx[i]];
             if (loglik) ll += w * (y * r[i] - mu - lgamma(y + 1.0));
             r[i] = w * (y - mu);
         }
@@ -86,51 +86,51 @@ static void poisson_score(sgfs_engine *e, const double *theta,
     } else if (loglik) {
         double ll = 0.0;
         for (int i = 0; i < n; i++) {
-            const double y = e->data.y[idx[i]], mu = exp(r[i]);
+            const double y = lik->data->y[idx[i]], mu = exp(r[i]);
             ll += y * r[i] - mu - lgamma(y + 1.0);
             r[i] = y - mu;
         }
         *loglik = ll;
     } else {
-        for (int i = 0; i < n; i++) r[i] = e->data.y[idx[i]] - exp(r[i]);
+        for (int i = 0; i < n; i++) r[i] = lik->data->y[idx[i]] - exp(r[i]);
     }
     sgfs_glm_scores(xb, P, n, r, sum, G, D);
 }
 
-static void poisson_score_change(sgfs_engine *e, const double *theta,
+static void poisson_score_change(sgfs_lik *lik, const double *theta,
                                  const double *centre, int second,
                                  const int *idx, int n, double *sum)
 {
-    change_ctx c = { e, second ? 2 : 1 };
-    sgfs_rows_score(e, idx, n, theta, centre, poisson_residual_change, &c, sum);
+    change_ctx c = { lik, second ? 2 : 1 };
+    sgfs_rows_score(lik, idx, n, theta, centre, poisson_residual_change, &c, sum);
 }
 
-static double poisson_loglik(sgfs_engine *e, const double *theta,
+static double poisson_loglik(sgfs_lik *lik, const double *theta,
                              const int *idx, int n)
 {
-    double *eta = e->eta, ll = 0.0;
-    sgfs_batch_columns(e, theta, idx, n, eta);
+    double *eta = lik->eta, ll = 0.0;
+    sgfs_batch_columns(lik, theta, idx, n, eta);
     for (int i = 0; i < n; i++) {
-        const double y = e->data.y[idx[i]];
-        ll += sgfs_row_weight(&e->data, idx[i]) * (y * eta[i] - exp(eta[i]) - lgamma(y + 1.0));
+        const double y = lik->data->y[idx[i]];
+        ll += sgfs_row_weight(lik->data, idx[i]) * (y * eta[i] - exp(eta[i]) - lgamma(y + 1.0));
     }
     return ll;
 }
 
-static void poisson_neg_hessian(sgfs_engine *e, const double *theta,
+static void poisson_neg_hessian(sgfs_lik *lik, const double *theta,
                                 const int *idx, int n, double *H)
 {
-    const int P = e->data.P;
-    double *eta = e->eta;
-    const double *xb = sgfs_batch_columns(e, theta, idx, n, eta);
+    const int P = lik->data->P;
+    double *eta = lik->eta;
+    const double *xb = sgfs_batch_columns(lik, theta, idx, n, eta);
     for (int i = 0; i < n; i++) {
         double w = exp(0.5 * eta[i]);                  /* sqrt(w_i mu_i) */
-        if (e->data.weights) w *= sqrt(e->data.weights[idx[i]]);
+        if (lik->data->weights) w *= sqrt(lik->data->weights[idx[i]]);
         const double *restrict u = xb + (size_t) i * P;
-        double *restrict a = e->G + (size_t) i * P;
+        double *restrict a = lik->G + (size_t) i * P;
         for (int j = 0; j < P; j++) a[j] = w * u[j];
     }
-    sgfs_crossprod_add(e->G, P, n, H, P);
+    sgfs_crossprod_add(lik->G, P, n, H, P);
 }
 
 static int poisson_n_pred(const double *mpar)
@@ -141,29 +141,29 @@ static int poisson_n_pred(const double *mpar)
 
 /* keep = predictive(): the means exp(u_i' beta) (the R front end refuses
    an offset with keep = predictive()) */
-static void poisson_predict(sgfs_engine *e, const double *theta,
+static void poisson_predict(sgfs_lik *lik, const double *theta,
                             const double *x, int m, double *out)
 {
-    sgfs_xt_beta(x, e->data.P, m, theta, e->eta);
-    for (int i = 0; i < m; i++) out[i] += exp(e->eta[i]);
+    sgfs_xt_beta(x, lik->data->P, m, theta, lik->eta);
+    for (int i = 0; i < m; i++) out[i] += exp(lik->eta[i]);
 }
 
-static double poisson_row_residual(const sgfs_engine *e, int row, double eta)
+static double poisson_row_residual(const sgfs_lik *lik, int row, double eta)
 {
-    return sgfs_row_weight(&e->data, row) * (e->data.y[row] - exp(eta));
+    return sgfs_row_weight(lik->data, row) * (lik->data->y[row] - exp(eta));
 }
 
-static double poisson_row_loglik(const sgfs_engine *e, int row, double eta)
+static double poisson_row_loglik(const sgfs_lik *lik, int row, double eta)
 {
-    return sgfs_row_weight(&e->data, row) * (e->data.y[row] * eta - exp(eta));
+    return sgfs_row_weight(lik->data, row) * (lik->data->y[row] * eta - exp(eta));
 }
 
-static void poisson_row_derivs(const sgfs_engine *e, const double *theta, int row,
+static void poisson_row_derivs(const sgfs_lik *lik, const double *theta, int row,
                                double eta, double *d)
 {
     (void) theta;
-    d[0] = poisson_row_residual(e, row, eta);
-    d[1] = sgfs_row_weight(&e->data, row) * exp(eta);
+    d[0] = poisson_row_residual(lik, row, eta);
+    d[1] = sgfs_row_weight(lik->data, row) * exp(eta);
     d[2] = d[3] = 0.0;
 }
 

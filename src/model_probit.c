@@ -23,7 +23,7 @@
  *
  * theta = beta (D = P; the intercept, if any, is a column of ones in xt).
  *
- * Prior weights w_i (e->data.weights; 1 without) multiply row i's l_i, g_i and
+ * Prior weights w_i (lik->data->weights; 1 without) multiply row i's l_i, g_i and
  * curvature.  A proportion y_i in (0, 1) (a binomial response of w_i
  * trials, as glm()) has l_i = y_i log Phi(eta_i) + (1 - y_i) log Phi(-eta_i),
  * residual y_i lambda(eta_i) - (1 - y_i) lambda(-eta_i) and curvature
@@ -103,50 +103,50 @@ static inline double row_loglik(double y, double eta)
     return log_cdf((y > 0.5 ? 1.0 : -1.0) * eta);
 }
 
-static inline double row_offset(const sgfs_engine *e, int row)
+static inline double row_offset(const sgfs_lik *lik, int row)
 {
-    return e->data.offset ? e->data.offset[row] : 0.0;
+    return lik->data->offset ? lik->data->offset[row] : 0.0;
 }
 
 /* the residuals of a one-pass score (sgfs_rows_score) */
 static double probit_residual(int row, double eta, double unused, void *ctx)
 {
     (void) unused;
-    const sgfs_engine *e = (const sgfs_engine *) ctx;
-    const double r = residual(e->data.y[row], eta + row_offset(e, row));
-    return e->data.weights ? e->data.weights[row] * r : r;
+    const sgfs_lik *lik = (const sgfs_lik *) ctx;
+    const double r = residual(lik->data->y[row], eta + row_offset(lik, row));
+    return lik->data->weights ? lik->data->weights[row] * r : r;
 }
 
 typedef struct change_ctx {
-    const sgfs_engine *e;
+    const sgfs_lik *lik;
     int order;
 } change_ctx;
 
 static double probit_residual_change(int row, double eta, double eta_c, void *ctx)
 {
     const change_ctx *c = (const change_ctx *) ctx;
-    const double o = row_offset(c->e, row), y = c->e->data.y[row];
+    const double o = row_offset(c->lik, row), y = c->lik->data->y[row];
     const double first = residual(y, eta + o) - residual(y, eta_c + o);
     const double r = c->order == 2 ? first + weight(y, eta_c + o) * (eta - eta_c) : first;
-    return c->e->data.weights ? c->e->data.weights[row] * r : r;
+    return c->lik->data->weights ? c->lik->data->weights[row] * r : r;
 }
 
-static void probit_score(sgfs_engine *e, const double *theta,
+static void probit_score(sgfs_lik *lik, const double *theta,
                          const int *idx, int n, double *sum, double *G,
                          double *loglik)
 {
-    const int P = e->data.P, D = e->D;
+    const int P = lik->data->P, D = lik->D;
     if (G == NULL && loglik == NULL) {        /* one pass, no copy */
-        sgfs_rows_score(e, idx, n, theta, NULL, probit_residual, e, sum);
+        sgfs_rows_score(lik, idx, n, theta, NULL, probit_residual, lik, sum);
         return;
     }
-    double *r = e->eta;                      /* eta, with offsets */
-    const double *xb = sgfs_batch_columns(e, theta, idx, n, r);
+    double *r = lik->eta;                      /* eta, with offsets */
+    const double *xb = sgfs_batch_columns(lik, theta, idx, n, r);
     double ll = 0.0;
     for (int i = 0; i < n; i++) {
-        const double y = e->data.y[idx[i]];
-        if (fractional(y) || e->data.weights) {
-            const double w = sgfs_row_weight(&e->data, idx[i]);
+        const double y = lik->data->y[idx[i]];
+        if (fractional(y) || lik->data->weights) {
+            const double w = sgfs_row_weight(lik->data, idx[i]);
             ll += w * row_loglik(y, r[i]);
             r[i] = w * residual(y, r[i]);
             continue;
@@ -160,37 +160,37 @@ static void probit_score(sgfs_engine *e, const double *theta,
     sgfs_glm_scores(xb, P, n, r, sum, G, D);
 }
 
-static void probit_score_change(sgfs_engine *e, const double *theta,
+static void probit_score_change(sgfs_lik *lik, const double *theta,
                                 const double *centre, int second,
                                 const int *idx, int n, double *sum)
 {
-    change_ctx c = { e, second ? 2 : 1 };
-    sgfs_rows_score(e, idx, n, theta, centre, probit_residual_change, &c, sum);
+    change_ctx c = { lik, second ? 2 : 1 };
+    sgfs_rows_score(lik, idx, n, theta, centre, probit_residual_change, &c, sum);
 }
 
-static double probit_loglik(sgfs_engine *e, const double *theta,
+static double probit_loglik(sgfs_lik *lik, const double *theta,
                             const int *idx, int n)
 {
-    double *eta = e->eta, ll = 0.0;
-    sgfs_batch_columns(e, theta, idx, n, eta);
+    double *eta = lik->eta, ll = 0.0;
+    sgfs_batch_columns(lik, theta, idx, n, eta);
     for (int i = 0; i < n; i++)
-        ll += sgfs_row_weight(&e->data, idx[i]) * row_loglik(e->data.y[idx[i]], eta[i]);
+        ll += sgfs_row_weight(lik->data, idx[i]) * row_loglik(lik->data->y[idx[i]], eta[i]);
     return ll;
 }
 
-static void probit_neg_hessian(sgfs_engine *e, const double *theta,
+static void probit_neg_hessian(sgfs_lik *lik, const double *theta,
                                const int *idx, int n, double *H)
 {
-    const int P = e->data.P;
-    double *eta = e->eta;
-    const double *xb = sgfs_batch_columns(e, theta, idx, n, eta);
+    const int P = lik->data->P;
+    double *eta = lik->eta;
+    const double *xb = sgfs_batch_columns(lik, theta, idx, n, eta);
     for (int i = 0; i < n; i++) {
-        const double w = sqrt(sgfs_row_weight(&e->data, idx[i]) * weight(e->data.y[idx[i]], eta[i]));
+        const double w = sqrt(sgfs_row_weight(lik->data, idx[i]) * weight(lik->data->y[idx[i]], eta[i]));
         const double *restrict u = xb + (size_t) i * P;
-        double *restrict a = e->G + (size_t) i * P;
+        double *restrict a = lik->G + (size_t) i * P;
         for (int j = 0; j < P; j++) a[j] = w * u[j];
     }
-    sgfs_crossprod_add(e->G, P, n, H, P);
+    sgfs_crossprod_add(lik->G, P, n, H, P);
 }
 
 static int probit_n_pred(const double *mpar)
@@ -200,30 +200,30 @@ static int probit_n_pred(const double *mpar)
 }
 
 /* keep = predictive(): Phi(u_i' beta) (no offsets: refused in R) */
-static void probit_predict(sgfs_engine *e, const double *theta,
+static void probit_predict(sgfs_lik *lik, const double *theta,
                            const double *x, int m, double *out)
 {
-    sgfs_xt_beta(x, e->data.P, m, theta, e->eta);
-    for (int i = 0; i < m; i++) out[i] += pnorm(e->eta[i], 0.0, 1.0, 1, 0);
+    sgfs_xt_beta(x, lik->data->P, m, theta, lik->eta);
+    for (int i = 0; i < m; i++) out[i] += pnorm(lik->eta[i], 0.0, 1.0, 1, 0);
 }
 
-static double probit_row_residual(const sgfs_engine *e, int row, double eta)
+static double probit_row_residual(const sgfs_lik *lik, int row, double eta)
 {
-    return sgfs_row_weight(&e->data, row) * residual(e->data.y[row], eta);
+    return sgfs_row_weight(lik->data, row) * residual(lik->data->y[row], eta);
 }
 
-static double probit_row_loglik(const sgfs_engine *e, int row, double eta)
+static double probit_row_loglik(const sgfs_lik *lik, int row, double eta)
 {
-    const double y = e->data.y[row];
-    return sgfs_row_weight(&e->data, row) * (y * log_cdf(eta) + (1.0 - y) * log_cdf(-eta));
+    const double y = lik->data->y[row];
+    return sgfs_row_weight(lik->data, row) * (y * log_cdf(eta) + (1.0 - y) * log_cdf(-eta));
 }
 
-static void probit_row_derivs(const sgfs_engine *e, const double *theta, int row,
+static void probit_row_derivs(const sgfs_lik *lik, const double *theta, int row,
                               double eta, double *d)
 {
     (void) theta;
-    d[0] = probit_row_residual(e, row, eta);
-    d[1] = sgfs_row_weight(&e->data, row) * weight(e->data.y[row], eta);
+    d[0] = probit_row_residual(lik, row, eta);
+    d[1] = sgfs_row_weight(lik->data, row) * weight(lik->data->y[row], eta);
     d[2] = d[3] = 0.0;
 }
 

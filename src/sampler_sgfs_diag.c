@@ -31,7 +31,7 @@ static int diag_step(sgfs_engine *e, double eps)
     const int D = e->D;
     double *fisher = e->rule.state, *count = e->rule.state + D;
     double *gbar = e->rule.work, *v = e->rule.work + D;
-    const double *G = e->G;
+    const double *G = e->lik.G;
     const double gN = sgfs_gamma_tempered(e) * e->data.N, T = e->rule.temperature;
     const double alpha2 = R_FINITE(eps) ? 4.0 / eps : 0.0;
 

@@ -30,7 +30,7 @@ static int sghmc_step(sgfs_engine *e, double eta)
     }
     *count += 1.0;
     const int estimate = e->rule.sampler->needs_scores;     /* spar[2], checked */
-    if (estimate) sgfs_row_moments(e->G, D, e->n, gbar, var);
+    if (estimate) sgfs_row_moments(e->lik.G, D, e->n, gbar, var);
     const double noise_scale = 0.5 * eta * e->data.N * ((double) e->data.N / e->n);
     sgfs_rnorm(xi, D);
     for (int j = 0; j < D; j++) {

@@ -77,10 +77,11 @@ static double line_logdens(sgfs_engine *e, const line *l, const double *xi, doub
 {
     double f = 0.0;
     if (l->n_lp == 1)
-        for (int i = 0; i < l->m; i++) f += e->model->row_loglik(e, l->rows[i], l->eta[i] + t);
+        for (int i = 0; i < l->m; i++)
+            f += e->lik.model->row_loglik(&e->lik, l->rows[i], l->eta[i] + t);
     else
         for (int i = 0; i < l->m; i++)
-            f += e->model->line_loglik(e, l->rows[i], l->eta + i, (size_t) l->m, l->cls, t);
+            f += e->lik.model->line_loglik(&e->lik, l->rows[i], l->eta + i, (size_t) l->m, l->cls, t);
     for (int j = 0; j < e->D; j++) point[j] = xi[j] + t * l->v[j];
     return f + sgfs_prior_logdens(&e->prior, point);
 }
@@ -183,9 +184,9 @@ void sgfs_separated_update(sgfs_engine *e)
 int sgfs_separated_predictors(const sgfs_engine *e)
 {
     const sgfs_model *out = NULL;
-    if (e->hs || e->model->n_out == NULL) return 0;
-    if (e->model->line_loglik) return e->model->n_out(e->mpar, &out);
-    return e->model->row_loglik ? 1 : 0;
+    if (e->hs || e->lik.model->n_out == NULL) return 0;
+    if (e->lik.model->line_loglik) return e->lik.model->n_out(e->lik.mpar, &out);
+    return e->lik.model->row_loglik ? 1 : 0;
 }
 
 /* f(t) at each of the n_t values t (out[k] for t[k]) along the line xi +

@@ -54,6 +54,7 @@
 #endif
 
 typedef struct sgfs_engine sgfs_engine;
+typedef struct sgfs_lik sgfs_lik;
 
 /* A standardised value, u = (x - c) / s, as the copies (design_copy.c) and
    the raw rows (data.c) both compute it: (x - c) times the reciprocal of s
@@ -93,7 +94,7 @@ typedef struct sgfs_batch {
 /* ---- models --------------------------------------------------------- */
 typedef struct sgfs_model {
     const char *name;
-    /* 1: the model's log-likelihood takes case weights (e->data.weights) */
+    /* 1: the model's log-likelihood takes case weights (the data's weights) */
     int weighted;
     /* number of parameters for P features and the model's n_mpar settings,
        or -1 if the settings are malformed (checked once, at set-up) */
@@ -101,17 +102,17 @@ typedef struct sgfs_model {
     /* score of the examples idx[0..n-1]: writes their sum into sum[D] and,
        if G != NULL, the per-example scores into the columns of G (D x n);
        if loglik != NULL, also their log-likelihood sum (in the same pass) */
-    void (*score)(sgfs_engine *e, const double *theta, const int *idx,
+    void (*score)(sgfs_lik *lik, const double *theta, const int *idx,
                   int n, double *sum, double *G, double *loglik);
     /* log-likelihood of the examples idx[0..n-1] */
-    double (*loglik)(sgfs_engine *e, const double *theta, const int *idx,
+    double (*loglik)(sgfs_lik *lik, const double *theta, const int *idx,
                      int n);
     /* adds minus the Hessian of the log-likelihood of the examples
-       idx[0..n-1] to the upper triangle of H (D x D); uses e->G as scratch.
+       idx[0..n-1] to the upper triangle of H (D x D); uses lik->G as scratch.
        NULL: central differences of the score (sgfs_neg_hessian) */
-    void (*neg_hessian)(sgfs_engine *e, const double *theta, const int *idx,
+    void (*neg_hessian)(sgfs_lik *lik, const double *theta, const int *idx,
                         int n, double *H);
-    /* doubles of e->eta the model needs for a batch of n, or NULL for the
+    /* doubles of lik->eta the model needs for a batch of n, or NULL for the
        default n ceil(D / P) */
     R_xlen_t (*scratch)(int P, int n, const double *mpar);
     /* the predictive's summaries per example (keep = predictive()): their
@@ -120,31 +121,31 @@ typedef struct sgfs_model {
        probabilities, or for gaussian() the mean and mean square of y.
        NULL: not available */
     int (*n_pred)(const double *mpar);
-    void (*predict)(sgfs_engine *e, const double *theta, const double *x,
+    void (*predict)(sgfs_lik *lik, const double *theta, const double *x,
                     int m, double *out);
     /* control variates: writes the sum over the examples idx[0..n-1] of
        score(theta) - score(centre) into sum[D], from one gather of their
-       data (e->eta_centre is the centre's scratch, twice e->eta's size);
+       data (lik->eta_centre is the centre's scratch, twice lik->eta's size);
        with `second`, plus H_i(centre) (theta - centre), H_i minus the
        Hessian of example i's log-likelihood: the remainder of the score's
        first-order Taylor expansion at the centre.  NULL: two calls of
        score (first order only) */
-    void (*score_change)(sgfs_engine *e, const double *theta,
+    void (*score_change)(sgfs_lik *lik, const double *theta,
                          const double *centre, int second, const int *idx,
                          int n, double *sum);
     /* a GLM row's log-likelihood w_i l_i at the linear predictor eta
        (offset included), for the exact updates along separated levels
        (separated.c).  NULL: not a GLM with a linear predictor */
-    double (*row_loglik)(const sgfs_engine *e, int row, double eta);
+    double (*row_loglik)(const sgfs_lik *lik, int row, double eta);
     /* a model of several linear predictors a row (categorical: K - 1,
        stride apart in eta): the row's w_i l_i with t added to predictor
        cls - 1 (cls >= 1), or to all of them (cls = 0), for the same
        updates.  NULL: one linear predictor (row_loglik) */
-    double (*line_loglik)(const sgfs_engine *e, int row, const double *eta, size_t stride,
+    double (*line_loglik)(const sgfs_lik *lik, int row, const double *eta, size_t stride,
                           int cls, double t);
     /* and its derivative w_i dl_i/deta at eta (offset included), for the
        full-data passes over compressed rows (data.c), or NULL */
-    double (*row_residual)(const sgfs_engine *e, int row, double eta);
+    double (*row_residual)(const sgfs_lik *lik, int row, double eta);
     /* the row's derivatives at theta and eta (offset included), for R's
        Laplace approximation and minibatch strata (eval.c's
        sgfs_row_derivs): d[0] = w_i dl_i/deta, d[1] = -w_i d^2 l_i/deta^2,
@@ -152,7 +153,7 @@ typedef struct sgfs_model {
        negbin's log phi; 0 without one) d[2] = -w_i d^2 l_i/deta da and
        d[3] = -w_i d^2 l_i/da^2.  NULL: not a GLM with one linear
        predictor */
-    void (*row_derivs)(const sgfs_engine *e, const double *theta, int row, double eta,
+    void (*row_derivs)(const sgfs_lik *lik, const double *theta, int row, double eta,
                        double *d);
     /* draw-level outputs (draws.c): the number of outputs per example and
        (into *out) the model whose draw_value maps one output to the
@@ -164,7 +165,7 @@ typedef struct sgfs_model {
        examples in the columns of x (P x m): output k of example i at draw
        s into z[s + i ldz + k ldk] (ldz >= S).  NULL: not available */
     int (*n_out)(const double *mpar, const struct sgfs_model **out);
-    void (*outputs)(sgfs_engine *e, const double *theta, int S,
+    void (*outputs)(sgfs_lik *lik, const double *theta, int S,
                     const double *x, int m, double *z, size_t ldz, size_t ldk);
     /* a model of one output a row: at the output z (offset included) the
        response's mean (what = SGFS_DRAW_MEAN) or the log density of the
@@ -361,6 +362,17 @@ typedef struct sgfs_run {
     int check_every;            /* iterations between polls for Ctrl-C         */
 } sgfs_run;
 
+/* ---- held rows: a stratum sampled with probability 1 (driver.c) ------ */
+typedef struct sgfs_held {
+    /* rows[0..n-1], 0-based, in every minibatch; the random part of a
+       minibatch (the engine's n rows) is drawn from the other N - n rows,
+       pool[0..N-n-1], and weighted (N - n) / its size; none: rows NULL,
+       n 0.  grad: scratch for their score sum, D */
+    const int *rows, *pool;
+    int n;
+    double *grad;
+} sgfs_held;
+
 /* ---- control variates (SGLD-CV; driver.c) --------------------------- */
 typedef struct sgfs_cv {
     /* the centre theta_hat and the full-data score sum there, or NULL;
@@ -461,17 +473,35 @@ typedef struct sgfs_data {
     const void *file_map;
 } sgfs_data;
 
+/* ---- the likelihood: the model over the data, with the scratch of its
+   evaluations (model.c; the model hooks and the row kernels that serve
+   them, minibatch.c, take this part alone) ------------------------------ */
+struct sgfs_lik {
+    const sgfs_model *model;
+    const sgfs_data *data;      /* the engine's examples                       */
+    int D;                      /* the model's parameters (the engine's D)     */
+    const double *mpar;         /* model settings (e.g. fixed log sigma)       */
+    SEXP callback;              /* R functions the model calls (custom models:
+                                   spec$callback), else R_NilValue; kept
+                                   alive by the spec                          */
+    double *xb;                 /* P x xb_cols gathered minibatch columns      */
+    int xb_cols;                /* the batch, or 1 where no rule or model of
+                                   the run gathers (xb_columns() in engine.c) */
+    double *eta;                /* linear predictors / residuals: a batch's
+                                   per output, batch ceil(D / P) in all, or
+                                   the model's own scratch size              */
+    double *eta_centre;         /* (for a model with score_change) scratch for
+                                   the centre's linear predictors            */
+    double *G;                  /* D x batch per-example scores (or NULL)      */
+};
+
 /* ---- the engine: everything one chain needs ------------------------- */
 struct sgfs_engine {
     sgfs_data data;             /* the examples (data.c)                       */
     int D, n;                   /* parameters, batch size                      */
     int Ds;                     /* the sampler's coordinates: D, or D + K + 2
                                    with a horseshoe (prior_hs.c)              */
-    const sgfs_model *model;
-    const double *mpar;         /* model settings (e.g. fixed log sigma)       */
-    SEXP callback;              /* R functions the model calls (custom models:
-                                   spec$callback), else R_NilValue; kept
-                                   alive by the spec                          */
+    sgfs_lik lik;               /* the model over the data, its scratch        */
     sgfs_prior prior;           /* the prior per coordinate (prior.c)          */
     sgfs_hs *hs;                /* the horseshoe, or NULL                      */
     sgfs_rule rule;             /* the update rule, its settings and state     */
@@ -493,26 +523,11 @@ struct sgfs_engine {
     sgfs_run run;               /* the run's length and what it keeps          */
     /* scratch, allocated once */
     sgfs_batch batch;           /* the current minibatch                       */
-    double *xb;                 /* P x xb_cols gathered minibatch columns      */
-    int xb_cols;                /* n, or 1 where no rule or model of the run
-                                   gathers (xb_columns() in engine.c)         */
-    double *eta;                /* linear predictors / residuals: n per output,
-                                   n ceil(D / P) in all, or the model's own
-                                   scratch size                              */
     double *grad;               /* D posterior-gradient estimate               */
     double *grad_lik;           /* D its likelihood part, (N/n) sum_i g_i      */
     double *noise;              /* Ds: a step's standard normals (sgfs_rnorm)  */
-    /* rows in every minibatch (a stratum sampled with probability 1):
-       fixed[0..n_fixed-1], 0-based; the random part of a minibatch, n rows,
-       is drawn from the other N - n_fixed rows, pool[0..N-n_fixed-1], and
-       weighted (N - n_fixed)/n.  grad_fixed: scratch, D */
-    const int *fixed, *pool;
-    int n_fixed;
-    double *grad_fixed;
+    sgfs_held held;             /* rows in every minibatch, or none            */
     sgfs_cv cv;                 /* control variates, or none (cv.centre NULL)  */
-    double *eta_centre;         /* (for a model with score_change) scratch for
-                                   the centre's linear predictors            */
-    double *G;                  /* D x n per-example scores (or NULL)          */
     /* learned prior scales (prior_hyper.c), or NULL */
     sgfs_hyper *hyper;
     /* exact updates along separated levels (separated.c), or NULL */
@@ -572,7 +587,7 @@ int sgfs_is_permutation(const int *o, int N, char *seen);
 #define SGFS_TOUCH_AHEAD 2
 void sgfs_data_dots(const sgfs_data *d, const int *idx, int n, const double *beta,
                     double *out);
-double sgfs_data_glm_pass(const sgfs_engine *e, const double *beta, double *sum);
+double sgfs_data_glm_pass(const sgfs_lik *lik, const double *beta, double *sum);
 
 /* A compressed row (sparse_rows.c): n stored entries in columns col[k];
    the first nv with their values val[k], the other n - nv in pattern
@@ -689,7 +704,7 @@ SEXP sgfs_engine_alloc(void);
 sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep);
 /* an engine for evaluations at theta: no rule, state or draws; its batch
    `rows` rows (0: one chunk of a full-data pass), with the D x n
-   per-example scores e->G (also the scratch of sgfs_neg_hessian) when
+   per-example scores e->lik.G (also the scratch of sgfs_neg_hessian) when
    `scores` */
 sgfs_engine *sgfs_eval_engine(SEXP prot, SEXP spec, SEXP theta, int rows, int scores);
 
@@ -703,7 +718,7 @@ void sgfs_minibatch_shuffle_front(sgfs_batch *b, int n, int m);
 int sgfs_interrupt_pending(void);
 void sgfs_gather_dot(const double *xt, int P, const int *idx, int n,
                      const double *beta, double *xb, double *eta);
-void sgfs_add_offset(const sgfs_engine *e, const int *idx, int n, double *eta);
+void sgfs_add_offset(const sgfs_lik *lik, const int *idx, int n, double *eta);
 /* row's prior weight (1 without weights) and offset (0 without) */
 static inline double sgfs_row_weight(const sgfs_data *d, int row)
 {
@@ -713,10 +728,10 @@ static inline double sgfs_row_offset(const sgfs_data *d, int row)
 {
     return d->offset ? d->offset[row] : 0.0;
 }
-const double *sgfs_batch_columns(sgfs_engine *e, const double *beta,
+const double *sgfs_batch_columns(sgfs_lik *lik, const double *beta,
                                  const int *idx, int n, double *eta);
 double sgfs_full_score(sgfs_engine *e, const double *theta, double *sum);
-void sgfs_neg_hessian(sgfs_engine *e, const double *theta, const int *idx,
+void sgfs_neg_hessian(sgfs_lik *lik, const double *theta, const int *idx,
                       int n, double *H);
 double sgfs_log_posterior(sgfs_engine *e, const double *theta, double *grad);
 void sgfs_fixed_rows_score(sgfs_engine *e, const double *theta, double *sum);
@@ -767,7 +782,7 @@ int sgfs_blockdiag_step(sgfs_engine *e, double eps, int K, const double *size);
 void sgfs_x_r(const double *xb, int P, int n, const double *r, double *out);
 void sgfs_glm_scores(const double *xb, int P, int n, const double *r, double *sum,
                      double *G, int ldg);
-void sgfs_rows_score(const sgfs_engine *e, const int *idx, int n,
+void sgfs_rows_score(const sgfs_lik *lik, const int *idx, int n,
                      const double *beta, const double *centre,
                      double (*resid)(int, double, double, void *), void *ctx,
                      double *restrict sum);
@@ -797,7 +812,7 @@ int sgfs_has_sgemm(void);
 void sgfs_linear_outputs(const double *theta, int D, int P, int K1, int S,
                          const double *x, int m, double *z, size_t ldz, size_t ldk);
 int sgfs_glm_n_out(const double *mpar, const sgfs_model **out);
-void sgfs_glm_outputs(sgfs_engine *e, const double *theta, int S, const double *x,
+void sgfs_glm_outputs(sgfs_lik *lik, const double *theta, int S, const double *x,
                       int m, double *z, size_t ldz, size_t ldk);
 
 /* metric.c: the sampler's whitened coordinates z = U theta */

@@ -125,7 +125,7 @@ int sgfs_blockdiag_step(sgfs_engine *e, double eps, int K, const double *size)
     const int frozen = sgfs_fisher_frozen(e);
     double kappa = 0.0;
     if (!frozen) {
-        sgfs_row_means(e->G, D, e->rule.fisher_rows, gbar);
+        sgfs_row_means(e->lik.G, D, e->rule.fisher_rows, gbar);
         kappa = sgfs_fisher_weight(e, count);          /* (fisher.c) */
     }
     /* (a chain frozen from its first iteration, burnin = 0, factors B = I
@@ -140,7 +140,7 @@ int sgfs_blockdiag_step(sgfs_engine *e, double eps, int K, const double *size)
     for (int k = 0, o = 0; k < K; k++) {
         const int b = (int) size[k];
         if (!frozen)
-            sgfs_crossprod_mean_update(e->G, D, e->rule.fisher_rows, o, b, gbar + o, kappa,
+            sgfs_crossprod_mean_update(e->lik.G, D, e->rule.fisher_rows, o, b, gbar + o, kappa,
                                        fisher + at);
         if (robust) {                  /* U'U = B, A = (1 + alpha^2) B */
             if (refresh) {
