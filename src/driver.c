@@ -83,14 +83,14 @@ SEXP sgfs_engine_new(SEXP spec, SEXP state, SEXP n_keep)
 /* with a horseshoe: the model's parameters and the kept values at xi */
 static void hs_point(sgfs_engine *e)
 {
-    sgfs_hs_beta(e, e->xi, e->par);
-    sgfs_hs_report(e, e->xi, e->par, e->report);
+    sgfs_hs_beta(e->hs, e->xi, e->par);
+    sgfs_hs_report(e->hs, e->xi, e->par, e->report);
 }
 
 /* a diverging chain: xi far from the priors (prior.c, prior_hs.c) */
 static int far(const sgfs_engine *e)
 {
-    return sgfs_prior_far(&e->prior, e->xi) || (e->hs && sgfs_hs_far(e, e->xi));
+    return sgfs_prior_far(&e->prior, e->xi) || (e->hs && sgfs_hs_far(e->hs, e->xi));
 }
 
 /* act(&e->data, from, to) for the rows of the window of w positions from s (of
@@ -222,9 +222,9 @@ static void add_fixed_rows(sgfs_engine *e)
 static void add_prior(sgfs_engine *e)
 {
     if (e->hs) {
-        sgfs_hs_pullback(e, e->par, e->grad);
-        sgfs_hs_pullback(e, e->par, e->grad_lik);
-        sgfs_hs_prior(e, e->xi, e->grad);
+        sgfs_hs_pullback(e->hs, e->par, e->grad);
+        sgfs_hs_pullback(e->hs, e->par, e->grad_lik);
+        sgfs_hs_prior(e->hs, e->xi, e->grad);
     }
     sgfs_prior_grad_add(&e->prior, e->xi, e->grad);
 }
@@ -234,14 +234,14 @@ static void add_prior(sgfs_engine *e)
 static void to_rule_coordinates(sgfs_engine *e, int scores)
 {
     sgfs_metric_gradients(&e->metric, e->grad, 2);       /* grad and grad_lik (metric.c) */
-    if (e->sep) sgfs_separated_project(e, e->grad);
+    if (e->sep) sgfs_separated_project(e->sep, e->grad);
     sgfs_metric_clip(&e->metric, e->grad);
-    if (e->sep) sgfs_separated_project(e, e->grad_lik);
+    if (e->sep) sgfs_separated_project(e->sep, e->grad_lik);
     if (scores) {
         sgfs_metric_gradients(&e->metric, e->lik.G, e->rule.fisher_rows);
         if (e->sep)
             for (int i = 0; i < e->rule.fisher_rows; i++)
-                sgfs_separated_project(e, e->lik.G + (size_t) i * e->D);
+                sgfs_separated_project(e->sep, e->lik.G + (size_t) i * e->D);
     }
 }
 
@@ -265,7 +265,7 @@ static int iterate(sgfs_engine *e)
         for (int j = 0; j < Ds; j++) e->grad_sq[j] += e->grad[j] * e->grad[j];
     if (e->sep) memcpy(e->sep->z_old, e->theta, (size_t) Ds * sizeof(double));
     const int failed = e->rule.sampler->step(e, e->run.eps_last);
-    if (e->sep) sgfs_separated_restrict(e, e->theta);   /* the step's move off the lines */
+    if (e->sep) sgfs_separated_restrict(e->sep, e->theta);   /* the step's move off the lines */
     if (e->metric.U) sgfs_metric_to_theta(&e->metric, e->theta, e->xi);
     if (e->sep && !failed && fmod(t, (double) e->sep->every) == 0.0) {
         sgfs_separated_update(e);            /* Gibbs updates along separated levels */

@@ -369,6 +369,7 @@ static void setup_separated(sgfs_engine *e, SEXP prot, SEXP spec)
     if (every == NA_INTEGER || every < 1)
         Rf_error("internal error: 'separated_every' must be a positive integer");
     sgfs_separated *sep = fresh_struct(prot, SLOT_SEP, sizeof(sgfs_separated));
+    sep->D = e->D;
     sep->K = K;
     sep->every = every;
     sep->n_lp = n_lp;
@@ -732,8 +733,8 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep)
     if (e->hs) {
         e->par = fresh_real(prot, SLOT_PAR, D);
         e->report = fresh_real(prot, SLOT_REPORT, Ds);
-        sgfs_hs_beta(e, e->xi, e->par);
-        sgfs_hs_report(e, e->xi, e->par, e->report);
+        sgfs_hs_beta(e->hs, e->xi, e->par);
+        sgfs_hs_report(e->hs, e->xi, e->par, e->report);
     }
     e->iter = copy_real(prot, SLOT_ITER, sgfs_list_typed(state, "iter", REALSXP, 1));
     setup_scratch(e, prot);

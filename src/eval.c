@@ -282,7 +282,7 @@ SEXP sgfs_hs_eval(SEXP spec, SEXP xi)
     memcpy(REAL(beta), e->hs->beta, (size_t) e->D * sizeof(double));
     SEXP report = Rf_allocVector(REALSXP, e->Ds);
     SET_VECTOR_ELT(out, 3, report);
-    sgfs_hs_report(e, REAL(xi), REAL(beta), REAL(report));
+    sgfs_hs_report(e->hs, REAL(xi), REAL(beta), REAL(report));
     UNPROTECT(4);
     return out;
 }

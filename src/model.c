@@ -73,10 +73,10 @@ double sgfs_log_posterior(sgfs_engine *e, const double *theta, double *grad)
         return lp;
     }
     double *beta = e->hs->beta;
-    sgfs_hs_beta(e, theta, beta);
+    sgfs_hs_beta(e->hs, theta, beta);
     double lp = sgfs_full_score(e, beta, grad);
-    sgfs_hs_pullback(e, beta, grad);
-    lp += sgfs_prior_logdens(&e->prior, theta) + sgfs_hs_prior(e, theta, grad);
+    sgfs_hs_pullback(e->hs, beta, grad);
+    lp += sgfs_prior_logdens(&e->prior, theta) + sgfs_hs_prior(e->hs, theta, grad);
     sgfs_prior_grad_add(&e->prior, theta, grad);
     return lp;
 }

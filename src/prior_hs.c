@@ -87,6 +87,7 @@ void sgfs_hs_setup(sgfs_engine *e, SEXP hs, SEXP raw, double *scratch)
         Rf_error("internal error: malformed horseshoe settings");
     sgfs_hs *h = (sgfs_hs *) RAW(raw);
     memset(h, 0, sizeof(sgfs_hs));
+    h->D = e->D;
     h->K = K;
     h->idx = INTEGER(idx);
     h->w = REAL(w);
@@ -113,10 +114,9 @@ void sgfs_hs_setup(sgfs_engine *e, SEXP hs, SEXP raw, double *scratch)
 }
 
 /* beta (D) from xi (Ds), and s, r (the pull-back's factors) */
-void sgfs_hs_beta(const sgfs_engine *e, const double *xi, double *beta)
+void sgfs_hs_beta(const sgfs_hs *h, const double *xi, double *beta)
 {
-    const sgfs_hs *h = e->hs;
-    const int D = e->D, K = h->K;
+    const int D = h->D, K = h->K;
     const double v = xi[D + K], omega = xi[D + K + 1];
     memcpy(beta, xi, (size_t) D * sizeof(double));
     for (int k = 0; k < K; k++) {
@@ -130,9 +130,9 @@ void sgfs_hs_beta(const sgfs_engine *e, const double *xi, double *beta)
 }
 
 /* the reported values (Ds): beta, then lambda, tau, c */
-void sgfs_hs_report(const sgfs_engine *e, const double *xi, const double *beta, double *out)
+void sgfs_hs_report(const sgfs_hs *h, const double *xi, const double *beta, double *out)
 {
-    const int D = e->D, K = e->hs->K;
+    const int D = h->D, K = h->K;
     memcpy(out, beta, (size_t) D * sizeof(double));
     for (int k = 0; k < K; k++) out[D + k] = exp(xi[D + k]);
     out[D + K] = exp(xi[D + K]);
@@ -141,10 +141,9 @@ void sgfs_hs_report(const sgfs_engine *e, const double *xi, const double *beta, 
 
 /* g (Ds; on entry its first D doubles are the gradient in beta at
    sgfs_hs_beta's last point) <- the gradient in xi */
-void sgfs_hs_pullback(const sgfs_engine *e, const double *beta, double *g)
+void sgfs_hs_pullback(const sgfs_hs *h, const double *beta, double *g)
 {
-    const sgfs_hs *h = e->hs;
-    const int D = e->D, K = h->K;
+    const int D = h->D, K = h->K;
     double dv = 0.0, domega = 0.0;
     for (int k = 0; k < K; k++) {
         const int j = h->idx[k];
@@ -164,10 +163,9 @@ void sgfs_hs_pullback(const sgfs_engine *e, const double *beta, double *g)
 
 /* the horseshoe's log prior at xi, with s and r of sgfs_hs_beta at xi;
    adds its gradient to g (Ds) if g != NULL */
-double sgfs_hs_prior(const sgfs_engine *e, const double *xi, double *g)
+double sgfs_hs_prior(const sgfs_hs *h, const double *xi, double *g)
 {
-    const sgfs_hs *h = e->hs;
-    const int D = e->D, K = h->K;
+    const int D = h->D, K = h->K;
     double lp = 0.0, d;
     for (int k = 0; k < K; k++) {             /* z_j ~ N(0, 1), beta_j ~ N(0, s_j^2) */
         const int j = h->idx[k];
@@ -200,9 +198,9 @@ double sgfs_hs_prior(const sgfs_engine *e, const double *xi, double *g)
 
 /* 1 if a hyperparameter's log is not finite or beyond +-500 (a diverging
    chain: exp() would soon overflow) */
-int sgfs_hs_far(const sgfs_engine *e, const double *xi)
+int sgfs_hs_far(const sgfs_hs *h, const double *xi)
 {
-    for (int k = e->D; k < e->Ds; k++)
+    for (int k = h->D; k < h->D + h->K + 2; k++)
         if (!R_FINITE(xi[k]) || fabs(xi[k]) > 500.0) return 1;
     return 0;
 }

@@ -51,13 +51,13 @@
 
 /* eta[i + c m] = u_i' xi_c + o_i for the m rows and each of the n_lp
    linear predictors (xi_c: the c-th block of P coefficients) */
-static void rows_eta(const sgfs_engine *e, const int *rows, int m, int n_lp, const double *xi,
+static void rows_eta(const sgfs_data *d, const int *rows, int m, int n_lp, const double *xi,
                      double *eta)
 {
     for (int c = 0; c < n_lp; c++) {
         double *eta_c = eta + (size_t) c * m;
-        sgfs_data_dots(&e->data, rows, m, xi + (size_t) c * e->data.P, eta_c);
-        for (int i = 0; i < m; i++) eta_c[i] += sgfs_row_offset(&e->data, rows[i]);
+        sgfs_data_dots(d, rows, m, xi + (size_t) c * d->P, eta_c);
+        for (int i = 0; i < m; i++) eta_c[i] += sgfs_row_offset(d, rows[i]);
     }
 }
 
@@ -151,18 +151,18 @@ static void remove_span(const sgfs_separated *sep, int D, const double *x, doubl
 }
 
 /* x <- x - B B' x: the part of x (D, in z) off the levels' lines */
-void sgfs_separated_project(const sgfs_engine *e, double *x)
+void sgfs_separated_project(const sgfs_separated *sep, double *x)
 {
-    remove_span(e->sep, e->D, x, x);
+    remove_span(sep, sep->D, x, x);
 }
 
 /* z <- z_old + (I - B B')(z - z_old): the rule's step (from z_old, saved
    by the driver) without its move along the levels' lines */
-void sgfs_separated_restrict(const sgfs_engine *e, double *z)
+void sgfs_separated_restrict(const sgfs_separated *sep, double *z)
 {
-    double *move = e->sep->z_old;
-    for (int j = 0; j < e->D; j++) move[j] = z[j] - move[j];
-    remove_span(e->sep, e->D, move, z);
+    double *move = sep->z_old;
+    for (int j = 0; j < sep->D; j++) move[j] = z[j] - move[j];
+    remove_span(sep, sep->D, move, z);
 }
 
 /* the Gibbs updates of every level at xi (the model's parameters, D) */
@@ -173,7 +173,7 @@ void sgfs_separated_update(sgfs_engine *e)
     for (int k = 0; k < sep->K; k++) {
         const line l = {sep->rows + sep->ptr[k], sep->ptr[k + 1] - sep->ptr[k], sep->n_lp,
                         sep->n_lp > 1 ? sep->cls[k] : 0, sep->eta, sep->dir + (size_t) k * e->D};
-        rows_eta(e, l.rows, l.m, l.n_lp, xi, sep->eta);
+        rows_eta(&e->data, l.rows, l.m, l.n_lp, xi, sep->eta);
         const double t = slice_draw(e, &l, xi, sep->width[k]);
         for (int j = 0; j < e->D; j++) xi[j] += t * l.v[j];
     }
@@ -198,7 +198,7 @@ void sgfs_separated_line_logdens(sgfs_engine *e, const int *rows, int m, int cls
     const int n_lp = sgfs_separated_predictors(e);
     double *eta = (double *) R_alloc(m > 0 ? (size_t) m * n_lp : 1, sizeof(double));
     double *point = (double *) R_alloc((size_t) e->D, sizeof(double));
-    rows_eta(e, rows, m, n_lp, e->xi, eta);
+    rows_eta(&e->data, rows, m, n_lp, e->xi, eta);
     const line l = {rows, m, n_lp, cls, eta, dir};
     for (R_xlen_t k = 0; k < n_t; k++)
         out[k] = line_logdens(e, &l, e->xi, t[k], point);

@@ -288,6 +288,7 @@ void sgfs_prior_curvature(const sgfs_prior *p, const double *theta, double *h);
    parameters; the sampler's coordinates xi (Ds = D + K + 2) map to the
    model's parameters ---------------------------------------------------- */
 typedef struct sgfs_hs {
+    int D;                      /* the model's parameters                      */
     int K;                      /* coefficients under the horseshoe            */
     const int *idx;             /* their indices among the model's (0-based)   */
     const double *w;            /* their scale factors                         */
@@ -298,11 +299,11 @@ typedef struct sgfs_hs {
 } sgfs_hs;
 
 void sgfs_hs_setup(sgfs_engine *e, SEXP hs, SEXP raw, double *scratch);
-void sgfs_hs_beta(const sgfs_engine *e, const double *xi, double *beta);
-void sgfs_hs_report(const sgfs_engine *e, const double *xi, const double *beta, double *out);
-void sgfs_hs_pullback(const sgfs_engine *e, const double *beta, double *g);
-double sgfs_hs_prior(const sgfs_engine *e, const double *xi, double *g);
-int sgfs_hs_far(const sgfs_engine *e, const double *xi);
+void sgfs_hs_beta(const sgfs_hs *h, const double *xi, double *beta);
+void sgfs_hs_report(const sgfs_hs *h, const double *xi, const double *beta, double *out);
+void sgfs_hs_pullback(const sgfs_hs *h, const double *beta, double *g);
+double sgfs_hs_prior(const sgfs_hs *h, const double *xi, double *g);
+int sgfs_hs_far(const sgfs_hs *h, const double *xi);
 
 /* ---- a constant metric (metric.c): the sampler's coordinates z = U xi */
 typedef struct sgfs_metric {
@@ -389,6 +390,7 @@ typedef struct sgfs_cv {
 
 /* ---- exact updates along separated levels (separated.c) ------------- */
 typedef struct sgfs_separated {
+    int D;                      /* the model's parameters (no horseshoe)       */
     int K, every;               /* levels; iterations between updates          */
     int n_lp;                   /* the model's linear predictors a row: 1, or
                                    K - 1 classes (line_loglik)                 */
@@ -405,8 +407,8 @@ typedef struct sgfs_separated {
 } sgfs_separated;
 
 void sgfs_separated_basis(sgfs_engine *e);
-void sgfs_separated_project(const sgfs_engine *e, double *x);
-void sgfs_separated_restrict(const sgfs_engine *e, double *z);
+void sgfs_separated_project(const sgfs_separated *sep, double *x);
+void sgfs_separated_restrict(const sgfs_separated *sep, double *z);
 void sgfs_separated_update(sgfs_engine *e);
 void sgfs_separated_line_logdens(sgfs_engine *e, const int *rows, int m, int cls,
                                  const double *dir, const double *t, R_xlen_t n_t, double *out);
