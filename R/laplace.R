@@ -121,9 +121,13 @@ row_curvature <- function(spec, theta) {
 }
 
 ## the engine model's row_derivs at theta, each row's linear predictor
-## moved by `shift` (one number or one per row)
-row_derivs <- function(spec, theta, shift = 0)
-    .Call(C_sgfs_row_derivs, spec, as.double(theta), as.double(shift))
+## moved by `shift` (one number, one per row, or an N x k matrix: then d1,
+## d2 and cross are N x k, one column a shift, and aux k values); for a
+## categorical() model, class c's predictor alone (its line's derivatives)
+row_derivs <- function(spec, theta, shift = 0, class = 0L) {
+    storage.mode(shift) <- "double"
+    .Call(C_sgfs_row_derivs, spec, as.double(theta), shift, as.integer(class))
+}
 
 ## H v for a GLM's full curvature at the mode (h from row_curvature()):
 ## sum_i h_i u_i (u_i' v) plus the prior's curvature times v (and the block
@@ -324,51 +328,37 @@ minibatch_strata <- function(run, lap, reach, cv, max_rows = 10L * run$spec$batc
 ## class c's block of the metric (its diagonal block of U: the conditional
 ## precision's, which over-states the leverage a little) and r_ic the
 ## largest residual of class c (or its change from the mode's) when that
-## class's predictor moves by 2 sqrt(q_ic), p_ic a logistic function of it
-## with the other classes' predictors fixed.
+## class's predictor alone moves by 2 sqrt(q_ic) (the model's derivatives
+## along that line, src/eval.c).
 categorical_reach <- function(spec, lap, cv) {
     P <- spec$P
-    K <- spec$mpar[1L]
     U <- metric_factor(lap)
-    block <- function(c) (c - 1L) * P + seq_len(P)
-    eta <- cbind(0, vapply(seq_len(K - 1L), function(c) data_xb(spec, lap$mode[block(c)]),
-                           double(spec$N)))
-    eta <- eta - apply(eta, 1L, max)
-    p <- exp(eta) / rowSums(exp(eta))
     total <- 0
-    for (c in seq_len(K - 1L)) {
-        b <- block(c)
+    for (c in seq_len(spec$mpar[1L] - 1L)) {
+        b <- (c - 1L) * P + seq_len(P)
         q <- .Call(C_sgfs_row_leverage, spec,
                    if (is.matrix(U)) U[b, b, drop = FALSE] else U[b], P)
-        a <- stats::qlogis(p[, c + 1L])
-        move <- 2 * sqrt(q)
-        up <- stats::plogis(a + move)
-        down <- stats::plogis(a - move)
-        y <- as.double(spec$y == c)
-        r <- if (cv) pmax(up - p[, c + 1L], p[, c + 1L] - down)
-             else pmax(abs(y - up), abs(y - down))
+        r <- residual_reach(spec, lap$mode, 2 * sqrt(q), cv, class = c)
         total <- total + q * r^2
     }
-    out <- sqrt(total)
-    if (is.null(spec$weights)) out else spec$weights * out
+    sqrt(total)
 }
 
 ## the largest residual |r_i| (cv = FALSE) or change of residual from the
-## mode (cv = TRUE) when row i's linear predictor moves by `move` either way
-## from the mode's, r_i = w_i dl_i / d eta_i the engine model's (binomial
-## w (y - p), gaussian w (y - eta) / sigma^2, poisson w (y - mu), whose
-## change from the mode's, mu (exp(move) - 1), grows without bound: the
-## move is capped at 700, where exp() would overflow; such a row's reach is
-## huge anyway, and it is held).  A row's prior weight w_i multiplies its
-## residual, hence its jump (a gaussian row's precision).
-residual_reach <- function(spec, theta, move, cv) {
+## mode (cv = TRUE) when row i's linear predictor (or class `class`'s)
+## moves by `move` either way from the mode's, r_i = w_i dl_i / d eta_i the
+## engine model's (binomial w (y - p), gaussian w (y - eta) / sigma^2,
+## poisson w (y - mu), whose change from the mode's, mu (exp(move) - 1),
+## grows without bound: the move is capped at 700, where exp() would
+## overflow; such a row's reach is huge anyway, and it is held): one pass
+## over the rows for the two or three shifts.  A row's prior weight w_i
+## multiplies its residual, hence its jump (a gaussian row's precision).
+residual_reach <- function(spec, theta, move, cv, class = 0L) {
     move <- pmin(move, 700)
-    r <- function(shift) row_derivs(spec, theta, shift)$d1
-    up <- r(move)
-    down <- r(-move)
-    if (!cv) return(pmax(abs(up), abs(down)))
-    r0 <- r(0)
-    pmax(abs(up - r0), abs(down - r0))
+    shifts <- if (cv) cbind(move, -move, 0) else cbind(move, -move)
+    r <- row_derivs(spec, theta, shifts, class)$d1
+    if (cv) r <- r[, 1:2] - r[, 3]
+    pmax(abs(r[, 1]), abs(r[, 2]))
 }
 
 ## `chains` starting points: the mode plus draws from the Laplace

@@ -25,11 +25,15 @@
  *     of the design, U1 the leading P1 x P1 block of the upper triangular U
  *     (or, if U is a vector, u_ij / U_j): the rows' Mahalanobis lengths in
  *     the posterior's whitened coordinates, in blocks (dtrsm).
- *   sgfs_row_derivs(spec, theta, shift): every row's linear predictor eta_i
- *     (offsets included) and, at eta_i + shift_i, the model's row_derivs:
+ *   sgfs_row_derivs(spec, theta, shift, cls): every row's linear predictor
+ *     eta_i (offsets included) and, at eta_i + shift_ik for each column k of
+ *     shift (N x k, or one value for every row), the model's row_derivs:
  *     d1 = w_i dl_i/deta, d2 = -w_i d^2 l_i/deta^2 and, for the coordinate
  *     a after beta (if theta has one), cross = -w_i d^2 l_i/deta da and
- *     aux = -sum_i w_i d^2 l_i/da^2 (NULL without).
+ *     aux = -sum_i w_i d^2 l_i/da^2 (NULL without); N x k matrices (aux k
+ *     values) for a matrix shift.  For a model of several predictors a row
+ *     (categorical), cls >= 1: eta_i is class cls's predictor and d1, d2
+ *     the derivatives along the line that moves it alone (line_derivs).
  *   sgfs_hs_eval(spec, xi): the full-data log posterior with a horseshoe.
  *   sgfs_line_logdens(...): the density along a separated level's line.
  */
@@ -219,39 +223,67 @@ SEXP sgfs_row_leverage(SEXP spec, SEXP U, SEXP P1)
     return out;
 }
 
-SEXP sgfs_row_derivs(SEXP spec, SEXP theta, SEXP shift)
+SEXP sgfs_row_derivs(SEXP spec, SEXP theta, SEXP shift, SEXP class_)
 {
     SEXP prot = PROTECT(sgfs_engine_alloc());
     sgfs_engine *e = sgfs_eval_engine(prot, spec, theta, 0, 0);
-    if (e->lik.model->row_derivs == NULL)
-        Rf_error("internal error: the %s model has no row derivatives", e->lik.model->name);
-    const int N = e->data.N, n_shift = Rf_length(shift);
-    if (TYPEOF(shift) != REALSXP || (n_shift != 1 && n_shift != N))
-        Rf_error("internal error: 'shift' must be 1 or %d doubles", N);
+    const sgfs_model *model = e->lik.model;
+    const int N = e->data.N, P = e->data.P, cls = Rf_asInteger(class_);
+    const int K1 = model->line_derivs ? e->D / P : 1;       /* predictors a row */
+    if (cls == NA_INTEGER || (model->line_derivs ? cls < 1 || cls > K1 : cls != 0))
+        Rf_error("internal error: 'cls' must be %s", model->line_derivs ? "a class" : "0");
+    if (model->row_derivs == NULL && model->line_derivs == NULL)
+        Rf_error("internal error: the %s model has no row derivatives", model->name);
+    const int by_row = Rf_isMatrix(shift) || Rf_xlength(shift) != 1,
+              k_shift = Rf_isMatrix(shift) ? Rf_ncols(shift) : 1;
+    if (TYPEOF(shift) != REALSXP || k_shift < 1 ||
+        (by_row && Rf_xlength(shift) != (R_xlen_t) N * k_shift))
+        Rf_error("internal error: 'shift' must be one double or %d rows", N);
     const char *names[] = {"eta", "d1", "d2", "cross", "aux", ""};
-    const int has_aux = e->D > e->data.P;
+    const int has_aux = model->row_derivs && e->D > P;
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
+#define SGFS_DERIVS_OUT(k) (Rf_isMatrix(shift) ? Rf_allocMatrix(REALSXP, N, k_shift)        \
+                                               : Rf_allocVector(REALSXP, N))
     double *eta = REAL(SET_VECTOR_ELT(out, 0, Rf_allocVector(REALSXP, N)));
-    double *d1 = REAL(SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, N)));
-    double *d2 = REAL(SET_VECTOR_ELT(out, 2, Rf_allocVector(REALSXP, N)));
-    double *cross = has_aux ? REAL(SET_VECTOR_ELT(out, 3, Rf_allocVector(REALSXP, N))) : NULL;
+    double *d1 = REAL(SET_VECTOR_ELT(out, 1, SGFS_DERIVS_OUT(k_shift)));
+    double *d2 = REAL(SET_VECTOR_ELT(out, 2, SGFS_DERIVS_OUT(k_shift)));
+    double *cross = has_aux ? REAL(SET_VECTOR_ELT(out, 3, SGFS_DERIVS_OUT(k_shift))) : NULL;
+#undef SGFS_DERIVS_OUT
+    double *aux = has_aux ? REAL(SET_VECTOR_ELT(out, 4, Rf_allocVector(REALSXP, k_shift))) : NULL;
+    for (int k = 0; aux && k < k_shift; k++) aux[k] = 0.0;
     const double *s = REAL(shift);
     int *idx = e->batch.idx;
-    double aux = 0.0, d[4];
+    /* a chunk's K1 predictors (the line models' only), row by row K1 apart */
+    double *lp = model->line_derivs
+        ? (double *) R_alloc((size_t) e->n * K1, sizeof(double)) : NULL, d[4];
     for (int start = 0; start < N; start += e->n) {
         const int m = N - start < e->n ? N - start : e->n;
         for (int i = 0; i < m; i++) idx[i] = start + i;
-        sgfs_data_dots(&e->data, idx, m, e->theta, eta + start);
+        if (lp) {
+            for (int c = 0; c < K1; c++) {
+                sgfs_data_dots(&e->data, idx, m, e->theta + (size_t) c * P, eta + start);
+                for (int i = 0; i < m; i++) lp[(size_t) i * K1 + c] = eta[start + i];
+            }
+            for (int i = 0; i < m; i++) eta[start + i] = lp[(size_t) i * K1 + cls - 1];
+        } else
+            sgfs_data_dots(&e->data, idx, m, e->theta, eta + start);
+        for (int i = 0; i < m; i++) {
+            const int row = start + i;
+            if (!lp && e->data.offset) eta[row] += e->data.offset[row];
+            for (int k = 0; k < k_shift; k++) {
+                const size_t at = (size_t) k * N + row;
+                const double t = by_row ? s[at] : s[0];
+                if (lp) model->line_derivs(&e->lik, row, lp + (size_t) i * K1, 1, cls, t, d);
+                else model->row_derivs(&e->lik, e->theta, row, eta[row] + t, d);
+                d1[at] = d[0];
+                d2[at] = d[1];
+                if (has_aux) {
+                    cross[at] = d[2];
+                    aux[k] += d[3];
+                }
+            }
+        }
     }
-    for (int i = 0; i < N; i++) {
-        if (e->data.offset) eta[i] += e->data.offset[i];
-        e->lik.model->row_derivs(&e->lik, e->theta, i, eta[i] + s[n_shift == 1 ? 0 : i], d);
-        d1[i] = d[0];
-        d2[i] = d[1];
-        if (has_aux) cross[i] = d[2];
-        aux += d[3];
-    }
-    if (has_aux) SET_VECTOR_ELT(out, 4, Rf_ScalarReal(aux));
     UNPROTECT(2);
     return out;
 }

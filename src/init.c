@@ -57,7 +57,7 @@ SEXP sgfs_spec_version(void);
 SEXP sgfs_gamma(SEXP N, SEXP n);
 SEXP sgfs_state_parts(SEXP sampler, SEXP D, SEXP sstate);
 SEXP sgfs_line_logdens(SEXP spec, SEXP theta, SEXP dir, SEXP rows, SEXP cls, SEXP t);
-SEXP sgfs_row_derivs(SEXP spec, SEXP theta, SEXP shift);
+SEXP sgfs_row_derivs(SEXP spec, SEXP theta, SEXP shift, SEXP class_);
 SEXP sgfs_rnorm_block(SEXP n);
 
 #define CALLDEF(name, n) { #name, (DL_FUNC) &name, n }
@@ -112,7 +112,7 @@ static const R_CallMethodDef call_entries[] = {
     CALLDEF(sgfs_gamma, 2),
     CALLDEF(sgfs_state_parts, 3),
     CALLDEF(sgfs_line_logdens, 6),
-    CALLDEF(sgfs_row_derivs, 3),
+    CALLDEF(sgfs_row_derivs, 4),
     CALLDEF(sgfs_rnorm_block, 1),
     { NULL, NULL, 0 }
 };

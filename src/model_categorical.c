@@ -165,6 +165,30 @@ static double categorical_line_loglik(const sgfs_lik *lik, int row, const double
     return row_weight(lik, row) * (own - top - log(exp(-top) + sum));
 }
 
+/* its derivatives: with S the classes the line moves (cls alone, or every
+   class but the reference) and P_S their probability, dl/dt = 1[y in S] -
+   P_S and -d^2 l/dt^2 = P_S (1 - P_S), weighted */
+static void categorical_line_derivs(const sgfs_lik *lik, int row, const double *eta,
+                                    size_t stride, int cls, double t, double *d)
+{
+    const int K1 = n_class(lik->mpar) - 1, y = (int) lik->data->y[row];
+    double top = 0.0, sum, moved = 0.0;
+    for (int k = 0; k < K1; k++) {
+        const double z = line_predictor(eta, stride, k, cls, t);
+        if (z > top) top = z;
+    }
+    sum = exp(-top);                                 /* (the reference class) */
+    for (int k = 0; k < K1; k++) {
+        const double p = exp(line_predictor(eta, stride, k, cls, t) - top);
+        sum += p;
+        if (cls == 0 || cls == k + 1) moved += p;
+    }
+    const double ps = moved / sum, w = row_weight(lik, row);
+    const int in = cls == 0 ? y > 0 : y == cls;
+    d[0] = w * ((double) in - ps);
+    d[1] = w * ps * (1.0 - ps);
+}
+
 static int categorical_n_pred(const double *mpar)
 {
     return n_class(mpar);
@@ -197,5 +221,6 @@ const sgfs_model sgfs_model_categorical = {
     .loglik = categorical_loglik, .neg_hessian = categorical_neg_hessian,
     .n_pred = categorical_n_pred, .predict = categorical_predict,
     .score_change = categorical_score_change, .line_loglik = categorical_line_loglik,
+    .line_derivs = categorical_line_derivs,
     .n_out = categorical_n_out, .outputs = categorical_outputs
 };

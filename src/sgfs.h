@@ -143,6 +143,10 @@ typedef struct sgfs_model {
        updates.  NULL: one linear predictor (row_loglik) */
     double (*line_loglik)(const sgfs_lik *lik, int row, const double *eta, size_t stride,
                           int cls, double t);
+    /* and its derivatives in t there, d[0] = dl/dt and d[1] = -d^2 l/dt^2
+       (weighted), for R's minibatch strata (eval.c's sgfs_row_derivs) */
+    void (*line_derivs)(const sgfs_lik *lik, int row, const double *eta, size_t stride,
+                        int cls, double t, double *d);
     /* and its derivative w_i dl_i/deta at eta (offset included), for the
        full-data passes over compressed rows (data.c), or NULL */
     double (*row_residual)(const sgfs_lik *lik, int row, double eta);

@@ -91,7 +91,8 @@ fuzz_bases <- function() {
             add("model_eval", spec, theta, 1:3, theta, TRUE)
             add("model_loglik", spec, theta)
             add("model_curvature", spec, theta, TRUE)
-            add("row_derivs", spec, theta, 0.5)
+            add("row_derivs", spec, theta, 0.5, if (spec$model == "categorical") 1L else 0L)
+            add("row_derivs", spec, theta, matrix(0.5, spec$N, 2L), 0L)
         } else {
             add("hs_eval", spec, theta)
         }

@@ -384,8 +384,38 @@ test_that("the models' row derivatives in eta match finite differences of R's de
     out <- sgfs:::row_derivs(run$spec, beta)
     expect_null(out$aux)
     expect_equal(out$d2, rep(1 / 4, nrow(d)))
+    ## several shifts at once: one column each, as one shift at a time
+    run <- engine_spec(x, yc, family = poisson(), intercept = FALSE, weights = w)
+    shifts <- cbind(0.3, withr::with_seed(12, rnorm(nrow(d))), -1)
+    both <- sgfs:::row_derivs(run$spec, beta, shifts)
+    for (k in 1:3) {
+        one <- sgfs:::row_derivs(run$spec, beta, shifts[, k])
+        expect_equal(both$d1[, k], one$d1, tolerance = 1e-15)
+        expect_equal(both$d2[, k], one$d2, tolerance = 1e-15)
+    }
+    run <- engine_spec(x, d$yg, family = gaussian(), intercept = FALSE)
+    both <- sgfs:::row_derivs(run$spec, c(beta, log(1.7)), cbind(rep(0, nrow(d)), 0.5))
+    expect_equal(both$aux[2], sgfs:::row_derivs(run$spec, c(beta, log(1.7)), 0.5)$aux)
+    expect_equal(dim(both$cross), c(nrow(d), 2L))
+    ## a model of several predictors a row: along class c's line only, which
+    ## moves that class's predictor alone
+    y3 <- factor(withr::with_seed(13, sample(letters[1:3], nrow(d), replace = TRUE)))
+    run <- engine_spec(x, y3, family = categorical(), intercept = FALSE, weights = w)
+    B <- matrix(c(beta, -0.3, 0.4, 0.1), 3L)                  # classes b and c
+    E <- unname(x %*% B)
+    code <- as.integer(y3)
+    l <- function(E) w * (cbind(0, E)[cbind(seq_along(code), code)] - log(1 + rowSums(exp(E))))
+    for (cls in 1:2) {
+        t <- withr::with_seed(14, rnorm(nrow(d), sd = 0.5))
+        at <- function(h) { M <- E; M[, cls] <- M[, cls] + t + h; M }
+        out <- sgfs:::row_derivs(run$spec, B, t, cls)
+        expect_equal(out$eta, E[, cls], tolerance = 1e-12)
+        expect_equal(out$d1, (l(at(h)) - l(at(-h))) / (2 * h), tolerance = 1e-6)
+        expect_equal(out$d2, -(l(at(h)) - 2 * l(at(0)) + l(at(-h))) / h^2, tolerance = 1e-4)
+    }
+    expect_error(sgfs:::row_derivs(run$spec, B, 0, 0L), "must be a class")
+    expect_error(sgfs:::row_derivs(run$spec, B, 0, 3L), "must be a class")
     ## a model without a linear predictor a row has none
-    run <- engine_spec(x, factor(rep(letters[1:3], length.out = nrow(d))), family = categorical(),
-                       intercept = FALSE)
-    expect_error(sgfs:::row_derivs(run$spec, double(6)), "no row derivatives")
+    net <- engine_spec(x, d$yg, family = gaussian(), intercept = FALSE, model = mlp(2))
+    expect_error(sgfs:::row_derivs(net$spec, net$theta0), "no row derivatives")
 })
