@@ -424,12 +424,14 @@ check_offset <- function(offset, N, family, model, keep) {
     as.double(offset)
 }
 
-## init = "map": the start, once every argument is checked: a GLM's exact
-## mode (posterior_laplace()), a network's or custom model's found by sga()
+## init = "map": the start, once every argument is checked: the posterior
+## mode (posterior_mode(): a GLM's exact one, a network's or custom model's
+## by SGA)
 resolve_start <- function(run) {
     if (isTRUE(run$find_map)) {
-        run$theta0 <- if (laplace_available(run$design)) posterior_laplace(run)$mode
-                      else map_estimate(run)
+        run$theta0 <- posterior_mode(run, check = list(
+            what = "the start (init = \"map\", found by SGA)",
+            remedy = "a longer burnin to absorb it"))
         run$find_map <- FALSE
     }
     run

@@ -188,9 +188,12 @@ sga_default_step <- function(run, momentum) {
 ## (with a step from the largest curvature) for the GLMs
 default_optimizer <- function(design) if (is.null(design$network)) "sgd" else "adam"
 
-## the posterior mode by SGA with its defaults, for init = "map"
-map_estimate <- function(run, n_iter = 10000L) {
-    run_sga(run, n_iter, n_iter %/% 2L,
-            check = list(what = "the start (init = \"map\", found by SGA)",
-                         remedy = "a longer burnin to absorb it"))$estimate
+## The posterior mode, one route for every caller that needs a point: a
+## GLM's exact mode (posterior_laplace(), Newton's method, cached in the
+## run), else the average of the second half of n_iter SGA (Adam for a
+## network) iterations from the run's start (check: list(what, remedy) for
+## check_estimate()).
+posterior_mode <- function(run, n_iter = 10000L, stepsize = NULL, check = NULL) {
+    if (laplace_available(run$design)) return(posterior_laplace(run)$mode)
+    run_sga(run, n_iter, n_iter %/% 2L, stepsize, check = check)$estimate
 }

@@ -137,9 +137,9 @@ sgldcv.default <- sampler_method(
             centre_score <- lap$lik_grad
         } else {
             if (is.null(centre))
-                centre <- run_sga(run, opt_iter, opt_iter %/% 2L, opt_stepsize,
-                                  check = list(what = "the centre (found by SGA)",
-                                               remedy = "a larger opt_iter, or give centre ="))$estimate
+                centre <- posterior_mode(run, opt_iter, opt_stepsize,
+                                         check = list(what = "the centre (found by SGA)",
+                                                      remedy = "a larger opt_iter, or give centre ="))
             centre_score <- .Call(C_sgfs_model_loglik, run$spec, centre)$grad
         }
         lambda <- if (is.null(m)) posterior_stiffness(run)$lambda_max else m$lambda

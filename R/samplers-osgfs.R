@@ -123,7 +123,7 @@ osgfs.default <- sampler_method(
             mode <- lap$mode
             H <- dense_curvature(lap, "osgfs()")
         } else {
-            if (is.null(mode)) mode <- run_sga(run, opt_iter, opt_iter %/% 2L)$estimate
+            if (is.null(mode)) mode <- posterior_mode(run, opt_iter)
             fit <- tryCatch(newton_mode(run$spec, mode, max_steps = 10L), error = function(e)
                 stop("osgfs() needs a local mode where the curvature is positive definite, and ",
                      "Newton's method from the starting estimate did not reach one (a network ",
