@@ -3,7 +3,7 @@
 ## NumPy and PyTorch SGLD loops; sgfs() (SGFS-f) against sgld() (issue 15).
 ##
 ##   Rscript bench/bench_peers.R [--reps=5] [--python=/usr/bin/python3] [--quick]
-##                               [--shapes=1,2,3] [--label=peers]
+##                               [--shapes=1,2,3] [--label=peers] [--out=DIR]
 ##
 ## Simulated logistic regression (an intercept and D - 1 N(0, 1) predictors,
 ## coefficients N(0, 0.3^2)) at three shapes (N, D, batch):
@@ -43,7 +43,8 @@
 ## median kept; `spread` is (max - min) / median.  Ratios are the medians of
 ## the ratios within each repetition (on a shared machine the load drifts
 ## between repetitions more than within one).
-## Results: bench/results/<label>.csv and .md (--quick: tempdir()).
+## Results: bench/results/<label>.csv and .md (--quick: tempdir(); --out:
+## that folder).
 ## Needs python3-numpy and python3-torch (Debian: apt-get install), about
 ## 2.5 GB of memory (the 1e6 x 50 shape) and 10-15 minutes.
 
@@ -51,7 +52,7 @@ suppressPackageStartupMessages(library(sgfs))
 
 parse_args <- function(args = commandArgs(trailingOnly = TRUE)) {
     opt <- list(reps = 5L, python = if (file.exists("/usr/bin/python3")) "/usr/bin/python3" else "python3",
-                quick = FALSE, shapes = 1:3, label = "peers")
+                quick = FALSE, shapes = 1:3, label = "peers", out = NULL)
     for (a in args) {
         kv <- regmatches(a, regexec("^--([a-z]+)(=(.*))?$", a))[[1]]
         if (!length(kv)) stop("unknown argument ", a, call. = FALSE)
@@ -62,6 +63,7 @@ parse_args <- function(args = commandArgs(trailingOnly = TRUE)) {
                quick  = opt$quick <- TRUE,
                shapes = opt$shapes <- as.integer(strsplit(val, ",")[[1]]),
                label  = opt$label <- val,
+               out    = opt$out <- val,
                stop("unknown option --", key, call. = FALSE))
     }
     if (opt$quick) opt$reps <- min(opt$reps, 2L)
@@ -246,7 +248,8 @@ main <- function() {
     print(res, row.names = FALSE)
     tab <- wide_table(res)
     cat("", tab, sep = "\n")
-    out <- if (opt$quick) tempdir() else file.path(script_dir(), "results")
+    out <- if (!is.null(opt$out)) opt$out
+           else if (opt$quick) tempdir() else file.path(script_dir(), "results")
     dir.create(out, showWarnings = FALSE, recursive = TRUE)
     cmd <- paste(c("Rscript bench/bench_peers.R", commandArgs(trailingOnly = TRUE)), collapse = " ")
     write.csv(res, file.path(out, sprintf("%s.csv", opt$label)), row.names = FALSE)

@@ -2,7 +2,7 @@
 ## bench/bench_sparse.R - a sparse design (a9a, LIBSVM) kept as compressed
 ## rows against the same design's dense copy.
 ##
-##   R_LIBS=<lib> Rscript bench/bench_sparse.R [--reps=5] [--iter=20000]
+##   R_LIBS=<lib> Rscript bench/bench_sparse.R [--reps=5] [--iter=20000] [--out=DIR]
 ##
 ## a9a (../shared/datasets/a9a.xz: 32,561 rows, 123 binary features, 11 %
 ## non-zero) is read by read_libsvm() (timed) as a dgCMatrix.  The same
@@ -25,15 +25,15 @@
 ##             (the noise of every Langevin rule), so the largest ratio
 ##             any sparse backend could reach is the dense time over them
 ## at batch sizes 50 and 500, and the bytes each backend holds.
-## Writes bench/results/sparse.md.
+## Writes bench/results/sparse.md (--out: sparse.md and sparse.csv in DIR).
 
 suppressPackageStartupMessages(library(sgfs))
 
-opt <- list(reps = 5L, iter = 20000L)
+opt <- list(reps = 5L, iter = 20000L, out = NULL)
 for (a in commandArgs(trailingOnly = TRUE)) {
     kv <- regmatches(a, regexec("^--([a-z]+)=(.*)$", a))[[1]]
-    if (!length(kv)) stop("unknown argument ", a, call. = FALSE)
-    opt[[kv[2]]] <- as.integer(kv[3])
+    if (!length(kv) || !(kv[2] %in% names(opt))) stop("unknown argument ", a, call. = FALSE)
+    opt[[kv[2]]] <- if (kv[2] == "out") kv[3] else as.integer(kv[3])
 }
 here <- function() {
     f <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
@@ -147,5 +147,7 @@ lines <- c("# Sparse design (a9a) as compressed rows against its dense copy", ""
                 sprintf("| %d | %.2f | %.2f | %.2f | %.2f |", batch, draw, draw_noise, bare_bound,
                         sgld_bound)))
 writeLines(lines)
-dir.create(file.path(here(), "results"), showWarnings = FALSE, recursive = TRUE)
-writeLines(lines, file.path(here(), "results", "sparse.md"))
+out <- if (is.null(opt$out)) file.path(here(), "results") else opt$out
+dir.create(out, showWarnings = FALSE, recursive = TRUE)
+writeLines(lines, file.path(out, "sparse.md"))
+if (!is.null(opt$out)) utils::write.csv(res, file.path(out, "sparse.csv"), row.names = FALSE)
