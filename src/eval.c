@@ -223,6 +223,12 @@ SEXP sgfs_row_leverage(SEXP spec, SEXP U, SEXP P1)
     return out;
 }
 
+/* N values a row and shift: an N x k matrix, or N values for one shift */
+static SEXP per_shift(int matrix, int N, int k)
+{
+    return matrix ? Rf_allocMatrix(REALSXP, N, k) : Rf_allocVector(REALSXP, N);
+}
+
 SEXP sgfs_row_derivs(SEXP spec, SEXP theta, SEXP shift, SEXP class_)
 {
     SEXP prot = PROTECT(sgfs_engine_alloc());
@@ -234,28 +240,26 @@ SEXP sgfs_row_derivs(SEXP spec, SEXP theta, SEXP shift, SEXP class_)
         Rf_error("internal error: 'cls' must be %s", model->line_derivs ? "a class" : "0");
     if (model->row_derivs == NULL && model->line_derivs == NULL)
         Rf_error("internal error: the %s model has no row derivatives", model->name);
-    const int by_row = Rf_isMatrix(shift) || Rf_xlength(shift) != 1,
-              k_shift = Rf_isMatrix(shift) ? Rf_ncols(shift) : 1;
+    const int matrix = Rf_isMatrix(shift), k_shift = matrix ? Rf_ncols(shift) : 1,
+              by_row = matrix || Rf_xlength(shift) != 1;
     if (TYPEOF(shift) != REALSXP || k_shift < 1 ||
         (by_row && Rf_xlength(shift) != (R_xlen_t) N * k_shift))
         Rf_error("internal error: 'shift' must be one double or %d rows", N);
     const char *names[] = {"eta", "d1", "d2", "cross", "aux", ""};
     const int has_aux = model->row_derivs && e->D > P;
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
-#define SGFS_DERIVS_OUT(k) (Rf_isMatrix(shift) ? Rf_allocMatrix(REALSXP, N, k_shift)        \
-                                               : Rf_allocVector(REALSXP, N))
     double *eta = REAL(SET_VECTOR_ELT(out, 0, Rf_allocVector(REALSXP, N)));
-    double *d1 = REAL(SET_VECTOR_ELT(out, 1, SGFS_DERIVS_OUT(k_shift)));
-    double *d2 = REAL(SET_VECTOR_ELT(out, 2, SGFS_DERIVS_OUT(k_shift)));
-    double *cross = has_aux ? REAL(SET_VECTOR_ELT(out, 3, SGFS_DERIVS_OUT(k_shift))) : NULL;
-#undef SGFS_DERIVS_OUT
+    double *d1 = REAL(SET_VECTOR_ELT(out, 1, per_shift(matrix, N, k_shift)));
+    double *d2 = REAL(SET_VECTOR_ELT(out, 2, per_shift(matrix, N, k_shift)));
+    double *cross = has_aux ? REAL(SET_VECTOR_ELT(out, 3, per_shift(matrix, N, k_shift))) : NULL;
     double *aux = has_aux ? REAL(SET_VECTOR_ELT(out, 4, Rf_allocVector(REALSXP, k_shift))) : NULL;
     for (int k = 0; aux && k < k_shift; k++) aux[k] = 0.0;
     const double *s = REAL(shift);
     int *idx = e->batch.idx;
     /* a chunk's K1 predictors (the line models' only), row by row K1 apart */
     double *lp = model->line_derivs
-        ? (double *) R_alloc((size_t) e->n * K1, sizeof(double)) : NULL, d[4];
+        ? (double *) R_alloc((size_t) e->n * K1, sizeof(double)) : NULL;
+    double d[4];
     for (int start = 0; start < N; start += e->n) {
         const int m = N - start < e->n ? N - start : e->n;
         for (int i = 0; i < m; i++) idx[i] = start + i;
