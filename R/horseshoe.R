@@ -382,13 +382,11 @@ floor_eigen <- function(H) {
     (H + t(H)) / 2
 }
 
-## the samplers that sample a horseshoe
-hs_samplers <- c("sgld", "sgldcv", "mala", "hmc")
-
+## stops unless the sampler samples a horseshoe (its kind says so)
 check_hs_sampler <- function(method, run) {
-    if (is.null(run$design$hs) || method %in% hs_samplers) return(invisible())
+    if (is.null(run$design$hs) || isTRUE(sampler_kind(method)$horseshoe)) return(invisible())
     stop_arg("prior", sprintf("is a horseshoe, whose scales are sampled with the coefficients by %s; ",
-                              paste0(hs_samplers, "()", collapse = ", ")),
+                              paste0(horseshoe_samplers(), "()", collapse = ", ")),
              sprintf("%s() does not sample it", method))
 }
 

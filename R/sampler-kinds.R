@@ -1,12 +1,15 @@
 ## What printouts and checks need to know of a sampler, defined once per
 ## sampler, in its own file, as `kind_<method>` (see kind()): its label,
 ## what to try when a chain diverges at step eps or its draws look wrong,
-## and two facts the printout uses: whether it is a Metropolis rule (every
-## row each iteration; acceptance counted) and whether it mixes slowly on
-## large data (print() then suggests sgldcv() or osgfs()).
-kind <- function(label, divergence, remedy, metropolis = FALSE, slow_mixing = FALSE) {
+## and three facts: whether it is a Metropolis rule (every row each
+## iteration; acceptance counted), whether it mixes slowly on large data
+## (print() then suggests sgldcv() or osgfs()) and whether it samples a
+## horseshoe prior's scales with the coefficients (its engine rule's
+## capability, src/prior_hs.c; the others refuse hs()).
+kind <- function(label, divergence, remedy, metropolis = FALSE, slow_mixing = FALSE,
+                 horseshoe = FALSE) {
     list(label = label, divergence = divergence, remedy = remedy, metropolis = metropolis,
-         slow_mixing = slow_mixing)
+         slow_mixing = slow_mixing, horseshoe = horseshoe)
 }
 
 ## the kind of a fit's sampler (`info$method`), or a generic one
@@ -44,6 +47,12 @@ step_divergence <- function(info, eps)
 step_remedy <- function(info) "try a longer run, a longer burnin or a smaller stepsize"
 
 ## the kind of the samplers of this family
-step_kind <- function(name, slow_mixing = TRUE)
+step_kind <- function(name, slow_mixing = TRUE, horseshoe = FALSE)
     kind(label = step_label(name), divergence = step_divergence, remedy = step_remedy,
-         slow_mixing = slow_mixing)
+         slow_mixing = slow_mixing, horseshoe = horseshoe)
+
+## the samplers whose kind samples a horseshoe, by name
+horseshoe_samplers <- function() {
+    kinds <- ls(topenv(), pattern = "^kind_")
+    sub("^kind_", "", Filter(function(k) isTRUE(get(k, topenv())$horseshoe), kinds))
+}

@@ -203,4 +203,4 @@ check_point <- function(x, design, arg) {
     to_internal(as.double(x), design)
 }
 
-kind_sgldcv <- step_kind("SGLD-CV", slow_mixing = FALSE)
+kind_sgldcv <- step_kind("SGLD-CV", slow_mixing = FALSE, horseshoe = TRUE)

@@ -224,6 +224,6 @@ metropolis_kind <- function(method)
          },
          divergence = function(info, eps)
              "the log posterior could not be evaluated: check the data and the prior",
-         remedy = function(info) "try a longer burnin", metropolis = TRUE)
+         remedy = function(info) "try a longer burnin", metropolis = TRUE, horseshoe = TRUE)
 kind_mala <- metropolis_kind("mala")
 kind_hmc <- metropolis_kind("hmc")

@@ -542,4 +542,4 @@ kind_sgfs <- kind(
                                   info$settings$alpha)),
     slow_mixing = TRUE)
 
-kind_sgld <- step_kind("SGLD")
+kind_sgld <- step_kind("SGLD", horseshoe = TRUE)

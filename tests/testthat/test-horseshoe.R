@@ -141,6 +141,11 @@ test_that("rstanarm's hs() objects: scales on the scale of the draws", {
 
 test_that("hs() is refused where it cannot be sampled, naming the argument", {
     d <- hs_data()
+    ## the samplers whose kind declares it, each of which the engine runs
+    expect_setequal(sgfs:::horseshoe_samplers(), c("sgld", "sgldcv", "mala", "hmc"))
+    for (m in sgfs:::horseshoe_samplers())
+        expect_s3_class(suppressWarnings(get(m, asNamespace("sgfs"))(
+            d$x, d$y, prior = hs(), n_iter = 20, burnin = 10, progress = FALSE)), "mcmc")
     expect_error(sgfs(d$x, d$y, prior = hs(), n_iter = 10),
                  "'prior' is a horseshoe, .* sgfs\\(\\) does not sample it")
     expect_error(sga(d$x, d$y, prior = hs(), n_iter = 10), "sga\\(\\) does not sample it")
