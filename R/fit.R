@@ -112,6 +112,7 @@ fit_formula <- function(default, call, env, dots, full_call, contrasts = NULL) {
     if (is_design_file(eval(call$data, env)))
         stop_arg("data", "is a design file: give it as x, with the response as y ",
                  "(e.g. sgld(x = design_file(path), y = y))")
+    check_no_random_terms(eval(call$formula, env))
     frame <- formula_frame(call, env, call$offset, call$weights, contrasts)
     dots$offset <- frame$offset
     dots$weights <- frame$weights

@@ -11,6 +11,9 @@
 #    manual, PDF sizes, README.md and NEWS.md); without them it leaves NOTEs.
 #  - checkbashisms (Debian's devscripts), with which R CMD check checks the
 #    package's configure script; without it the check warns.
+#  - lme4 as Debian's binary package (r-cran-lme4), which the tests read
+#    random-effect designs against; from CRAN it would build from source
+#    (RcppEigen, nloptr) for many minutes.
 set -uo pipefail
 RSCRIPT=${RSCRIPT:-Rscript}
 r_blas() { "$RSCRIPT" -e 'cat(extSoftVersion()[["BLAS"]])' 2>/dev/null; }
@@ -21,6 +24,8 @@ for tool in tidy qpdf pandoc; do
   command -v "$tool" >/dev/null 2>&1 || need="$need $tool"
 done
 command -v checkbashisms >/dev/null 2>&1 || need="$need devscripts"
+"$RSCRIPT" -e 'quit(status = !requireNamespace("lme4", quietly = TRUE))' >/dev/null 2>&1 ||
+  need="$need r-cran-lme4"
 case "$(r_blas)" in
   *openblas*) ;;
   *) openblas_installed || need="$need libopenblas0-pthread" ;;

@@ -1,0 +1,138 @@
+## Random-effect terms of a formula, as lme4 writes them: (z | g) for
+## coefficients z (a model formula's right-hand side: 1, x, 1 + x, 0 + x)
+## varying by the levels of the grouping factor g, (z || g) for the same
+## with independent coefficients, (z | g1/g2) for g1 and g2 nested in it
+## (the terms (z | g1) and (z | g2:g1)), and any number of such terms
+## (crossed factors: (1 | g1) + (1 | g2)).  The design of a term, for the
+## N rows of a model frame, is its grouping factor (each row's level, one
+## of G) and its N x q matrix Z of the coefficients' covariates: row i's
+## linear predictor gains z_i' b_g(i), the q effects of its level.
+
+## stops on a formula with random-effect terms, which the samplers cannot
+## fit yet, naming them (model.frame() would read (1 | g) as a logical OR)
+check_no_random_terms <- function(formula) {
+    if (!inherits(formula, "formula")) return(invisible())
+    bars <- find_bars(formula[[length(formula)]])
+    if (length(bars))
+        stop_arg("formula", sprintf("has the random-effect term%s %s, which sgfs cannot fit yet: ",
+                                    if (length(bars) > 1L) "s" else "",
+                                    paste0("(", vapply(bars, deparse1, ""), ")", collapse = " + ")),
+                 "fit the fixed effects alone (", deparse1(fixed_formula(formula)), "), ",
+                 "or the mixed model with lme4::glmer() or rstanarm::stan_glmer()")
+}
+
+## the random-effect terms of a formula, each a `|` call (slashes and
+## double bars expanded), or NULL for none
+random_bars <- function(formula) {
+    rhs <- formula[[length(formula)]]
+    bars <- find_bars(rhs)
+    if (!length(bars)) return(NULL)
+    unlist(lapply(bars, expand_bar))
+}
+
+find_bars <- function(term) {
+    if (!is.call(term)) return(NULL)
+    head <- as.character(term[[1L]])
+    if (head %in% c("|", "||")) return(list(term))
+    if (head == "(") return(find_bars(term[[2L]]))
+    if (head %in% c("+", "-") && length(term) == 3L) return(c(find_bars(term[[2L]]), find_bars(term[[3L]])))
+    if (head == "+" && length(term) == 2L) return(find_bars(term[[2L]]))
+    ## (a bar anywhere else, as in x * (1 | g), is not a term lme4 knows)
+    inner <- unlist(lapply(as.list(term)[-1L], find_bars))
+    if (length(inner))
+        stop_arg("formula", sprintf("has the random-effect term (%s) inside %s: write each ",
+                                    deparse1(inner[[1L]]), deparse1(term)),
+                 "random-effect term as a term of its own, (z | g)")
+    NULL
+}
+
+## (z | a/b) -> (z | a) and (z | b:a) (lme4's order, whose levels read
+## "b's level:a's level"); (z || g) -> a term per column of z
+## ((1 | g) and (0 + x | g) for (1 + x || g))
+expand_bar <- function(bar) {
+    lhs <- bar[[2L]]
+    groups <- expand_slash(bar[[3L]])
+    out <- list()
+    for (g in groups) {
+        if (as.character(bar[[1L]]) == "|") {
+            out[[length(out) + 1L]] <- call("|", lhs, g)
+            next
+        }
+        tt <- stats::terms(stats::as.formula(call("~", lhs)))
+        if (attr(tt, "intercept") == 1L) out[[length(out) + 1L]] <- call("|", 1, g)
+        for (label in attr(tt, "term.labels"))
+            out[[length(out) + 1L]] <- call("|", call("+", 0, str2lang(label)), g)
+    }
+    out
+}
+
+expand_slash <- function(g) {
+    if (is.call(g) && identical(g[[1L]], as.name("/"))) {
+        outer <- expand_slash(g[[2L]])
+        inner <- g[[3L]]
+        deepest <- outer[[length(outer)]]
+        return(c(outer, list(call(":", inner, deepest))))
+    }
+    list(g)
+}
+
+## the formula without its random-effect terms (lme4's nobars): y ~ x for
+## y ~ x + (1 | g); y ~ 1 when no other term is left
+fixed_formula <- function(formula) {
+    drop_bars <- function(term) {
+        if (!is.call(term)) return(term)
+        head <- as.character(term[[1L]])
+        if (head %in% c("|", "||")) return(NULL)
+        if (head == "(" && !is.null(find_bars(term))) return(NULL)
+        if (head %in% c("+", "-") && length(term) == 3L) {
+            a <- drop_bars(term[[2L]])
+            b <- drop_bars(term[[3L]])
+            if (is.null(a)) return(if (head == "-" && !is.null(b)) call("-", b) else b)
+            if (is.null(b)) return(a)
+            return(call(head, a, b))
+        }
+        term
+    }
+    rhs <- drop_bars(formula[[length(formula)]])
+    if (is.null(rhs)) rhs <- 1
+    out <- formula
+    out[[length(out)]] <- rhs
+    out
+}
+
+## the formula with every bar made a `+` (lme4's subbars): its model frame
+## holds every variable of the fixed and the random terms, with one
+## na.action for both
+frame_formula <- function(formula) {
+    sub <- function(term) {
+        if (!is.call(term)) return(term)
+        if (as.character(term[[1L]]) %in% c("|", "||")) term[[1L]] <- as.name("+")
+        for (k in seq_along(term)[-1L]) term[[k]] <- sub(term[[k]])
+        term
+    }
+    formula[[length(formula)]] <- sub(formula[[length(formula)]])
+    formula
+}
+
+## The design of the terms `bars` in the model frame `frame` (from
+## frame_formula(); `env` the formula's environment): a list of terms, each list(term (as lme4 labels it,
+## "1 + x | g"), name (the grouping factor's), group (the rows' levels,
+## 1..G), levels, Z (N x q, its columns the coefficients' covariates),
+## coef (their names)).  As lme4: the grouping factor is
+## factor() of the bar's right-hand side (a:b the levels of a and b that
+## occur together), and Z the model matrix of its left-hand side.
+random_design <- function(bars, frame, env = parent.frame()) {
+    lapply(bars, function(bar) {
+        g <- factor(eval(bar[[3L]], frame, env))
+        if (anyNA(g))
+            stop_arg("formula", sprintf("has the grouping factor %s with missing values",
+                                        deparse1(bar[[3L]])))
+        Z <- stats::model.matrix(stats::as.formula(call("~", bar[[2L]])), frame)
+        if (!ncol(Z))
+            stop_arg("formula", sprintf("has the random-effect term (%s) with no coefficient",
+                                        deparse1(bar)))
+        list(term = deparse1(bar), name = deparse1(bar[[3L]]), group = as.integer(g),
+             levels = levels(g),
+             Z = unname(Z), coef = colnames(Z))
+    })
+}
