@@ -1,0 +1,122 @@
+## The exact updates of the mixed-model sampler's random-effect blocks
+## (vignette("internals"), "Mixed models"), in plain R: the reference the
+## engine's updates are to be replayed against, draw for draw, and here
+## checked against quadrature of the conditionals they sample
+## (test-mixed-reference.R).
+##
+## A group of one term: its n rows' responses y, prior weights w, linear
+## predictors without the group's own effects eta0, covariates Z (n x q)
+## and the term's covariance's inverse P = Sigma^-1.  The conditional of its
+## effects b is
+##   log p(b | .) = sum_i w_i l(y_i, eta0_i + z_i' b) - b' P b / 2 + const.
+
+## a GLM row's log-likelihood and its first two derivatives in eta, for
+## the engine's models (logistic, probit, poisson, gaussian at sd sigma)
+glm_row_terms <- function(model, y, eta, sigma = 1) {
+    switch(model,
+        logistic = {
+            p <- stats::plogis(eta)
+            list(l = stats::dbinom(y, 1, p, log = TRUE), d1 = y - p, d2 = -p * (1 - p))
+        },
+        probit = {
+            lp <- stats::pnorm(eta, log.p = TRUE)
+            lq <- stats::pnorm(eta, lower.tail = FALSE, log.p = TRUE)
+            a <- exp(stats::dnorm(eta, log = TRUE) - lp)       # phi / Phi
+            b <- exp(stats::dnorm(eta, log = TRUE) - lq)       # phi / (1 - Phi)
+            d1 <- ifelse(y > 0, a, -b)
+            list(l = ifelse(y > 0, lp, lq), d1 = d1,
+                 d2 = ifelse(y > 0, -a * (eta + a), b * (eta - b)))
+        },
+        poisson = {
+            mu <- exp(eta)
+            list(l = stats::dpois(y, mu, log = TRUE), d1 = y - mu, d2 = -mu)
+        },
+        gaussian = list(l = stats::dnorm(y, eta, sigma, log = TRUE), d1 = (y - eta) / sigma^2,
+                        d2 = rep(-1 / sigma^2, length(y))),
+        stop("internal error: no row terms for the model ", model))
+}
+
+## the group's log conditional at b, with its gradient and minus its Hessian
+group_logdens <- function(b, g) {
+    t <- glm_row_terms(g$model, g$y, g$eta0 + drop(g$Z %*% b), g$sigma)
+    list(value = sum(g$w * t$l) - 0.5 * sum(b * (g$P %*% b)),
+         grad = drop(crossprod(g$Z, g$w * t$d1)) - drop(g$P %*% b),
+         H = crossprod(g$Z, -g$w * t$d2 * g$Z) + g$P)
+}
+
+## the conditional's mode by Newton's method from b = 0 (step halving
+## where the density would fall), and the Cholesky factor of its
+## curvature there: the Laplace approximation N(mode, H^-1), a function of
+## the group's data, eta0 and P only
+group_laplace <- function(g, tol = 1e-12, max_steps = 100L) {
+    b <- numeric(ncol(g$Z))
+    f <- group_logdens(b, g)
+    for (k in seq_len(max_steps)) {
+        U <- chol(f$H)
+        step <- backsolve(U, forwardsolve(t(U), f$grad))
+        if (sum(step * f$grad) < tol) break           # the Newton decrement
+        s <- 1
+        repeat {
+            f_new <- group_logdens(b + s * step, g)
+            if (is.finite(f_new$value) && f_new$value >= f$value) break
+            s <- s / 2
+        }
+        b <- b + s * step
+        f <- f_new
+    }
+    list(mode = b, U = chol(f$H))
+}
+
+## One update of the group's effects b: for a gaussian model the exact
+## draw from the normal conditional; otherwise an independence
+## Metropolis-Hastings step whose proposal is a multivariate t with `df`
+## degrees of freedom at the Laplace approximation's mode and scale: its
+## polynomial tails are heavier than the conditional's (which the normal
+## prior makes at least Gaussian), so that the ratio target / proposal is
+## bounded and the chain is uniformly ergodic; with the normal itself a
+## chain in the conditional's heavier tail (a poisson group's, on the side
+## of small means) could stay there for ever.  R's stream: q normals, then
+## (not gaussian) a chi-squared and a uniform.  Returns list(b, accepted).
+update_group <- function(b, g, df = 4) {
+    lap <- group_laplace(g)
+    q <- length(b)
+    z <- stats::rnorm(q)
+    if (g$model == "gaussian") return(list(b = lap$mode + backsolve(lap$U, z), accepted = TRUE))
+    prop <- lap$mode + backsolve(lap$U, z) / sqrt(stats::rchisq(1, df) / df)
+    ## log q(x) of the proposal, up to a constant
+    log_q <- function(x) -0.5 * (df + q) * log1p(sum((lap$U %*% (x - lap$mode))^2) / df)
+    log_ratio <- group_logdens(prop, g)$value - group_logdens(b, g)$value +
+        log_q(b) - log_q(prop)
+    if (log(stats::runif(1)) < log_ratio) list(b = prop, accepted = TRUE)
+    else list(b = b, accepted = FALSE)
+}
+
+## The log density of one sd sigma of a term of one coefficient a group
+## (q = 1), given its G groups' effects' sum of squares Q, in u = log sigma:
+##   -G u - Q exp(-2u) / 2 + log p(sigma) + u    (the last: the Jacobian)
+## with a half-normal(0, s) (df = Inf) or half-t(df, 0, s) prior on sigma.
+sd_log_conditional <- function(u, Q, G, scale, df = Inf) {
+    sigma <- exp(u)
+    prior <- if (is.finite(df)) stats::dt(sigma / scale, df, log = TRUE)
+             else stats::dnorm(sigma / scale, log = TRUE)
+    -G * u - 0.5 * Q * exp(-2 * u) + prior + u
+}
+
+## One slice-sampling update (stepping out and shrinking, Neal 2003) of u =
+## log sigma given Q and G: an exponential and uniforms from R's stream.
+## Exact for any width w.
+update_log_sd <- function(u, Q, G, scale, df = Inf, w = 1, max_steps = 100L) {
+    f <- function(v) sd_log_conditional(v, Q, G, scale, df)
+    level <- f(u) - stats::rexp(1)
+    left <- u - w * stats::runif(1)
+    right <- left + w
+    k <- 0L
+    while (f(left) > level && k < max_steps) { left <- left - w; k <- k + 1L }
+    k <- 0L
+    while (f(right) > level && k < max_steps) { right <- right + w; k <- k + 1L }
+    repeat {
+        v <- left + (right - left) * stats::runif(1)
+        if (f(v) > level) return(v)
+        if (v < u) left <- v else right <- v
+    }
+}

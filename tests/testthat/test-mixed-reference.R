@@ -1,0 +1,120 @@
+## The mixed-model sampler's exact updates, in their plain-R reference
+## (helper-mixed-reference.R), against quadrature of the conditionals they
+## sample: each is a Markov kernel that leaves its conditional invariant,
+## whatever the group's size.  Tolerances: 4.5 Monte Carlo standard errors
+## of the chains' means and variances (from their autocorrelation, via
+## coda's effective size), fixed seeds.
+
+## a group of n rows of one term: logistic, probit, poisson or gaussian
+one_group <- function(model, n, q = 1L, seed = 1) {
+    withr::with_seed(seed, {
+        Z <- if (q == 1L) matrix(1, n) else cbind(1, round(stats::rnorm(n), 2))
+        eta0 <- stats::rnorm(n, sd = 0.5)
+        truth <- eta0 + drop(Z %*% rep(0.8, q))
+        y <- switch(model, logistic = , probit = stats::rbinom(n, 1, stats::plogis(truth)),
+                    poisson = stats::rpois(n, exp(truth)), gaussian = stats::rnorm(n, truth, 0.7))
+        w <- stats::runif(n, 0.5, 2)
+    })
+    Sigma <- if (q == 1L) matrix(0.6^2) else matrix(c(0.6^2, 0.1, 0.1, 0.4^2), 2)
+    list(model = model, y = y, w = w, eta0 = eta0, Z = Z, P = solve(Sigma), sigma = 0.7)
+}
+
+## the conditional's mean and variance (q = 1) or means (q = 2) by
+## quadrature on a grid around its mode
+quadrature_moments <- function(g) {
+    lap <- group_laplace(g)
+    sd <- sqrt(diag(chol2inv(lap$U)))
+    grid <- lapply(seq_along(sd), function(k) lap$mode[k] + sd[k] * seq(-9, 9, length.out = 241))
+    pts <- as.matrix(expand.grid(grid))
+    lp <- apply(pts, 1L, function(b) group_logdens(b, g)$value)
+    p <- exp(lp - max(lp))
+    p <- p / sum(p)
+    m <- colSums(pts * p)
+    list(mean = m, var = colSums(t(t(pts) - m)^2 * p))
+}
+
+run_group_chain <- function(g, n_iter, seed) {
+    b <- numeric(ncol(g$Z))
+    out <- matrix(NA_real_, n_iter, length(b))
+    acc <- 0
+    withr::with_seed(seed, for (k in seq_len(n_iter)) {
+        u <- update_group(b, g)
+        b <- u$b
+        acc <- acc + u$accepted
+        out[k, ] <- b
+    })
+    list(draws = out, acceptance = acc / n_iter)
+}
+
+expect_moments <- function(draws, truth, info) {
+    ess <- pmax(coda::effectiveSize(coda::mcmc(draws)), 50)
+    m <- colMeans(draws)
+    v <- apply(draws, 2L, stats::var)
+    expect_true(all(abs(m - truth$mean) <= 4.5 * sqrt(truth$var / ess)),
+                info = paste(info, "means", paste(signif(m - truth$mean, 3), collapse = " ")))
+    ## (the variance's sd about sqrt(2 / ess) of it for a near-normal law)
+    expect_true(all(abs(v / truth$var - 1) <= 4.5 * sqrt(2 / ess) + 0.02),
+                info = paste(info, "variances", paste(signif(v / truth$var, 3), collapse = " ")))
+}
+
+test_that("a group's Laplace approximation is its conditional's mode, and gaussian's is exact", {
+    for (model in c("logistic", "probit", "poisson", "gaussian")) {
+        g <- one_group(model, 7L, q = 2L)
+        lap <- group_laplace(g)
+        expect_lt(max(abs(group_logdens(lap$mode, g)$grad)), 1e-8)
+        ## the gradient and curvature against finite differences
+        b <- c(0.3, -0.2)
+        f <- group_logdens(b, g)
+        h <- 1e-5
+        num <- vapply(1:2, function(k) {
+            e <- replace(numeric(2), k, h)
+            (group_logdens(b + e, g)$value - group_logdens(b - e, g)$value) / (2 * h)
+        }, 0)
+        expect_equal(f$grad, num, tolerance = 1e-6, info = model)
+        numH <- vapply(1:2, function(k) {
+            e <- replace(numeric(2), k, h)
+            -(group_logdens(b + e, g)$grad - group_logdens(b - e, g)$grad) / (2 * h)
+        }, numeric(2))
+        expect_equal(f$H, numH, tolerance = 1e-6, info = model)
+    }
+    g <- one_group("gaussian", 5L, q = 2L)
+    lap <- group_laplace(g)
+    V <- solve(crossprod(g$Z, g$w * g$Z) / g$sigma^2 + g$P)
+    expect_equal(lap$mode, drop(V %*% crossprod(g$Z, g$w * (g$y - g$eta0))) / g$sigma^2,
+                 tolerance = 1e-10)
+    expect_equal(chol2inv(lap$U), V, tolerance = 1e-10)
+})
+
+test_that("the group update samples its conditional, for groups of one row to many", {
+    skip_on_cran()
+    for (model in c("logistic", "probit", "poisson", "gaussian"))
+        for (n in c(1L, 2L, 40L)) {
+            g <- one_group(model, n, seed = n)
+            chain <- run_group_chain(g, 4000L, seed = 10 + n)
+            expect_moments(chain$draws, quadrature_moments(g), paste(model, n))
+            if (model != "gaussian") expect_gt(chain$acceptance, 0.5)
+        }
+    ## two coefficients a group (an intercept and a slope)
+    for (model in c("logistic", "poisson")) {
+        g <- one_group(model, 6L, q = 2L, seed = 3)
+        chain <- run_group_chain(g, 4000L, seed = 4)
+        expect_moments(chain$draws, quadrature_moments(g), paste(model, "q = 2"))
+    }
+})
+
+test_that("the group sd's slice update samples its conditional", {
+    skip_on_cran()
+    for (case in list(list(Q = 3.1, G = 12, scale = 1, df = Inf),      # many groups
+                      list(Q = 0.02, G = 2, scale = 2.5, df = 3),      # two groups: the prior
+                      list(Q = 40, G = 500, scale = 1, df = Inf))) {
+        f <- function(u) sd_log_conditional(u, case$Q, case$G, case$scale, case$df)
+        grid <- seq(-12, 6, length.out = 20001)
+        p <- exp(f(grid) - max(f(grid)))
+        p <- p / sum(p)
+        truth <- list(mean = sum(grid * p), var = sum((grid - sum(grid * p))^2 * p))
+        u <- 0
+        draws <- withr::with_seed(5, vapply(seq_len(4000), function(k)
+            u <<- update_log_sd(u, case$Q, case$G, case$scale, case$df), 0))
+        expect_moments(matrix(draws), truth, paste("G =", case$G))
+    }
+})
