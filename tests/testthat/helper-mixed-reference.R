@@ -102,11 +102,14 @@ sd_log_conditional <- function(u, Q, G, scale, df = Inf) {
     -G * u - 0.5 * Q * exp(-2 * u) + prior + u
 }
 
-## One slice-sampling update (stepping out and shrinking, Neal 2003) of u =
-## log sigma given Q and G: an exponential and uniforms from R's stream.
-## Exact for any width w.
-update_log_sd <- function(u, Q, G, scale, df = Inf, w = 1, max_steps = 100L) {
-    f <- function(v) sd_log_conditional(v, Q, G, scale, df)
+## One slice-sampling update of u = log sigma given Q and G (update_slice())
+update_log_sd <- function(u, Q, G, scale, df = Inf, w = 1)
+    update_slice(u, function(v) sd_log_conditional(v, Q, G, scale, df), w)
+
+## One slice-sampling update (stepping out and shrinking, Neal 2003) of the
+## scalar u for the log density f: an exponential and uniforms from R's
+## stream.  Exact for any width w.
+update_slice <- function(u, f, w = 1, max_steps = 100L) {
     level <- f(u) - stats::rexp(1)
     left <- u - w * stats::runif(1)
     right <- left + w
@@ -119,4 +122,58 @@ update_log_sd <- function(u, Q, G, scale, df = Inf, w = 1, max_steps = 100L) {
         if (f(v) > level) return(v)
         if (v < u) left <- v else right <- v
     }
+}
+
+## A term's covariance of q coefficients, Sigma = S Omega S, from its
+## unconstrained coordinates x: q log sds, then the q (q - 1) / 2 canonical
+## partial correlations' atanh, row by row below the diagonal (the
+## Lewandowski, Kurowicka and Joe 2009 construction of Omega's Cholesky
+## factor L: L[i, j] = z_ij sqrt(1 - sum_{k < j} L[i, k]^2)); with the log
+## Jacobian of x -> (sds, Omega): x -> z (tanh), z -> L, L -> Omega; and
+## log det Omega.
+cov_from_coords <- function(x, q) {
+    s <- exp(x[seq_len(q)])
+    z <- tanh(x[-seq_len(q)])
+    L <- diag(q)
+    log_jac <- sum(x[seq_len(q)]) + sum(log1p(-z^2))
+    k <- 0L
+    for (i in seq_len(q)[-1L]) {
+        left <- 1
+        for (j in seq_len(i - 1L)) {
+            k <- k + 1L
+            L[i, j] <- z[k] * sqrt(left)
+            log_jac <- log_jac + 0.5 * log(left)
+            left <- left - L[i, j]^2
+        }
+        L[i, i] <- sqrt(left)
+    }
+    ## (and of L -> Omega = L L': prod_i L[i, i]^(q - i))
+    log_jac <- log_jac + sum((q - seq_len(q)) * log(diag(L)))
+    Omega <- tcrossprod(L)
+    list(Sigma = s * t(s * Omega), sds = s, Omega = Omega, log_jac = log_jac,
+         log_det_omega = 2 * sum(log(diag(L))))
+}
+
+## The log density in those coordinates of a term's covariance given its
+## G groups' effects' cross-product Q = sum_g b_g b_g' (q x q): the normal
+## effects' likelihood, half-normal(0, scale) (df = Inf) or half-t(df, 0,
+## scale) sds, LKJ(zeta) on Omega, and the Jacobian
+cov_log_conditional <- function(x, q, Q, G, scale, df = Inf, zeta = 1) {
+    cv <- cov_from_coords(x, q)
+    U <- chol(cv$Sigma)
+    sd_prior <- if (is.finite(df)) stats::dt(cv$sds / scale, df, log = TRUE)
+                else stats::dnorm(cv$sds / scale, log = TRUE)
+    -G * sum(log(diag(U))) - 0.5 * sum(chol2inv(U) * Q) +
+        sum(sd_prior) + (zeta - 1) * cv$log_det_omega + cv$log_jac
+}
+
+## One update of a term's covariance: a slice-sampling update of each
+## coordinate in turn (q = 1: update_log_sd's)
+update_cov <- function(x, q, Q, G, scale, df = Inf, zeta = 1) {
+    for (k in seq_along(x))
+        x[k] <- update_slice(x[k], function(v) {
+            x[k] <- v
+            cov_log_conditional(x, q, Q, G, scale, df, zeta)
+        })
+    x
 }

@@ -118,3 +118,40 @@ test_that("the group sd's slice update samples its conditional", {
         expect_moments(matrix(draws), truth, paste("G =", case$G))
     }
 })
+
+test_that("a covariance's coordinates give its prior: LKJ correlations, half-normal sds", {
+    ## no groups (G = 0, Q = 0): the chain samples the prior itself
+    skip_on_cran()
+    q <- 3L
+    x <- numeric(q + 3L)
+    draws <- withr::with_seed(6, t(vapply(seq_len(3000), function(k)
+        x <<- update_cov(x, q, matrix(0, q, q), 0, scale = 2, zeta = 1), numeric(q + 3L))))
+    rho <- t(apply(draws, 1L, function(x) {
+        O <- cov_from_coords(x, q)$Omega
+        O[lower.tri(O)]
+    }))
+    sds <- exp(draws[, 1:q])
+    ## LKJ(1) in 3 dimensions: each correlation ~ 2 Beta(1.5, 1.5) - 1, mean 0,
+    ## variance 1 / 4; a half-normal(0, 2) sd: mean 2 sqrt(2 / pi), variance 4 (1 - 2 / pi)
+    expect_moments(rho, list(mean = rep(0, 3), var = rep(1 / 4, 3)), "LKJ(1)")
+    expect_moments(sds, list(mean = rep(2 * sqrt(2 / pi), 3), var = rep(4 * (1 - 2 / pi), 3)),
+                   "half-normal sds")
+})
+
+test_that("a covariance's slice update samples its conditional given the effects", {
+    skip_on_cran()
+    q <- 2L
+    b <- withr::with_seed(7, matrix(stats::rnorm(2 * 15), 15) %*% chol(matrix(c(1, 0.5, 0.5, 0.8), 2)))
+    Q <- crossprod(b)
+    x <- numeric(3)
+    draws <- withr::with_seed(8, t(vapply(seq_len(4000), function(k)
+        x <<- update_cov(x, q, Q, 15, scale = 1, df = 3), numeric(3))))
+    ## quadrature on a grid of the coordinates
+    grid <- as.matrix(expand.grid(seq(-2, 1.5, length.out = 45), seq(-2, 1.5, length.out = 45),
+                                  seq(-2.5, 2.5, length.out = 45)))
+    lp <- apply(grid, 1L, cov_log_conditional, q = q, Q = Q, G = 15, scale = 1, df = 3)
+    p <- exp(lp - max(lp))
+    p <- p / sum(p)
+    m <- colSums(grid * p)
+    expect_moments(draws, list(mean = m, var = colSums(t(t(grid) - m)^2 * p)), "q = 2")
+})
