@@ -37,10 +37,13 @@ glm_row_terms <- function(model, y, eta, sigma = 1) {
 }
 
 ## the group's log conditional at b, with its gradient and minus its Hessian
+## (g$mean: the normal prior's mean, 0 when absent: a block of fixed
+## effects is a "group" of every row, its prior N(mean, P^-1))
 group_logdens <- function(b, g) {
     t <- glm_row_terms(g$model, g$y, g$eta0 + drop(g$Z %*% b), g$sigma)
-    list(value = sum(g$w * t$l) - 0.5 * sum(b * (g$P %*% b)),
-         grad = drop(crossprod(g$Z, g$w * t$d1)) - drop(g$P %*% b),
+    d <- if (is.null(g$mean)) b else b - g$mean
+    list(value = sum(g$w * t$l) - 0.5 * sum(d * (g$P %*% d)),
+         grad = drop(crossprod(g$Z, g$w * t$d1)) - drop(g$P %*% d),
          H = crossprod(g$Z, -g$w * t$d2 * g$Z) + g$P)
 }
 
@@ -91,20 +94,26 @@ update_group <- function(b, g, df = 4) {
     else list(b = b, accepted = FALSE)
 }
 
+## a group sd's prior, list(family, scale, df): "half_normal" (0, scale),
+## "half_t" (df, 0, scale) or "exponential" (rate 1 / scale; rstanarm's
+## decov() for a term of one coefficient, shape 1); its log density at s
+## (up to a constant), for each value of s
+sd_prior_logdens <- function(s, prior)
+    switch(prior$family,
+           half_normal = stats::dnorm(s / prior$scale, log = TRUE),
+           half_t = stats::dt(s / prior$scale, prior$df, log = TRUE),
+           exponential = -s / prior$scale,
+           stop("internal error: no sd prior ", prior$family))
+
 ## The log density of one sd sigma of a term of one coefficient a group
 ## (q = 1), given its G groups' effects' sum of squares Q, in u = log sigma:
 ##   -G u - Q exp(-2u) / 2 + log p(sigma) + u    (the last: the Jacobian)
-## with a half-normal(0, s) (df = Inf) or half-t(df, 0, s) prior on sigma.
-sd_log_conditional <- function(u, Q, G, scale, df = Inf) {
-    sigma <- exp(u)
-    prior <- if (is.finite(df)) stats::dt(sigma / scale, df, log = TRUE)
-             else stats::dnorm(sigma / scale, log = TRUE)
-    -G * u - 0.5 * Q * exp(-2 * u) + prior + u
-}
+sd_log_conditional <- function(u, Q, G, prior)
+    -G * u - 0.5 * Q * exp(-2 * u) + sd_prior_logdens(exp(u), prior) + u
 
 ## One slice-sampling update of u = log sigma given Q and G (update_slice())
-update_log_sd <- function(u, Q, G, scale, df = Inf, w = 1)
-    update_slice(u, function(v) sd_log_conditional(v, Q, G, scale, df), w)
+update_log_sd <- function(u, Q, G, prior, w = 1)
+    update_slice(u, function(v) sd_log_conditional(v, Q, G, prior), w)
 
 ## One slice-sampling update (stepping out and shrinking, Neal 2003) of the
 ## scalar u for the log density f: an exponential and uniforms from R's
@@ -156,24 +165,95 @@ cov_from_coords <- function(x, q) {
 
 ## The log density in those coordinates of a term's covariance given its
 ## G groups' effects' cross-product Q = sum_g b_g b_g' (q x q): the normal
-## effects' likelihood, half-normal(0, scale) (df = Inf) or half-t(df, 0,
-## scale) sds, LKJ(zeta) on Omega, and the Jacobian
-cov_log_conditional <- function(x, q, Q, G, scale, df = Inf, zeta = 1) {
+## effects' likelihood, the sds' prior (sd_prior_logdens()), LKJ(zeta) on
+## Omega, and the Jacobian
+cov_log_conditional <- function(x, q, Q, G, prior, zeta = 1) {
     cv <- cov_from_coords(x, q)
     U <- chol(cv$Sigma)
-    sd_prior <- if (is.finite(df)) stats::dt(cv$sds / scale, df, log = TRUE)
-                else stats::dnorm(cv$sds / scale, log = TRUE)
     -G * sum(log(diag(U))) - 0.5 * sum(chol2inv(U) * Q) +
-        sum(sd_prior) + (zeta - 1) * cv$log_det_omega + cv$log_jac
+        sum(sd_prior_logdens(cv$sds, prior)) + (zeta - 1) * cv$log_det_omega + cv$log_jac
 }
 
 ## One update of a term's covariance: a slice-sampling update of each
 ## coordinate in turn (q = 1: update_log_sd's)
-update_cov <- function(x, q, Q, G, scale, df = Inf, zeta = 1) {
+update_cov <- function(x, q, Q, G, prior, zeta = 1) {
     for (k in seq_along(x))
         x[k] <- update_slice(x[k], function(v) {
             x[k] <- v
-            cov_log_conditional(x, q, Q, G, scale, df, zeta)
+            cov_log_conditional(x, q, Q, G, prior, zeta)
         })
     x
+}
+
+## The whole blocked Gibbs sampler for a small mixed model, every block
+## exact (the fixed effects as one "group" of every row: the full-data
+## version of the engine's stochastic-gradient block): y, w the responses
+## and weights, X the fixed effects' design, terms from random_design(),
+## model one of glm_row_terms()'s; priors list(beta_mean, beta_sd (one a
+## column), sd (the group sds' prior, sd_prior_logdens()), zeta (LKJ),
+## sigma_rate (gaussian: an exponential prior on the noise sd)).  Returns
+## the draws (n_iter x (beta, each term's sds and correlations, sigma)).
+mixed_reference_chain <- function(y, w, X, terms, model, priors, n_iter, seed) {
+    N <- length(y)
+    beta <- numeric(ncol(X))
+    b <- lapply(terms, function(t) matrix(0, length(t$levels), ncol(t$Z)))
+    xc <- lapply(terms, function(t) numeric(ncol(t$Z) * (ncol(t$Z) + 1L) / 2L))
+    rows <- lapply(terms, function(t) split(seq_len(N), factor(t$group, seq_along(t$levels))))
+    log_sigma <- if (model == "gaussian") log(stats::sd(y)) else 0
+    effect <- function(k) rowSums(terms[[k]]$Z * b[[k]][terms[[k]]$group, , drop = FALSE])
+    width <- ncol(X) + sum(vapply(terms, function(t) ncol(t$Z) * (ncol(t$Z) + 1) / 2, 0)) +
+        (model == "gaussian")
+    out <- matrix(NA_real_, n_iter, width)
+    withr::with_seed(seed, for (it in seq_len(n_iter)) {
+        sigma <- exp(log_sigma)
+        r <- Reduce(`+`, lapply(seq_along(terms), effect), numeric(N))
+        fixed <- list(model = model, y = y, w = w, eta0 = r, Z = X, sigma = sigma,
+                      P = diag(1 / priors$beta_sd^2, ncol(X)), mean = priors$beta_mean)
+        beta <- update_group(beta, fixed)$b
+        xb <- drop(X %*% beta)
+        keep <- beta
+        for (k in seq_along(terms)) {
+            t <- terms[[k]]
+            q <- ncol(t$Z)
+            Sigma <- cov_from_coords(xc[[k]], q)$Sigma
+            own <- effect(k)
+            base <- xb + r - own
+            for (g in seq_along(t$levels)) {
+                i <- rows[[k]][[g]]
+                grp <- list(model = model, y = y[i], w = w[i], eta0 = base[i],
+                            Z = t$Z[i, , drop = FALSE], P = solve(Sigma), sigma = sigma)
+                b[[k]][g, ] <- update_group(b[[k]][g, ], grp)$b
+            }
+            r <- base - xb + effect(k)
+            ## the exact move along each line that adds delta to a fixed
+            ## coefficient and takes it from the same coefficient of every
+            ## group (the linear predictors do not change: only the priors)
+            P <- solve(Sigma)
+            for (c in which(t$coef %in% colnames(X))) {
+                j <- match(t$coef[c], colnames(X))
+                prec <- 1 / priors$beta_sd[j]^2 + length(t$levels) * P[c, c]
+                lin <- -(beta[j] - priors$beta_mean[j]) / priors$beta_sd[j]^2 +
+                    sum((b[[k]] %*% P)[, c])
+                delta <- lin / prec + stats::rnorm(1) / sqrt(prec)
+                beta[j] <- beta[j] + delta
+                b[[k]][, c] <- b[[k]][, c] - delta
+                r <- r - delta * t$Z[, c]
+            }
+            xb <- drop(X %*% beta)
+            keep[seq_along(beta)] <- beta
+            xc[[k]] <- update_cov(xc[[k]], q, crossprod(b[[k]]), length(t$levels),
+                                  priors$sd, priors$zeta)
+            cv <- cov_from_coords(xc[[k]], q)
+            keep <- c(keep, cv$sds, cv$Omega[lower.tri(cv$Omega)])
+        }
+        if (model == "gaussian") {
+            eta <- xb + r
+            log_sigma <- update_slice(log_sigma, function(u)
+                sum(w * stats::dnorm(y, eta, exp(u), log = TRUE)) -
+                    priors$sigma_rate * exp(u) + u)
+            keep <- c(keep, exp(log_sigma))
+        }
+        out[it, ] <- keep
+    })
+    out
 }

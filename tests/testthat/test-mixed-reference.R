@@ -104,17 +104,18 @@ test_that("the group update samples its conditional, for groups of one row to ma
 
 test_that("the group sd's slice update samples its conditional", {
     skip_on_cran()
-    for (case in list(list(Q = 3.1, G = 12, scale = 1, df = Inf),      # many groups
-                      list(Q = 0.02, G = 2, scale = 2.5, df = 3),      # two groups: the prior
-                      list(Q = 40, G = 500, scale = 1, df = Inf))) {
-        f <- function(u) sd_log_conditional(u, case$Q, case$G, case$scale, case$df)
+    for (case in list(list(Q = 3.1, G = 12, prior = list(family = "half_normal", scale = 1)),
+                      list(Q = 0.02, G = 2,                          # two groups: the prior
+                           prior = list(family = "half_t", scale = 2.5, df = 3)),
+                      list(Q = 40, G = 500, prior = list(family = "exponential", scale = 1)))) {
+        f <- function(u) sd_log_conditional(u, case$Q, case$G, case$prior)
         grid <- seq(-12, 6, length.out = 20001)
         p <- exp(f(grid) - max(f(grid)))
         p <- p / sum(p)
         truth <- list(mean = sum(grid * p), var = sum((grid - sum(grid * p))^2 * p))
         u <- 0
         draws <- withr::with_seed(5, vapply(seq_len(4000), function(k)
-            u <<- update_log_sd(u, case$Q, case$G, case$scale, case$df), 0))
+            u <<- update_log_sd(u, case$Q, case$G, case$prior), 0))
         expect_moments(matrix(draws), truth, paste("G =", case$G))
     }
 })
@@ -125,7 +126,8 @@ test_that("a covariance's coordinates give its prior: LKJ correlations, half-nor
     q <- 3L
     x <- numeric(q + 3L)
     draws <- withr::with_seed(6, t(vapply(seq_len(3000), function(k)
-        x <<- update_cov(x, q, matrix(0, q, q), 0, scale = 2, zeta = 1), numeric(q + 3L))))
+        x <<- update_cov(x, q, matrix(0, q, q), 0, list(family = "half_normal", scale = 2)),
+        numeric(q + 3L))))
     rho <- t(apply(draws, 1L, function(x) {
         O <- cov_from_coords(x, q)$Omega
         O[lower.tri(O)]
@@ -144,12 +146,13 @@ test_that("a covariance's slice update samples its conditional given the effects
     b <- withr::with_seed(7, matrix(stats::rnorm(2 * 15), 15) %*% chol(matrix(c(1, 0.5, 0.5, 0.8), 2)))
     Q <- crossprod(b)
     x <- numeric(3)
+    t3 <- list(family = "half_t", scale = 1, df = 3)
     draws <- withr::with_seed(8, t(vapply(seq_len(4000), function(k)
-        x <<- update_cov(x, q, Q, 15, scale = 1, df = 3), numeric(3))))
+        x <<- update_cov(x, q, Q, 15, t3), numeric(3))))
     ## quadrature on a grid of the coordinates
     grid <- as.matrix(expand.grid(seq(-2, 1.5, length.out = 45), seq(-2, 1.5, length.out = 45),
                                   seq(-2.5, 2.5, length.out = 45)))
-    lp <- apply(grid, 1L, cov_log_conditional, q = q, Q = Q, G = 15, scale = 1, df = 3)
+    lp <- apply(grid, 1L, cov_log_conditional, q = q, Q = Q, G = 15, prior = t3)
     p <- exp(lp - max(lp))
     p <- p / sum(p)
     m <- colSums(grid * p)
