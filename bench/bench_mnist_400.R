@@ -16,19 +16,22 @@
 ##   adam      the Adam mode (sga(optimizer = "adam"), 100 epochs, the mean of
 ##             every 100th iterate of its second half): the
 ##             log-loss the defaults must not be worse than.
-## Each kept draw (every 600th iteration after burn-in, a quarter of the run)
-## adds its predictive on the 10,000 test digits (keep = predictive()).
+## Each kept draw (every THIN-th iteration after burn-in, a quarter of the
+## run; THIN 600, one an epoch) adds its predictive on the 10,000 test
+## digits (keep = predictive()).
 ##
-##   R_LIBS=/tmp/benchlib /usr/bin/time -v Rscript bench/bench_mnist_400.R CONFIG SAMPLER [EPOCHS]
+##   R_LIBS=/tmp/benchlib /usr/bin/time -v Rscript bench/bench_mnist_400.R CONFIG SAMPLER [EPOCHS] [THIN]
 ##
-## Writes bench/results/mnist-400-<CONFIG>-<SAMPLER>.csv (one row); the
-## table bench/results/mnist-400.md gathers every such file.
+## Writes bench/results/mnist-400-<CONFIG>-<SAMPLER>[-thin<THIN>].csv (one
+## row; the suffix for THIN other than 600); the table
+## bench/results/mnist-400.md gathers every such file.
 
 suppressPackageStartupMessages(library(sgfs))
 args <- commandArgs(TRUE)
 config <- args[1]
 sampler <- if (length(args) > 1L) args[2] else "psgld"
 epochs <- if (length(args) > 2L) as.integer(args[3]) else 100L
+thin <- if (length(args) > 3L) as.integer(args[4]) else 600L
 source(file.path(if (dir.exists("bench")) "bench" else ".", "mnist_common.R"))
 N <- nrow(train$x)
 n_iter <- epochs * N %/% 100L
@@ -48,25 +51,31 @@ if (config == "adam") {
                      schedule = schedule_step(epochs = 20), init = NULL,
                      standardize = config == "pcode"))
     fit <- suppressWarnings(do.call(get(sampler), c(common, extra, list(
-        n_iter = n_iter, burnin = n_iter %/% 4L, thin = 600L, keep = predictive(test$x)))))
+        n_iter = n_iter, burnin = n_iter %/% 4L, thin = thin, keep = predictive(test$x)))))
     p <- predict(fit, type = "response")
     step <- attr(fit, "sgfit")$settings$stepsize
 }
 total <- proc.time()[["elapsed"]] - t0
 row <- data.frame(config = config, sampler = if (config == "adam") "sga (Adam)" else sampler,
-                  epochs = epochs, test_error = class_error(p, test$y),
+                  epochs = epochs, thin = if (config == "adam") NA else thin, test_error = class_error(p, test$y),
                   log_loss = log_loss(p, test$y), step = step, seconds = total,
                   blas = sgfs:::blas_label())
 print(row)
-utils::write.csv(row, file.path(out_dir, sprintf("mnist-400-%s-%s.csv", config,
-                                                 if (config == "adam") "adam" else sampler)),
+utils::write.csv(row, file.path(out_dir, sprintf("mnist-400-%s-%s%s.csv", config,
+                                                 if (config == "adam") "adam" else sampler,
+                                                 if (thin == 600L) "" else sprintf("-thin%d", thin))),
                  row.names = FALSE)
 files <- list.files(out_dir, "^mnist-400-.*[.]csv$", full.names = TRUE)
-tab <- do.call(rbind, lapply(files, utils::read.csv))
+tab <- do.call(rbind, lapply(files, function(f) {
+    r <- utils::read.csv(f)
+    if (is.null(r$thin)) r$thin <- if (r$config == "adam") NA else 600L   # (rows before THIN)
+    r[c("config", "sampler", "epochs", "thin", "test_error", "log_loss", "step", "seconds", "blas")]
+}))
 md <- c("# MNIST 784-400-400-10 ReLU, batch 100 (bench/bench_mnist_400.R)", "",
-        "Posterior predictive over the kept draws (every 600th iteration after a quarter of the run) on the 10,000 test digits; adam: the Adam mode. Seconds: the whole call, set-up (pilots) included.", "",
-        "| config | sampler | epochs | test error | test log-loss | step | seconds | BLAS |",
-        "|---|---|---|---|---|---|---|---|",
-        sprintf("| %s | %s | %d | %.4f | %.4f | %.3g | %.0f | %s |", tab$config, tab$sampler,
-                tab$epochs, tab$test_error, tab$log_loss, tab$step, tab$seconds, tab$blas))
+        "Posterior predictive over the kept draws (every `thin`-th iteration after a quarter of the run) on the 10,000 test digits; adam: the Adam mode. Seconds: the whole call, set-up (pilots) included.", "",
+        "| config | sampler | epochs | thin | test error | test log-loss | step | seconds | BLAS |",
+        "|---|---|---|---|---|---|---|---|---|",
+        sprintf("| %s | %s | %d | %s | %.4f | %.4f | %.3g | %.0f | %s |", tab$config, tab$sampler,
+                tab$epochs, ifelse(is.na(tab$thin), "", tab$thin), tab$test_error, tab$log_loss,
+                tab$step, tab$seconds, tab$blas))
 writeLines(md, file.path(out_dir, "mnist-400.md"))
