@@ -309,41 +309,41 @@ static inline SGFS_ALWAYS_INLINE void axpy4f(double r, const float *restrict u, 
    entries; the centring enters once, as m' beta and - (sum_i r_i) m */
 /* asks for compressed row j's words (rows of every width: its start in
    rows_ptr must be in cache by then) */
-static inline SGFS_ALWAYS_INLINE void prefetch_sparse_row(const sgfs_lik *lik, int j)
+static inline SGFS_ALWAYS_INLINE void prefetch_sparse_row(const sgfs_data *d, int j)
 {
 #if defined(__GNUC__)
-    const char *w = (const char *) sgfs_sparse_start(lik->data, j);
-    const size_t bytes = (size_t) sgfs_sparse_row_words(lik->data, j) * sizeof(int);
+    const char *w = (const char *) sgfs_sparse_start(d, j);
+    const size_t bytes = (size_t) sgfs_sparse_row_words(d, j) * sizeof(int);
     for (size_t off = 0; off < bytes; off += 64) __builtin_prefetch(w + off, 0, 3);
 #else
-    (void) lik;
+    (void) d;
     (void) j;
 #endif
 }
 
-static inline SGFS_ALWAYS_INLINE void prefetch_sparse_start(const sgfs_lik *lik, int j)
+static inline SGFS_ALWAYS_INLINE void prefetch_sparse_start(const sgfs_data *d, int j)
 {
 #if defined(__GNUC__)
-    if (lik->data->rows_width == 0) __builtin_prefetch(lik->data->rows_ptr + j, 0, 3);
+    if (d->rows_width == 0) __builtin_prefetch(d->rows_ptr + j, 0, 3);
 #else
-    (void) lik;
+    (void) d;
     (void) j;
 #endif
 }
 
 static inline SGFS_ALWAYS_INLINE void rows_score_sparse(
-    const sgfs_lik *lik, const int *idx, int n, const double *beta, const double *centre,
-    double (*resid)(int, double, double, void *), void *ctx, double *restrict sum)
+    const sgfs_data *d, const int *idx, int n, const double *beta, const double *centre,
+    double (*resid)(int, double, double, const void *), const void *ctx, double *restrict sum)
 {
-    const int P = lik->data->P;
-    const double *restrict m = lik->data->rows_shift;
+    const int P = d->P;
+    const double *restrict m = d->rows_shift;
     const double mb = dot4(m, beta, P), mc = centre ? dot4(m, centre, P) : 0.0;
     double r_sum = 0.0;
-    const double *restrict level = lik->data->rows_level;
+    const double *restrict level = d->rows_level;
     for (int i = 0; i < n; i++) {
-        if (i + 2 * PREFETCH_AHEAD < n) prefetch_sparse_start(lik, idx[i + 2 * PREFETCH_AHEAD]);
-        if (i + PREFETCH_AHEAD < n) prefetch_sparse_row(lik, idx[i + PREFETCH_AHEAD]);
-        const sgfs_sparse q = sgfs_sparse_row(lik->data, idx[i]);
+        if (i + 2 * PREFETCH_AHEAD < n) prefetch_sparse_start(d, idx[i + 2 * PREFETCH_AHEAD]);
+        if (i + PREFETCH_AHEAD < n) prefetch_sparse_row(d, idx[i + PREFETCH_AHEAD]);
+        const sgfs_sparse q = sgfs_sparse_row(d, idx[i]);
         const double r = resid(idx[i], sgfs_sparse_dot(q, level, beta) - mb,
                                centre ? sgfs_sparse_dot(q, level, centre) - mc : 0.0, ctx);
         sgfs_sparse_axpy(r, q, level, sum);
@@ -359,21 +359,22 @@ static inline SGFS_ALWAYS_INLINE void rows_score_sparse(
 SGFS_VECTOR_CLONES
 void sgfs_rows_score(const sgfs_lik *lik, const int *idx, int n,
                      const double *beta, const double *centre,
-                     double (*resid)(int, double, double, void *), void *ctx,
+                     double (*resid)(int, double, double, const void *), const void *ctx,
                      double *restrict sum)
 {
-    const int P = lik->data->P;
-    const double *xt = lik->data->xt;
+    const sgfs_data *d = lik->data;
+    const int P = d->P;
+    const double *xt = d->xt;
     for (int j = 0; j < P; j++) sum[j] = 0.0;
-    if (lik->data->rows_ptr != NULL) {
-        rows_score_sparse(lik, idx, n, beta, centre, resid, ctx, sum);
+    if (d->rows_ptr != NULL) {
+        rows_score_sparse(d, idx, n, beta, centre, resid, ctx, sum);
         return;
     }
-    if (lik->data->xt32 != NULL) {
+    if (d->xt32 != NULL) {
         for (int i = 0; i < n; i++) {
-            const float *restrict u = lik->data->xt32 + (size_t) idx[i] * P;
+            const float *restrict u = d->xt32 + (size_t) idx[i] * P;
             if (i + PREFETCH_AHEAD < n)
-                prefetch_bytes(lik->data->xt32 + (size_t) idx[i + PREFETCH_AHEAD] * P, P * sizeof(float));
+                prefetch_bytes(d->xt32 + (size_t) idx[i + PREFETCH_AHEAD] * P, P * sizeof(float));
             const double r = resid(idx[i], dot4f(u, beta, P), centre ? dot4f(u, centre, P) : 0.0,
                                    ctx);
             axpy4f(r, u, sum, P);
@@ -381,12 +382,12 @@ void sgfs_rows_score(const sgfs_lik *lik, const int *idx, int n,
         return;
     }
     if (xt == NULL) {               /* raw rows (a file, a matrix in place): each read into xb */
-        sgfs_data_prefetch(lik->data, idx, n);
-        for (int i = 0; i < SGFS_TOUCH_AHEAD && i < n; i++) sgfs_data_touch(lik->data, idx[i]);
+        sgfs_data_prefetch(d, idx, n);
+        for (int i = 0; i < SGFS_TOUCH_AHEAD && i < n; i++) sgfs_data_touch(d, idx[i]);
         for (int i = 0; i < n; i++) {
-            if (i + SGFS_TOUCH_AHEAD < n) sgfs_data_touch(lik->data, idx[i + SGFS_TOUCH_AHEAD]);
+            if (i + SGFS_TOUCH_AHEAD < n) sgfs_data_touch(d, idx[i + SGFS_TOUCH_AHEAD]);
             double *u = lik->xb;
-            sgfs_raw_row(lik->data, idx[i], u);
+            sgfs_raw_row(d, idx[i], u);
             const double r = resid(idx[i], dot4(u, beta, P), centre ? dot4(u, centre, P) : 0.0,
                                    ctx);
             axpy4(r, u, sum, P);
@@ -417,10 +418,10 @@ void sgfs_gather_dot(const double *xt, int P, const int *idx, int n,
 
 /* eta_i += o_i, the rows' offsets, for the examples idx[0..n-1] (nothing
    without offsets) */
-void sgfs_add_offset(const sgfs_lik *lik, const int *idx, int n, double *eta)
+void sgfs_add_offset(const sgfs_data *d, const int *idx, int n, double *eta)
 {
-    if (lik->data->offset)
-        for (int i = 0; i < n; i++) eta[i] += lik->data->offset[idx[i]];
+    if (d->offset)
+        for (int i = 0; i < n; i++) eta[i] += d->offset[idx[i]];
 }
 
 /* The columns of the examples idx[0..n-1] and, unless beta is NULL, the
@@ -431,38 +432,39 @@ void sgfs_add_offset(const sgfs_lik *lik, const int *idx, int n, double *eta)
 const double *sgfs_batch_columns(sgfs_lik *lik, const double *beta,
                                  const int *idx, int n, double *eta)
 {
+    const sgfs_data *d = lik->data;
+    const int P = d->P;
     if (n > lik->xb_cols)                 /* (cannot happen: engine.c's xb_columns()) */
         Rf_error("internal error: a gather of %d columns into a scratch of %d", n, lik->xb_cols);
     int block = 1;
     for (int i = 1; i < n && block; i++) block = idx[i] == idx[0] + i;
-    if (lik->data->xt == NULL) {            /* the compressed rows, floats or a file: gathered */
-        sgfs_data_columns(lik->data, idx, n, lik->xb);
+    if (d->xt == NULL) {            /* the compressed rows, floats or a file: gathered */
+        sgfs_data_columns(d, idx, n, lik->xb);
         if (beta) {
             /* (the floats' and a file's eta as the dense copy's would be:
                dot4 per gathered column, dgemv on a block, so that they
                give its draws) */
-            if ((lik->data->xt32 || lik->data->raw_x || lik->data->raw_x32) && !block)
-                for (int i = 0; i < n; i++)
-                    eta[i] = dot4(lik->xb + (size_t) i * lik->data->P, beta, lik->data->P);
-            else sgfs_xt_beta(lik->xb, lik->data->P, n, beta, eta);
-            sgfs_add_offset(lik, idx, n, eta);
+            if ((d->xt32 || d->raw_x || d->raw_x32) && !block)
+                for (int i = 0; i < n; i++) eta[i] = dot4(lik->xb + (size_t) i * P, beta, P);
+            else sgfs_xt_beta(lik->xb, P, n, beta, eta);
+            sgfs_add_offset(d, idx, n, eta);
         }
         return lik->xb;
     }
     if (!block) {
         if (beta) {
-            sgfs_gather_dot(lik->data->xt, lik->data->P, idx, n, beta, lik->xb, eta);
-            sgfs_add_offset(lik, idx, n, eta);
+            sgfs_gather_dot(d->xt, P, idx, n, beta, lik->xb, eta);
+            sgfs_add_offset(d, idx, n, eta);
         } else
             for (int i = 0; i < n; i++)
-                memcpy(lik->xb + (size_t) i * lik->data->P, lik->data->xt + (size_t) idx[i] * lik->data->P,
-                       (size_t) lik->data->P * sizeof(double));
+                memcpy(lik->xb + (size_t) i * P, d->xt + (size_t) idx[i] * P,
+                       (size_t) P * sizeof(double));
         return lik->xb;
     }
-    const double *x = lik->data->xt + (size_t) idx[0] * lik->data->P;
+    const double *x = d->xt + (size_t) idx[0] * P;
     if (beta) {
-        sgfs_xt_beta(x, lik->data->P, n, beta, eta);
-        sgfs_add_offset(lik, idx, n, eta);
+        sgfs_xt_beta(x, P, n, beta, eta);
+        sgfs_add_offset(d, idx, n, eta);
     }
     return x;
 }

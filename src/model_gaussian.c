@@ -135,7 +135,7 @@ static void gaussian_score_change(sgfs_lik *lik, const double *theta,
     const double prec = exp(-2.0 * log_sigma), prec_c = exp(-2.0 * log_sigma_c);
     const double d = log_sigma - log_sigma_c;
     sgfs_xt_beta(xb, P, n, centre, rc);
-    sgfs_add_offset(lik, idx, n, rc);
+    sgfs_add_offset(lik->data, idx, n, rc);
     const double *w = lik->data->weights;
     for (int i = 0; i < n; i++) {
         const double c = lik->data->y[idx[i]] - rc[i], wi = w ? w[idx[i]] : 1.0;

@@ -34,36 +34,36 @@ static int logistic_n_par(int P, const double *mpar, int n_mpar)
 
 /* the residuals of a one-pass score (sgfs_rows_score), without and with
    offsets or weights (two functions: the common case pays no test) */
-static double logistic_residual(int row, double eta, double unused, void *ctx)
+static double logistic_residual(int row, double eta, double unused, const void *ctx)
 {
     (void) unused;
-    return ((const sgfs_lik *) ctx)->data->y[row] - sgfs_sigmoid(eta);
+    return ((const sgfs_data *) ctx)->y[row] - sgfs_sigmoid(eta);
 }
 
-static double logistic_residual_general(int row, double eta, double unused, void *ctx)
+static double logistic_residual_general(int row, double eta, double unused, const void *ctx)
 {
     (void) unused;
-    const sgfs_lik *lik = (const sgfs_lik *) ctx;
-    const double r = lik->data->y[row] - sgfs_sigmoid(eta + sgfs_row_offset(lik->data, row));
-    return lik->data->weights ? lik->data->weights[row] * r : r;
+    const sgfs_data *d = (const sgfs_data *) ctx;
+    const double r = d->y[row] - sgfs_sigmoid(eta + sgfs_row_offset(d, row));
+    return d->weights ? d->weights[row] * r : r;
 }
 
-/* control variates: the engine and the order (1 or 2) */
+/* control variates: the rows' data and the order (1 or 2) */
 typedef struct change_ctx {
-    const sgfs_lik *lik;
+    const sgfs_data *d;
     int order;
 } change_ctx;
 
-static double logistic_residual_change(int row, double eta, double eta_c, void *ctx)
+static double logistic_residual_change(int row, double eta, double eta_c, const void *ctx)
 {
     const change_ctx *c = (const change_ctx *) ctx;
-    if (c->lik->data->offset) {
-        eta += c->lik->data->offset[row];
-        eta_c += c->lik->data->offset[row];
+    if (c->d->offset) {
+        eta += c->d->offset[row];
+        eta_c += c->d->offset[row];
     }
     const double pc = sgfs_sigmoid(eta_c), first = pc - sgfs_sigmoid(eta);
     const double r = c->order == 2 ? first + pc * (1.0 - pc) * (eta - eta_c) : first;
-    return c->lik->data->weights ? c->lik->data->weights[row] * r : r;
+    return c->d->weights ? c->d->weights[row] * r : r;
 }
 
 static void logistic_score(sgfs_lik *lik, const double *theta,
@@ -75,7 +75,7 @@ static void logistic_score(sgfs_lik *lik, const double *theta,
         const sgfs_data *d = lik->data;
         sgfs_rows_score(lik, idx, n, theta, NULL,
                         d->offset || d->weights ? logistic_residual_general : logistic_residual,
-                        lik, sum);
+                        d, sum);
         return;
     }
     double *r = lik->eta;
@@ -106,7 +106,7 @@ static void logistic_score_change(sgfs_lik *lik, const double *theta,
                                   const double *centre, int second,
                                   const int *idx, int n, double *sum)
 {
-    change_ctx c = { lik, second ? 2 : 1 };
+    change_ctx c = { lik->data, second ? 2 : 1 };
     sgfs_rows_score(lik, idx, n, theta, centre, logistic_residual_change, &c, sum);
 }
 

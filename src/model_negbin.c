@@ -109,7 +109,7 @@ static void negbin_score_change(sgfs_lik *lik, const double *theta, const double
     double *r = lik->eta, *rc = lik->eta_centre, score_a = 0.0, t[3], tc[3], h[3];
     const double *xb = sgfs_batch_columns(lik, theta, idx, n, r);
     sgfs_xt_beta(xb, P, n, centre, rc);
-    sgfs_add_offset(lik, idx, n, rc);
+    sgfs_add_offset(lik->data, idx, n, rc);
     for (int i = 0; i < n; i++) {
         const double y = lik->data->y[idx[i]], w = sgfs_row_weight(lik->data, idx[i]);
         row_terms(y, r[i], a, t);

@@ -36,32 +36,27 @@ static int poisson_n_par(int P, const double *mpar, int n_mpar)
     return P;
 }
 
-static inline double row_offset(const sgfs_lik *lik, int row)
-{
-    return lik->data->offset ? lik->data->offset[row] : 0.0;
-}
-
 /* the residuals of a one-pass score (sgfs_rows_score): y - exp(eta + o) */
-static double poisson_residual(int row, double eta, double unused, void *ctx)
+static double poisson_residual(int row, double eta, double unused, const void *ctx)
 {
     (void) unused;
-    const sgfs_lik *lik = (const sgfs_lik *) ctx;
-    const double r = lik->data->y[row] - exp(eta + row_offset(lik, row));
-    return lik->data->weights ? lik->data->weights[row] * r : r;
+    const sgfs_data *d = (const sgfs_data *) ctx;
+    const double r = d->y[row] - exp(eta + sgfs_row_offset(d, row));
+    return d->weights ? d->weights[row] * r : r;
 }
 
-/* control variates: ctx the engine and the order */
+/* control variates: ctx the rows' data and the order */
 typedef struct change_ctx {
-    const sgfs_lik *lik;
+    const sgfs_data *d;
     int order;
 } change_ctx;
 
-static double poisson_residual_change(int row, double eta, double eta_c, void *ctx)
+static double poisson_residual_change(int row, double eta, double eta_c, const void *ctx)
 {
     const change_ctx *c = (const change_ctx *) ctx;
-    const double o = row_offset(c->lik, row), mc = exp(eta_c + o), first = mc - exp(eta + o);
+    const double o = sgfs_row_offset(c->d, row), mc = exp(eta_c + o), first = mc - exp(eta + o);
     const double r = c->order == 2 ? first + mc * (eta - eta_c) : first;
-    return c->lik->data->weights ? c->lik->data->weights[row] * r : r;
+    return c->d->weights ? c->d->weights[row] * r : r;
 }
 
 static void poisson_score(sgfs_lik *lik, const double *theta,
@@ -70,7 +65,7 @@ static void poisson_score(sgfs_lik *lik, const double *theta,
 {
     const int P = lik->data->P, D = lik->D;
     if (G == NULL && loglik == NULL) {        /* one pass, no copy */
-        sgfs_rows_score(lik, idx, n, theta, NULL, poisson_residual, lik, sum);
+        sgfs_rows_score(lik, idx, n, theta, NULL, poisson_residual, lik->data, sum);
         return;
     }
     double *r = lik->eta;
@@ -101,7 +96,7 @@ static void poisson_score_change(sgfs_lik *lik, const double *theta,
                                  const double *centre, int second,
                                  const int *idx, int n, double *sum)
 {
-    change_ctx c = { lik, second ? 2 : 1 };
+    change_ctx c = { lik->data, second ? 2 : 1 };
     sgfs_rows_score(lik, idx, n, theta, centre, poisson_residual_change, &c, sum);
 }
 

@@ -103,32 +103,27 @@ static inline double row_loglik(double y, double eta)
     return log_cdf((y > 0.5 ? 1.0 : -1.0) * eta);
 }
 
-static inline double row_offset(const sgfs_lik *lik, int row)
-{
-    return lik->data->offset ? lik->data->offset[row] : 0.0;
-}
-
 /* the residuals of a one-pass score (sgfs_rows_score) */
-static double probit_residual(int row, double eta, double unused, void *ctx)
+static double probit_residual(int row, double eta, double unused, const void *ctx)
 {
     (void) unused;
-    const sgfs_lik *lik = (const sgfs_lik *) ctx;
-    const double r = residual(lik->data->y[row], eta + row_offset(lik, row));
-    return lik->data->weights ? lik->data->weights[row] * r : r;
+    const sgfs_data *d = (const sgfs_data *) ctx;
+    const double r = residual(d->y[row], eta + sgfs_row_offset(d, row));
+    return d->weights ? d->weights[row] * r : r;
 }
 
 typedef struct change_ctx {
-    const sgfs_lik *lik;
+    const sgfs_data *d;
     int order;
 } change_ctx;
 
-static double probit_residual_change(int row, double eta, double eta_c, void *ctx)
+static double probit_residual_change(int row, double eta, double eta_c, const void *ctx)
 {
     const change_ctx *c = (const change_ctx *) ctx;
-    const double o = row_offset(c->lik, row), y = c->lik->data->y[row];
+    const double o = sgfs_row_offset(c->d, row), y = c->d->y[row];
     const double first = residual(y, eta + o) - residual(y, eta_c + o);
     const double r = c->order == 2 ? first + weight(y, eta_c + o) * (eta - eta_c) : first;
-    return c->lik->data->weights ? c->lik->data->weights[row] * r : r;
+    return c->d->weights ? c->d->weights[row] * r : r;
 }
 
 static void probit_score(sgfs_lik *lik, const double *theta,
@@ -137,7 +132,7 @@ static void probit_score(sgfs_lik *lik, const double *theta,
 {
     const int P = lik->data->P, D = lik->D;
     if (G == NULL && loglik == NULL) {        /* one pass, no copy */
-        sgfs_rows_score(lik, idx, n, theta, NULL, probit_residual, lik, sum);
+        sgfs_rows_score(lik, idx, n, theta, NULL, probit_residual, lik->data, sum);
         return;
     }
     double *r = lik->eta;                      /* eta, with offsets */
@@ -164,7 +159,7 @@ static void probit_score_change(sgfs_lik *lik, const double *theta,
                                 const double *centre, int second,
                                 const int *idx, int n, double *sum)
 {
-    change_ctx c = { lik, second ? 2 : 1 };
+    change_ctx c = { lik->data, second ? 2 : 1 };
     sgfs_rows_score(lik, idx, n, theta, centre, probit_residual_change, &c, sum);
 }
 

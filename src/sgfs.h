@@ -724,7 +724,7 @@ void sgfs_minibatch_shuffle_front(sgfs_batch *b, int n, int m);
 int sgfs_interrupt_pending(void);
 void sgfs_gather_dot(const double *xt, int P, const int *idx, int n,
                      const double *beta, double *xb, double *eta);
-void sgfs_add_offset(const sgfs_lik *lik, const int *idx, int n, double *eta);
+void sgfs_add_offset(const sgfs_data *d, const int *idx, int n, double *eta);
 /* row's prior weight (1 without weights) and offset (0 without) */
 static inline double sgfs_row_weight(const sgfs_data *d, int row)
 {
@@ -790,7 +790,7 @@ void sgfs_glm_scores(const double *xb, int P, int n, const double *r, double *su
                      double *G, int ldg);
 void sgfs_rows_score(const sgfs_lik *lik, const int *idx, int n,
                      const double *beta, const double *centre,
-                     double (*resid)(int, double, double, void *), void *ctx,
+                     double (*resid)(int, double, double, const void *), const void *ctx,
                      double *restrict sum);
 void sgfs_xt_beta(const double *xb, int P, int n, const double *beta, double *eta);
 void sgfs_row_moments(const double *G, int D, int n, double *gbar, double *v);
