@@ -2,6 +2,9 @@
 ## (issue 35): the posterior predictive's test error and log-loss of
 ##   defaults  psgld() / sgld() at T = 1 and their defaults (random start,
 ##             steps from the gradient noise, learned layer scales);
+##   defaults_raw  the same on the raw pixels in [0, 1] (standardize = FALSE):
+##             the prior then weighs a rare pixel's weight by its own values,
+##             not by values scaled up to ten times;
 ##   pcode     the pSGLD paper's code's settings: T = 1/N, N(0, 1) prior,
 ##             halved every 20 epochs (schedule_step()), random start; psgld
 ##             at step 1.67e-8 (its learning rate 5e-4 for the mean loss),
@@ -46,6 +49,7 @@ if (config == "adam") {
 } else {
     extra <- switch(config,
         defaults = list(),
+        defaults_raw = list(standardize = FALSE),
         pcode = , pcode_raw = list(temperature = 1 / N, prior = normal(0, 1),
                      stepsize = if (sampler == "sgld") 1e-5 else 1.67e-8,
                      schedule = schedule_step(epochs = 20), init = NULL,
