@@ -97,13 +97,36 @@ update_group <- function(b, g, df = 4) {
 ## a group sd's prior, list(family, scale, df): "half_normal" (0, scale),
 ## "half_t" (df, 0, scale) or "exponential" (rate 1 / scale; rstanarm's
 ## decov() for a term of one coefficient, shape 1); its log density at s
-## (up to a constant), for each value of s
-sd_prior_logdens <- function(s, prior)
+## (up to a constant), for each value of s.  "decov" (list(family, shape,
+## scale, concentration)) is rstanarm's prior on a term's q sds jointly:
+## see decov_logdens().
+sd_prior_logdens <- function(s, prior, dispersion = 1)
     switch(prior$family,
            half_normal = stats::dnorm(s / prior$scale, log = TRUE),
            half_t = stats::dt(s / prior$scale, prior$df, log = TRUE),
            exponential = -s / prior$scale,
+           decov = decov_logdens(s, prior, dispersion),
            stop("internal error: no sd prior ", prior$family))
+
+## rstanarm's decov(regularization, concentration, shape, scale) on a
+## term's q sds s (its LKJ part is the covariance's zeta): s_k = d tau
+## sqrt(q pi_k), tau ~ Gamma(shape, rate 1 / scale), pi ~ Dirichlet(
+## concentration), d the noise sd for a gaussian model (rstanarm scales the
+## group sds by it), else 1.  With c = q d^2, tau^2 = sum(s^2) / c and
+## pi_k = s_k^2 / sum(s^2), the density of s is that of (tau, pi) times the
+## Jacobians of tau -> T = tau^2 (1 / (2 tau)), of (T, pi) -> u = c T pi
+## (1 / (c^q T^(q - 1))) and of u_k = s_k^2 (2 s_k each).
+decov_logdens <- function(s, prior, dispersion = 1) {
+    q <- length(s)
+    c <- q * dispersion^2
+    ss <- sum(s^2)
+    tau <- sqrt(ss / c)
+    pi_k <- s^2 / ss
+    a <- prior$concentration
+    log_dir <- if (q > 1) lgamma(q * a) - q * lgamma(a) + (a - 1) * sum(log(pi_k)) else 0
+    stats::dgamma(tau, prior$shape, rate = 1 / prior$scale, log = TRUE) - log(2 * tau) +
+        log_dir - q * log(c) - (q - 1) * log(tau^2) + sum(log(2 * s))
+}
 
 ## The log density of one sd sigma of a term of one coefficient a group
 ## (q = 1), given its G groups' effects' sum of squares Q, in u = log sigma:
@@ -167,20 +190,21 @@ cov_from_coords <- function(x, q) {
 ## G groups' effects' cross-product Q = sum_g b_g b_g' (q x q): the normal
 ## effects' likelihood, the sds' prior (sd_prior_logdens()), LKJ(zeta) on
 ## Omega, and the Jacobian
-cov_log_conditional <- function(x, q, Q, G, prior, zeta = 1) {
+cov_log_conditional <- function(x, q, Q, G, prior, zeta = 1, dispersion = 1) {
     cv <- cov_from_coords(x, q)
     U <- chol(cv$Sigma)
     -G * sum(log(diag(U))) - 0.5 * sum(chol2inv(U) * Q) +
-        sum(sd_prior_logdens(cv$sds, prior)) + (zeta - 1) * cv$log_det_omega + cv$log_jac
+        sum(sd_prior_logdens(cv$sds, prior, dispersion)) + (zeta - 1) * cv$log_det_omega +
+        cv$log_jac
 }
 
 ## One update of a term's covariance: a slice-sampling update of each
 ## coordinate in turn (q = 1: update_log_sd's)
-update_cov <- function(x, q, Q, G, prior, zeta = 1) {
+update_cov <- function(x, q, Q, G, prior, zeta = 1, dispersion = 1) {
     for (k in seq_along(x))
         x[k] <- update_slice(x[k], function(v) {
             x[k] <- v
-            cov_log_conditional(x, q, Q, G, prior, zeta)
+            cov_log_conditional(x, q, Q, G, prior, zeta, dispersion)
         })
     x
 }
@@ -190,7 +214,8 @@ update_cov <- function(x, q, Q, G, prior, zeta = 1) {
 ## version of the engine's stochastic-gradient block): y, w the responses
 ## and weights, X the fixed effects' design, terms from random_design(),
 ## model one of glm_row_terms()'s; priors list(beta_mean, beta_sd (one a
-## column), sd (the group sds' prior, sd_prior_logdens()), zeta (LKJ),
+## column), sd (the group sds' prior, sd_prior_logdens(); "decov" scales a
+## gaussian model's by its noise sd, as rstanarm does), zeta (LKJ),
 ## sigma_rate (gaussian: an exponential prior on the noise sd)).  Returns
 ## the draws (n_iter x (beta, each term's sds and correlations, sigma)).
 mixed_reference_chain <- function(y, w, X, terms, model, priors, n_iter, seed) {
@@ -200,6 +225,8 @@ mixed_reference_chain <- function(y, w, X, terms, model, priors, n_iter, seed) {
     xc <- lapply(terms, function(t) numeric(ncol(t$Z) * (ncol(t$Z) + 1L) / 2L))
     rows <- lapply(terms, function(t) split(seq_len(N), factor(t$group, seq_along(t$levels))))
     log_sigma <- if (model == "gaussian") log(stats::sd(y)) else 0
+    ## rstanarm's decov() scales a gaussian model's group sds by its noise sd
+    dispersion <- function(sigma) if (model == "gaussian" && priors$sd$family == "decov") sigma else 1
     effect <- function(k) rowSums(terms[[k]]$Z * b[[k]][terms[[k]]$group, , drop = FALSE])
     width <- ncol(X) + sum(vapply(terms, function(t) ncol(t$Z) * (ncol(t$Z) + 1) / 2, 0)) +
         (model == "gaussian")
@@ -242,15 +269,19 @@ mixed_reference_chain <- function(y, w, X, terms, model, priors, n_iter, seed) {
             xb <- drop(X %*% beta)
             keep[seq_along(beta)] <- beta
             xc[[k]] <- update_cov(xc[[k]], q, crossprod(b[[k]]), length(t$levels),
-                                  priors$sd, priors$zeta)
+                                  priors$sd, priors$zeta, dispersion(sigma))
             cv <- cov_from_coords(xc[[k]], q)
             keep <- c(keep, cv$sds, cv$Omega[lower.tri(cv$Omega)])
         }
         if (model == "gaussian") {
             eta <- xb + r
+            ## (with decov() the group sds' prior depends on sigma too)
+            sds <- lapply(seq_along(terms), function(k) cov_from_coords(xc[[k]], ncol(terms[[k]]$Z))$sds)
             log_sigma <- update_slice(log_sigma, function(u)
                 sum(w * stats::dnorm(y, eta, exp(u), log = TRUE)) -
-                    priors$sigma_rate * exp(u) + u)
+                    priors$sigma_rate * exp(u) + u +
+                    if (priors$sd$family == "decov")
+                        sum(vapply(sds, sd_prior_logdens, 0, priors$sd, exp(u))) else 0)
             keep <- c(keep, exp(log_sigma))
         }
         out[it, ] <- keep

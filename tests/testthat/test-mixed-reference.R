@@ -158,3 +158,27 @@ test_that("a covariance's slice update samples its conditional given the effects
     m <- colSums(grid * p)
     expect_moments(draws, list(mean = m, var = colSums(t(t(grid) - m)^2 * p)), "q = 2")
 })
+
+test_that("rstanarm's decov() prior on a term's sds is the law of its construction", {
+    skip_on_cran()
+    ## no groups: the chain samples decov(regularization 1, concentration 1,
+    ## shape 2, scale 1.5) at dispersion 0.8, against s_k = d tau sqrt(q pi_k)
+    ## drawn directly
+    prior <- list(family = "decov", shape = 2, scale = 1.5, concentration = 1)
+    q <- 2L
+    x <- numeric(3)
+    draws <- withr::with_seed(9, t(vapply(seq_len(4000), function(k)
+        x <<- update_cov(x, q, matrix(0, q, q), 0, prior, zeta = 1, dispersion = 0.8),
+        numeric(3))))
+    direct <- withr::with_seed(10, {
+        tau <- stats::rgamma(2e5, 2, rate = 1 / 1.5)
+        g <- matrix(stats::rgamma(4e5, 1), ncol = 2)
+        0.8 * tau * sqrt(2 * g / rowSums(g))
+    })
+    truth <- list(mean = colMeans(log(direct)), var = apply(log(direct), 2, stats::var))
+    expect_moments(draws[, 1:2], truth, "decov's log sds")
+    ## one coefficient: a gamma law on the sd over the dispersion
+    expect_equal(decov_logdens(0.7, prior, 2) - decov_logdens(0.3, prior, 2),
+                 stats::dgamma(0.35, 2, rate = 1 / 1.5, log = TRUE) -
+                     stats::dgamma(0.15, 2, rate = 1 / 1.5, log = TRUE))
+})
