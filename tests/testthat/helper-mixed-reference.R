@@ -218,7 +218,11 @@ update_cov <- function(x, q, Q, G, prior, zeta = 1, dispersion = 1) {
 ## gaussian model's by its noise sd, as rstanarm does), zeta (LKJ),
 ## sigma_rate (gaussian: an exponential prior on the noise sd)).  Returns
 ## the draws (n_iter x (beta, each term's sds and correlations, sigma)).
-mixed_reference_chain <- function(y, w, X, terms, model, priors, n_iter, seed) {
+## interweave: each iteration also moves each term's sds in the
+## non-centred coordinates (effects over sds fixed), a full pass over the
+## rows.
+mixed_reference_chain <- function(y, w, X, terms, model, priors, n_iter, seed,
+                                  interweave = TRUE) {
     N <- length(y)
     beta <- numeric(ncol(X))
     b <- lapply(terms, function(t) matrix(0, length(t$levels), ncol(t$Z)))
@@ -268,6 +272,23 @@ mixed_reference_chain <- function(y, w, X, terms, model, priors, n_iter, seed) {
             }
             xb <- drop(X %*% beta)
             keep[seq_along(beta)] <- beta
+            if (interweave) {
+                ## the non-centred move: every effect of the term and its sds
+                ## scaled by one factor exp(v) (u = b / sd fixed); the
+                ## effects' normal density and the scaling's Jacobian cancel,
+                ## leaving the likelihood of the term's rows and the sds' prior
+                own <- effect(k)
+                base <- xb + r - own
+                f <- function(v)
+                    sum(w * glm_row_terms(model, y, base + exp(v) * own, sigma)$l) +
+                        cov_log_conditional(xc[[k]] + c(rep(v, q), numeric(length(xc[[k]]) - q)),
+                                            q, matrix(0, q, q), 0, priors$sd, priors$zeta,
+                                            dispersion(sigma))
+                v <- update_slice(0, f)
+                b[[k]] <- exp(v) * b[[k]]
+                xc[[k]][seq_len(q)] <- xc[[k]][seq_len(q)] + v
+                r <- base - xb + exp(v) * own
+            }
             xc[[k]] <- update_cov(xc[[k]], q, crossprod(b[[k]]), length(t$levels),
                                   priors$sd, priors$zeta, dispersion(sigma))
             cv <- cov_from_coords(xc[[k]], q)
