@@ -32,7 +32,7 @@ random_bars <- function(formula) {
 
 find_bars <- function(term) {
     if (!is.call(term)) return(NULL)
-    head <- as.character(term[[1L]])
+    head <- call_name(term)
     if (head %in% c("|", "||")) return(list(term))
     if (head == "(") return(find_bars(term[[2L]]))
     if (head %in% c("+", "-") && length(term) == 3L) return(c(find_bars(term[[2L]]), find_bars(term[[3L]])))
@@ -81,7 +81,7 @@ expand_slash <- function(g) {
 fixed_formula <- function(formula) {
     drop_bars <- function(term) {
         if (!is.call(term)) return(term)
-        head <- as.character(term[[1L]])
+        head <- call_name(term)
         if (head %in% c("|", "||")) return(NULL)
         if (head == "(" && !is.null(find_bars(term))) return(NULL)
         if (head %in% c("+", "-") && length(term) == 3L) {
@@ -106,7 +106,7 @@ fixed_formula <- function(formula) {
 frame_formula <- function(formula) {
     sub <- function(term) {
         if (!is.call(term)) return(term)
-        if (as.character(term[[1L]]) %in% c("|", "||")) term[[1L]] <- as.name("+")
+        if (call_name(term) %in% c("|", "||")) term[[1L]] <- as.name("+")
         for (k in seq_along(term)[-1L]) term[[k]] <- sub(term[[k]])
         term
     }
@@ -136,3 +136,7 @@ random_design <- function(bars, frame, env = parent.frame()) {
              Z = unname(Z), coef = colnames(Z))
     })
 }
+
+## a call's function name, or "" where the function is itself a call
+## (splines::ns(x, 3))
+call_name <- function(term) if (is.name(term[[1L]])) as.character(term[[1L]]) else ""

@@ -10,6 +10,8 @@ test_that("random-effect terms are found, expanded and removed as lme4 does", {
     expect_equal(sgfs:::fixed_formula(y ~ x + (1 | g) - 1), y ~ x - 1)
     expect_equal(sgfs:::fixed_formula(y ~ x * z), y ~ x * z)
     expect_null(sgfs:::random_bars(y ~ x + log(z)))
+    expect_null(sgfs:::random_bars(y ~ splines::ns(x, 3) + log(z)))
+    expect_equal(sgfs:::fixed_formula(y ~ splines::ns(x, 3) + (1 | g)), y ~ splines::ns(x, 3))
     expect_equal(all.vars(sgfs:::frame_formula(f)), c("y", "x", "a", "b", "g", "h"))
     expect_error(sgfs:::random_bars(y ~ x * (1 | g)),
                  "'formula' has the random-effect term \\(1 \\| g\\) inside x \\* \\(1 \\| g\\)")
