@@ -345,22 +345,22 @@ void sgfs_data_dots(const sgfs_data *d, const int *idx, int n, const double *bet
 
 double sgfs_data_glm_pass(const sgfs_lik *lik, const double *beta, double *sum)
 {
-    const int P = lik->data->P;
+    const sgfs_data *d = lik->data;
+    const int P = d->P;
     double mb = 0.0, ll = 0.0, r_sum = 0.0;
     for (int j = 0; j < P; j++) {
-        mb += lik->data->rows_shift[j] * beta[j];
+        mb += d->rows_shift[j] * beta[j];
         sum[j] = 0.0;
     }
-    for (int i = 0; i < lik->data->N; i++) {
-        const sgfs_sparse q = sgfs_sparse_row(lik->data, i);
-        const double eta = sgfs_sparse_dot(q, lik->data->rows_level, beta) - mb +
-                           sgfs_row_offset(lik->data, i);
+    for (int i = 0; i < d->N; i++) {
+        const sgfs_sparse q = sgfs_sparse_row(d, i);
+        const double eta = sgfs_sparse_dot(q, d->rows_level, beta) - mb + sgfs_row_offset(d, i);
         const double r = lik->model->row_residual(lik, i, eta);
         ll += lik->model->row_loglik(lik, i, eta);
-        sgfs_sparse_axpy(r, q, lik->data->rows_level, sum);
+        sgfs_sparse_axpy(r, q, d->rows_level, sum);
         r_sum += r;
     }
-    for (int j = 0; j < P; j++) sum[j] -= r_sum * lik->data->rows_shift[j];
+    for (int j = 0; j < P; j++) sum[j] -= r_sum * d->rows_shift[j];
     return ll;
 }
 

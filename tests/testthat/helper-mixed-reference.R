@@ -128,16 +128,6 @@ decov_logdens <- function(s, prior, dispersion = 1) {
         log_dir - q * log(c) - (q - 1) * log(tau^2) + sum(log(2 * s))
 }
 
-## The log density of one sd sigma of a term of one coefficient a group
-## (q = 1), given its G groups' effects' sum of squares Q, in u = log sigma:
-##   -G u - Q exp(-2u) / 2 + log p(sigma) + u    (the last: the Jacobian)
-sd_log_conditional <- function(u, Q, G, prior)
-    -G * u - 0.5 * Q * exp(-2 * u) + sd_prior_logdens(exp(u), prior) + u
-
-## One slice-sampling update of u = log sigma given Q and G (update_slice())
-update_log_sd <- function(u, Q, G, prior, w = 1)
-    update_slice(u, function(v) sd_log_conditional(v, Q, G, prior), w)
-
 ## One slice-sampling update (stepping out and shrinking, Neal 2003) of the
 ## scalar u for the log density f: an exponential and uniforms from R's
 ## stream.  Exact for any width w.
@@ -199,7 +189,8 @@ cov_log_conditional <- function(x, q, Q, G, prior, zeta = 1, dispersion = 1) {
 }
 
 ## One update of a term's covariance: a slice-sampling update of each
-## coordinate in turn (q = 1: update_log_sd's)
+## coordinate in turn (q = 1: the log sd alone, whose conditional is
+## -G u - Q exp(-2u) / 2 + log p(sigma) + u in u = log sigma)
 update_cov <- function(x, q, Q, G, prior, zeta = 1, dispersion = 1) {
     for (k in seq_along(x))
         x[k] <- update_slice(x[k], function(v) {

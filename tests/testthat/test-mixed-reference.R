@@ -108,14 +108,15 @@ test_that("the group sd's slice update samples its conditional", {
                       list(Q = 0.02, G = 2,                          # two groups: the prior
                            prior = list(family = "half_t", scale = 2.5, df = 3)),
                       list(Q = 40, G = 500, prior = list(family = "exponential", scale = 1)))) {
-        f <- function(u) sd_log_conditional(u, case$Q, case$G, case$prior)
+        f <- function(u) vapply(u, cov_log_conditional, 0, q = 1L, Q = matrix(case$Q),
+                                G = case$G, prior = case$prior)
         grid <- seq(-12, 6, length.out = 20001)
         p <- exp(f(grid) - max(f(grid)))
         p <- p / sum(p)
         truth <- list(mean = sum(grid * p), var = sum((grid - sum(grid * p))^2 * p))
         u <- 0
         draws <- withr::with_seed(5, vapply(seq_len(4000), function(k)
-            u <<- update_log_sd(u, case$Q, case$G, case$prior), 0))
+            u <<- update_cov(u, 1L, matrix(case$Q), case$G, case$prior), 0))
         expect_moments(matrix(draws), truth, paste("G =", case$G))
     }
 })
