@@ -356,7 +356,7 @@ double sgfs_data_glm_pass(const sgfs_lik *lik, const double *beta, double *sum)
         const sgfs_sparse q = sgfs_sparse_row(d, i);
         const double eta = sgfs_sparse_dot(q, d->rows_level, beta) - mb + sgfs_row_offset(d, i);
         const double r = lik->model->row_residual(lik, i, eta);
-        ll += lik->model->row_loglik(lik, i, eta);
+        ll += lik->model->row_loglik(lik, beta, i, eta);
         sgfs_sparse_axpy(r, q, d->rows_level, sum);
         r_sum += r;
     }

@@ -59,6 +59,10 @@ SEXP sgfs_state_parts(SEXP sampler, SEXP D, SEXP sstate);
 SEXP sgfs_line_logdens(SEXP spec, SEXP theta, SEXP dir, SEXP rows, SEXP cls, SEXP t);
 SEXP sgfs_row_derivs(SEXP spec, SEXP theta, SEXP shift, SEXP class_);
 SEXP sgfs_rnorm_block(SEXP n);
+SEXP sgfs_ranef_group_draw(SEXP spec, SEXP theta, SEXP rows, SEXP eta0, SEXP z, SEXP b,
+                           SEXP prec, SEXP df);
+SEXP sgfs_ranef_cov_draw(SEXP x, SEXP Q, SEXP G, SEXP prior, SEXP dispersion, SEXP density);
+SEXP sgfs_ranef_translation_draw(SEXP b, SEXP c, SEXP x, SEXP beta_j, SEXP mean, SEXP sd);
 
 #define CALLDEF(name, n) { #name, (DL_FUNC) &name, n }
 
@@ -114,6 +118,9 @@ static const R_CallMethodDef call_entries[] = {
     CALLDEF(sgfs_line_logdens, 6),
     CALLDEF(sgfs_row_derivs, 4),
     CALLDEF(sgfs_rnorm_block, 1),
+    CALLDEF(sgfs_ranef_group_draw, 8),
+    CALLDEF(sgfs_ranef_cov_draw, 6),
+    CALLDEF(sgfs_ranef_translation_draw, 6),
     { NULL, NULL, 0 }
 };
 

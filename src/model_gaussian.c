@@ -225,6 +225,17 @@ static void gaussian_row_derivs(const sgfs_lik *lik, const double *theta, int ro
     d[3] = sampled ? 2.0 * w * r * r * prec : 0.0;
 }
 
+/* w_i l_i = the log density of y_i ~ N(eta, sigma^2 / w_i) (0 at w_i = 0) */
+static double gaussian_row_loglik(const sgfs_lik *lik, const double *theta, int row,
+                                  double eta)
+{
+    const double log_sigma = sigma_sampled(lik->mpar) ? theta[lik->data->P] : lik->mpar[0];
+    const double w = sgfs_row_weight(lik->data, row);
+    if (!(w > 0.0)) return 0.0;
+    const double r = (lik->data->y[row] - eta) * exp(-log_sigma);
+    return 0.5 * log(w) - log_sigma - HALF_LOG_2PI - 0.5 * w * r * r;
+}
+
 /* the mean z and the density of y on the internal scale (draws.c maps
    both to the response's) */
 static double gaussian_draw_value(int what, double y, double z, double log_aux)
@@ -242,6 +253,7 @@ const sgfs_model sgfs_model_gaussian = {
     .loglik = gaussian_loglik, .neg_hessian = gaussian_neg_hessian,
     .n_pred = gaussian_n_pred, .predict = gaussian_predict,
     .score_change = gaussian_score_change, .row_derivs = gaussian_row_derivs,
+    .row_loglik = gaussian_row_loglik, .quadratic = 1,
     .n_out = sgfs_glm_n_out, .outputs = sgfs_glm_outputs,
     .draw_value = gaussian_draw_value, .draw_aux = 1
 };

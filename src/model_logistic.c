@@ -153,8 +153,10 @@ static void logistic_predict(sgfs_lik *lik, const double *theta,
     sgfs_add_binomial_pred(lik->eta, 1, m, out);
 }
 
-static double logistic_row_loglik(const sgfs_lik *lik, int row, double eta)
+static double logistic_row_loglik(const sgfs_lik *lik, const double *theta, int row,
+                                  double eta)
 {
+    (void) theta;
     return sgfs_row_weight(lik->data, row) * (lik->data->y[row] * eta - softplus(eta));
 }
 

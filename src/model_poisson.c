@@ -148,8 +148,10 @@ static double poisson_row_residual(const sgfs_lik *lik, int row, double eta)
     return sgfs_row_weight(lik->data, row) * (lik->data->y[row] - exp(eta));
 }
 
-static double poisson_row_loglik(const sgfs_lik *lik, int row, double eta)
+static double poisson_row_loglik(const sgfs_lik *lik, const double *theta, int row,
+                                 double eta)
 {
+    (void) theta;
     return sgfs_row_weight(lik->data, row) * (lik->data->y[row] * eta - exp(eta));
 }
 

@@ -207,8 +207,10 @@ static double probit_row_residual(const sgfs_lik *lik, int row, double eta)
     return sgfs_row_weight(lik->data, row) * residual(lik->data->y[row], eta);
 }
 
-static double probit_row_loglik(const sgfs_lik *lik, int row, double eta)
+static double probit_row_loglik(const sgfs_lik *lik, const double *theta, int row,
+                                double eta)
 {
+    (void) theta;
     const double y = lik->data->y[row];
     return sgfs_row_weight(lik->data, row) * (y * log_cdf(eta) + (1.0 - y) * log_cdf(-eta));
 }

@@ -78,7 +78,7 @@ static double line_logdens(sgfs_engine *e, const line *l, const double *xi, doub
     double f = 0.0;
     if (l->n_lp == 1)
         for (int i = 0; i < l->m; i++)
-            f += e->lik.model->row_loglik(&e->lik, l->rows[i], l->eta[i] + t);
+            f += e->lik.model->row_loglik(&e->lik, e->par, l->rows[i], l->eta[i] + t);
     else
         for (int i = 0; i < l->m; i++)
             f += e->lik.model->line_loglik(&e->lik, l->rows[i], l->eta + i, (size_t) l->m, l->cls, t);

@@ -134,9 +134,14 @@ typedef struct sgfs_model {
                          const double *centre, int second, const int *idx,
                          int n, double *sum);
     /* a GLM row's log-likelihood w_i l_i at the linear predictor eta
-       (offset included), for the exact updates along separated levels
-       (separated.c).  NULL: not a GLM with a linear predictor */
-    double (*row_loglik)(const sgfs_lik *lik, int row, double eta);
+       (offset included) and theta's other coordinates (gaussian's log
+       sigma), for the exact updates along separated levels (separated.c)
+       and of random effects (ranef.c).  NULL: not a GLM with a linear
+       predictor */
+    double (*row_loglik)(const sgfs_lik *lik, const double *theta, int row, double eta);
+    /* 1: the log-likelihood is quadratic in the linear predictor (the
+       random effects' conditional is normal, ranef.c) */
+    int quadratic;
     /* a model of several linear predictors a row (categorical: K - 1,
        stride apart in eta): the row's w_i l_i with t added to predictor
        cls - 1 (cls >= 1), or to all of them (cls = 0), for the same

@@ -200,6 +200,17 @@ update_cov <- function(x, q, Q, G, prior, zeta = 1, dispersion = 1) {
     x
 }
 
+## The translation of coefficient c of a term's effects b (G x q, precision
+## P) against the same fixed coefficient beta_j ~ N(mean, sd^2): adding
+## delta to beta_j and taking it from every group's coefficient leaves the
+## linear predictors unchanged, so delta's conditional is the priors'
+## alone, normal; one normal from R's stream.
+translation_delta <- function(b, P, c, beta_j, mean, sd) {
+    prec <- 1 / sd^2 + nrow(b) * P[c, c]
+    lin <- -(beta_j - mean) / sd^2 + sum((b %*% P)[, c])
+    lin / prec + stats::rnorm(1) / sqrt(prec)
+}
+
 ## The whole blocked Gibbs sampler for a small mixed model, every block
 ## exact (the fixed effects as one "group" of every row: the full-data
 ## version of the engine's stochastic-gradient block): y, w the responses
@@ -253,10 +264,8 @@ mixed_reference_chain <- function(y, w, X, terms, model, priors, n_iter, seed,
             P <- solve(Sigma)
             for (c in which(t$coef %in% colnames(X))) {
                 j <- match(t$coef[c], colnames(X))
-                prec <- 1 / priors$beta_sd[j]^2 + length(t$levels) * P[c, c]
-                lin <- -(beta[j] - priors$beta_mean[j]) / priors$beta_sd[j]^2 +
-                    sum((b[[k]] %*% P)[, c])
-                delta <- lin / prec + stats::rnorm(1) / sqrt(prec)
+                delta <- translation_delta(b[[k]], P, c, beta[j], priors$beta_mean[j],
+                                           priors$beta_sd[j])
                 beta[j] <- beta[j] + delta
                 b[[k]][, c] <- b[[k]][, c] - delta
                 r <- r - delta * t$Z[, c]

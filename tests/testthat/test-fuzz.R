@@ -103,6 +103,17 @@ fuzz_bases <- function() {
         draws <- t(sgfs:::all_draws(f))[, 1:5, drop = FALSE]
         add("ksd", spec, t(sgfs:::to_internal(t(draws), info$design)), 1, -0.5)
     }
+    ## the mixed models' random-effect blocks (a group of 3 rows, q = 1; a
+    ## covariance of q = 2)
+    for (from in c("sgldcv", "gaussian")) {
+        info <- attr(fits[[from]], "sgfit")
+        add("ranef_group_draw", sgfs:::fit_spec(info), info$states[[1L]]$theta, 0:2,
+            c(0.1, -0.2, 0.3), rep(1, 3), 0.2, 1, 4)
+    }
+    sd_prior <- list(family = 4L, scale = 1, df = 3, shape = 1, concentration = 1, zeta = 1)
+    add("ranef_cov_draw", c(0.1, -0.2, 0.3), c(2, 0.1, 0.1, 1), 5L, sd_prior, 1, FALSE)
+    add("ranef_cov_draw", c(0.1, -0.2, 0.3), c(2, 0.1, 0.1, 1), 5L, sd_prior, 1, TRUE)
+    add("ranef_translation_draw", rep(0.3, 10), 1L, 0.1, 0.5, 0, 2.5)
     from <- "sgldcv"
     glm_info <- attr(fits$sgldcv, "sgfit")
     spec <- sgfs:::fit_spec(glm_info)
