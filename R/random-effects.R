@@ -140,3 +140,31 @@ random_design <- function(bars, frame, env = parent.frame()) {
 ## a call's function name, or "" where the function is itself a call
 ## (splines::ns(x, 3))
 call_name <- function(term) if (is.name(term[[1L]])) as.character(term[[1L]]) else ""
+
+## The engine's form of a mixed model's terms (src/ranef_engine.c's
+## spec$ranef) from random_design()'s: per term its groups' rows (0-based,
+## by group), its covariates, its sds' prior and, for each coefficient also
+## fixed, the internal direction along which that fixed coefficient moves
+## (`dirs`: a D x q matrix per term, zero columns for the others).
+## sd_prior: list(family = "half_normal" / "half_t" / "exponential" /
+## "decov", scale, df, shape, concentration, zeta); dispersion: the
+## internal coordinate (1-based) whose exp scales decov()'s sds (a gaussian
+## model's log sigma), or 0.
+ranef_engine_spec <- function(terms, D, sd_prior, dirs = NULL, offset = NULL, dispersion = 0L,
+                              df = 4) {
+    num <- function(v, default = 1) if (is.null(v)) default else as.double(v)
+    prior <- list(family = match(sd_prior$family, c("half_normal", "half_t", "exponential", "decov")),
+                  scale = num(sd_prior$scale), df = num(sd_prior$df), shape = num(sd_prior$shape),
+                  concentration = num(sd_prior$concentration), zeta = num(sd_prior$zeta))
+    if (is.na(prior$family)) stop("internal error: unknown sd prior ", sd_prior$family)
+    list(terms = lapply(seq_along(terms), function(k) {
+        t <- terms[[k]]
+        G <- length(t$levels)
+        rows <- order(t$group) - 1L
+        list(q = ncol(t$Z), G = G, group = t$group - 1L, Z = as.double(t$Z),
+             start = c(0L, cumsum(tabulate(t$group, G))), rows = as.integer(rows),
+             prior = prior,
+             dir = if (is.null(dirs[[k]])) double(D * ncol(t$Z)) else as.double(dirs[[k]]))
+    }), df = as.double(df), offset = if (!is.null(offset)) as.double(offset),
+    dispersion = as.integer(dispersion) - 1L)
+}

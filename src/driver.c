@@ -49,6 +49,7 @@
  * Iteration counts are doubles: runs beyond 2^31 iterations are exact.
  */
 #include "sgfs.h"
+#include "ranef.h"
 
 
 static void check_interrupt(void *unused)
@@ -272,6 +273,10 @@ static int iterate(sgfs_engine *e)
         sgfs_metric_to_z(&e->metric, e->xi, e->theta);
     }
     if (e->hyper && !failed) sgfs_hyper_update(e);   /* Gibbs updates of the prior's scales */
+    if (e->ranef && !failed) {               /* the random effects' blocks */
+        sgfs_ranef_update(e->ranef, &e->lik, &e->prior, e->par, e->n);
+        if (e->metric.U) sgfs_metric_to_z(&e->metric, e->xi, e->theta);
+    }
     if (e->hs) hs_point(e);
     return failed;
 }
@@ -282,6 +287,10 @@ static void keep_if_due(sgfs_engine *e)
     if (t <= e->run.burnin || fmod(t - e->run.burnin, (double) e->run.thin) != 0.0 ||
         e->run.n_kept >= e->run.n_keep)
         return;
+    if (e->ranef) {
+        memcpy(e->report, e->xi, (size_t) e->Ds * sizeof(double));
+        sgfs_ranef_report(e->ranef, e->report + e->Ds);
+    }
     for (int j = 0; j < e->run.n_monitor; j++)
         e->run.draws[e->run.n_kept + (size_t) e->run.n_keep * j] =
             e->report[e->run.monitor ? e->run.monitor[j] : j];
@@ -330,7 +339,7 @@ SEXP sgfs_engine_result(SEXP ptr)
     const R_xlen_t len = e->rule.state_len;
     const char *names[] = {"draws", "theta", "iter", "sstate", "eps",
                            "diverged", "pred", "pred_count", "clipped", "z", "grad_sq",
-                           "starts", "hyper", ""};
+                           "starts", "hyper", "ranef", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SEXP draws = Rf_allocMatrix(REALSXP, e->run.n_kept, e->run.n_monitor);
     SET_VECTOR_ELT(out, 0, draws);
@@ -363,6 +372,7 @@ SEXP sgfs_engine_result(SEXP ptr)
         SET_VECTOR_ELT(out, 12, tau);
         memcpy(REAL(tau), e->hyper->tau, (size_t) e->hyper->K * sizeof(double));
     }
+    if (e->ranef) SET_VECTOR_ELT(out, 13, sgfs_ranef_state(e->ranef));
     if (e->batch.ahead) {                /* the windows drawn ahead, to continue */
         const int len = e->batch.ahead * e->batch.per;
         SEXP starts = Rf_allocVector(REALSXP, len);

@@ -79,13 +79,15 @@
  * scratch arrays allocated here.
  */
 #include "sgfs.h"
+#include "ranef.h"
 
 enum { SLOT_ENGINE, SLOT_SPEC, SLOT_THETA, SLOT_ITER, SLOT_SSTATE, SLOT_BATCH, SLOT_SLOTS,
        SLOT_XB, SLOT_ETA, SLOT_GRAD, SLOT_GRAD_CENTRE, SLOT_G, SLOT_WORK,
        SLOT_DRAWS, SLOT_PRED, SLOT_Z, SLOT_POOL, SLOT_GRAD_FIXED, SLOT_CENTRE_FIXED, SLOT_GRAD_SQ, SLOT_ETA_CENTRE,
        SLOT_CENTRE_HESSIAN, SLOT_CENTRE_DELTA, SLOT_HS, SLOT_HS_SCRATCH, SLOT_PAR, SLOT_REPORT,
        SLOT_SEP, SLOT_SEP_ETA, SLOT_SEP_POINT, SLOT_SEP_BASIS, SLOT_SEP_Z_OLD, SLOT_STARTS, SLOT_METRIC_LR, SLOT_NOISE,
-       SLOT_HYPER, SLOT_HYPER_TAU, SLOT_HYPER_WORK, SLOT_PRIOR_SCALE, SLOT_PRIOR_PREC, N_SLOTS };
+       SLOT_HYPER, SLOT_HYPER_TAU, SLOT_HYPER_WORK, SLOT_PRIOR_SCALE, SLOT_PRIOR_PREC,
+       SLOT_RANEF, N_SLOTS };
 
 static double *fresh_real(SEXP prot, int slot, R_xlen_t len)
 {
@@ -386,6 +388,27 @@ static void setup_separated(sgfs_engine *e, SEXP prot, SEXP spec)
     sgfs_separated_basis(e);
 }
 
+/* spec$ranef: a mixed model's random effects (ranef_engine.c), their
+   state state$ranef; the draws kept gain their sds and correlations */
+static void setup_ranef(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
+{
+    SEXP rs = sgfs_list_opt(spec, "ranef");
+    if (rs == R_NilValue) return;
+    if (e->hs || e->sep || e->cv.centre || e->rule.sampler->full_data ||
+        e->lik.model->row_loglik == NULL || e->lik.model->row_derivs == NULL)
+        Rf_error("internal error: random effects need a GLM with one linear predictor, a "
+                 "stochastic-gradient rule, and no horseshoe, separated levels or control variates");
+    SEXP terms = sgfs_list_elt(rs, "terms");
+    SEXP keep = Rf_allocVector(VECSXP, 12 + 5 * (R_xlen_t) Rf_length(terms));
+    SET_VECTOR_ELT(prot, SLOT_RANEF, keep);
+    SEXP st = sgfs_list_opt(state, "ranef");
+    e->ranef = sgfs_ranef_setup(keep, rs, st, &e->data, e->D);
+    e->n_ranef = sgfs_ranef_outputs(e->ranef);
+    e->report = fresh_real(prot, SLOT_REPORT, (R_xlen_t) e->Ds + e->n_ranef);
+    memcpy(e->report, e->xi, (size_t) e->Ds * sizeof(double));
+    sgfs_ranef_report(e->ranef, e->report + e->Ds);
+}
+
 /* spec$fixed: the rows in every minibatch and the pool of the others */
 static void setup_fixed_rows(sgfs_engine *e, SEXP prot, SEXP spec)
 {
@@ -678,13 +701,13 @@ static void setup_run(sgfs_engine *e, SEXP prot, SEXP spec, int n_keep)
     e->run.sched.a = sch[1];
     e->run.sched.b = sch[2];
     e->run.sched.delta = sch[3];
-    e->run.n_monitor = Ds;
+    e->run.n_monitor = Ds + e->n_ranef;
     SEXP monitor = sgfs_list_opt(spec, "monitor");
     if (monitor != R_NilValue) {
         e->run.n_monitor = Rf_length(monitor);
         e->run.monitor = INTEGER(sgfs_list_typed(spec, "monitor", INTSXP, -1));
         for (int j = 0; j < e->run.n_monitor; j++)
-            if (e->run.monitor[j] < 0 || e->run.monitor[j] >= Ds)
+            if (e->run.monitor[j] < 0 || e->run.monitor[j] >= Ds + e->n_ranef)
                 Rf_error("internal error: 'monitor' out of range");
     }
     SEXP pred_x = sgfs_list_opt(spec, "pred_x");
@@ -754,6 +777,7 @@ sgfs_engine *sgfs_engine_setup(SEXP prot, SEXP spec, SEXP state, int n_keep)
     setup_hyper(e, prot, spec, state);
     setup_rule_state(e, prot, spec, state);
     setup_centre(e, prot, spec);
+    setup_ranef(e, prot, spec, state);
     setup_run(e, prot, spec, n_keep);
     /* poll for Ctrl-C about every 2e7 flops of gradient and algebra */
     const double work = e->rule.sampler->full_data ? 10.0 * e->data.N * D

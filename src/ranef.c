@@ -319,11 +319,11 @@ void sgfs_ranef_precision(const double *x, int q, double *prec, double *work)
 /* ---- the translation ----------------------------------------------- */
 
 double sgfs_ranef_translation(const double *b, int q, int G, int c, const double *prec,
-                              double beta_j, double mean, double sd)
+                              double fixed_prec, double fixed_lin)
 {
-    double lin = -(beta_j - mean) / (sd * sd);
+    double lin = fixed_lin;
     for (int g = 0; g < G; g++)
         for (int k = 0; k < q; k++) lin += prec[c + k * q] * b[k + (size_t) g * q];
-    const double p = 1.0 / (sd * sd) + G * prec[c + c * q];
+    const double p = fixed_prec + G * prec[c + c * q];
     return lin / p + norm_rand() / sqrt(p);
 }

@@ -4,16 +4,8 @@
 #ifndef SGFS_RANEF_H
 #define SGFS_RANEF_H
 
-/* the sds' prior of a term (rstanarm's names) */
+/* the sds' prior of a term (rstanarm's names; sgfs_ranef_prior in sgfs.h) */
 enum { SGFS_SD_HALF_NORMAL = 1, SGFS_SD_HALF_T, SGFS_SD_EXPONENTIAL, SGFS_SD_DECOV };
-
-typedef struct sgfs_ranef_prior {
-    int family;                 /* SGFS_SD_*                                   */
-    double scale, df;           /* half-normal / half-t / exponential (rate
-                                   1 / scale); decov: tau's scale            */
-    double shape, concentration; /* decov's Gamma shape and Dirichlet's        */
-    double zeta;                /* LKJ's regularisation on the correlations    */
-} sgfs_ranef_prior;
 
 /* one group of one term, as its update sees it */
 typedef struct sgfs_ranef_group {
@@ -49,9 +41,10 @@ double sgfs_ranef_sd_logprior(const sgfs_ranef_prior *p, const double *s, int q,
 /* Sigma^-1 (q x q) at the coordinates x; work: q + q^2 doubles */
 void sgfs_ranef_precision(const double *x, int q, double *prec, double *work);
 /* the translation delta of coefficient c (0-based) of the G groups'
-   effects b (q x G) against a fixed coefficient beta_j ~ N(mean, sd^2) */
+   effects b (q x G), the fixed part's prior along the move normal with
+   precision fixed_prec and linear term fixed_lin */
 double sgfs_ranef_translation(const double *b, int q, int G, int c, const double *prec,
-                              double beta_j, double mean, double sd);
+                              double fixed_prec, double fixed_lin);
 /* a slice-sampling draw (stepping out by w, shrinking) from the density
    exp(f(ctx, .)), starting at u */
 double sgfs_slice(double u, double (*f)(const void *ctx, double v), const void *ctx, double w);

@@ -98,8 +98,9 @@ SEXP sgfs_ranef_translation_draw(SEXP b, SEXP c, SEXP x, SEXP beta_j, SEXP mean,
     double *prec = (double *) R_alloc((size_t) (q + 2 * q * q), sizeof(double));
     sgfs_ranef_precision(REAL(x), q, prec, prec + q * q);
     GetRNGstate();
-    const double delta = sgfs_ranef_translation(REAL(b), q, Rf_length(b) / q, cc - 1, prec,
-                                                Rf_asReal(beta_j), Rf_asReal(mean), Rf_asReal(sd));
+    const double s2 = Rf_asReal(sd) * Rf_asReal(sd);
+    const double delta = sgfs_ranef_translation(REAL(b), q, Rf_length(b) / q, cc - 1, prec, 1.0 / s2,
+                                                -(Rf_asReal(beta_j) - Rf_asReal(mean)) / s2);
     PutRNGstate();
     return Rf_ScalarReal(delta);
 }

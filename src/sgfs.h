@@ -506,6 +506,59 @@ struct sgfs_lik {
     double *G;                  /* D x batch per-example scores (or NULL)      */
 };
 
+/* ---- a mixed model's random effects (ranef.c, ranef_engine.c) -------- */
+typedef struct sgfs_ranef_prior {
+    int family;                 /* SGFS_SD_* (ranef.h)                         */
+    double scale, df;           /* half-normal / half-t / exponential (rate
+                                   1 / scale); decov: tau's scale            */
+    double shape, concentration; /* decov's Gamma shape and Dirichlet's        */
+    double zeta;                /* LKJ's regularisation on the correlations    */
+} sgfs_ranef_prior;
+
+typedef struct sgfs_ranef_term {
+    int q, G;                   /* coefficients, groups                        */
+    const int *group;           /* N: each row's group, 0-based                */
+    const int *start, *rows;    /* the rows of group g: rows[start[g] ..
+                                   start[g + 1] - 1]                          */
+    const double *Z;            /* N x q: the rows' covariates of the term     */
+    const double *dir;          /* D x q: each coefficient's translation in
+                                   the parameters (zero: none)               */
+    sgfs_ranef_prior prior;
+    double *b;                  /* q x G: the effects                          */
+    double *x;                  /* the covariance's coordinates                */
+    double *prec, *Q;           /* q x q: Sigma^-1, sum_g b_g b_g'             */
+} sgfs_ranef_term;
+
+typedef struct sgfs_ranef {
+    int K, N, D;                /* terms, rows, the model's parameters         */
+    sgfs_ranef_term *term;
+    int n_order, pos;           /* the sweep: its (term, group) pairs in
+                                   order_term / order, the next one           */
+    int *order, *order_term;
+    int fresh;                  /* 1 until the first sweep begins              */
+    int dispersion;             /* the coordinate whose exp is decov()'s d,
+                                   or -1                                      */
+    const double *offset0;      /* N base offsets, or NULL                     */
+    double *offset;             /* N: o_i + r_i (the data's offset)            */
+    int *every_row;             /* 0, ..., N - 1                               */
+    double *eta, *z, *work;     /* scratch: a group's rows, a block's          */
+    double *base, *own;         /* N: the scale move's predictors              */
+    double *zero;               /* q x q zeros                                 */
+    double df, accepted, proposed;
+} sgfs_ranef;
+
+/* from spec$ranef and state$ranef (or NULL), its arrays kept in `keep` (a
+   list of at least 12 + 5 K elements); the data's offset becomes its o + r */
+sgfs_ranef *sgfs_ranef_setup(SEXP keep, SEXP spec, SEXP state, sgfs_data *data, int D);
+/* after a step: groups until `budget` rows are spent, then the covariances */
+void sgfs_ranef_update(sgfs_ranef *re, const sgfs_lik *lik, const sgfs_prior *prior,
+                       double *par, int budget);
+/* the draws it adds (per term q sds and q (q - 1) / 2 correlations) */
+int sgfs_ranef_outputs(const sgfs_ranef *re);
+void sgfs_ranef_report(const sgfs_ranef *re, double *out);
+/* list(b, x, sweep, acceptance): the state to continue from */
+SEXP sgfs_ranef_state(const sgfs_ranef *re);
+
 /* ---- the engine: everything one chain needs ------------------------- */
 struct sgfs_engine {
     sgfs_data data;             /* the examples (data.c)                       */
@@ -543,6 +596,10 @@ struct sgfs_engine {
     sgfs_hyper *hyper;
     /* exact updates along separated levels (separated.c), or NULL */
     sgfs_separated *sep;
+    /* a mixed model's random effects (ranef_engine.c), or NULL; then
+       report holds Ds + n_ranef draws a keep: theta's, then theirs */
+    sgfs_ranef *ranef;
+    int n_ranef;
 };
 
 /* ---- the data (data.c): the dense copy xt or the compressed rows ---- */

@@ -110,6 +110,14 @@ fuzz_bases <- function() {
         add("ranef_group_draw", sgfs:::fit_spec(info), info$states[[1L]]$theta, 0:2,
             c(0.1, -0.2, 0.3), rep(1, 3), 0.2, 1, 4)
     }
+    ## an engine with random effects: the probit fit's spec with (1 | npreg)
+    info <- attr(fits$probit, "sgfit")
+    spec <- sgfs:::fit_spec(info)
+    terms <- sgfs:::random_design(sgfs:::random_bars(type ~ glu + (1 | npreg)), Pima.tr)
+    spec$ranef <- sgfs:::ranef_engine_spec(terms, length(info$states[[1L]]$theta),
+                                           list(family = "half_normal", scale = 1),
+                                           list(diag(length(info$states[[1L]]$theta))[, 1L, drop = FALSE]))
+    add("engine_new", spec, info$states[[1L]], 5L)
     sd_prior <- list(family = 4L, scale = 1, df = 3, shape = 1, concentration = 1, zeta = 1)
     add("ranef_cov_draw", c(0.1, -0.2, 0.3), c(2, 0.1, 0.1, 1), 5L, sd_prior, 1, FALSE)
     add("ranef_cov_draw", c(0.1, -0.2, 0.3), c(2, 0.1, 0.1, 1), 5L, sd_prior, 1, TRUE)

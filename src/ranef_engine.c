@@ -1,0 +1,389 @@
+/*
+ * ranef_engine.c - a mixed model's random effects as a part of the engine
+ * (vignette("internals"), "Mixed models"): the effects enter the fixed
+ * effects' stochastic-gradient step as an offset, o_i + r_i with
+ * r_i = sum_t z_ti' b_t,g_t(i), kept per row, so that every rule, metric
+ * and minibatch kernel works unchanged; after each step the blocks of
+ * ranef.c run:
+ *
+ *   - groups' effects, visited in a random order (reshuffled each sweep),
+ *     until the iteration's budget of rows (the minibatch size) is spent,
+ *     each followed by its rows' r_i and its term's Q = sum_g b_g b_g';
+ *   - each term's covariance, every iteration (O(q^3) a density);
+ *   - at the end of each sweep of all groups, each term's translations
+ *     (O(G q) each) and its non-centred scale move (one pass over its
+ *     rows), so that a sweep costs about an epoch.
+ *
+ * spec$ranef: list(terms = list(list(q, G, group (N ints, 0-based), Z (N x
+ * q), start (G + 1), rows (N: the rows by group), prior (ranef_eval.c's
+ * form), dir (D x q: the internal direction along which each coefficient's
+ * fixed counterpart moves in a translation, a zero column when it has
+ * none)), ...), df, offset (N or NULL), dispersion (the model coordinate whose exp
+ * is decov()'s d, 0-based, or -1)); state$ranef: list(b = per term q x G,
+ * x = per term the covariance's coordinates, sweep = the position in the
+ * sweep under way and its order of groups and of their terms, 0-based).  Draws: the model's
+ * parameters, then per term its q sds and the correlations below Omega's
+ * diagonal, column by column.
+ */
+#include "sgfs.h"
+#include "ranef.h"
+
+static double *alloc_real(SEXP keep, int *slot, R_xlen_t len)
+{
+    SEXP x = SET_VECTOR_ELT(keep, (*slot)++, Rf_allocVector(REALSXP, len > 0 ? len : 1));
+    memset(REAL(x), 0, (size_t) Rf_xlength(x) * sizeof(double));
+    return REAL(x);
+}
+
+static void *alloc_raw(SEXP keep, int *slot, size_t size)
+{
+    SEXP x = SET_VECTOR_ELT(keep, (*slot)++, Rf_allocVector(RAWSXP, (R_xlen_t) size));
+    memset(RAW(x), 0, size);
+    return RAW(x);
+}
+
+static double list_real1(SEXP list, const char *name)
+{
+    return REAL(sgfs_list_typed(list, name, REALSXP, 1))[0];
+}
+
+/* r_i of every row from the effects, into offset */
+static void rebuild_offset(sgfs_ranef *re)
+{
+    for (int i = 0; i < re->N; i++) re->offset[i] = re->offset0 ? re->offset0[i] : 0.0;
+    for (int k = 0; k < re->K; k++) {
+        const sgfs_ranef_term *t = &re->term[k];
+        for (int i = 0; i < re->N; i++) {
+            const double *b = t->b + (size_t) t->group[i] * t->q;
+            for (int c = 0; c < t->q; c++) re->offset[i] += t->Z[i + (size_t) c * re->N] * b[c];
+        }
+    }
+}
+
+static void term_stats(sgfs_ranef *re, sgfs_ranef_term *t)
+{
+    const int q = t->q;
+    for (int i = 0; i < q * q; i++) t->Q[i] = 0.0;
+    for (int g = 0; g < t->G; g++)
+        for (int c = 0; c < q; c++)
+            for (int k = 0; k < q; k++) t->Q[k + c * q] += t->b[k + (size_t) g * q] * t->b[c + (size_t) g * q];
+    sgfs_ranef_precision(t->x, q, t->prec, re->work);
+}
+
+int sgfs_ranef_outputs(const sgfs_ranef *re)
+{
+    int n = 0;
+    for (int k = 0; k < re->K; k++) n += re->term[k].q * (re->term[k].q + 1) / 2;
+    return n;
+}
+
+sgfs_ranef *sgfs_ranef_setup(SEXP keep, SEXP spec, SEXP state, sgfs_data *data, int D)
+{
+    SEXP terms = sgfs_list_elt(spec, "terms");
+    const int K = Rf_length(terms), N = data->N;
+    if (TYPEOF(terms) != VECSXP || K < 1) Rf_error("internal error: 'ranef$terms' must be a list");
+    if (Rf_xlength(keep) < 12 + 5 * (R_xlen_t) K) Rf_error("internal error: too few ranef slots");
+    SEXP sb = sgfs_list_opt(state, "b"), sx = sgfs_list_opt(state, "x");
+    if ((sb != R_NilValue && (TYPEOF(sb) != VECSXP || Rf_length(sb) != K)) ||
+        (sx != R_NilValue && (TYPEOF(sx) != VECSXP || Rf_length(sx) != K)))
+        Rf_error("internal error: the state's 'ranef' must hold one 'b' and 'x' a term");
+    int slot = 0;
+    sgfs_ranef *re = alloc_raw(keep, &slot, sizeof(sgfs_ranef));
+    re->K = K;
+    re->N = N;
+    re->D = D;
+    re->term = alloc_raw(keep, &slot, (size_t) K * sizeof(sgfs_ranef_term));
+    re->df = list_real1(spec, "df");
+    if (!(re->df > 0.0) || !R_FINITE(re->df)) Rf_error("internal error: 'ranef$df' must be positive");
+    re->dispersion = sgfs_list_int(spec, "dispersion");
+    if (re->dispersion == NA_INTEGER || re->dispersion < -1 || re->dispersion >= D)
+        Rf_error("internal error: 'ranef$dispersion' out of range");
+    SEXP o = sgfs_list_opt(spec, "offset");
+    re->offset0 = o == R_NilValue ? NULL : REAL(sgfs_list_typed(spec, "offset", REALSXP, N));
+    int q_max = 1, n_max = 1, n_order = 0;
+    for (int k = 0; k < K; k++) {
+        SEXP ts = VECTOR_ELT(terms, k);
+        sgfs_ranef_term *t = &re->term[k];
+        t->q = sgfs_list_int(ts, "q");
+        t->G = sgfs_list_int(ts, "G");
+        if (t->q == NA_INTEGER || t->q < 1 || t->q > 100 || t->G == NA_INTEGER || t->G < 1)
+            Rf_error("internal error: a term needs 1 to 100 coefficients and groups");
+        const int q = t->q, G = t->G;
+        t->group = INTEGER(sgfs_list_typed(ts, "group", INTSXP, N));
+        t->start = INTEGER(sgfs_list_typed(ts, "start", INTSXP, (R_xlen_t) G + 1));
+        t->rows = INTEGER(sgfs_list_typed(ts, "rows", INTSXP, N));
+        t->Z = REAL(sgfs_list_typed(ts, "Z", REALSXP, (R_xlen_t) N * q));
+        t->dir = REAL(sgfs_list_typed(ts, "dir", REALSXP, (R_xlen_t) D * q));
+        SEXP pr = sgfs_list_elt(ts, "prior");
+        t->prior = (sgfs_ranef_prior) {sgfs_list_int(pr, "family"), list_real1(pr, "scale"),
+                                       list_real1(pr, "df"), list_real1(pr, "shape"),
+                                       list_real1(pr, "concentration"), list_real1(pr, "zeta")};
+        if (t->prior.family < SGFS_SD_HALF_NORMAL || t->prior.family > SGFS_SD_DECOV)
+            Rf_error("internal error: unknown sd prior");
+        for (int i = 0; i < N; i++)
+            if (t->group[i] < 0 || t->group[i] >= G)
+                Rf_error("internal error: a row's group out of range");
+        if (t->start[0] != 0 || t->start[G] != N) Rf_error("internal error: malformed 'start'");
+        for (int g = 0; g < G; g++) {
+            if (t->start[g + 1] < t->start[g]) Rf_error("internal error: malformed 'start'");
+            if (t->start[g + 1] - t->start[g] > n_max) n_max = t->start[g + 1] - t->start[g];
+            for (int j = t->start[g]; j < t->start[g + 1]; j++)
+                if (t->rows[j] < 0 || t->rows[j] >= N || t->group[t->rows[j]] != g)
+                    Rf_error("internal error: 'rows' does not list the groups' rows");
+        }
+        t->b = alloc_real(keep, &slot, (R_xlen_t) q * G);
+        t->x = alloc_real(keep, &slot, q * (q + 1) / 2);
+        t->prec = alloc_real(keep, &slot, q * q);
+        t->Q = alloc_real(keep, &slot, q * q);
+        if (sb != R_NilValue) {
+            SEXP bk = VECTOR_ELT(sb, k), xk = VECTOR_ELT(sx, k);
+            if (TYPEOF(bk) != REALSXP || Rf_xlength(bk) != (R_xlen_t) q * G ||
+                TYPEOF(xk) != REALSXP || Rf_length(xk) != q * (q + 1) / 2)
+                Rf_error("internal error: the state's effects do not match the terms");
+            memcpy(t->b, REAL(bk), (size_t) q * G * sizeof(double));
+            memcpy(t->x, REAL(xk), (size_t) (q * (q + 1) / 2) * sizeof(double));
+            if (!sgfs_all_finite(t->b, q * G) || !sgfs_all_finite(t->x, q * (q + 1) / 2))
+                Rf_error("internal error: the state's effects are not finite");
+        }
+        if (q > q_max) q_max = q;
+        n_order += G;
+    }
+    re->n_order = n_order;
+    re->pos = n_order;                  /* (a sweep begins with a shuffle) */
+    re->fresh = 1;
+    re->order = (int *) alloc_raw(keep, &slot, (size_t) n_order * sizeof(int));
+    re->order_term = (int *) alloc_raw(keep, &slot, (size_t) n_order * sizeof(int));
+    for (int k = 0, o = 0; k < K; k++)
+        for (int g = 0; g < re->term[k].G; g++, o++) {
+            re->order[o] = g;
+            re->order_term[o] = k;
+        }
+    SEXP sw = sgfs_list_opt(state, "sweep");
+    if (sw != R_NilValue) {             /* the sweep under way: its position and order */
+        const int *v = INTEGER(sgfs_list_typed(state, "sweep", INTSXP, 1 + 2 * (R_xlen_t) n_order));
+        if (v[0] < 0 || v[0] > n_order) Rf_error("internal error: the state's sweep is malformed");
+        for (int o = 0; o < n_order; o++) {
+            const int g = v[1 + o], k = v[1 + n_order + o];
+            if (k < 0 || k >= K || g < 0 || g >= re->term[k].G)
+                Rf_error("internal error: the state's sweep is malformed");
+            re->order[o] = g;
+            re->order_term[o] = k;
+        }
+        re->pos = v[0];
+        re->fresh = 0;
+    }
+    re->every_row = (int *) alloc_raw(keep, &slot, (size_t) N * sizeof(int));
+    for (int i = 0; i < N; i++) re->every_row[i] = i;
+    re->eta = alloc_real(keep, &slot, n_max);
+    re->z = alloc_real(keep, &slot, (R_xlen_t) n_max * q_max);
+    re->work = alloc_real(keep, &slot, 10 * q_max + 4 * q_max * q_max + q_max * (q_max + 1) / 2);
+    re->zero = alloc_real(keep, &slot, q_max * q_max);
+    re->base = alloc_real(keep, &slot, N);
+    re->own = alloc_real(keep, &slot, N);
+    re->offset = alloc_real(keep, &slot, N);
+    for (int k = 0; k < K; k++) term_stats(re, &re->term[k]);
+    rebuild_offset(re);
+    data->offset = re->offset;
+    return re;
+}
+
+/* one group's update: its rows' predictors without its effects, the
+   draw, then its rows' offsets and the term's Q */
+static void update_group(sgfs_ranef *re, const sgfs_lik *lik, const double *par, int k, int g)
+{
+    sgfs_ranef_term *t = &re->term[k];
+    const int q = t->q, from = t->start[g], m = t->start[g + 1] - from;
+    if (m == 0) return;          /* (a level without rows: its effects' prior draw) */
+    const int *rows = t->rows + from;
+    double *b = t->b + (size_t) g * q, *old = re->work + 8 * q + 4 * q * q;
+    sgfs_data_dots(lik->data, rows, m, par, re->eta);
+    for (int i = 0; i < m; i++) {
+        double own = 0.0;
+        for (int c = 0; c < q; c++) {
+            const double zc = t->Z[rows[i] + (size_t) c * re->N];
+            re->z[i + (size_t) c * m] = zc;
+            own += zc * b[c];
+        }
+        re->eta[i] += re->offset[rows[i]] - own;
+    }
+    memcpy(old, b, (size_t) q * sizeof(double));
+    sgfs_ranef_group g_ = {lik, par, q, m, rows, re->eta, re->z, t->prec, re->work};
+    const int moved = sgfs_ranef_group_update(&g_, b, re->df);
+    re->proposed += 1.0;
+    if (moved <= 0) return;
+    re->accepted += 1.0;
+    for (int i = 0; i < m; i++)
+        for (int c = 0; c < q; c++)
+            re->offset[rows[i]] += re->z[i + (size_t) c * m] * (b[c] - old[c]);
+    for (int c = 0; c < q; c++)
+        for (int l = 0; l < q; l++) t->Q[l + c * q] += b[l] * b[c] - old[l] * old[c];
+}
+
+/* the translations of a term's coefficients that have a fixed counterpart:
+   par + delta v_c (v_c the internal direction of that coefficient, where
+   the parameters' priors are normal) with every group's coefficient c
+   minus delta; the fixed part's prior along the line is normal in delta
+   with precision sum_j p_j v_j^2 and linear term -sum_j p_j v_j (par_j -
+   m_j) */
+static void translate(sgfs_ranef *re, sgfs_ranef_term *t, const sgfs_prior *prior, double *par)
+{
+    const int q = t->q, D = re->D;
+    for (int c = 0; c < q; c++) {
+        const double *v = t->dir + (size_t) c * D;
+        double a = 0.0, lin = 0.0;
+        int normal = 1;
+        for (int j = 0; j < D; j++) {
+            if (v[j] == 0.0) continue;
+            normal = normal && prior->type[j] == SGFS_PRIOR_NORMAL;
+            a += prior->prec[j] * v[j] * v[j];
+            lin -= prior->prec[j] * v[j] * (par[j] - prior->loc[j]);
+        }
+        if (!normal || !(a > 0.0)) continue;
+        const double delta = sgfs_ranef_translation(t->b, q, t->G, c, t->prec, a, lin);
+        for (int j = 0; j < D; j++) par[j] += delta * v[j];
+        for (int g = 0; g < t->G; g++) t->b[c + (size_t) g * q] -= delta;
+        for (int i = 0; i < re->N; i++) re->offset[i] -= delta * t->Z[i + (size_t) c * re->N];
+        term_stats(re, t);                          /* (Q moved with the effects) */
+    }
+}
+
+/* the scale move's log density in v: the rows' likelihood at the effects
+   times exp(v), and the sds' prior at the log sds plus v */
+typedef struct {
+    sgfs_ranef *re;
+    const sgfs_ranef_term *t;
+    const sgfs_lik *lik;
+    const double *par;
+    double dispersion;
+} scale_line;
+
+static double scale_logdens(const void *ctx, double v)
+{
+    const scale_line *l = ctx;
+    const sgfs_ranef *re = l->re;
+    const double s = exp(v);
+    double f = 0.0;
+    for (int i = 0; i < re->N; i++)
+        f += l->lik->model->row_loglik(l->lik, l->par, i, re->base[i] + s * re->own[i]);
+    const int q = l->t->q;
+    double *x = re->work + q;
+    memcpy(x, l->t->x, (size_t) (q * (q + 1) / 2) * sizeof(double));
+    for (int c = 0; c < q; c++) x[c] += v;
+    /* (G = 0, Q = 0: the effects' density cancels with the move's Jacobian) */
+    sgfs_ranef_cov cv = {q, 0, re->zero, &l->t->prior, l->dispersion,
+                         re->work + q + q * (q + 1) / 2};
+    return f + sgfs_ranef_cov_logdens(&cv, x);
+}
+
+static void scale_move(sgfs_ranef *re, sgfs_ranef_term *t, const sgfs_lik *lik, const double *par,
+                       double dispersion)
+{
+    const int N = re->N, q = t->q;
+    sgfs_data_dots(lik->data, re->every_row, N, par, re->base);
+    for (int i = 0; i < N; i++) {
+        const double *b = t->b + (size_t) t->group[i] * q;
+        double own = 0.0;
+        for (int c = 0; c < q; c++) own += t->Z[i + (size_t) c * N] * b[c];
+        re->own[i] = own;
+        re->base[i] += re->offset[i] - own;
+    }
+    scale_line l = {re, t, lik, par, dispersion};
+    const double v = sgfs_slice(0.0, scale_logdens, &l, 1.0), s = exp(v);
+    for (R_xlen_t j = 0; j < (R_xlen_t) q * t->G; j++) t->b[j] *= s;
+    for (int c = 0; c < q; c++) t->x[c] += v;
+    for (int j = 0; j < q * q; j++) t->Q[j] *= s * s;
+    for (int i = 0; i < N; i++) re->offset[i] += (s - 1.0) * re->own[i];
+}
+
+void sgfs_ranef_update(sgfs_ranef *re, const sgfs_lik *lik, const sgfs_prior *prior,
+                       double *par, int budget)
+{
+    const double dispersion = re->dispersion >= 0 ? exp(par[re->dispersion]) : 1.0;
+    int spent = 0;
+    while (spent < budget) {
+        if (re->pos == re->n_order) {
+            if (!re->fresh)                         /* a sweep's end */
+                for (int k = 0; k < re->K; k++) {
+                    translate(re, &re->term[k], prior, par);
+                    scale_move(re, &re->term[k], lik, par, dispersion);
+                    sgfs_ranef_precision(re->term[k].x, re->term[k].q, re->term[k].prec, re->work);
+                }
+            for (int o = re->n_order - 1; o > 0; o--) {      /* Fisher-Yates */
+                const int j = (int) floor(unif_rand() * (o + 1));
+                const int g = re->order[o], k = re->order_term[o];
+                re->order[o] = re->order[j];
+                re->order_term[o] = re->order_term[j];
+                re->order[j] = g;
+                re->order_term[j] = k;
+            }
+            re->pos = 0;
+            re->fresh = 0;
+        }
+        const int k = re->order_term[re->pos], g = re->order[re->pos];
+        re->pos++;
+        const sgfs_ranef_term *t = &re->term[k];
+        update_group(re, lik, par, k, g);
+        const int m = t->start[g + 1] - t->start[g];
+        spent += m > 0 ? m : 1;
+    }
+    for (int k = 0; k < re->K; k++) {
+        sgfs_ranef_term *t = &re->term[k];
+        sgfs_ranef_cov cv = {t->q, t->G, t->Q, &t->prior, dispersion, re->work};
+        sgfs_ranef_cov_update(&cv, t->x);
+        sgfs_ranef_precision(t->x, t->q, t->prec, re->work);
+    }
+}
+
+void sgfs_ranef_report(const sgfs_ranef *re, double *out)
+{
+    int o = 0;
+    for (int k = 0; k < re->K; k++) {
+        const sgfs_ranef_term *t = &re->term[k];
+        const int q = t->q;
+        double *L = re->work + q;
+        for (int c = 0; c < q; c++) out[o++] = exp(t->x[c]);
+        if (q == 1) continue;
+        /* Omega's correlations from its factor's construction */
+        for (int i = 0; i < q * q; i++) L[i] = 0.0;
+        int m = q;
+        L[0] = 1.0;
+        for (int i = 1; i < q; i++) {
+            double left = 1.0;
+            for (int j = 0; j < i; j++, m++) {
+                L[i + j * q] = tanh(t->x[m]) * sqrt(left);
+                left -= L[i + j * q] * L[i + j * q];
+            }
+            L[i + i * q] = sqrt(left);
+        }
+        for (int j = 0; j < q; j++)
+            for (int i = j + 1; i < q; i++) {
+                double s = 0.0;
+                for (int l = 0; l <= j; l++) s += L[i + l * q] * L[j + l * q];
+                out[o++] = s;
+            }
+    }
+}
+
+SEXP sgfs_ranef_state(const sgfs_ranef *re)
+{
+    const char *names[] = {"b", "x", "sweep", "acceptance", ""};
+    SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
+    SEXP b = SET_VECTOR_ELT(out, 0, Rf_allocVector(VECSXP, re->K));
+    SEXP x = SET_VECTOR_ELT(out, 1, Rf_allocVector(VECSXP, re->K));
+    for (int k = 0; k < re->K; k++) {
+        const sgfs_ranef_term *t = &re->term[k];
+        SEXP bk = SET_VECTOR_ELT(b, k, Rf_allocMatrix(REALSXP, t->q, t->G));
+        memcpy(REAL(bk), t->b, (size_t) t->q * t->G * sizeof(double));
+        SEXP xk = SET_VECTOR_ELT(x, k, Rf_allocVector(REALSXP, t->q * (t->q + 1) / 2));
+        memcpy(REAL(xk), t->x, (size_t) (t->q * (t->q + 1) / 2) * sizeof(double));
+    }
+    int *sw = INTEGER(SET_VECTOR_ELT(out, 2, Rf_allocVector(INTSXP, 1 + 2 * (R_xlen_t) re->n_order)));
+    sw[0] = re->pos;
+    for (int o = 0; o < re->n_order; o++) {
+        sw[1 + o] = re->order[o];
+        sw[1 + re->n_order + o] = re->order_term[o];
+    }
+    SET_VECTOR_ELT(out, 3, Rf_ScalarReal(re->proposed > 0 ? re->accepted / re->proposed : NA_REAL));
+    UNPROTECT(1);
+    return out;
+}
