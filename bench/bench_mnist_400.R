@@ -5,6 +5,8 @@
 ##   defaults_raw  the same on the raw pixels in [0, 1] (standardize = FALSE):
 ##             the prior then weighs a rare pixel's weight by its own values,
 ##             not by values scaled up to ten times;
+##   student_raw  defaults_raw with a fixed student_t(3, 0, 1/sqrt(fan-in))
+##             prior per layer (heavy tails instead of learned scales);
 ##   pcode     the pSGLD paper's code's settings: T = 1/N, N(0, 1) prior,
 ##             halved every 20 epochs (schedule_step()), random start; psgld
 ##             at step 1.67e-8 (its learning rate 5e-4 for the mean loss),
@@ -50,6 +52,8 @@ if (config == "adam") {
     extra <- switch(config,
         defaults = list(),
         defaults_raw = list(standardize = FALSE),
+        student_raw = list(standardize = FALSE,
+                           prior = lapply(c(784, 400, 400), function(w) student_t(3, 0, 1 / sqrt(w)))),
         pcode = , pcode_raw = list(temperature = 1 / N, prior = normal(0, 1),
                      stepsize = if (sampler == "sgld") 1e-5 else 1.67e-8,
                      schedule = schedule_step(epochs = 20), init = NULL,

@@ -10,9 +10,10 @@
 ##   SHARE  the gradient-noise share the default step keeps (noise_share in
 ##          R/noise-steps.R, 0.3);
 ##   PRIOR  an R expression for `prior` (NULL: the default learned layer
-##          scales), e.g. "list(student_t(3, 0, 1/sqrt(784)), ...)".
+##          scales), e.g. "list(student_t(3, 0, 1/sqrt(784)), ...)";
+##   STANDARDIZE  TRUE (the default) or FALSE: the raw pixels in [0, 1].
 ##
-##   R_LIBS=/tmp/benchlib Rscript bench/bench_mnist_draws.R TAG EPOCHS SCHED SHARE [PRIOR]
+##   R_LIBS=/tmp/benchlib Rscript bench/bench_mnist_draws.R TAG EPOCHS SCHED SHARE [PRIOR [STANDARDIZE]]
 ##
 ## Writes bench/results/mnist-draws-TAG.csv (a row per draw: draw, its
 ## error and log-loss, the running predictive's) and appends a summary row
@@ -24,6 +25,7 @@ epochs <- as.integer(args[2])
 sched_text <- args[3]
 share <- as.numeric(args[4])
 prior_text <- if (length(args) > 4L) args[5] else "NULL"
+standardize <- if (length(args) > 5L) as.logical(args[6]) else TRUE
 source(file.path(if (dir.exists("bench")) "bench" else ".", "mnist_common.R"))
 assignInNamespace("noise_share", share, "sgfs")
 n_iter <- epochs * 600L
@@ -32,7 +34,7 @@ t0 <- proc.time()[["elapsed"]]
 fit <- suppressWarnings(sghmc(train$x, train$y, family = categorical(),
     model = mlp(c(400, 400), "relu"), batch_size = 100L, progress = FALSE,
     schedule = eval(parse(text = sched_text)), prior = eval(parse(text = prior_text)),
-    n_iter = n_iter, burnin = n_iter %/% 4L, thin = 300L))
+    n_iter = n_iter, burnin = n_iter %/% 4L, thin = 300L, standardize = standardize))
 seconds <- proc.time()[["elapsed"]] - t0
 p <- rstantools::posterior_epred(fit, newdata = test$x)       # draws x digits x classes
 running <- 0
@@ -47,7 +49,7 @@ utils::write.csv(per_draw, file.path(out_dir, sprintf("mnist-draws-%s.csv", tag)
 last <- per_draw[nrow(per_draw), ]
 tau <- attr(fit, "sgfit")$states[[1]]$hyper
 row <- data.frame(tag = tag, epochs = epochs, schedule = sched_text, share = share,
-                  prior = prior_text, draws = nrow(per_draw),
+                  prior = prior_text, standardize = standardize, draws = nrow(per_draw),
                   mean_draw_error = mean(per_draw$draw_error),
                   mean_draw_log_loss = mean(per_draw$draw_log_loss),
                   predictive_error = last$predictive_error,
