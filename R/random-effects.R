@@ -149,9 +149,18 @@ call_name <- function(term) if (is.name(term[[1L]])) as.character(term[[1L]]) el
 ## sd_prior: list(family = "half_normal" / "half_t" / "exponential" /
 ## "decov", scale, df, shape, concentration, zeta); dispersion: the
 ## internal coordinate (1-based) whose exp scales decov()'s sds (a gaussian
-## model's log sigma), or 0.
+## model's log sigma), or 0; order: the engine's copy's row order
+## (spec$order: engine row i is the user's row order[i]), or NULL.
 ranef_engine_spec <- function(terms, D, sd_prior, dirs = NULL, offset = NULL, dispersion = 0L,
-                              df = 4) {
+                              df = 4, order = NULL) {
+    if (!is.null(order)) {
+        terms <- lapply(terms, function(t) {
+            t$group <- t$group[order]
+            t$Z <- t$Z[order, , drop = FALSE]
+            t
+        })
+        if (!is.null(offset)) offset <- offset[order]
+    }
     num <- function(v, default = 1) if (is.null(v)) default else as.double(v)
     prior <- list(family = match(sd_prior$family, c("half_normal", "half_t", "exponential", "decov")),
                   scale = num(sd_prior$scale), df = num(sd_prior$df), shape = num(sd_prior$shape),

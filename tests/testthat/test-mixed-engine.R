@@ -131,3 +131,25 @@ test_that("with beta sampled, a logistic mixed model recovers its parameters", {
     expect_true(all(abs(post_mean - c(-0.5, 1, 0.8)) < 3 * post_sd),
                 label = paste(signif(post_mean, 3), collapse = " "))
 })
+
+test_that("the random effects follow the rows of a shuffled copy (10,000 rows and more)", {
+    withr::local_seed(12)
+    G <- 200L
+    g <- sample.int(G, 10000L, replace = TRUE)
+    x <- stats::rnorm(length(g))
+    y <- 0.3 + 0.5 * x + stats::rnorm(G, 0, 0.7)[g] + stats::rnorm(length(g))
+    d <- data.frame(y, x, g = factor(g))
+    fit <- sgld(y ~ x, d, family = gaussian(), sigma = 1, n_iter = 20, standardize = FALSE,
+                progress = FALSE)
+    info <- attr(fit, "sgfit")
+    spec <- sgfs:::fit_spec(info)
+    expect_false(is.null(spec$order))          # (the engine's copy is shuffled)
+    terms <- sgfs:::random_design(sgfs:::random_bars(y ~ x + (1 | g)), d)
+    spec$ranef <- sgfs:::ranef_engine_spec(terms, 2L, list(family = "half_normal", scale = 1),
+                                           order = spec$order)
+    case <- list(d = d, spec = spec, state = info$states[[1L]])
+    beta <- c(0.3, 0.5)
+    res <- frozen_chain(case, beta, 3000L, seed = 13)
+    exact <- exact_sd_moments(case, beta, function(y, eta) sum(stats::dnorm(y, eta, 1, log = TRUE)))
+    expect_sd_matches(res$draws[, 3], exact, "shuffled rows")
+})
