@@ -5,12 +5,16 @@
 ## arguments, unevaluated expressions, or NULL) are evaluated in `data` by
 ## model.frame (the offset added to the formula's offset() terms), as glm()
 ## does; `contrasts` goes to model.matrix
-formula_frame <- function(call, env, offset = NULL, weights = NULL, contrasts = NULL) {
-    plain <- numeric_frame(call, env, offset, weights, contrasts)
+formula_frame <- function(call, env, offset = NULL, weights = NULL, contrasts = NULL,
+                          bars = NULL) {
+    plain <- if (is.null(bars)) numeric_frame(call, env, offset, weights, contrasts)
     if (!is.null(plain)) return(plain)
     m <- match(c("formula", "data", "subset", "na.action"), names(call), 0L)
     mf <- call[c(1L, m)]
     names(mf)[2L] <- "formula"
+    ## random-effect terms: one frame of every variable (one na.action for
+    ## the fixed and the random terms), the fixed terms' design from it
+    if (!is.null(bars)) mf$formula <- frame_formula(eval(call$formula, env))
     mf$drop.unused.levels <- TRUE
     if (!is.null(offset)) mf$offset <- offset
     if (!is.null(weights)) mf$weights <- weights
@@ -33,6 +37,11 @@ formula_frame <- function(call, env, offset = NULL, weights = NULL, contrasts = 
     if (!nrow(mf))
         stop_arg("data", "has no rows left after 'subset' and 'na.action'")
     mt <- attr(mf, "terms")
+    if (!is.null(bars)) {
+        fixed <- fixed_formula(eval(call$formula, env))
+        mt <- stats::terms(fixed, data = mf)
+        attr(mt, ".Environment") <- environment(fixed)
+    }
     offset <- stats::model.offset(mf)
     if (!is.null(offset) && (!is.numeric(offset) || NCOL(offset) != 1L))
         stop_arg("offset", "must be numeric, one number per row")
@@ -53,6 +62,7 @@ formula_frame <- function(call, env, offset = NULL, weights = NULL, contrasts = 
          weights = if (!is.null(weights)) as.vector(weights),
          xlevels = stats::.getXlevels(mt, mf),
          contrasts = attr(x, "contrasts"), na.action = attr(mf, "na.action"),
+         random = if (!is.null(bars)) random_design(bars, mf, environment(mt)),
          intercept = FALSE)            # (model.matrix() wrote its column)
 }
 
@@ -112,11 +122,17 @@ fit_formula <- function(default, call, env, dots, full_call, contrasts = NULL) {
     if (is_design_file(eval(call$data, env)))
         stop_arg("data", "is a design file: give it as x, with the response as y ",
                  "(e.g. sgld(x = design_file(path), y = y))")
-    check_no_random_terms(eval(call$formula, env))
-    frame <- formula_frame(call, env, call$offset, call$weights, contrasts)
+    formula <- eval(call$formula, env)
+    bars <- if (inherits(formula, "formula")) random_bars(formula)
+    if (length(bars)) check_random_fit(full_call, dots)
+    frame <- formula_frame(call, env, call$offset, call$weights, contrasts, bars)
     dots$offset <- frame$offset
     dots$weights <- frame$weights
     if (!is.null(dots$keep)) dots$keep <- keep_model_matrix(dots$keep, frame)
+    ## (the random effects reach fit_chains() past the matrix method's
+    ## arguments, as the$data_only does)
+    the$random <- frame$random
+    on.exit(the$random <- NULL, add = TRUE)
     fit <- do.call(default, c(list(frame$x, frame$y), dots, list(intercept = frame$intercept)))
     if (inherits(fit, "sgfs_data_only")) return(fit)         # (reattach_data())
     info <- attr(fit, "sgfit")
@@ -477,8 +493,11 @@ fit_chains <- function(method, setup, run, call) {
     spec <- c(run$spec, list(sampler = s$engine, spar = spar,
                              schedule = s$schedule), s$spec,
               if (run$temperature != 1) list(temperature = run$temperature))
+    random <- if (!is.null(the$random)) random_info(the$random, run$design)
+    if (!is.null(random)) spec$ranef <- random_effects_spec(spec, run, the$random)
     ## separated levels updated exactly, in the metric of the mode (R/separation.R)
-    sep <- if (!is.null(lap) && !is.null(s$settings$metric) && s$settings$metric != "identity")
+    sep <- if (!is.null(lap) && !is.null(s$settings$metric) && s$settings$metric != "identity" &&
+               is.null(random))
         separated_spec(run, lap, length(spec$fixed))
     if (!is.null(sep)) {
         spec <- c(spec, sep$spec)
@@ -552,7 +571,8 @@ fit_chains <- function(method, setup, run, call) {
                  chains = run$chains,
                  cores = run$cores, n_iter = 0, elapsed = 0, setup_seconds = setup_seconds,
                  laplace = if (!is.null(lap)) lap[c("mode", "log_post", "steps", "seconds")],
-                 starts = states, blas = blas_label(), control = recorded_control())
+                 starts = states, blas = blas_label(), control = recorded_control(),
+                 random = random)
     fit <- new_sgfit(info, res, checks = !grow)
     if (grow) grow_run(fit, run, started = t0) else fit
 }

@@ -83,7 +83,7 @@ ksd <- function(fit, c = 1, beta = -0.5, max_draws = 2000L) {
         stop_arg("beta", "must be a number between -1 and 0 (exclusive), not ",
                  format_value(beta))
     max_draws <- check_count(max_draws, "max_draws", 2L)
-    d <- all_draws(fit)
+    d <- parameter_draws(fit, "ksd()")
     rows <- unique(round(seq(1, nrow(d), length.out = min(nrow(d), max_draws))))
     x <- to_internal(d[rows, , drop = FALSE], info$design)
     .Call(C_sgfs_ksd, fit_spec(info), t(x), c, as.double(beta))

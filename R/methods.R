@@ -36,6 +36,20 @@ all_draws <- function(x) {
     m
 }
 
+## the draws of the model's parameters, for the methods that evaluate the
+## model at them (`what`, named in the refusal): a mixed model's need its
+## group effects, which the draws do not hold yet
+parameter_draws <- function(x, what) {
+    refuse_random(sgfit_info(x), what)
+    all_draws(x)
+}
+refuse_random <- function(info, what) {
+    if (!is.null(info$random))
+        stop(what, " is not available for a fit with random-effect terms yet: its draws hold ",
+             "the fixed effects and the groups' sds and correlations, not the group effects",
+             call. = FALSE)
+}
+
 ## the value as a plain coda object, for delegating to coda's methods
 as_coda <- function(x) {
     attr(x, "sgfit") <- NULL

@@ -233,6 +233,7 @@ check_draw_model <- function(object, info, caller) {
         stop(caller, " needs the model's predictive distribution, and a custom_model() ",
              "defines only its likelihood: log_lik() works, and predictions can be computed ",
              "from the draws, as.matrix(fit)", call. = FALSE)
+    refuse_random(info, caller)
     if (!identical(coda::varnames(object), info$design$par_names))
         stop(caller, " needs every parameter's draws, and this fit kept only those of ",
              "the monitored ones (keep = predictive()): predict() gives its predictive",
@@ -242,7 +243,7 @@ check_draw_model <- function(object, info, caller) {
 ## the kept draws (original scale, rows of as.matrix()), or `draws` of them
 ## evenly spaced
 chosen_draws <- function(object, draws) {
-    B <- all_draws(object)
+    B <- parameter_draws(object, "a draw-level method (log_lik(), posterior_predict(), ...)")
     if (is.null(draws)) return(B)
     k <- min(check_count(draws, "draws", 1L), nrow(B))
     B[unique(round(seq(1, nrow(B), length.out = k))), , drop = FALSE]

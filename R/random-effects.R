@@ -8,17 +8,17 @@
 ## of G) and its N x q matrix Z of the coefficients' covariates: row i's
 ## linear predictor gains z_i' b_g(i), the q effects of its level.
 
-## stops on a formula with random-effect terms, which the samplers cannot
-## fit yet, naming them (model.frame() would read (1 | g) as a logical OR)
-check_no_random_terms <- function(formula) {
-    if (!inherits(formula, "formula")) return(invisible())
-    bars <- find_bars(formula[[length(formula)]])
-    if (length(bars))
-        stop_arg("formula", sprintf("has the random-effect term%s %s, which sgfs cannot fit yet: ",
-                                    if (length(bars) > 1L) "s" else "",
-                                    paste0("(", vapply(bars, deparse1, ""), ")", collapse = " + ")),
-                 "fit the fixed effects alone (", deparse1(fixed_formula(formula)), "), ",
-                 "or the mixed model with lme4::glmer() or rstanarm::stan_glmer()")
+## The samplers that fit random-effect terms (a minibatch rule without
+## control variates: the centre's score would move with the effects), and
+## the refusal of the others and of networks, naming what works
+random_samplers <- c("sgld", "psgld", "sghmc", "sgnht")
+check_random_fit <- function(full_call, dots) {
+    method <- sub("[.]formula$", "", sub("^.*:::?", "", deparse1(full_call[[1L]])))
+    if (!(method %in% random_samplers))
+        stop_arg("formula", sprintf("has random-effect terms, which %s() does not fit yet: use %s",
+                                    method, paste0(random_samplers, "()", collapse = ", ")))
+    if (!is.null(dots$model))
+        stop_arg("model", "must be NULL (a GLM) with random-effect terms in the formula")
 }
 
 ## the random-effect terms of a formula, each a `|` call (slashes and
@@ -176,4 +176,52 @@ ranef_engine_spec <- function(terms, D, sd_prior, dirs = NULL, offset = NULL, di
              dir = if (is.null(dirs[[k]])) double(D * ncol(t$Z)) else as.double(dirs[[k]]))
     }), df = as.double(df), offset = if (!is.null(offset)) as.double(offset),
     dispersion = as.integer(dispersion) - 1L)
+}
+
+## spec$ranef for a fit's run (fit_chains()): the formula's terms in the
+## engine's form, the default prior rstanarm's decov(1, 1, 1, 1) on each
+## term's covariance, on the internal scale (a gaussian model's response
+## divided by its sd: decov()'s d is sd(y), where rstanarm's is sigma, so
+## that the sds' prior does not move with sigma), and each coefficient that
+## is also fixed translated along its internal direction; with the names
+## and scales of the draws it adds (random_info()).
+random_effects_spec <- function(spec, run, terms) {
+    if (!(spec$model %in% c("logistic", "probit", "poisson", "gaussian")))
+        stop_arg("family", "must be gaussian(), binomial() or poisson() with random-effect terms")
+    if (!is.null(spec$hs)) stop_arg("prior", "hs() is not available with random-effect terms yet")
+    design <- run$design
+    D <- design$D
+    ys <- if (is.null(design$y_scale)) 1 else design$y_scale
+    origin <- to_internal(double(D), design)
+    dirs <- lapply(terms, function(t) vapply(t$coef, function(cn) {
+        j <- match(cn, design$par_names)
+        if (is.na(j)) return(double(D))
+        e <- double(D)
+        ## (the internal change that moves every internal linear predictor
+        ## by the coefficient's covariate, as the effects are on that scale)
+        e[j] <- ys
+        to_internal(e, design) - origin
+    }, double(D)))
+    ranef <- ranef_engine_spec(terms, D, list(family = "decov", shape = 1, scale = 1,
+                                              concentration = 1, zeta = 1),
+                               dirs, order = spec$order)
+    ranef$offset <- spec$offset
+    ranef
+}
+
+## the names of the draws the random effects add (per term its sds, then
+## its correlations below the diagonal, column by column) and the scale of
+## the sds (a gaussian model's response sd, 1 otherwise)
+random_info <- function(terms, design) {
+    names <- unlist(lapply(terms, function(t) {
+        label <- sprintf(" | %s]", t$name)
+        q <- length(t$coef)
+        pairs <- which(lower.tri(diag(q)), arr.ind = TRUE)
+        pairs <- pairs[order(pairs[, 2L], pairs[, 1L]), , drop = FALSE]
+        c(paste0("sd[", t$coef, label),
+          if (q > 1L) paste0("cor[", t$coef[pairs[, 2L]], ",", t$coef[pairs[, 1L]], label))
+    }))
+    is_sd <- startsWith(names, "sd[")
+    list(names = names, scale = ifelse(is_sd, if (is.null(design$y_scale)) 1 else design$y_scale, 1),
+         terms = lapply(terms, function(t) t[c("term", "name", "levels", "coef")]))
 }

@@ -74,7 +74,15 @@
 #'   weight \eqn{s + f}{s + f}, times any `weights`; rows of no trial are kept with
 #'   weight 0, as [stats::glm()] keeps them: they count for nothing), or
 #'   proportions between 0 and 1 with `weights` giving the trials.
-#' @param formula,data,subset,na.action as in [stats::glm()].
+#' @param formula,data,subset,na.action as in [stats::glm()].  For [sgld()],
+#'   [psgld()], [sghmc()] and [sgnht()] the formula may have lme4's
+#'   random-effect terms, `(1 | g)`, `(x | g)`, `(x || g)`, crossed `(1 | g1)
+#'   + (1 | g2)` and nested `(1 | g1/g2)` (gaussian, binomial and poisson
+#'   models; see `vignette("internals")`, "Mixed models"): the draws then
+#'   hold each term's sds `sd[x | g]` and correlations `cor[x1,x2 | g]` after
+#'   the fixed effects, under rstanarm's `decov(1, 1, 1, 1)` (for a gaussian
+#'   model with `sd(y)` where rstanarm has sigma); the other samplers refuse
+#'   such terms.
 #' @param contrasts for the formula method: a list of contrasts for
 #'   factors of the formula, as [stats::glm()] and [stats::model.matrix()]
 #'   take them (e.g. `list(f = "contr.sum")` or `list(f = contr.helmert)`);

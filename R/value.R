@@ -15,8 +15,15 @@ new_sgfit <- function(info, res, previous = NULL, first = NULL, checks = TRUE) {
     kept <- monitored_design(info$design, info$spec$monitor)
     draws <- lapply(seq_len(K), function(k) {
         if (!ran[k]) return(previous[[k]])
-        d <- to_original(res[[k]]$draws, kept)
+        n_par <- length(kept$par_names)
+        d <- to_original(res[[k]]$draws[, seq_len(n_par), drop = FALSE], kept)
         colnames(d) <- kept$par_names
+        if (!is.null(info$random)) {          # (the random effects' sds and correlations)
+            extra <- res[[k]]$draws[, -seq_len(n_par), drop = FALSE] *
+                rep(info$random$scale, each = nrow(d))
+            colnames(extra) <- info$random$names
+            d <- cbind(d, extra)
+        }
         rbind(previous[[k]], d)
     })
     info <- add_predictive(info, res)
@@ -25,7 +32,8 @@ new_sgfit <- function(info, res, previous = NULL, first = NULL, checks = TRUE) {
     states <- lapply(seq_len(K), function(k)
         if (ran[k]) res[[k]][c("theta", "iter", "sstate", "seed", if (!is.null(res[[k]]$z)) "z",
                                if (!is.null(res[[k]]$starts)) "starts",
-                               if (!is.null(res[[k]]$hyper)) "hyper")]
+                               if (!is.null(res[[k]]$hyper)) "hyper",
+                               if (!is.null(res[[k]]$ranef)) "ranef")]
         else before[[k]])
     div <- vapply(seq_len(K), function(k) if (ran[k]) res[[k]]$diverged else 0, 0)
     ## an interrupt stopped a chain, or kept one without draws from starting
@@ -61,7 +69,9 @@ new_sgfit <- function(info, res, previous = NULL, first = NULL, checks = TRUE) {
 check_draws <- function(value) {
     t0 <- proc.time()[["elapsed"]]
     info <- sgfit_info(value)
-    if (!warn_far_draws(info, value)) warn_unmixed(info)
+    ## (a mixed model's fixed effects have no mode of their own to compare)
+    far <- is.null(info$random) && warn_far_draws(info, value)
+    if (!far) warn_unmixed(info)
     warn_stuck_chains(info)
     info$check_seconds <- proc.time()[["elapsed"]] - t0
     attr(value, "sgfit") <- info

@@ -70,10 +70,11 @@ test_that("a missing grouping value and an empty term are refused by name", {
                  "'formula' has the random-effect term \\(0 \\| g\\) with no coefficient")
 })
 
-test_that("the samplers refuse random-effect terms, naming them and the alternatives", {
+test_that("the samplers that cannot fit random-effect terms refuse them, naming those that can", {
     d <- data.frame(y = rnorm(40), x = rnorm(40), g = factor(rep(1:8, 5)))
-    expect_error(sgld(y ~ x + (1 | g), d, family = gaussian()),
-                 "'formula' has the random-effect term \\(1 \\| g\\), which sgfs cannot fit yet: fit the fixed effects alone \\(y ~ x\\)")
-    expect_error(sgfs(y ~ x + (x | g) + (1 | g), d, family = gaussian()),
-                 "random-effect terms \\(x \\| g\\) \\+ \\(1 \\| g\\)")
+    for (f in list(sgfs, sgldcv, hmc))
+        expect_error(f(y ~ x + (1 | g), d, family = gaussian()),
+                     "'formula' has random-effect terms, which [a-z]+\\(\\) does not fit yet: use sgld\\(\\), psgld\\(\\), sghmc\\(\\), sgnht\\(\\)")
+    expect_error(sgld(y ~ x + (1 | g), d, family = gaussian(), model = mlp(3)),
+                 "'model' must be NULL \\(a GLM\\) with random-effect terms")
 })

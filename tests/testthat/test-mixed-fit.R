@@ -1,0 +1,65 @@
+## Mixed models through the formula: sgld(y ~ x + (1 | g), data) and the
+## other minibatch rules at their defaults; the draws' names, the recovery
+## of known parameters, continuation, and the methods that need the group
+## effects refusing by name until the fit keeps them.
+
+mixed_data <- function(seed, G = 80L, family = "binomial") {
+    withr::with_seed(seed, {
+        g <- rep(seq_len(G), sample(c(2L, 10L, 40L), G, replace = TRUE))
+        x <- stats::rnorm(length(g))
+        z <- stats::rnorm(length(g))
+        u <- stats::rnorm(G, 0, 0.8)
+        v <- stats::rnorm(G, 0, 0.4)
+        eta <- -0.5 + x + u[g] + v[g] * z
+        y <- if (family == "binomial") stats::rbinom(length(g), 1, stats::plogis(eta))
+             else eta + stats::rnorm(length(g), 0, 0.5)
+        data.frame(y, x, z, g = factor(g), h = factor(sample(letters[1:6], length(g), TRUE)))
+    })
+}
+
+test_that("a logistic random-intercept model at sgld()'s defaults recovers its parameters", {
+    d <- mixed_data(1)
+    fit <- withr::with_seed(2, sgld(y ~ x + (1 | g), d, progress = FALSE, verbose = FALSE))
+    expect_equal(coda::varnames(fit), c("(Intercept)", "x", "sd[(Intercept) | g]"))
+    m <- as.matrix(fit)
+    ## the truth within 3 posterior sds (a posterior covers its truth)
+    z <- (colMeans(m) - c(-0.5, 1, 0.8)) / apply(m, 2, stats::sd)
+    expect_true(all(abs(z) < 3), label = paste(signif(z, 3), collapse = " "))
+    expect_gte(min(coda::effectiveSize(fit)), 400)
+})
+
+test_that("a gaussian model with a correlated slope names its sds and correlation", {
+    d <- mixed_data(3, G = 60L, family = "gaussian")
+    fit <- withr::with_seed(4, sghmc(y ~ x + (1 + z | g), d, family = gaussian(),
+                                     progress = FALSE, verbose = FALSE))
+    expect_equal(coda::varnames(fit), c("(Intercept)", "x", "log_sigma", "sd[(Intercept) | g]",
+                                        "sd[z | g]", "cor[(Intercept),z | g]"))
+    m <- as.matrix(fit)
+    truth <- c(-0.5, 1, log(0.5), 0.8, 0.4)
+    z <- (colMeans(m)[1:5] - truth) / apply(m[, 1:5], 2, stats::sd)
+    expect_true(all(abs(z) < 3), label = paste(signif(z, 3), collapse = " "))
+    expect_true(all(abs(m[, 6]) <= 1))
+})
+
+test_that("crossed terms fit, and a continued mixed fit equals one run", {
+    d <- mixed_data(5, G = 30L)
+    one <- withr::with_seed(6, sgld(y ~ x + (1 | g) + (1 | h), d, n_iter = 3000, burnin = 300,
+                                    progress = FALSE, verbose = FALSE))
+    expect_equal(coda::varnames(one), c("(Intercept)", "x", "sd[(Intercept) | g]",
+                                        "sd[(Intercept) | h]"))
+    part <- withr::with_seed(6, sgld(y ~ x + (1 | g) + (1 | h), d, n_iter = 2000, burnin = 300,
+                                     progress = FALSE, verbose = FALSE))
+    more <- suppressWarnings(update(part, n_iter = 1000))
+    expect_equal(unclass(as.matrix(more)), unclass(as.matrix(one)), tolerance = 1e-12)
+})
+
+test_that("the methods that need the group effects refuse a mixed fit by name", {
+    d <- mixed_data(7, G = 20L)
+    fit <- withr::with_seed(8, sgld(y ~ x + (1 | g), d, n_iter = 2000, progress = FALSE,
+                                    verbose = FALSE))
+    msg <- "not available for a fit with random-effect terms yet"
+    expect_error(predict(fit), msg)
+    expect_error(rstantools::log_lik(fit), msg)
+    expect_error(rstantools::posterior_predict(fit), msg)
+    expect_error(fitted(fit), msg)
+})
