@@ -228,6 +228,7 @@ static void add_prior(sgfs_engine *e)
         sgfs_hs_prior(e->hs, e->xi, e->grad);
     }
     sgfs_prior_grad_add(&e->prior, e->xi, e->grad);
+    if (e->ranef) sgfs_ranef_prior_grad(e->ranef, e->xi, e->grad);
 }
 
 /* grad, grad_lik (and with scores the Fisher rows' scores) to the rule's

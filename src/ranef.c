@@ -12,8 +12,9 @@
  *   whose log-likelihood is quadratic in eta (gaussian) the exact normal
  *   draw; otherwise an independence Metropolis-Hastings step proposing a
  *   multivariate t with 4 degrees of freedom at the conditional's Laplace
- *   approximation, found by Newton's method from b = 0 (so the proposal
- *   does not depend on the current b), whose polynomial tails bound the
+ *   approximation, found by Newton's method from the group's last mode
+ *   (the conditional is log-concave: the proposal does not depend on the
+ *   current b), whose polynomial tails bound the
  *   ratio target / proposal (a uniformly ergodic chain; Tierney 1994);
  * - a term's covariance Sigma = S Omega S given its G groups' effects,
  *   through Q = sum_g b_g b_g':
@@ -90,18 +91,26 @@ static double group_logdens(const sgfs_ranef_group *g, const double *b, double *
     return f;
 }
 
-/* the conditional's mode by Newton's method from b = 0 (halving a step
-   where the density would fall) into mode, and the upper Cholesky factor
-   of minus its Hessian there into U; returns 0, or -1 when a Hessian is
-   not positive definite or the density not finite at 0.  Scratch: the
-   group's work (5 q + 2 q^2 doubles) */
+/* the conditional's mode by Newton's method (halving a step where the
+   density would fall) from g->start (the group's last mode), or from 0
+   where there is none or the density is not finite there, into mode, and
+   the upper Cholesky factor of minus its Hessian there into U; returns 0,
+   or -1 when a Hessian is not positive definite or the density not finite
+   at 0.  The conditional is log-concave (a GLM's likelihood in its linear
+   predictor, a normal prior), so the mode found to the decrement's 1e-12
+   does not depend on the start, and neither does the proposal on the
+   current effects.  Scratch: the group's work (5 q + 2 q^2 doubles) */
 static int group_laplace(const sgfs_ranef_group *g, double *mode, double *U)
 {
     const int q = g->q;
     double *grad = g->work, *step = grad + q, *trial = step + q, *gnew = trial + q,
         *H = gnew + q, *Hnew = H + q * q;
-    for (int c = 0; c < q; c++) mode[c] = 0.0;
+    for (int c = 0; c < q; c++) mode[c] = g->start ? g->start[c] : 0.0;
     double f = group_logdens(g, mode, grad, H);
+    if (!R_FINITE(f) && g->start) {
+        for (int c = 0; c < q; c++) mode[c] = 0.0;
+        f = group_logdens(g, mode, grad, H);
+    }
     if (!R_FINITE(f)) return -1;
     for (int it = 0; it < 100; it++) {
         if (sgfs_chol_upper(H, q, U) != 0.0) return -1;
@@ -142,6 +151,7 @@ int sgfs_ranef_group_update(const sgfs_ranef_group *g, double *b, double df)
     double *mode = g->work + 5 * q + 2 * q * q, *U = mode + q, *prop = U + q * q,
         *tmp = prop + q;
     if (group_laplace(g, mode, U) != 0) return -1;
+    if (g->start) memcpy(g->start, mode, (size_t) q * sizeof(double));
     for (int c = 0; c < q; c++) prop[c] = norm_rand();
     sgfs_upper_solve(U, q, prop);                   /* U^-1 z ~ N(0, H^-1) */
     if (g->lik->model->quadratic) {

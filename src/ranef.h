@@ -16,6 +16,8 @@ typedef struct sgfs_ranef_group {
     const double *eta0;         /* m: their predictors without its effects     */
     const double *z;            /* m x q: their covariates of the term         */
     const double *prec;         /* q x q: Sigma^-1                             */
+    double *start;              /* q: Newton's start, the group's last mode
+                                   (written back), or NULL: from 0           */
     double *work;               /* 8 q + 4 q^2 doubles of scratch             */
 } sgfs_ranef_group;
 

@@ -7,7 +7,8 @@
  * ranef.c run:
  *
  *   - groups' effects, visited in a random order (reshuffled each sweep),
- *     until the iteration's budget of rows (the minibatch size) is spent,
+ *     until the iteration's budget of rows (the minibatch size) is spent
+ *     (a large group's excess owed by the next iterations),
  *     each followed by its rows' r_i and its term's Q = sum_g b_g b_g';
  *   - each term's covariance, every iteration (O(q^3) a density);
  *   - at the end of each sweep of all groups, each term's translations
@@ -21,7 +22,9 @@
  * none)), ...), df, offset (N or NULL), dispersion (the model coordinate whose exp
  * is decov()'s d, 0-based, or -1)); state$ranef: list(b = per term q x G,
  * x = per term the covariance's coordinates, sweep = the position in the
- * sweep under way and its order of groups and of their terms, 0-based).  Draws: the model's
+ * sweep under way and its order of groups and of their terms, 0-based,
+ * credit = the rows the sweep may still spend, mode = per term the groups'
+ * last modes, Newton's starts).  Draws: the model's
  * parameters, then per term its q sds and the correlations below Omega's
  * diagonal, column by column.
  */
@@ -82,10 +85,13 @@ sgfs_ranef *sgfs_ranef_setup(SEXP keep, SEXP spec, SEXP state, sgfs_data *data, 
     SEXP terms = sgfs_list_elt(spec, "terms");
     const int K = Rf_length(terms), N = data->N;
     if (TYPEOF(terms) != VECSXP || K < 1) Rf_error("internal error: 'ranef$terms' must be a list");
-    if (Rf_xlength(keep) < 12 + 5 * (R_xlen_t) K) Rf_error("internal error: too few ranef slots");
-    SEXP sb = sgfs_list_opt(state, "b"), sx = sgfs_list_opt(state, "x");
+    if (Rf_xlength(keep) < 12 + 6 * (R_xlen_t) K) Rf_error("internal error: too few ranef slots");
+    SEXP sb = sgfs_list_opt(state, "b"), sx = sgfs_list_opt(state, "x"),
+         sm = sgfs_list_opt(state, "mode");
     if ((sb != R_NilValue && (TYPEOF(sb) != VECSXP || Rf_length(sb) != K)) ||
-        (sx != R_NilValue && (TYPEOF(sx) != VECSXP || Rf_length(sx) != K)))
+        (sx != R_NilValue && (TYPEOF(sx) != VECSXP || Rf_length(sx) != K)) ||
+        (sm != R_NilValue && (TYPEOF(sm) != VECSXP || Rf_length(sm) != K)) ||
+        ((sb == R_NilValue) != (sx == R_NilValue)))
         Rf_error("internal error: the state's 'ranef' must hold one 'b' and 'x' a term");
     int slot = 0;
     sgfs_ranef *re = alloc_raw(keep, &slot, sizeof(sgfs_ranef));
@@ -132,6 +138,7 @@ sgfs_ranef *sgfs_ranef_setup(SEXP keep, SEXP spec, SEXP state, sgfs_data *data, 
                     Rf_error("internal error: 'rows' does not list the groups' rows");
         }
         t->b = alloc_real(keep, &slot, (R_xlen_t) q * G);
+        t->mode = alloc_real(keep, &slot, (R_xlen_t) q * G);
         t->x = alloc_real(keep, &slot, q * (q + 1) / 2);
         t->prec = alloc_real(keep, &slot, q * q);
         t->Q = alloc_real(keep, &slot, q * q);
@@ -144,6 +151,13 @@ sgfs_ranef *sgfs_ranef_setup(SEXP keep, SEXP spec, SEXP state, sgfs_data *data, 
             memcpy(t->x, REAL(xk), (size_t) (q * (q + 1) / 2) * sizeof(double));
             if (!sgfs_all_finite(t->b, q * G) || !sgfs_all_finite(t->x, q * (q + 1) / 2))
                 Rf_error("internal error: the state's effects are not finite");
+        }
+        if (sm != R_NilValue) {
+            SEXP mk = VECTOR_ELT(sm, k);
+            if (TYPEOF(mk) != REALSXP || Rf_xlength(mk) != (R_xlen_t) q * G ||
+                !sgfs_all_finite(REAL(mk), q * G))
+                Rf_error("internal error: the state's modes do not match the terms");
+            memcpy(t->mode, REAL(mk), (size_t) q * G * sizeof(double));
         }
         if (q > q_max) q_max = q;
         n_order += G;
@@ -171,6 +185,9 @@ sgfs_ranef *sgfs_ranef_setup(SEXP keep, SEXP spec, SEXP state, sgfs_data *data, 
         }
         re->pos = v[0];
         re->fresh = 0;
+        re->credit = REAL(sgfs_list_typed(state, "credit", REALSXP, 1))[0];
+        if (!R_FINITE(re->credit) || re->credit > 1e9 || re->credit < -(double) N)
+            Rf_error("internal error: the state's credit is malformed");
     }
     re->every_row = (int *) alloc_raw(keep, &slot, (size_t) N * sizeof(int));
     for (int i = 0; i < N; i++) re->every_row[i] = i;
@@ -207,7 +224,8 @@ static void update_group(sgfs_ranef *re, const sgfs_lik *lik, const double *par,
         re->eta[i] += re->offset[rows[i]] - own;
     }
     memcpy(old, b, (size_t) q * sizeof(double));
-    sgfs_ranef_group g_ = {lik, par, q, m, rows, re->eta, re->z, t->prec, re->work};
+    sgfs_ranef_group g_ = {lik, par, q, m, rows, re->eta, re->z, t->prec,
+                           t->mode + (size_t) g * q, re->work};
     const int moved = sgfs_ranef_group_update(&g_, b, re->df);
     re->proposed += 1.0;
     if (moved <= 0) return;
@@ -299,8 +317,11 @@ void sgfs_ranef_update(sgfs_ranef *re, const sgfs_lik *lik, const sgfs_prior *pr
                        double *par, int budget)
 {
     const double dispersion = re->dispersion >= 0 ? exp(par[re->dispersion]) : 1.0;
-    int spent = 0;
-    while (spent < budget) {
+    /* the rows a group update spends beyond the iteration's budget are
+       owed by the next iterations, so that every iteration spends the
+       budget on average however large the groups */
+    re->credit += budget;
+    while (re->credit > 0.0) {
         if (re->pos == re->n_order) {
             if (!re->fresh)                         /* a sweep's end */
                 for (int k = 0; k < re->K; k++) {
@@ -324,13 +345,31 @@ void sgfs_ranef_update(sgfs_ranef *re, const sgfs_lik *lik, const sgfs_prior *pr
         const sgfs_ranef_term *t = &re->term[k];
         update_group(re, lik, par, k, g);
         const int m = t->start[g + 1] - t->start[g];
-        spent += m > 0 ? m : 1;
+        re->credit -= m > 0 ? m : 1;
     }
     for (int k = 0; k < re->K; k++) {
         sgfs_ranef_term *t = &re->term[k];
         sgfs_ranef_cov cv = {t->q, t->G, t->Q, &t->prior, dispersion, re->work};
         sgfs_ranef_cov_update(&cv, t->x);
         sgfs_ranef_precision(t->x, t->q, t->prec, re->work);
+    }
+}
+
+/* decov()'s sds scale with the model coordinate d = exp(par[dispersion])
+   (a gaussian model's sigma, as in rstanarm): s = d tau sqrt(q pi), so the
+   sds' prior adds to d's gradient, in log d, tau / scale - shape a term
+   (tau = |s| / (d sqrt(q)); the Gamma's and the Jacobians' terms in d) */
+void sgfs_ranef_prior_grad(const sgfs_ranef *re, const double *par, double *grad)
+{
+    if (re->dispersion < 0) return;
+    const double d = exp(par[re->dispersion]);
+    for (int k = 0; k < re->K; k++) {
+        const sgfs_ranef_term *t = &re->term[k];
+        if (t->prior.family != SGFS_SD_DECOV) continue;
+        double ss = 0.0;
+        for (int c = 0; c < t->q; c++) ss += exp(2.0 * t->x[c]);
+        const double tau = sqrt(ss / t->q) / d;
+        grad[re->dispersion] += tau / t->prior.scale - t->prior.shape;
     }
 }
 
@@ -366,7 +405,7 @@ void sgfs_ranef_report(const sgfs_ranef *re, double *out)
 
 SEXP sgfs_ranef_state(const sgfs_ranef *re)
 {
-    const char *names[] = {"b", "x", "sweep", "acceptance", ""};
+    const char *names[] = {"b", "x", "sweep", "acceptance", "mode", "credit", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SEXP b = SET_VECTOR_ELT(out, 0, Rf_allocVector(VECSXP, re->K));
     SEXP x = SET_VECTOR_ELT(out, 1, Rf_allocVector(VECSXP, re->K));
@@ -384,6 +423,13 @@ SEXP sgfs_ranef_state(const sgfs_ranef *re)
         sw[1 + re->n_order + o] = re->order_term[o];
     }
     SET_VECTOR_ELT(out, 3, Rf_ScalarReal(re->proposed > 0 ? re->accepted / re->proposed : NA_REAL));
+    SEXP mode = SET_VECTOR_ELT(out, 4, Rf_allocVector(VECSXP, re->K));
+    for (int k = 0; k < re->K; k++) {
+        const sgfs_ranef_term *t = &re->term[k];
+        SEXP mk = SET_VECTOR_ELT(mode, k, Rf_allocMatrix(REALSXP, t->q, t->G));
+        memcpy(REAL(mk), t->mode, (size_t) t->q * t->G * sizeof(double));
+    }
+    SET_VECTOR_ELT(out, 5, Rf_ScalarReal(re->credit));
     UNPROTECT(1);
     return out;
 }

@@ -59,7 +59,7 @@ SEXP sgfs_ranef_group_draw(SEXP spec, SEXP theta, SEXP rows, SEXP eta0, SEXP z, 
             Rf_error("internal error: 'rows' out of range");
     double *work = (double *) R_alloc((size_t) (8 * q + 4 * q * q), sizeof(double));
     sgfs_ranef_group g = {&e->lik, e->theta, q, m, INTEGER(rows), REAL(eta0), REAL(z),
-                          REAL(prec), work};
+                          REAL(prec), NULL, work};
     const char *names[] = {"b", "status", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SEXP bn = SET_VECTOR_ELT(out, 0, Rf_duplicate(b));

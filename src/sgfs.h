@@ -525,6 +525,7 @@ typedef struct sgfs_ranef_term {
                                    the parameters (zero: none)               */
     sgfs_ranef_prior prior;
     double *b;                  /* q x G: the effects                          */
+    double *mode;               /* q x G: each group's last conditional mode   */
     double *x;                  /* the covariance's coordinates                */
     double *prec, *Q;           /* q x q: Sigma^-1, sum_g b_g b_g'             */
 } sgfs_ranef_term;
@@ -544,19 +545,23 @@ typedef struct sgfs_ranef {
     double *eta, *z, *work;     /* scratch: a group's rows, a block's          */
     double *base, *own;         /* N: the scale move's predictors              */
     double *zero;               /* q x q zeros                                 */
+    double credit;              /* rows the sweep may still spend (negative:
+                                   owed by the next iterations)              */
     double df, accepted, proposed;
 } sgfs_ranef;
 
 /* from spec$ranef and state$ranef (or NULL), its arrays kept in `keep` (a
-   list of at least 12 + 5 K elements); the data's offset becomes its o + r */
+   list of at least 12 + 6 K elements); the data's offset becomes its o + r */
 sgfs_ranef *sgfs_ranef_setup(SEXP keep, SEXP spec, SEXP state, sgfs_data *data, int D);
 /* after a step: groups until `budget` rows are spent, then the covariances */
 void sgfs_ranef_update(sgfs_ranef *re, const sgfs_lik *lik, const sgfs_prior *prior,
                        double *par, int budget);
+/* adds the sds' prior's part of the gradient in par (decov()'s d) */
+void sgfs_ranef_prior_grad(const sgfs_ranef *re, const double *par, double *grad);
 /* the draws it adds (per term q sds and q (q - 1) / 2 correlations) */
 int sgfs_ranef_outputs(const sgfs_ranef *re);
 void sgfs_ranef_report(const sgfs_ranef *re, double *out);
-/* list(b, x, sweep, acceptance): the state to continue from */
+/* list(b, x, sweep, acceptance, mode, credit): the state to continue from */
 SEXP sgfs_ranef_state(const sgfs_ranef *re);
 
 /* ---- the engine: everything one chain needs ------------------------- */

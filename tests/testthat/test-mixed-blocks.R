@@ -115,3 +115,17 @@ test_that("the translation in C replays the reference", {
         expect_equal(got, ref, tolerance = 1e-12)
     }
 })
+
+test_that("decov()'s part of the noise sd's gradient is the density's derivative in log d", {
+    ## (src/ranef_engine.c adds tau / scale - shape, tau = |s| / (d sqrt(q)))
+    for (q in 1:3) {
+        x <- withr::with_seed(q, stats::rnorm(q * (q + 1) / 2, sd = 0.5))
+        prior <- list(family = "decov", shape = 1.7, scale = 0.8, concentration = 1.3)
+        f <- function(log_d) .Call(sgfs:::C_sgfs_ranef_cov_draw, x, double(q * q), 0L,
+                                   c_sd_prior(prior, 1), exp(log_d), TRUE)
+        h <- 1e-5
+        numeric <- (f(0.3 + h) - f(0.3 - h)) / (2 * h)
+        tau <- sqrt(sum(exp(2 * x[seq_len(q)])) / q) / exp(0.3)
+        expect_equal(numeric, tau / prior$scale - prior$shape, tolerance = 1e-7)
+    }
+})

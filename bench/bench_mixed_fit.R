@@ -1,0 +1,89 @@
+## Mixed models through the formula at the package's defaults against long
+## stan_glmer() runs (issue 38): lme4's sleepstudy (gaussian, a correlated
+## random intercept and slope) and cbpp (binomial with trials), sgld() at
+## its defaults (one chain, its run length grown until the draws mix) and
+## stan_glmer() at rstanarm's defaults but 4 chains of ITER iterations
+## (NUTS).  Per parameter: the posterior mean's difference in NUTS
+## posterior sds, the ratio of the sds, and each side's bulk ESS and
+## split R-hat (posterior::, rank-normalised).  The group sds and
+## correlation come from stan_glmer's Sigma draws.
+##
+##   R_LIBS=/tmp/benchlib OPENBLAS_NUM_THREADS=1 Rscript bench/bench_mixed_fit.R [ITER]
+##
+## Writes bench/results/mixed-fit.md.
+
+suppressPackageStartupMessages({
+    library(sgfs)
+    library(rstanarm)
+})
+args <- commandArgs(TRUE)
+iter <- if (length(args)) as.integer(args[1]) else 4000L
+out_dir <- file.path(if (dir.exists("bench")) "bench" else ".", "results")
+
+## stan_glmer's draws as ours: sigma, and per group factor the sds and
+## correlations of its Sigma
+nuts_draws <- function(fit, ours) {
+    m <- as.matrix(fit)
+    out <- matrix(NA_real_, nrow(m), length(ours), dimnames = list(NULL, ours))
+    for (p in ours) {
+        if (p %in% colnames(m)) {
+            out[, p] <- m[, p]
+        } else if (p == "log_sigma") {
+            out[, p] <- log(m[, "sigma"])
+        } else if (startsWith(p, "sd[")) {
+            inner <- sub("^sd\\[(.*) \\| (.*)\\]$", "\\1", p)
+            g <- sub("^sd\\[(.*) \\| (.*)\\]$", "\\2", p)
+            out[, p] <- sqrt(m[, sprintf("Sigma[%s:%s,%s]", g, inner, inner)])
+        } else if (startsWith(p, "cor[")) {
+            pair <- strsplit(sub("^cor\\[(.*) \\| (.*)\\]$", "\\1", p), ",", fixed = TRUE)[[1L]]
+            g <- sub("^cor\\[(.*) \\| (.*)\\]$", "\\2", p)
+            v <- function(a, b) m[, sprintf("Sigma[%s:%s,%s]", g, a, b)]
+            out[, p] <- v(pair[2L], pair[1L]) / sqrt(v(pair[1L], pair[1L]) * v(pair[2L], pair[2L]))
+        }
+    }
+    out
+}
+
+compare <- function(name, formula, data, family) {
+    t0 <- proc.time()[["elapsed"]]
+    ours <- withr::with_seed(1, sgld(formula, data, family = family, progress = FALSE,
+                                     verbose = FALSE))
+    t_ours <- proc.time()[["elapsed"]] - t0
+    t0 <- proc.time()[["elapsed"]]
+    nuts <- withr::with_seed(1, stan_glmer(formula, data = data, family = family, chains = 4,
+                                           iter = iter, cores = 2, refresh = 0, seed = 1))
+    t_nuts <- proc.time()[["elapsed"]] - t0
+    a <- as.matrix(ours)
+    b <- nuts_draws(nuts, colnames(a))
+    arr_b <- array(b, c(nrow(b) / 4, 4, ncol(b)))
+    rows <- lapply(colnames(a), function(p) {
+        k <- match(p, colnames(a))
+        data.frame(data = name, parameter = p, mean_nuts = mean(b[, k]), sd_nuts = stats::sd(b[, k]),
+                   error_sd = (mean(a[, k]) - mean(b[, k])) / stats::sd(b[, k]),
+                   sd_ratio = stats::sd(a[, k]) / stats::sd(b[, k]),
+                   ess_ours = posterior::ess_bulk(a[, k]), rhat_ours = posterior::rhat(a[, k]),
+                   ess_nuts = posterior::ess_bulk(arr_b[, , k]))
+    })
+    list(table = do.call(rbind, rows), seconds = c(ours = t_ours, nuts = t_nuts),
+         n_iter = attr(ours, "sgfit")$n_iter)
+}
+
+data(cbpp, package = "lme4")
+runs <- list(
+    compare("sleepstudy", Reaction ~ Days + (Days | Subject), lme4::sleepstudy, gaussian()),
+    compare("cbpp", cbind(incidence, size - incidence) ~ period + (1 | herd), cbpp, binomial()))
+md <- c("# Mixed models at sgld()'s defaults against stan_glmer() (bench/bench_mixed_fit.R)", "",
+        sprintf("Both with rstanarm's default priors (decov(1, 1, 1, 1) on the group covariance, a gaussian model's sds scaled by sigma); stan_glmer 4 chains x %d iterations (NUTS, 2 cores), sgld() one chain at its defaults (its run grown until the draws mix).  error / sd: our posterior mean minus NUTS's, in NUTS posterior sds; sd ratio: ours / NUTS's.  rstanarm %s; BLAS %s.",
+                iter, utils::packageVersion("rstanarm"), sgfs:::blas_label()), "")
+for (r in runs) {
+    t <- r$table
+    md <- c(md, sprintf("## %s", t$data[1L]), "",
+            sprintf("sgld(): %s iterations in %.1f s; stan_glmer: %.1f s.", format(r$n_iter, big.mark = ","),
+                    r$seconds[["ours"]], r$seconds[["nuts"]]), "",
+            "| parameter | mean (NUTS) | sd (NUTS) | error / sd | sd ratio | bulk ESS ours | R-hat ours | bulk ESS NUTS |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
+            sprintf("| %s | %.4g | %.3g | %+.3f | %.3f | %.0f | %.3f | %.0f |", t$parameter, t$mean_nuts,
+                    t$sd_nuts, t$error_sd, t$sd_ratio, t$ess_ours, t$rhat_ours, t$ess_nuts), "")
+}
+writeLines(md, file.path(out_dir, "mixed-fit.md"))
+print(do.call(rbind, lapply(runs, `[[`, "table")))
