@@ -309,3 +309,17 @@ mixed_reference_chain <- function(y, w, X, terms, model, priors, n_iter, seed,
     })
     out
 }
+
+## a group of n rows of one term: logistic, probit, poisson or gaussian
+one_group <- function(model, n, q = 1L, seed = 1) {
+    withr::with_seed(seed, {
+        Z <- if (q == 1L) matrix(1, n) else cbind(1, round(stats::rnorm(n), 2))
+        eta0 <- stats::rnorm(n, sd = 0.5)
+        truth <- eta0 + drop(Z %*% rep(0.8, q))
+        y <- switch(model, logistic = , probit = stats::rbinom(n, 1, stats::plogis(truth)),
+                    poisson = stats::rpois(n, exp(truth)), gaussian = stats::rnorm(n, truth, 0.7))
+        w <- stats::runif(n, 0.5, 2)
+    })
+    Sigma <- if (q == 1L) matrix(0.6^2) else matrix(c(0.6^2, 0.1, 0.1, 0.4^2), 2)
+    list(model = model, y = y, w = w, eta0 = eta0, Z = Z, P = solve(Sigma), sigma = 0.7)
+}

@@ -15,22 +15,13 @@ c_sd_prior <- function(prior, zeta = 1) {
 ## (one column of ones as the design, whose coefficient theta gives 0: the
 ## rows' predictors are the group's eta0 alone)
 block_group <- function(model, n, q, seed) {
-    withr::with_seed(seed, {
-        Z <- if (q == 1L) matrix(1, n) else cbind(1, round(stats::rnorm(n), 2))
-        eta0 <- stats::rnorm(n, sd = 0.5)
-        truth <- eta0 + drop(Z %*% rep(0.8, q))
-        y <- switch(model, logistic = , probit = stats::rbinom(n, 1, stats::plogis(truth)),
-                    poisson = stats::rpois(n, exp(truth)), gaussian = stats::rnorm(n, truth, 0.7))
-        w <- stats::runif(n, 0.5, 2)
-    })
-    Sigma <- if (q == 1L) matrix(0.6^2) else matrix(c(0.6^2, 0.1, 0.1, 0.4^2), 2)
+    ref <- one_group(model, n, q, seed)
     family <- switch(model, logistic = binomial(), probit = binomial(link = "probit"),
                      poisson = poisson(), gaussian = gaussian())
     ## (and one row more than the group's: a design has at least two)
-    run <- engine_spec(matrix(1, n + 1L, 1, dimnames = list(NULL, "one")), c(y, y[1]),
-                       family = family, intercept = FALSE, weights = c(w, 1), batch_size = 2L)
-    list(ref = list(model = model, y = y, w = w, eta0 = eta0, Z = Z, P = solve(Sigma), sigma = 0.7),
-         spec = run$spec, theta = c(0, if (model == "gaussian") log(0.7)))
+    run <- engine_spec(matrix(1, n + 1L, 1, dimnames = list(NULL, "one")), c(ref$y, ref$y[1]),
+                       family = family, intercept = FALSE, weights = c(ref$w, 1), batch_size = 2L)
+    list(ref = ref, spec = run$spec, theta = c(0, if (model == "gaussian") log(0.7)))
 }
 
 c_group_draw <- function(grp, b, df = 4)
