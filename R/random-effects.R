@@ -180,11 +180,11 @@ ranef_engine_spec <- function(terms, D, sd_prior, dirs = NULL, offset = NULL, di
 
 ## spec$ranef for a fit's run (fit_chains()): the formula's terms in the
 ## engine's form, the default prior rstanarm's decov(1, 1, 1, 1) on each
-## term's covariance, on the internal scale (a gaussian model's response
-## divided by its sd: decov()'s d is sd(y), where rstanarm's is sigma, so
-## that the sds' prior does not move with sigma), and each coefficient that
-## is also fixed translated along its internal direction; with the names
-## and scales of the draws it adds (random_info()).
+## term's covariance (a gaussian model's sds scaled by its sigma, as
+## rstanarm does; both on the internal scale, the response divided by its
+## sd), and each coefficient that is also fixed translated along its
+## internal direction; with the names and scales of the draws it adds
+## (random_info()).
 random_effects_spec <- function(spec, run, terms) {
     if (!(spec$model %in% c("logistic", "probit", "poisson", "gaussian")))
         stop_arg("family", "must be gaussian(), binomial() or poisson() with random-effect terms")
@@ -202,9 +202,11 @@ random_effects_spec <- function(spec, run, terms) {
         e[j] <- ys
         to_internal(e, design) - origin
     }, double(D)))
+    ## (a fixed sigma, sigma = , leaves decov()'s d at 1 on the internal scale)
+    sigma_at <- if (spec$model == "gaussian" && is.na(spec$mpar[1L])) D else 0L
     ranef <- ranef_engine_spec(terms, D, list(family = "decov", shape = 1, scale = 1,
                                               concentration = 1, zeta = 1),
-                               dirs, order = spec$order)
+                               dirs, dispersion = sigma_at, order = spec$order)
     ranef$offset <- spec$offset
     ranef
 }

@@ -80,9 +80,9 @@
 #'   + (1 | g2)` and nested `(1 | g1/g2)` (gaussian, binomial and poisson
 #'   models; see `vignette("internals")`, "Mixed models"): the draws then
 #'   hold each term's sds `sd[x | g]` and correlations `cor[x1,x2 | g]` after
-#'   the fixed effects, under rstanarm's `decov(1, 1, 1, 1)` (for a gaussian
-#'   model with `sd(y)` where rstanarm has sigma); the other samplers refuse
-#'   such terms.
+#'   the fixed effects, under rstanarm's `decov(1, 1, 1, 1)` (a gaussian
+#'   model's sds scaled by its sigma, as rstanarm does); the other samplers
+#'   refuse such terms.
 #' @param contrasts for the formula method: a list of contrasts for
 #'   factors of the formula, as [stats::glm()] and [stats::model.matrix()]
 #'   take them (e.g. `list(f = "contr.sum")` or `list(f = contr.helmert)`);

@@ -1,6 +1,8 @@
 ## Mixed models through the formula at the package's defaults against long
 ## stan_glmer() runs (issue 38): lme4's sleepstudy (gaussian, a correlated
-## random intercept and slope) and cbpp (binomial with trials), sgld() at
+## random intercept and slope), cbpp (binomial with trials) and a simulated
+## logistic model of 20,000 rows in 500 groups of very unequal sizes (from
+## 1 row to thousands: lognormal, sd 1.5 on the log scale), sgld() at
 ## its defaults (one chain, its run length grown until the draws mix) and
 ## stan_glmer() at rstanarm's defaults but 4 chains of ITER iterations
 ## (NUTS).  Per parameter: the posterior mean's difference in NUTS
@@ -69,9 +71,19 @@ compare <- function(name, formula, data, family) {
 }
 
 data(cbpp, package = "lme4")
+simulated <- withr::with_seed(20, {
+    G <- 500L
+    size <- stats::rlnorm(G, 0, 1.5)
+    g <- sample.int(G, 20000L, replace = TRUE, prob = size / sum(size))
+    x <- stats::rnorm(20000L)
+    u <- stats::rnorm(G, 0, 0.7)
+    data.frame(y = stats::rbinom(20000L, 1, stats::plogis(-1 + 0.5 * x + u[g])), x = x,
+               g = factor(g))
+})
 runs <- list(
     compare("sleepstudy", Reaction ~ Days + (Days | Subject), lme4::sleepstudy, gaussian()),
-    compare("cbpp", cbind(incidence, size - incidence) ~ period + (1 | herd), cbpp, binomial()))
+    compare("cbpp", cbind(incidence, size - incidence) ~ period + (1 | herd), cbpp, binomial()),
+    compare("simulated: 20,000 rows, 500 groups", y ~ x + (1 | g), simulated, binomial()))
 md <- c("# Mixed models at sgld()'s defaults against stan_glmer() (bench/bench_mixed_fit.R)", "",
         sprintf("Both with rstanarm's default priors (decov(1, 1, 1, 1) on the group covariance, a gaussian model's sds scaled by sigma); stan_glmer 4 chains x %d iterations (NUTS, 2 cores), sgld() one chain at its defaults (its run grown until the draws mix).  error / sd: our posterior mean minus NUTS's, in NUTS posterior sds; sd ratio: ours / NUTS's.  rstanarm %s; BLAS %s.",
                 iter, utils::packageVersion("rstanarm"), sgfs:::blas_label()), "")
