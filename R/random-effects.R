@@ -141,6 +141,17 @@ random_design <- function(bars, frame, env = parent.frame()) {
 ## (splines::ns(x, 3))
 call_name <- function(term) if (is.name(term[[1L]])) as.character(term[[1L]]) else ""
 
+## a term's sds' prior in the engine's form (src/ranef_eval.c): the family's
+## number, and 1 for the settings it does not have
+ranef_sd_prior <- function(sd_prior) {
+    num <- function(v) if (is.null(v)) 1 else as.double(v)
+    prior <- list(family = match(sd_prior$family, c("half_normal", "half_t", "exponential", "decov")),
+                  scale = num(sd_prior$scale), df = num(sd_prior$df), shape = num(sd_prior$shape),
+                  concentration = num(sd_prior$concentration), zeta = num(sd_prior$zeta))
+    if (is.na(prior$family)) stop("internal error: unknown sd prior ", sd_prior$family)
+    prior
+}
+
 ## The engine's form of a mixed model's terms (src/ranef_engine.c's
 ## spec$ranef) from random_design()'s: per term its groups' rows (0-based,
 ## by group), its covariates, its sds' prior and, for each coefficient also
@@ -161,11 +172,7 @@ ranef_engine_spec <- function(terms, D, sd_prior, dirs = NULL, offset = NULL, di
         })
         if (!is.null(offset)) offset <- offset[order]
     }
-    num <- function(v, default = 1) if (is.null(v)) default else as.double(v)
-    prior <- list(family = match(sd_prior$family, c("half_normal", "half_t", "exponential", "decov")),
-                  scale = num(sd_prior$scale), df = num(sd_prior$df), shape = num(sd_prior$shape),
-                  concentration = num(sd_prior$concentration), zeta = num(sd_prior$zeta))
-    if (is.na(prior$family)) stop("internal error: unknown sd prior ", sd_prior$family)
+    prior <- ranef_sd_prior(sd_prior)
     list(terms = lapply(seq_along(terms), function(k) {
         t <- terms[[k]]
         G <- length(t$levels)
@@ -224,6 +231,5 @@ random_info <- function(terms, design) {
           if (q > 1L) paste0("cor[", t$coef[pairs[, 2L]], ",", t$coef[pairs[, 1L]], label))
     }))
     is_sd <- startsWith(names, "sd[")
-    list(names = names, scale = ifelse(is_sd, if (is.null(design$y_scale)) 1 else design$y_scale, 1),
-         terms = lapply(terms, function(t) t[c("term", "name", "levels", "coef")]))
+    list(names = names, scale = ifelse(is_sd, if (is.null(design$y_scale)) 1 else design$y_scale, 1))
 }

@@ -326,6 +326,19 @@ void sgfs_ranef_precision(const double *x, int q, double *prec, double *work)
         }
 }
 
+void sgfs_ranef_sds_cors(const double *x, int q, double *out, double *work)
+{
+    double *L = work, log_jac, log_det;
+    cov_from_coords(x, q, out, L, &log_jac, &log_det);
+    int o = q;
+    for (int j = 0; j < q; j++)                 /* Omega = L L' below its diagonal */
+        for (int i = j + 1; i < q; i++) {
+            double s = 0.0;
+            for (int l = 0; l <= j; l++) s += L[i + l * q] * L[j + l * q];
+            out[o++] = s;
+        }
+}
+
 /* ---- the translation ----------------------------------------------- */
 
 double sgfs_ranef_translation(const double *b, int q, int G, int c, const double *prec,

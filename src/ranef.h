@@ -40,6 +40,9 @@ void sgfs_ranef_cov_update(const sgfs_ranef_cov *cv, double *x);
 /* the sds' log prior (up to a constant) */
 double sgfs_ranef_sd_logprior(const sgfs_ranef_prior *p, const double *s, int q,
                               double dispersion);
+/* the sds and then the correlations below Omega's diagonal, column by
+   column (q (q + 1) / 2 into out) at the coordinates x; work: q^2 doubles */
+void sgfs_ranef_sds_cors(const double *x, int q, double *out, double *work);
 /* Sigma^-1 (q x q) at the coordinates x; work: q + q^2 doubles */
 void sgfs_ranef_precision(const double *x, int q, double *prec, double *work);
 /* the translation delta of coefficient c (0-based) of the G groups'

@@ -73,6 +73,16 @@ static void term_stats(sgfs_ranef *re, sgfs_ranef_term *t)
     sgfs_ranef_precision(t->x, q, t->prec, re->work);
 }
 
+sgfs_ranef_prior sgfs_ranef_prior_read(SEXP prior)
+{
+    sgfs_ranef_prior p = {sgfs_list_int(prior, "family"), list_real1(prior, "scale"),
+                          list_real1(prior, "df"), list_real1(prior, "shape"),
+                          list_real1(prior, "concentration"), list_real1(prior, "zeta")};
+    if (p.family < SGFS_SD_HALF_NORMAL || p.family > SGFS_SD_DECOV)
+        Rf_error("internal error: unknown sd prior %d", p.family);
+    return p;
+}
+
 int sgfs_ranef_outputs(const sgfs_ranef *re)
 {
     int n = 0;
@@ -120,12 +130,7 @@ sgfs_ranef *sgfs_ranef_setup(SEXP keep, SEXP spec, SEXP state, sgfs_data *data, 
         t->rows = INTEGER(sgfs_list_typed(ts, "rows", INTSXP, N));
         t->Z = REAL(sgfs_list_typed(ts, "Z", REALSXP, (R_xlen_t) N * q));
         t->dir = REAL(sgfs_list_typed(ts, "dir", REALSXP, (R_xlen_t) D * q));
-        SEXP pr = sgfs_list_elt(ts, "prior");
-        t->prior = (sgfs_ranef_prior) {sgfs_list_int(pr, "family"), list_real1(pr, "scale"),
-                                       list_real1(pr, "df"), list_real1(pr, "shape"),
-                                       list_real1(pr, "concentration"), list_real1(pr, "zeta")};
-        if (t->prior.family < SGFS_SD_HALF_NORMAL || t->prior.family > SGFS_SD_DECOV)
-            Rf_error("internal error: unknown sd prior");
+        t->prior = sgfs_ranef_prior_read(sgfs_list_elt(ts, "prior"));
         for (int i = 0; i < N; i++)
             if (t->group[i] < 0 || t->group[i] >= G)
                 Rf_error("internal error: a row's group out of range");
@@ -378,28 +383,8 @@ void sgfs_ranef_report(const sgfs_ranef *re, double *out)
     int o = 0;
     for (int k = 0; k < re->K; k++) {
         const sgfs_ranef_term *t = &re->term[k];
-        const int q = t->q;
-        double *L = re->work + q;
-        for (int c = 0; c < q; c++) out[o++] = exp(t->x[c]);
-        if (q == 1) continue;
-        /* Omega's correlations from its factor's construction */
-        for (int i = 0; i < q * q; i++) L[i] = 0.0;
-        int m = q;
-        L[0] = 1.0;
-        for (int i = 1; i < q; i++) {
-            double left = 1.0;
-            for (int j = 0; j < i; j++, m++) {
-                L[i + j * q] = tanh(t->x[m]) * sqrt(left);
-                left -= L[i + j * q] * L[i + j * q];
-            }
-            L[i + i * q] = sqrt(left);
-        }
-        for (int j = 0; j < q; j++)
-            for (int i = j + 1; i < q; i++) {
-                double s = 0.0;
-                for (int l = 0; l <= j; l++) s += L[i + l * q] * L[j + l * q];
-                out[o++] = s;
-            }
+        sgfs_ranef_sds_cors(t->x, t->q, out + o, re->work);
+        o += t->q * (t->q + 1) / 2;
     }
 }
 

@@ -16,21 +16,6 @@
 #include "sgfs.h"
 #include "ranef.h"
 
-static double list_real(SEXP list, const char *name)
-{
-    return REAL(sgfs_list_typed(list, name, REALSXP, 1))[0];
-}
-
-static sgfs_ranef_prior read_prior(SEXP prior)
-{
-    sgfs_ranef_prior p = {sgfs_list_int(prior, "family"), list_real(prior, "scale"),
-                          list_real(prior, "df"), list_real(prior, "shape"),
-                          list_real(prior, "concentration"), list_real(prior, "zeta")};
-    if (p.family < SGFS_SD_HALF_NORMAL || p.family > SGFS_SD_DECOV)
-        Rf_error("internal error: unknown sd prior %d", p.family);
-    return p;
-}
-
 /* the term's q from the covariance coordinates' length q (q + 1) / 2 */
 static int coords_q(SEXP x)
 {
@@ -76,7 +61,7 @@ SEXP sgfs_ranef_cov_draw(SEXP x, SEXP Q, SEXP G, SEXP prior, SEXP dispersion, SE
     const int q = coords_q(x);
     if (TYPEOF(Q) != REALSXP || Rf_length(Q) != q * q)
         Rf_error("internal error: 'Q' must be q x q doubles");
-    const sgfs_ranef_prior p = read_prior(prior);
+    const sgfs_ranef_prior p = sgfs_ranef_prior_read(prior);
     double *work = (double *) R_alloc((size_t) (q + 2 * q * q), sizeof(double));
     sgfs_ranef_cov cv = {q, Rf_asInteger(G), REAL(Q), &p, Rf_asReal(dispersion), work};
     if (Rf_asLogical(density)) return Rf_ScalarReal(sgfs_ranef_cov_logdens(&cv, REAL(x)));

@@ -550,6 +550,9 @@ typedef struct sgfs_ranef {
     double df, accepted, proposed;
 } sgfs_ranef;
 
+/* a term's sds' prior from its R list (family, scale, df, shape,
+   concentration, zeta) */
+sgfs_ranef_prior sgfs_ranef_prior_read(SEXP prior);
 /* from spec$ranef and state$ranef (or NULL), its arrays kept in `keep` (a
    list of at least 12 + 6 K elements); the data's offset becomes its o + r */
 sgfs_ranef *sgfs_ranef_setup(SEXP keep, SEXP spec, SEXP state, sgfs_data *data, int D);

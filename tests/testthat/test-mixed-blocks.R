@@ -4,12 +4,7 @@
 ## quadrature of the conditionals.
 
 ## the C form of a reference sd prior (ranef.h's SGFS_SD_*)
-c_sd_prior <- function(prior, zeta = 1) {
-    num <- function(v) if (is.null(v)) 1 else as.double(v)
-    list(family = match(prior$family, c("half_normal", "half_t", "exponential", "decov")),
-         scale = num(prior$scale), df = num(prior$df), shape = num(prior$shape),
-         concentration = num(prior$concentration), zeta = as.double(zeta))
-}
+c_sd_prior <- function(prior, zeta = 1) sgfs:::ranef_sd_prior(c(prior, list(zeta = zeta)))
 
 ## a group of n rows: the reference's list and an engine spec of its rows
 ## (one column of ones as the design, whose coefficient theta gives 0: the
