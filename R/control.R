@@ -35,6 +35,12 @@
 #' @param metric_rank the largest rank of the low-rank part of a diagonal
 #'   metric of the mode (the directions its diagonal whitens worst); 0: the
 #'   diagonal alone.
+#' @param group_draws whether a mixed model's draws hold every group
+#'   effect (`b[...]` columns, as 'rstanarm' keeps them): `TRUE`, `FALSE`
+#'   (the fit keeps each effect's posterior mean and sd, from sums over the
+#'   kept draws: [ranef()][ranef.sgfit] works, draw-level predictions with
+#'   the groups' effects do not), or `NA`, when the terms have at most
+#'   10,000 effects in all.  The chain is the same either way.
 #' @return A list of class `"sgfs_control"`.
 #' @seealso [sampler-arguments]
 #' @examples
@@ -47,7 +53,8 @@ sgfs_control <- function(precision = getOption("sgfs.precision"),
                          batches = getOption("sgfs.batches", NA),
                          file_prefetch = getOption("sgfs.file_prefetch", NA),
                          sparse_fill = getOption("sgfs.sparse_fill", 0.5),
-                         metric_rank = getOption("sgfs.metric_rank", 16L)) {
+                         metric_rank = getOption("sgfs.metric_rank", 16L),
+                         group_draws = getOption("sgfs.group_draws", NA)) {
     ## (each message names the option that sets the argument's default)
     bad <- function(arg, ...)
         stop(sprintf("'%s' (options(sgfs.%s =) sets its default) %s", arg, arg, paste0(...)),
@@ -60,6 +67,7 @@ sgfs_control <- function(precision = getOption("sgfs.precision"),
         x
     }
     in_place <- flag_na(in_place, "in_place")
+    group_draws <- flag_na(group_draws, "group_draws")
     file_prefetch <- flag_na(file_prefetch, "file_prefetch")
     if (!is.null(memory)) {
         if (!is.numeric(memory) || length(memory) != 1L || is.na(memory) || memory <= 0)
@@ -76,7 +84,8 @@ sgfs_control <- function(precision = getOption("sgfs.precision"),
         bad("metric_rank", "must be a count (0 for none), not ", format_value(metric_rank))
     structure(list(precision = precision, in_place = in_place, memory = memory,
                    batches = batches, file_prefetch = file_prefetch,
-                   sparse_fill = as.double(sparse_fill), metric_rank = as.integer(metric_rank)),
+                   sparse_fill = as.double(sparse_fill), metric_rank = as.integer(metric_rank),
+                   group_draws = group_draws),
               class = "sgfs_control")
 }
 

@@ -494,7 +494,8 @@ fit_chains <- function(method, setup, run, call) {
                              schedule = s$schedule), s$spec,
               if (run$temperature != 1) list(temperature = run$temperature))
     random <- if (!is.null(the$random)) random_info(the$random, run$design)
-    if (!is.null(random)) spec$ranef <- random_effects_spec(spec, run, the$random)
+    if (!is.null(random))
+        spec$ranef <- random_effects_spec(spec, run, the$random, random$keep_effects)
     ## separated levels updated exactly, in the metric of the mode (R/separation.R)
     sep <- if (!is.null(lap) && !is.null(s$settings$metric) && s$settings$metric != "identity" &&
                is.null(random))

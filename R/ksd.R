@@ -74,6 +74,7 @@ ksd <- function(fit, c = 1, beta = -0.5, max_draws = 2000L) {
     if (!is.null(info$design$hs))
         stop_arg("fit", "has a horseshoe prior: the discrepancy of its scales' draws is not ",
                  "implemented")
+    refuse_random(info, "ksd()")
     if (coda::nvar(fit) != info$design$D)
         stop_arg("fit", "kept the draws of only some parameters (keep = predictive()): ",
                  "the discrepancy needs them all")
@@ -83,7 +84,7 @@ ksd <- function(fit, c = 1, beta = -0.5, max_draws = 2000L) {
         stop_arg("beta", "must be a number between -1 and 0 (exclusive), not ",
                  format_value(beta))
     max_draws <- check_count(max_draws, "max_draws", 2L)
-    d <- parameter_draws(fit, "ksd()")
+    d <- all_draws(fit)
     rows <- unique(round(seq(1, nrow(d), length.out = min(nrow(d), max_draws))))
     x <- to_internal(d[rows, , drop = FALSE], info$design)
     .Call(C_sgfs_ksd, fit_spec(info), t(x), c, as.double(beta))

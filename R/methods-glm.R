@@ -85,8 +85,7 @@ check_has_mean <- function(object, info, what) {
     if (!is.null(info$design$custom))
         stop(what, " needs the model's mean, and a custom_model() defines only its ",
              "likelihood: compute it from the draws, as.matrix(fit)", call. = FALSE)
-    refuse_random(info, what)
-    if (!identical(coda::varnames(object), info$design$par_names))
+    if (!every_parameter_kept(object, info))
         stop(what, " needs every parameter's draws, and this fit kept only those of ",
              "the monitored ones (keep = predictive())", call. = FALSE)
 }
@@ -137,7 +136,7 @@ residuals.sgfit <- function(object, type = c("response", "pearson"), ...) {
         aux <- family_entry(info$family)$aux
         r <- r / sqrt(if (is.null(aux) || aux$location_scale) info$family$variance(mu)
                       else info$family$variance(mu, mean(draw_sigmas(info, internal_draws(
-                          parameter_draws(object, "residuals()"), info$design)))))
+                          all_draws(object), info$design)))))
         w <- fit_spec(info)$weights
         if (!is.null(w)) r <- r * sqrt(stats::naresid(info$na.action, w))
     }
@@ -209,7 +208,7 @@ family.sgfit <- function(object, ...) fit_family(sgfit_info(object), "family()")
 sigma.sgfit <- function(object, ...) {
     info <- sgfit_info(object)
     if (!location_scale(fit_family(info, "sigma()"))) return(1)
-    mean(draw_sigmas(info, internal_draws(parameter_draws(object, "sigma()"), info$design)))
+    mean(draw_sigmas(info, internal_draws(all_draws(object), info$design)))
 }
 
 ## the fit's family; `what` is not defined for a custom model

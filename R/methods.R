@@ -8,7 +8,9 @@
 #' @param digits significant digits to print.
 #' @param ... further arguments, passed on (for `plot`, to coda's plot
 #'   method).
-#' @return `coef`: posterior means; `vcov`: posterior covariance; `nobs`:
+#' @return `coef`: posterior means (for a mixed model, its coefficients per
+#'   group, see [sgfit-mixed]); `vcov`: posterior covariance (of a mixed
+#'   model's fixed effects and noise sd); `nobs`:
 #'   the number of observations; `formula`: the model formula (`NULL` for
 #'   matrix fits); `summary`: a `summary.sgfit` object, coda's summary with
 #'   effective sample sizes, ESS per second, ATUC (autocorrelation time x
@@ -36,18 +38,20 @@ all_draws <- function(x) {
     m
 }
 
-## the draws of the model's parameters, for the methods that evaluate the
-## model at them (`what`, named in the refusal): a mixed model's need its
-## group effects, which the draws do not hold yet
-parameter_draws <- function(x, what) {
-    refuse_random(sgfit_info(x), what)
-    all_draws(x)
-}
+## ksd()'s refusal of a mixed model, whose score would need the group
+## effects' part
 refuse_random <- function(info, what) {
     if (!is.null(info$random))
-        stop(what, " is not available for a fit with random-effect terms yet: its draws hold ",
-             "the fixed effects and the groups' sds and correlations, not the group effects",
-             call. = FALSE)
+        stop(what, " is not available for a fit with random-effect terms: its score would ",
+             "need the group effects' part", call. = FALSE)
+}
+
+## whether the draws hold every model parameter (not so for a network that
+## kept only some, keep = predictive()): the first columns, a mixed model's
+## sds and effects after them
+every_parameter_kept <- function(object, info) {
+    p <- info$design$par_names
+    identical(coda::varnames(object)[seq_along(p)], p)
 }
 
 ## the value as a plain coda object, for delegating to coda's methods
@@ -133,7 +137,13 @@ print.sgfit <- function(x, digits = 3, ...) {
     digits <- check_count(digits, "digits", 1L, 15L)
     info <- sgfit_info(x)
     d <- all_draws(x)
-    conv <- convergence_table(chain_draws_shown(x))
+    ## (a mixed model's group effects are not shown: ranef() summarises them)
+    effects <- 0L
+    if (!is.null(info$random)) {
+        effects <- ncol(d) - ncol(without_effects(d, info))
+        d <- without_effects(d, info)
+    }
+    conv <- convergence_table(lapply(chain_draws_shown(x), function(ch) ch[, colnames(d), drop = FALSE]))
     ## (a network is judged on its label-free quantities: convergence_draws())
     network <- !is.null(info$design$network)
     judged <- if (network) convergence_table(judged_chains(chain_draws_shown(x), info)) else conv
@@ -167,6 +177,11 @@ print.sgfit <- function(x, digits = 3, ...) {
                  Rhat = round(conv$rhat, 3), ESS_bulk = round(conv$ess_bulk),
                  ESS_tail = round(conv$ess_tail))
     print_columns(tab, digits)
+    if (effects > 0L)
+        cat(sprintf("and %s group effects b[...]: ranef(fit) summarises them, as.matrix(fit) holds their draws\n",
+                    big_count(effects)))
+    else if (!is.null(info$random) && !info$random$keep_effects)
+        cat("The group effects' draws were not kept (sgfs_control(group_draws = TRUE) keeps them): ranef(fit) gives their posterior means and sds\n")
     if (isTRUE(info$clipped > 0))
         cat(sprintf("Note: the metric's drift limit bound %.3g%% of the gradient coordinates (far from Gaussian somewhere, e.g. a separated level's coefficient); the draws there are approximate.\n",
                     100 * info$clipped / (info$n_iter * info$chains * ncol(d))))
@@ -323,16 +338,20 @@ print.summary.sgfit <- function(x, digits = 3, ...) {
 
 #' @rdname sgfit-methods
 #' @export
-coef.sgfit <- function(object, ...) colMeans(model_draws(object))
+coef.sgfit <- function(object, ...)
+    if (is.null(sgfit_info(object)$random)) colMeans(model_draws(object)) else coef_by_group(object)
 
 #' @rdname sgfit-methods
 #' @export
 vcov.sgfit <- function(object, ...) stats::cov(model_draws(object))
 
-## the draws of the model's parameters: all but a horseshoe's scales
+## the draws of the model's parameters: all but a horseshoe's scales and a
+## mixed model's sds, correlations and group effects
 model_draws <- function(object) {
     d <- all_draws(object)
-    hs <- sgfit_info(object)$design$hs
+    info <- sgfit_info(object)
+    if (!is.null(info$random)) return(d[, info$design$par_names, drop = FALSE])
+    hs <- info$design$hs
     if (is.null(hs)) d else d[, setdiff(colnames(d), hs$names), drop = FALSE]
 }
 

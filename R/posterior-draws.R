@@ -135,41 +135,51 @@ NULL
 #' @rdname sgfit-posterior
 #' @exportS3Method rstantools::posterior_linpred
 posterior_linpred.sgfit <- function(object, transform = FALSE, newdata = NULL, draws = NULL,
-                                    offset = NULL, ...) {
+                                    offset = NULL, re.form = NULL, allow_new_levels = FALSE,
+                                    ...) {
     if (check_flag(transform, "transform"))
-        return(posterior_epred.sgfit(object, newdata = newdata, draws = draws, offset = offset))
-    without_sigma(draw_level(object, newdata, draws, 0L, NULL, "posterior_linpred()", offset))
+        return(posterior_epred.sgfit(object, newdata = newdata, draws = draws, offset = offset,
+                                     re.form = re.form, allow_new_levels = allow_new_levels))
+    without_sigma(draw_level(object, newdata, draws, 0L, NULL, "posterior_linpred()", offset,
+                             re.form = re.form, allow_new_levels = allow_new_levels))
 }
 
 #' @rdname sgfit-posterior
 #' @exportS3Method rstantools::posterior_epred
-posterior_epred.sgfit <- function(object, newdata = NULL, draws = NULL, offset = NULL, ...) {
-    without_sigma(draw_level(object, newdata, draws, 1L, NULL, "posterior_epred()", offset))
+posterior_epred.sgfit <- function(object, newdata = NULL, draws = NULL, offset = NULL,
+                                  re.form = NULL, allow_new_levels = FALSE, ...) {
+    without_sigma(draw_level(object, newdata, draws, 1L, NULL, "posterior_epred()", offset,
+                             re.form = re.form, allow_new_levels = allow_new_levels))
 }
 
 #' @rdname sgfit-posterior
 #' @exportS3Method rstantools::posterior_predict
 posterior_predict.sgfit <- function(object, newdata = NULL, draws = NULL, seed = NULL,
-                                    offset = NULL, weights = NULL, trials = NULL, ...) {
+                                    offset = NULL, weights = NULL, trials = NULL,
+                                    re.form = NULL, allow_new_levels = FALSE, ...) {
     if (!is.null(seed) && (!is.numeric(seed) || length(seed) != 1L || !is.finite(seed) ||
                            seed != round(seed)))
         stop_arg("seed", "must be NULL or a whole number for set.seed(), not ", format_value(seed))
-    mu <- draw_level(object, newdata, draws, 1L, NULL, "posterior_predict()", offset)
     info <- sgfit_info(object)
-    rows <- predictive_rows(info, newdata, weights, trials, ncol(mu))
-    with_seed_of(seed, simulate_response(info, without_sigma(mu), attr(mu, "sigma"), rows))
+    with_seed_of(seed, {
+        mu <- draw_level(object, newdata, draws, 1L, NULL, "posterior_predict()", offset,
+                         re.form = re.form, allow_new_levels = allow_new_levels)
+        rows <- predictive_rows(info, newdata, weights, trials, ncol(mu))
+        simulate_response(info, without_sigma(mu), attr(mu, "sigma"), rows)
+    })
 }
 
 #' @rdname sgfit-posterior
 #' @exportS3Method rstantools::log_lik
 log_lik.sgfit <- function(object, newdata = NULL, draws = NULL, y = NULL, offset = NULL,
-                          weights = NULL, ...) {
+                          weights = NULL, re.form = NULL, allow_new_levels = FALSE, ...) {
     info <- sgfit_info(object)
     if (!is.null(info$design$custom)) {
         if (!is.null(weights)) stop_arg("weights", "are not taken by a custom_model() fit")
         return(custom_log_lik(object, info, newdata, draws, y))
     }
-    without_sigma(draw_level(object, newdata, draws, 2L, y, "log_lik()", offset, weights))
+    without_sigma(draw_level(object, newdata, draws, 2L, y, "log_lik()", offset, weights,
+                             re.form, allow_new_levels))
 }
 
 without_sigma <- function(x) {
@@ -183,14 +193,17 @@ without_sigma <- function(x) {
 ## "sigma" (gaussian()'s noise sd on the response's scale, the negative
 ## binomial's phi)
 draw_level <- function(object, newdata, draws, what, y, caller, offset = NULL,
-                       weights = NULL) {
+                       weights = NULL, re.form = NULL, allow_new_levels = FALSE) {
     info <- sgfit_info(object)
     check_draw_model(object, info, caller)
+    used <- used_terms(info, re.form)
     B <- chosen_draws(object, draws)
     d <- info$design
     rows <- draw_rows(info, newdata, y, what == 2L, offset, weights)
     theta <- internal_draws(B, d)
-    out <- draws_eval(info, theta, rows$x, what, if (what == 2L) rows$y, rows$offset)
+    random <- random_rows(info, B, newdata, used, allow_new_levels, caller)
+    off <- rows_offset(random, seq_len(ncol(rows$x)), rows$offset, nrow(B))
+    out <- draws_eval(info, theta, rows$x, what, if (what == 2L) rows$y, off)
     if (what == 2L) out <- weigh_log_lik(info, out, rows$weighing, theta)
     names <- list(NULL, rows$names)
     if (length(dim(out)) == 3L) names <- c(names, list(info$levels))
@@ -233,8 +246,7 @@ check_draw_model <- function(object, info, caller) {
         stop(caller, " needs the model's predictive distribution, and a custom_model() ",
              "defines only its likelihood: log_lik() works, and predictions can be computed ",
              "from the draws, as.matrix(fit)", call. = FALSE)
-    refuse_random(info, caller)
-    if (!identical(coda::varnames(object), info$design$par_names))
+    if (!every_parameter_kept(object, info))
         stop(caller, " needs every parameter's draws, and this fit kept only those of ",
              "the monitored ones (keep = predictive()): predict() gives its predictive",
              call. = FALSE)
@@ -243,7 +255,7 @@ check_draw_model <- function(object, info, caller) {
 ## the kept draws (original scale, rows of as.matrix()), or `draws` of them
 ## evenly spaced
 chosen_draws <- function(object, draws) {
-    B <- parameter_draws(object, "a draw-level method (log_lik(), posterior_predict(), ...)")
+    B <- all_draws(object)
     if (is.null(draws)) return(B)
     k <- min(check_count(draws, "draws", 1L), nrow(B))
     B[unique(round(seq(1, nrow(B), length.out = k))), , drop = FALSE]
@@ -252,8 +264,11 @@ chosen_draws <- function(object, draws) {
 ## the chain of each row of as.matrix(fit) (chains of equal length)
 draw_chains <- function(object) rep(seq_len(coda::nchain(object)), each = coda::niter(object))
 
-## draws (S x D, original scale) to the engine's internal scale, D x S
+## draws (S x D, original scale; a mixed model's sds and effects after its
+## D columns are left out) to the engine's internal scale, D x S
 internal_draws <- function(B, design) {
+    D <- length(design$par_names)
+    if (ncol(B) > D) B <- B[, seq_len(D), drop = FALSE]
     centred <- t(B) - design$shift
     map_solve(design$M, centred)
 }

@@ -42,7 +42,8 @@
 #' @export
 predict.sgfit <- function(object, newdata, type = c("link", "response", "class"),
                           interval = c("none", "credible", "prediction"), level = 0.95,
-                          draws = NULL, offset = NULL, ...) {
+                          draws = NULL, offset = NULL, re.form = NULL, allow_new_levels = FALSE,
+                          ...) {
     no_dots(...)
     info <- sgfit_info(object)
     if (missing(type) && family_entry(info$family)$several) type <- "response"
@@ -65,7 +66,7 @@ predict.sgfit <- function(object, newdata, type = c("link", "response", "class")
     ## rebuilt whole: X is NULL)
     X <- if (!is.null(newdata)) new_design(info, newdata)
     predict_rows(object, info, X, newdata, type, interval, level, draws,
-                 row_offsets(info, newdata, offset, n_rows(info, X)))
+                 row_offsets(info, newdata, offset, n_rows(info, X)), re.form, allow_new_levels)
 }
 
 ## The offsets (original scale) of the rows predicted, or NULL for a fit
@@ -115,8 +116,12 @@ n_rows <- function(info, X) if (is.null(X)) info$spec$N else nrow(X)
 ## predict() for the rows of the design X (X NULL: the training rows, read
 ## from the fit's data, padded for na.exclude), from the fit's draws
 predict_rows <- function(object, info, X, newdata, type, interval, level, draws,
-                         offset = row_offsets(info, newdata, NULL, n_rows(info, X))) {
-    theta <- internal_draws(chosen_draws(object, draws), info$design)
+                         offset = row_offsets(info, newdata, NULL, n_rows(info, X)),
+                         re.form = NULL, allow_new_levels = FALSE) {
+    used <- used_terms(info, re.form)
+    B <- chosen_draws(object, draws)
+    theta <- internal_draws(B, info$design)
+    random <- random_rows(info, B, newdata, used, allow_new_levels, "predict()")
     if (!is.null(X) && !is.null(info$design$network))
         X <- X[, colnames(X) != "(Intercept)", drop = FALSE]
     if (family_entry(info$family)$several)
@@ -124,7 +129,7 @@ predict_rows <- function(object, info, X, newdata, type, interval, level, draws,
     if (type == "class" && !family_entry(info$family)$classes)
         stop_arg("type", "\"class\" needs a binomial() or categorical() fit")
     what <- if (type == "link") 0L else 1L
-    if (interval == "prediction") return(predict_gaussian(info, X, theta, newdata, offset))
+    if (interval == "prediction") return(predict_gaussian(info, X, theta, newdata, offset, random))
     probs <- if (interval == "credible") {
         level <- check_positive(level, "level")
         if (level >= 1) stop_arg("level", "must be below 1")
@@ -134,7 +139,7 @@ predict_rows <- function(object, info, X, newdata, type, interval, level, draws,
                          what, function(m) {
                              cbind(colMeans(m), if (length(probs))
                                  t(apply(m, 2L, stats::quantile, probs, names = FALSE)))
-                         }, offset)
+                         }, offset, random)
     if (type == "class") {
         cls <- as.integer(out[, 1L] > 0.5)
         return(if (is.null(info$levels)) cls else factor(info$levels[cls + 1L], info$levels))
@@ -159,7 +164,7 @@ predict_categorical <- function(info, X, theta, newdata, type, interval) {
 
 ## gaussian(): the posterior predictive's mean and sd, from each draw's
 ## mean mu_s and noise variance sigma_s^2: sd^2 = mean(sigma_s^2) + var(mu_s)
-predict_gaussian <- function(info, X, theta, newdata, offset = NULL) {
+predict_gaussian <- function(info, X, theta, newdata, offset = NULL, random = NULL) {
     s2 <- mean(draw_sigmas(info, theta)^2)
     ## the noise variance sigma^2 / w_i: the training rows' precision
     ## weights (new rows weigh 1)
@@ -167,7 +172,7 @@ predict_gaussian <- function(info, X, theta, newdata, offset = NULL) {
         out <- row_summaries(info, X, theta, newdata, c("fit", "var"), 1L, function(mu) {
             fit <- colMeans(mu)
             cbind(fit, colMeans((mu - rep(fit, each = nrow(mu)))^2))
-        }, offset)
+        }, offset, random)
         w <- stats::naresid(info$na.action, training_weights(info))
         out[, 2L] <- sqrt(s2 / w + out[, 2L])
         colnames(out)[2L] <- "sd"
@@ -176,7 +181,7 @@ predict_gaussian <- function(info, X, theta, newdata, offset = NULL) {
     row_summaries(info, X, theta, newdata, c("fit", "sd"), 1L, function(mu) {
         fit <- colMeans(mu)
         cbind(fit, sqrt(s2 + colMeans((mu - rep(fit, each = nrow(mu)))^2)))
-    }, offset)
+    }, offset, random)
 }
 
 ## Summaries of the draws' outputs `what` (0 link, 1 mean: draws_eval()) for
@@ -184,8 +189,10 @@ predict_gaussian <- function(info, X, theta, newdata, offset = NULL) {
 ## in blocks, so that no draws x rows block larger than ~1e6 values is
 ## formed; summarise() maps a block's draws x rows (x K) values to its rows x
 ## length(columns) summaries; `offset`: the rows' offsets (rows with a
-## missing one get NA), or NULL
-row_summaries <- function(info, X, theta, newdata, columns, what, summarise, offset = NULL) {
+## missing one get NA), or NULL; `random`: the rows' group effects at the
+## draws (random_rows()), or NULL
+row_summaries <- function(info, X, theta, newdata, columns, what, summarise, offset = NULL,
+                          random = NULL) {
     spec <- if (is.null(X)) fit_spec(info)
     out <- matrix(NA_real_, n_rows(info, X), length(columns),
                   dimnames = list(rownames(X), columns))
@@ -202,7 +209,8 @@ row_summaries <- function(info, X, theta, newdata, columns, what, summarise, off
             storage.mode(Xr) <- "double"
             .Call(C_sgfs_design_copy, Xr, as.double(d$center), as.double(d$scale), FALSE, NULL)
         }
-        out[r, ] <- summarise(draws_eval(info, theta, x, what, offset = offset[r]))
+        out[r, ] <- summarise(draws_eval(info, theta, x, what,
+                                         offset = rows_offset(random, r, offset, ncol(theta))))
     }
     if (is.null(newdata)) out <- stats::napredict(info$na.action, out)
     out

@@ -132,9 +132,36 @@ random_design <- function(bars, frame, env = parent.frame()) {
             stop_arg("formula", sprintf("has the random-effect term (%s) with no coefficient",
                                         deparse1(bar)))
         list(term = deparse1(bar), name = deparse1(bar[[3L]]), group = as.integer(g),
-             levels = levels(g),
-             Z = unname(Z), coef = colnames(Z))
+             levels = levels(g), Z = unname(Z), coef = colnames(Z), bar = bar,
+             xlev = stats::.getXlevels(stats::terms(stats::as.formula(call("~", bar[[2L]]))), frame))
     })
+}
+
+## the grouping factor's levels (1..G, NA for a level the fit has not seen)
+## and Z of a term of the fit (random_info()'s terms) for new rows, as
+## random_design() builds them for the fit's
+random_newdata <- function(term, newdata, env) {
+    g <- eval(term$bar[[3L]], newdata, env)
+    if (anyNA(g))
+        stop_arg("newdata", sprintf("has missing values in the grouping factor %s", term$name))
+    rhs <- stats::as.formula(call("~", term$bar[[2L]]), env = env)
+    frame <- stats::model.frame(rhs, newdata, xlev = term$xlev, na.action = stats::na.pass)
+    Z <- stats::model.matrix(rhs, frame)
+    if (!identical(colnames(Z), term$coef))
+        stop_arg("newdata", sprintf("gives the term (%s) the coefficients %s, not the fit's %s",
+                                    term$label, paste(colnames(Z), collapse = ", "),
+                                    paste(term$coef, collapse = ", ")))
+    if (anyNA(Z)) stop_arg("newdata", sprintf("has missing values in the term (%s)", term$label))
+    list(group = match(as.character(g), term$levels), level = as.character(g), Z = unname(Z))
+}
+
+## whether the draws hold the group effects: sgfs_control(group_draws), by
+## default when the terms have at most group_draws_limit effects
+group_draws_limit <- 10000
+keep_group_draws <- function(terms) {
+    flag <- current_control()$group_draws
+    if (!is.na(flag)) return(flag)
+    sum(vapply(terms, function(t) length(t$coef) * length(t$levels), 0)) <= group_draws_limit
 }
 
 ## a call's function name, or "" where the function is itself a call
@@ -161,9 +188,11 @@ ranef_sd_prior <- function(sd_prior) {
 ## "decov", scale, df, shape, concentration, zeta); dispersion: the
 ## internal coordinate (1-based) whose exp scales decov()'s sds (a gaussian
 ## model's log sigma), or 0; order: the engine's copy's row order
-## (spec$order: engine row i is the user's row order[i]), or NULL.
+## (spec$order: engine row i is the user's row order[i]), or NULL;
+## keep_effects: whether the draws hold every group's effects (else their
+## sums over the kept draws, in the state).
 ranef_engine_spec <- function(terms, D, sd_prior, dirs = NULL, offset = NULL, dispersion = 0L,
-                              df = 4, order = NULL) {
+                              df = 4, order = NULL, keep_effects = TRUE) {
     if (!is.null(order)) {
         terms <- lapply(terms, function(t) {
             t$group <- t$group[order]
@@ -182,7 +211,7 @@ ranef_engine_spec <- function(terms, D, sd_prior, dirs = NULL, offset = NULL, di
              prior = prior,
              dir = if (is.null(dirs[[k]])) double(D * ncol(t$Z)) else as.double(dirs[[k]]))
     }), df = as.double(df), offset = if (!is.null(offset)) as.double(offset),
-    dispersion = as.integer(dispersion) - 1L)
+    dispersion = as.integer(dispersion) - 1L, keep_effects = as.integer(keep_effects))
 }
 
 ## spec$ranef for a fit's run (fit_chains()): the formula's terms in the
@@ -192,7 +221,7 @@ ranef_engine_spec <- function(terms, D, sd_prior, dirs = NULL, offset = NULL, di
 ## sd), and each coefficient that is also fixed translated along its
 ## internal direction; with the names and scales of the draws it adds
 ## (random_info()).
-random_effects_spec <- function(spec, run, terms) {
+random_effects_spec <- function(spec, run, terms, keep_effects) {
     if (!(spec$model %in% c("logistic", "probit", "poisson", "gaussian")))
         stop_arg("family", "must be gaussian(), binomial() or poisson() with random-effect terms")
     if (!is.null(spec$hs)) stop_arg("prior", "hs() is not available with random-effect terms yet")
@@ -213,16 +242,23 @@ random_effects_spec <- function(spec, run, terms) {
     sigma_at <- if (spec$model == "gaussian" && is.na(spec$mpar[1L])) D else 0L
     ranef <- ranef_engine_spec(terms, D, list(family = "decov", shape = 1, scale = 1,
                                               concentration = 1, zeta = 1),
-                               dirs, dispersion = sigma_at, order = spec$order)
+                               dirs, dispersion = sigma_at, order = spec$order,
+                               keep_effects = keep_effects)
     ranef$offset <- spec$offset
     ranef
 }
 
-## the names of the draws the random effects add (per term its sds, then
-## its correlations below the diagonal, column by column) and the scale of
-## the sds (a gaussian model's response sd, 1 otherwise)
+## What a fit records of its random effects (info$random): the names of
+## the draws they add (per term its sds, then its correlations below the
+## diagonal, column by column; then, when kept, every term's effects, group
+## by group, named as rstanarm names them: "b[(Intercept) g:level]"), the
+## scale of each (a gaussian model's response sd for the sds and effects, 1
+## otherwise), whether the effects' draws are kept, and the terms (label,
+## grouping factor's name, coefficients, levels, the bar and its factors'
+## levels, to build new rows' terms)
 random_info <- function(terms, design) {
-    names <- unlist(lapply(terms, function(t) {
+    ys <- if (is.null(design$y_scale)) 1 else design$y_scale
+    hyper <- unlist(lapply(terms, function(t) {
         label <- sprintf(" | %s]", t$name)
         q <- length(t$coef)
         pairs <- which(lower.tri(diag(q)), arr.ind = TRUE)
@@ -230,6 +266,17 @@ random_info <- function(terms, design) {
         c(paste0("sd[", t$coef, label),
           if (q > 1L) paste0("cor[", t$coef[pairs[, 2L]], ",", t$coef[pairs[, 1L]], label))
     }))
-    is_sd <- startsWith(names, "sd[")
-    list(names = names, scale = ifelse(is_sd, if (is.null(design$y_scale)) 1 else design$y_scale, 1))
+    keep <- keep_group_draws(terms)
+    effects <- if (keep) unlist(lapply(terms, effect_names))
+    list(names = c(hyper, effects),
+         scale = c(ifelse(startsWith(hyper, "sd["), ys, 1), rep(ys, length(effects))),
+         n_hyper = length(hyper), keep_effects = keep, y_scale = ys,
+         terms = lapply(terms, function(t)
+             list(label = t$term, name = t$name, coef = t$coef, levels = t$levels, bar = t$bar,
+                  xlev = t$xlev)))
 }
+
+## a term's effects' names, group by group: "b[(Intercept) g:level]"
+effect_names <- function(t)
+    sprintf("b[%s %s:%s]", rep(t$coef, length(t$levels)), t$name,
+            rep(t$levels, each = length(t$coef)))

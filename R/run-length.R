@@ -294,14 +294,23 @@ convergence_draws <- function(fit) judged_chains(chain_draws(fit), sgfit_info(fi
 ## ... from a list of the chains' draws (iterations x the kept parameters)
 judged_chains <- function(chains, info) {
     d <- info$design
+    if (!is.null(info$random)) return(lapply(chains, without_effects, info = info))
     if (is.null(d$network)) return(chains)
     kept <- if (is.null(info$spec$monitor)) seq_len(d$D) else info$spec$monitor + 1L
     lapply(chains, network_invariants, layer = d$layer[kept])    # (NA: log_sigma)
 }
 
 ## what judged_chains() keeps, in words
-judged_label <- function(info)
+judged_label <- function(info) {
+    if (!is.null(info$random) && info$random$keep_effects)
+        return("the fixed effects and the groups' sds and correlations")
     if (is.null(info$design$network)) "every parameter" else "the layers' mean squares and log_sigma"
+}
+
+## a mixed model's draws (columns: the model's parameters, the groups' sds
+## and correlations, then the group effects) without the group effects
+without_effects <- function(draws, info)
+    draws[, seq_len(length(info$design$par_names) + info$random$n_hyper), drop = FALSE]
 
 ## a network's label-free quantities from its draws, `layer` the layer of
 ## each column (NA for log_sigma)

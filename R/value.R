@@ -18,7 +18,7 @@ new_sgfit <- function(info, res, previous = NULL, first = NULL, checks = TRUE) {
         n_par <- length(kept$par_names)
         d <- to_original(res[[k]]$draws[, seq_len(n_par), drop = FALSE], kept)
         colnames(d) <- kept$par_names
-        if (!is.null(info$random)) {          # (the random effects' sds and correlations)
+        if (!is.null(info$random)) {   # (the groups' sds and correlations, and effects if kept)
             extra <- res[[k]]$draws[, -seq_len(n_par), drop = FALSE] *
                 rep(info$random$scale, each = nrow(d))
             colnames(extra) <- info$random$names

@@ -20,7 +20,8 @@
  * sum_l exp(z_l)), log-lik z_y - log(1 + sum_l exp(z_l)) (y in 0..K-1).
  *
  * The GLMs' z include the rows' offsets o_i when given (z = u_i' beta_s + o_i,
- * o_i on the internal scale: divided by a for gaussian).
+ * o_i on the internal scale: divided by a for gaussian), or offsets o_si of
+ * each draw (a mixed model's group effects, which differ by draw).
  *
  * sgfs_draws_eval(spec, theta, x, y, what, log_aux, affine, offset):
  *   spec       the fit's engine spec (model, mpar; its data are not read)
@@ -32,7 +33,8 @@
  *   log_aux    S internal log noise sds (gaussian) or log phi (negbin),
  *              the draws' noise parameters, else empty
  *   affine     c(c, a) (gaussian), else c(0, 1)
- *   offset     m doubles, the rows' offsets (internal scale), or NULL
+ *   offset     m doubles, the rows' offsets (internal scale), or S x m, each
+ *              draw's, or NULL
  * returns an S x m matrix (one row per draw, as rstantools' methods), or
  * for categorical() and what < 2 an S x m x K array.
  *
@@ -58,6 +60,7 @@ typedef struct out_map {
     size_t S, m;                /* the whole output's draws and examples       */
     const double *y, *log_aux;  /* log_aux: S draws' noise parameters          */
     const double *offset;       /* m offsets added to z (GLMs), or NULL        */
+    int offset_by_draw;         /* 1: offset is S x m, o_si                    */
     double centre, scale;       /* the response's affine map                   */
 } out_map;
 
@@ -70,11 +73,12 @@ static void finish_block(const out_map *o, double *z, int Sb, int mc, size_t s0,
     const double log_a = log(o->scale);
     for (int i = 0; i < mc; i++) {
         const double y = o->what == SGFS_DRAW_LOGLIK ? o->y[i0 + i] : 0.0;
-        const double off = o->offset ? o->offset[i0 + i] : 0.0;
+        const double *off = o->offset == NULL ? NULL
+                            : o->offset_by_draw ? o->offset + s0 + (i0 + i) * o->S : o->offset + i0 + i;
         double *dest = o->out + s0 + (i0 + i) * o->S;
         double *zi = z + (size_t) i * Sb;
         for (int s = 0; s < Sb; s++) {
-            const double zs = zi[s] + off;
+            const double zs = zi[s] + (off == NULL ? 0.0 : off[o->offset_by_draw ? s : 0]);
             if (o->map) {
                 if (o->what == SGFS_DRAW_LINK) {
                     dest[s] = o->centre + o->scale * zs;
@@ -136,9 +140,11 @@ SEXP sgfs_draws_eval(SEXP spec, SEXP theta, SEXP x, SEXP y, SEXP what,
         Rf_error("internal error: 'y' must be %d doubles", m);
     o.y = w == SGFS_DRAW_LOGLIK ? REAL(y) : NULL;
     if (offset != R_NilValue) {
-        if (TYPEOF(offset) != REALSXP || Rf_xlength(offset) != m || o.map == NULL)
-            Rf_error("internal error: 'offset' must be %d doubles, for a GLM", m);
+        if (TYPEOF(offset) != REALSXP || o.map == NULL ||
+            (Rf_xlength(offset) != m && Rf_xlength(offset) != (R_xlen_t) S * m))
+            Rf_error("internal error: 'offset' must be %d or %d x %d doubles, for a GLM", m, S, m);
         o.offset = REAL(offset);
+        o.offset_by_draw = Rf_xlength(offset) != m;
     }
     if (TYPEOF(affine) != REALSXP || Rf_xlength(affine) != 2 || !(REAL(affine)[1] > 0.0))
         Rf_error("internal error: 'affine' must be c(centre, scale), the scale positive");

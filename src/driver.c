@@ -290,7 +290,7 @@ static void keep_if_due(sgfs_engine *e)
         return;
     if (e->ranef) {
         memcpy(e->report, e->xi, (size_t) e->Ds * sizeof(double));
-        sgfs_ranef_report(e->ranef, e->report + e->Ds);
+        sgfs_ranef_keep(e->ranef, e->report + e->Ds);
     }
     for (int j = 0; j < e->run.n_monitor; j++)
         e->run.draws[e->run.n_kept + (size_t) e->run.n_keep * j] =

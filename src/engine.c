@@ -399,7 +399,7 @@ static void setup_ranef(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
         Rf_error("internal error: random effects need a GLM with one linear predictor, a "
                  "stochastic-gradient rule, and no horseshoe, separated levels or control variates");
     SEXP terms = sgfs_list_elt(rs, "terms");
-    SEXP keep = Rf_allocVector(VECSXP, 12 + 6 * (R_xlen_t) Rf_length(terms));
+    SEXP keep = Rf_allocVector(VECSXP, 12 + 7 * (R_xlen_t) Rf_length(terms));
     SET_VECTOR_ELT(prot, SLOT_RANEF, keep);
     SEXP st = sgfs_list_opt(state, "ranef");
     e->ranef = sgfs_ranef_setup(keep, rs, st, &e->data, e->D);

@@ -24,9 +24,12 @@
  * x = per term the covariance's coordinates, sweep = the position in the
  * sweep under way and its order of groups and of their terms, 0-based,
  * credit = the rows the sweep may still spend, mode = per term the groups'
- * last modes, Newton's starts).  Draws: the model's
- * parameters, then per term its q sds and the correlations below Omega's
- * diagonal, column by column.
+ * last modes, Newton's starts; sums = the kept draws' count and sums of b
+ * and b^2, when keep_effects is 0).  Draws: the model's parameters, then per
+ * term its q sds and the correlations below Omega's diagonal, column by
+ * column; with spec$ranef$keep_effects 1, then every term's effects (q x G,
+ * group by group), else only their sums over the kept draws (the state's
+ * sums), which give the effects' posterior means and sds in O(G) memory.
  */
 #include "sgfs.h"
 #include "ranef.h"
@@ -85,9 +88,13 @@ sgfs_ranef_prior sgfs_ranef_prior_read(SEXP prior)
 
 int sgfs_ranef_outputs(const sgfs_ranef *re)
 {
-    int n = 0;
-    for (int k = 0; k < re->K; k++) n += re->term[k].q * (re->term[k].q + 1) / 2;
-    return n;
+    double n = 0.0;
+    for (int k = 0; k < re->K; k++) {
+        const sgfs_ranef_term *t = &re->term[k];
+        n += t->q * (t->q + 1) / 2 + (re->keep_effects ? (double) t->q * t->G : 0.0);
+    }
+    if (n > INT_MAX / 2) Rf_error("too many group effects to keep their draws");
+    return (int) n;
 }
 
 sgfs_ranef *sgfs_ranef_setup(SEXP keep, SEXP spec, SEXP state, sgfs_data *data, int D)
@@ -95,9 +102,9 @@ sgfs_ranef *sgfs_ranef_setup(SEXP keep, SEXP spec, SEXP state, sgfs_data *data, 
     SEXP terms = sgfs_list_elt(spec, "terms");
     const int K = Rf_length(terms), N = data->N;
     if (TYPEOF(terms) != VECSXP || K < 1) Rf_error("internal error: 'ranef$terms' must be a list");
-    if (Rf_xlength(keep) < 12 + 6 * (R_xlen_t) K) Rf_error("internal error: too few ranef slots");
+    if (Rf_xlength(keep) < 12 + 7 * (R_xlen_t) K) Rf_error("internal error: too few ranef slots");
     SEXP sb = sgfs_list_opt(state, "b"), sx = sgfs_list_opt(state, "x"),
-         sm = sgfs_list_opt(state, "mode");
+         sm = sgfs_list_opt(state, "mode"), ss = sgfs_list_opt(state, "sums");
     if ((sb != R_NilValue && (TYPEOF(sb) != VECSXP || Rf_length(sb) != K)) ||
         (sx != R_NilValue && (TYPEOF(sx) != VECSXP || Rf_length(sx) != K)) ||
         (sm != R_NilValue && (TYPEOF(sm) != VECSXP || Rf_length(sm) != K)) ||
@@ -109,6 +116,18 @@ sgfs_ranef *sgfs_ranef_setup(SEXP keep, SEXP spec, SEXP state, sgfs_data *data, 
     re->N = N;
     re->D = D;
     re->term = alloc_raw(keep, &slot, (size_t) K * sizeof(sgfs_ranef_term));
+    re->keep_effects = sgfs_list_int(spec, "keep_effects");
+    if (re->keep_effects != 0 && re->keep_effects != 1)
+        Rf_error("internal error: 'ranef$keep_effects' must be 0 or 1");
+    SEXP s_sum = R_NilValue, s_sq = R_NilValue;
+    if (ss != R_NilValue) {
+        re->n_summed = list_real1(ss, "n");
+        s_sum = sgfs_list_elt(ss, "sum");
+        s_sq = sgfs_list_elt(ss, "sum_sq");
+        if (!(re->n_summed >= 0.0) || TYPEOF(s_sum) != VECSXP || Rf_length(s_sum) != K ||
+            TYPEOF(s_sq) != VECSXP || Rf_length(s_sq) != K)
+            Rf_error("internal error: the state's sums of the effects are malformed");
+    }
     re->df = list_real1(spec, "df");
     if (!(re->df > 0.0) || !R_FINITE(re->df)) Rf_error("internal error: 'ranef$df' must be positive");
     re->dispersion = sgfs_list_int(spec, "dispersion");
@@ -156,6 +175,16 @@ sgfs_ranef *sgfs_ranef_setup(SEXP keep, SEXP spec, SEXP state, sgfs_data *data, 
             memcpy(t->x, REAL(xk), (size_t) (q * (q + 1) / 2) * sizeof(double));
             if (!sgfs_all_finite(t->b, q * G) || !sgfs_all_finite(t->x, q * (q + 1) / 2))
                 Rf_error("internal error: the state's effects are not finite");
+        }
+        t->sum = alloc_real(keep, &slot, re->keep_effects ? 0 : (R_xlen_t) q * G);
+        t->sum_sq = alloc_real(keep, &slot, re->keep_effects ? 0 : (R_xlen_t) q * G);
+        if (s_sum != R_NilValue && !re->keep_effects) {
+            SEXP a = VECTOR_ELT(s_sum, k), a2 = VECTOR_ELT(s_sq, k);
+            if (TYPEOF(a) != REALSXP || Rf_xlength(a) != (R_xlen_t) q * G ||
+                TYPEOF(a2) != REALSXP || Rf_xlength(a2) != (R_xlen_t) q * G)
+                Rf_error("internal error: the state's sums do not match the terms");
+            memcpy(t->sum, REAL(a), (size_t) q * G * sizeof(double));
+            memcpy(t->sum_sq, REAL(a2), (size_t) q * G * sizeof(double));
         }
         if (sm != R_NilValue) {
             SEXP mk = VECTOR_ELT(sm, k);
@@ -386,11 +415,31 @@ void sgfs_ranef_report(const sgfs_ranef *re, double *out)
         sgfs_ranef_sds_cors(t->x, t->q, out + o, re->work);
         o += t->q * (t->q + 1) / 2;
     }
+    if (!re->keep_effects) return;
+    for (int k = 0; k < re->K; k++) {
+        const sgfs_ranef_term *t = &re->term[k];
+        memcpy(out + o, t->b, (size_t) t->q * t->G * sizeof(double));
+        o += t->q * t->G;
+    }
+}
+
+void sgfs_ranef_keep(sgfs_ranef *re, double *out)
+{
+    sgfs_ranef_report(re, out);
+    if (re->keep_effects) return;
+    for (int k = 0; k < re->K; k++) {
+        const sgfs_ranef_term *t = &re->term[k];
+        for (R_xlen_t j = 0; j < (R_xlen_t) t->q * t->G; j++) {
+            t->sum[j] += t->b[j];
+            t->sum_sq[j] += t->b[j] * t->b[j];
+        }
+    }
+    re->n_summed += 1.0;
 }
 
 SEXP sgfs_ranef_state(const sgfs_ranef *re)
 {
-    const char *names[] = {"b", "x", "sweep", "acceptance", "mode", "credit", ""};
+    const char *names[] = {"b", "x", "sweep", "acceptance", "mode", "credit", "sums", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SEXP b = SET_VECTOR_ELT(out, 0, Rf_allocVector(VECSXP, re->K));
     SEXP x = SET_VECTOR_ELT(out, 1, Rf_allocVector(VECSXP, re->K));
@@ -415,6 +464,20 @@ SEXP sgfs_ranef_state(const sgfs_ranef *re)
         memcpy(REAL(mk), t->mode, (size_t) t->q * t->G * sizeof(double));
     }
     SET_VECTOR_ELT(out, 5, Rf_ScalarReal(re->credit));
+    if (!re->keep_effects) {
+        const char *snames[] = {"n", "sum", "sum_sq", ""};
+        SEXP sums = SET_VECTOR_ELT(out, 6, Rf_mkNamed(VECSXP, snames));
+        SET_VECTOR_ELT(sums, 0, Rf_ScalarReal(re->n_summed));
+        SEXP s1 = SET_VECTOR_ELT(sums, 1, Rf_allocVector(VECSXP, re->K));
+        SEXP s2 = SET_VECTOR_ELT(sums, 2, Rf_allocVector(VECSXP, re->K));
+        for (int k = 0; k < re->K; k++) {
+            const sgfs_ranef_term *t = &re->term[k];
+            SEXP a = SET_VECTOR_ELT(s1, k, Rf_allocMatrix(REALSXP, t->q, t->G));
+            memcpy(REAL(a), t->sum, (size_t) t->q * t->G * sizeof(double));
+            SEXP a2 = SET_VECTOR_ELT(s2, k, Rf_allocMatrix(REALSXP, t->q, t->G));
+            memcpy(REAL(a2), t->sum_sq, (size_t) t->q * t->G * sizeof(double));
+        }
+    }
     UNPROTECT(1);
     return out;
 }

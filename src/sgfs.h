@@ -528,6 +528,8 @@ typedef struct sgfs_ranef_term {
     double *mode;               /* q x G: each group's last conditional mode   */
     double *x;                  /* the covariance's coordinates                */
     double *prec, *Q;           /* q x q: Sigma^-1, sum_g b_g b_g'             */
+    double *sum, *sum_sq;       /* q x G: the kept draws' sums of b and b^2
+                                   (effects whose draws are not kept)        */
 } sgfs_ranef_term;
 
 typedef struct sgfs_ranef {
@@ -548,23 +550,31 @@ typedef struct sgfs_ranef {
     double credit;              /* rows the sweep may still spend (negative:
                                    owed by the next iterations)              */
     double df, accepted, proposed;
+    int keep_effects;           /* 1: the draws hold every group's effects;
+                                   0: their sums over the kept draws only     */
+    double n_summed;            /* the kept draws summed in sum, sum_sq        */
 } sgfs_ranef;
 
 /* a term's sds' prior from its R list (family, scale, df, shape,
    concentration, zeta) */
 sgfs_ranef_prior sgfs_ranef_prior_read(SEXP prior);
 /* from spec$ranef and state$ranef (or NULL), its arrays kept in `keep` (a
-   list of at least 12 + 6 K elements); the data's offset becomes its o + r */
+   list of at least 12 + 7 K elements); the data's offset becomes its o + r */
 sgfs_ranef *sgfs_ranef_setup(SEXP keep, SEXP spec, SEXP state, sgfs_data *data, int D);
 /* after a step: groups until `budget` rows are spent, then the covariances */
 void sgfs_ranef_update(sgfs_ranef *re, const sgfs_lik *lik, const sgfs_prior *prior,
                        double *par, int budget);
 /* adds the sds' prior's part of the gradient in par (decov()'s d) */
 void sgfs_ranef_prior_grad(const sgfs_ranef *re, const double *par, double *grad);
-/* the draws it adds (per term q sds and q (q - 1) / 2 correlations) */
+/* the draws it adds (per term q sds and q (q - 1) / 2 correlations; then,
+   with keep_effects, every term's q x G effects) */
 int sgfs_ranef_outputs(const sgfs_ranef *re);
 void sgfs_ranef_report(const sgfs_ranef *re, double *out);
-/* list(b, x, sweep, acceptance, mode, credit): the state to continue from */
+/* a kept draw: the report, and the effects' sums when their draws are not
+   kept */
+void sgfs_ranef_keep(sgfs_ranef *re, double *out);
+/* list(b, x, sweep, acceptance, mode, credit, sums): the state to continue
+   from (sums: list(n, sum, sum_sq), the kept draws' sums of the effects) */
 SEXP sgfs_ranef_state(const sgfs_ranef *re);
 
 /* ---- the engine: everything one chain needs ------------------------- */
