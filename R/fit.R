@@ -106,12 +106,14 @@ numeric_frame <- function(call, env, offset, weights, contrasts) {
 ## `offset` and `weights` are formal arguments so that they stay
 ## unevaluated until the model frame evaluates them in `data`.
 formula_method <- function(default) {
-    function(formula, data, ..., weights, offset, subset, na.action, contrasts = NULL)
+    function(formula, data, ..., weights, offset, subset, na.action, contrasts = NULL,
+             prior_covariance = NULL)
         fit_formula(default, match.call(expand.dots = FALSE), parent.frame(),
-                    list(...), match.call(), contrasts)
+                    list(...), match.call(), contrasts, prior_covariance)
 }
 
-fit_formula <- function(default, call, env, dots, full_call, contrasts = NULL) {
+fit_formula <- function(default, call, env, dots, full_call, contrasts = NULL,
+                        prior_covariance = NULL) {
     given <- names(call$...)
     if ("intercept" %in% given)
         stop_arg("intercept", "is for the matrix method; in a formula write y ~ x - 1 ",
@@ -125,6 +127,9 @@ fit_formula <- function(default, call, env, dots, full_call, contrasts = NULL) {
     formula <- eval(call$formula, env)
     bars <- if (inherits(formula, "formula")) random_bars(formula)
     if (length(bars)) check_random_fit(full_call, dots)
+    else if (!is.null(prior_covariance))
+        stop_arg("prior_covariance", "is the prior of random-effect terms' covariances, and ",
+                 "the formula has no such term, (1 | g) or (x | g)")
     frame <- formula_frame(call, env, call$offset, call$weights, contrasts, bars)
     dots$offset <- frame$offset
     dots$weights <- frame$weights
@@ -132,6 +137,7 @@ fit_formula <- function(default, call, env, dots, full_call, contrasts = NULL) {
     ## (the random effects reach fit_chains() past the matrix method's
     ## arguments, as the$data_only does)
     the$random <- frame$random
+    if (!is.null(the$random)) attr(the$random, "prior") <- check_prior_covariance(prior_covariance)
     on.exit(the$random <- NULL, add = TRUE)
     fit <- do.call(default, c(list(frame$x, frame$y), dots, list(intercept = frame$intercept)))
     if (inherits(fit, "sgfs_data_only")) return(fit)         # (reattach_data())

@@ -20,6 +20,17 @@
 #'   (columns `fit` and `sd`), which adds the noise variance to the spread
 #'   of the mean.
 #' @param level credible level.
+#' @param re.form for a mixed model (random-effect terms): the group effects
+#'   added to the linear predictor: `NULL`, every term's; `NA` or `~0`, none
+#'   (the fixed effects alone); or a formula of some of the fit's terms, such as
+#'   `~ (1 | g)`.  They need the draws of the effects (see
+#'   [sgfs_control()]'s `group_draws`).
+#' @param allow_new_levels for a mixed model with `newdata`: `FALSE` stops at a
+#'   level of a grouping factor the fit has not seen; `TRUE` gives such a
+#'   level, at each draw, effects drawn from the normal with that draw's
+#'   covariance of the term's effects (one draw per new level, shared by its
+#'   rows), as 'rstanarm' and 'brms' predict new groups; the random numbers
+#'   come from R's generator.
 #' @param offset for a fit with an offset given a matrix `x` (the `offset`
 #'   argument of the sampler): the offsets of `newdata`'s rows, one number
 #'   per row.  A formula fit evaluates its offsets (`offset()` terms and its

@@ -50,7 +50,9 @@
 #'   `location`, `scale` (the internal scale), `location_original`,
 #'   `scale_original` (the scale of the draws), `slab_scale`,
 #'   `slab_scale_original` (a horseshoe coefficient's, else `NA`) and
-#'   `default`; `standardized` (whether the fit standardised its data);
+#'   `default`; `covariance` (a mixed model's prior on each term's
+#'   covariance, [decov()] or [lkj()], and the terms' labels);
+#'   `standardized` (whether the fit standardised its data);
 #'   `sigma` (a fixed `gaussian()` noise sd, or `NULL`); and `hs` (a
 #'   horseshoe's settings, or `NULL`).
 #' @examples
@@ -108,7 +110,11 @@ prior_summary.sgfit <- function(object, ...) {
     fixed <- isTRUE(aux$location_scale) && !(aux$par %in% d$par_names)
     structure(list(table = table, standardized = standardized,
                    sigma = if (fixed) exp(spec$mpar[length(spec$mpar)]) * d$y_scale,
-                   hs = if (!is.null(hs)) c(as.list(hs$par), rstanarm = hs$rstanarm)),
+                   hs = if (!is.null(hs)) c(as.list(hs$par), rstanarm = hs$rstanarm),
+                   covariance = if (!is.null(info$random))
+                       list(prior = info$random$prior,
+                            terms = vapply(info$random$terms, `[[`, "", "label"),
+                            gaussian = isTRUE(aux$location_scale))),
               class = "sgfs_prior_summary")
 }
 
@@ -171,5 +177,13 @@ print.sgfs_prior_summary <- function(x, digits = 3, ...) {
                            "the scales' draws (hs_*) are on the internal scale\n"),
                     if (isTRUE(x$hs$rstanarm)) " (rstanarm's hs(): scales on the scale of the draws)" else "",
                     fmt(x$hs$df), fmt(x$hs$global_df), fmt(x$hs$global_scale)))
+    if (!is.null(x$covariance)) {
+        cv <- x$covariance
+        cat(sprintf("Covariance of each random-effect term's effects (%s): %s%s\n",
+                    paste0("(", cv$terms, ")", collapse = ", "), covariance_prior_label(cv$prior),
+                    if (!cv$gaussian) ""
+                    else if (cv$prior$family == "decov") "; the sds in units of sigma, as in rstanarm"
+                    else "; the sds' scale in units of the response's sd"))
+    }
     invisible(x)
 }

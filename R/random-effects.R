@@ -215,10 +215,10 @@ ranef_engine_spec <- function(terms, D, sd_prior, dirs = NULL, offset = NULL, di
 }
 
 ## spec$ranef for a fit's run (fit_chains()): the formula's terms in the
-## engine's form, the default prior rstanarm's decov(1, 1, 1, 1) on each
-## term's covariance (a gaussian model's sds scaled by its sigma, as
-## rstanarm does; both on the internal scale, the response divided by its
-## sd), and each coefficient that is also fixed translated along its
+## engine's form, the prior attr(terms, "prior") on each term's covariance
+## (prior_covariance: decov(), whose sds a gaussian model's sigma scales, as
+## rstanarm's do, or lkj(); both on the internal scale, the response divided
+## by its sd), and each coefficient that is also fixed translated along its
 ## internal direction; with the names and scales of the draws it adds
 ## (random_info()).
 random_effects_spec <- function(spec, run, terms, keep_effects) {
@@ -240,9 +240,9 @@ random_effects_spec <- function(spec, run, terms, keep_effects) {
     }, double(D)))
     ## (a fixed sigma, sigma = , leaves decov()'s d at 1 on the internal scale)
     sigma_at <- if (spec$model == "gaussian" && is.na(spec$mpar[1L])) D else 0L
-    ranef <- ranef_engine_spec(terms, D, list(family = "decov", shape = 1, scale = 1,
-                                              concentration = 1, zeta = 1),
-                               dirs, dispersion = sigma_at, order = spec$order,
+    ranef <- ranef_engine_spec(terms, D, attr(terms, "prior"), dirs,
+                               dispersion = if (attr(terms, "prior")$family == "decov") sigma_at else 0L,
+                               order = spec$order,
                                keep_effects = keep_effects)
     ranef$offset <- spec$offset
     ranef
@@ -270,7 +270,7 @@ random_info <- function(terms, design) {
     effects <- if (keep) unlist(lapply(terms, effect_names))
     list(names = c(hyper, effects),
          scale = c(ifelse(startsWith(hyper, "sd["), ys, 1), rep(ys, length(effects))),
-         n_hyper = length(hyper), keep_effects = keep, y_scale = ys,
+         n_hyper = length(hyper), keep_effects = keep, y_scale = ys, prior = attr(terms, "prior"),
          terms = lapply(terms, function(t)
              list(label = t$term, name = t$name, coef = t$coef, levels = t$levels, bar = t$bar,
                   xlev = t$xlev)))

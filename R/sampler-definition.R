@@ -81,8 +81,16 @@
 #'   models; see `vignette("internals")`, "Mixed models"): the draws then
 #'   hold each term's sds `sd[x | g]` and correlations `cor[x1,x2 | g]` after
 #'   the fixed effects, under rstanarm's `decov(1, 1, 1, 1)` (a gaussian
-#'   model's sds scaled by its sigma, as rstanarm does); the other samplers
-#'   refuse such terms.
+#'   model's sds scaled by its sigma, as rstanarm does), then the group
+#'   effects `b[x g:level]` (up to 10,000 of them by default, see
+#'   [sgfs_control()]); [ranef()][sgfit-mixed], [fixef()][sgfit-mixed],
+#'   [VarCorr()][sgfit-mixed] and `coef()` summarise them, and
+#'   [predict.sgfit()] and the draw-level methods add them (`re.form`,
+#'   `allow_new_levels`); the other samplers refuse such terms.
+#' @param prior_covariance for the formula method with random-effect terms:
+#'   the prior of each term's covariance, [decov()] (the default, `NULL`: its
+#'   defaults, as 'rstanarm''s `stan_glmer()`) or [lkj()]; see
+#'   [prior_covariance].
 #' @param contrasts for the formula method: a list of contrasts for
 #'   factors of the formula, as [stats::glm()] and [stats::model.matrix()]
 #'   take them (e.g. `list(f = "contr.sum")` or `list(f = contr.helmert)`);

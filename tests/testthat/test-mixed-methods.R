@@ -129,3 +129,33 @@ test_that("new levels are refused unless allowed, then drawn from the groups' di
                          re.form = NA), "'re.form' is for fits with random-effect terms")
     expect_error(sgfs::ksd(fit), "ksd\\(\\) is not available for a fit with random-effect terms")
 })
+
+test_that("prior_covariance reaches the engine and prior_summary(), and bad ones are refused", {
+    d <- methods_data(6)
+    fit <- mixed_fit(d, y ~ x + (1 + x | g), prior_covariance = lkj(2, scale = 0.5, df = 3),
+                     n_iter = 600L)
+    p <- attr(fit, "sgfit")$spec$ranef$terms[[1]]$prior
+    expect_equal(unlist(p[c("family", "scale", "df", "zeta")]),
+                 c(family = 2, scale = 0.5, df = 3, zeta = 2))
+    expect_equal(attr(fit, "sgfit")$spec$ranef$dispersion, -1L)     # (lkj's sds: not in sigma)
+    expect_output(print(rstantools::prior_summary(fit)),
+                  "\\(1 \\+ x \\| g\\)\\): lkj\\(regularization = 2, scale = 0.5, df = 3\\)")
+    expect_equal(lkj(df = Inf)$family, "half_normal")
+    ## the default, and rstanarm's own objects (plain lists)
+    def <- mixed_fit(d, y ~ x + (1 | g), n_iter = 600L)
+    expect_equal(attr(def, "sgfit")$spec$ranef$terms[[1]]$prior$family, 4)
+    expect_equal(attr(def, "sgfit")$spec$ranef$dispersion, 2L)      # (decov(): sds in sigma)
+    expect_output(print(rstantools::prior_summary(def)), "decov\\(regularization = 1, concentration = 1")
+    rs <- list(dist = "decov", regularization = 3, concentration = 1, shape = 2, scale = 1)
+    expect_equal(sgfs:::check_prior_covariance(rs), decov(3, 1, 2, 1))
+    expect_error(mixed_fit(d, y ~ x + (1 | g), prior_covariance = normal()),
+                 "'prior_covariance' must be decov\\(\\) or lkj\\(\\)")
+    expect_error(mixed_fit(d, y ~ x, prior_covariance = decov()),
+                 "'prior_covariance' is the prior of random-effect terms' covariances")
+    expect_error(decov(regularization = 0), "'regularization' must be a positive number")
+    expect_error(lkj(df = NA), "'df' must be a positive number \\(or Inf\\)")
+    ## a tight half-normal pulls the sd to its scale (internal: the response's sd units)
+    tight <- mixed_fit(d, y ~ x + (1 | g), prior_covariance = lkj(scale = 0.01, df = Inf),
+                       n_iter = 3000L)
+    expect_lt(mean(as.matrix(tight)[, "sd[(Intercept) | g]"]), 0.03 * sd(d$y))
+})
