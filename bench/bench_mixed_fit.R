@@ -8,7 +8,9 @@
 ## (NUTS).  Per parameter: the posterior mean's difference in NUTS
 ## posterior sds, the ratio of the sds, and each side's bulk ESS and
 ## split R-hat (posterior::, rank-normalised).  The group sds and
-## correlation come from stan_glmer's Sigma draws.
+## correlation come from stan_glmer's Sigma draws; the group effects
+## (b[...], named alike in both) are summarised in one line a data set (the
+## largest errors, the range of the sd ratios, the smallest ESS).
 ##
 ##   R_LIBS=/tmp/benchlib OPENBLAS_NUM_THREADS=1 Rscript bench/bench_mixed_fit.R [ITER]
 ##
@@ -89,13 +91,17 @@ md <- c("# Mixed models at sgld()'s defaults against stan_glmer() (bench/bench_m
                 iter, utils::packageVersion("rstanarm"), sgfs:::blas_label()), "")
 for (r in runs) {
     t <- r$table
+    effect <- startsWith(t$parameter, "b[")
     md <- c(md, sprintf("## %s", t$data[1L]), "",
             sprintf("sgld(): %s iterations in %.1f s; stan_glmer: %.1f s.", format(r$n_iter, big.mark = ","),
                     r$seconds[["ours"]], r$seconds[["nuts"]]), "",
             "| parameter | mean (NUTS) | sd (NUTS) | error / sd | sd ratio | bulk ESS ours | R-hat ours | bulk ESS NUTS |",
             "|---|---:|---:|---:|---:|---:|---:|---:|",
-            sprintf("| %s | %.4g | %.3g | %+.3f | %.3f | %.0f | %.3f | %.0f |", t$parameter, t$mean_nuts,
-                    t$sd_nuts, t$error_sd, t$sd_ratio, t$ess_ours, t$rhat_ours, t$ess_nuts), "")
+            with(t[!effect, ], sprintf("| %s | %.4g | %.3g | %+.3f | %.3f | %.0f | %.3f | %.0f |", parameter, mean_nuts,
+                                       sd_nuts, error_sd, sd_ratio, ess_ours, rhat_ours, ess_nuts)),
+            with(t[effect, ], sprintf("| %d group effects b[...] | | | %+.3f to %+.3f | %.3f to %.3f | >= %.0f | <= %.3f | >= %.0f |",
+                                      length(parameter), min(error_sd), max(error_sd), min(sd_ratio),
+                                      max(sd_ratio), min(ess_ours), max(rhat_ours), min(ess_nuts))), "")
 }
 writeLines(md, file.path(out_dir, "mixed-fit.md"))
 print(do.call(rbind, lapply(runs, `[[`, "table")))

@@ -1,8 +1,8 @@
 ## The engine's random-effect part (src/ranef_engine.c) on a fit's spec:
 ## with the fixed effects held still (a step of 1e-14), its chain over the
-## group effects and their sd is exact, so the sd's draws must match the
-## exact conditional posterior given beta, by quadrature of the groups'
-## marginal likelihoods; with the fixed effects sampled, known parameters
+## group effects and their sd is exact, so the draws of the sd and of each
+## group effect must match their exact posteriors given beta, by quadrature
+## of the groups' marginal likelihoods; with the fixed effects sampled, known parameters
 ## are recovered; a run continued from its state equals one run.
 ## Tolerances: 4.5 Monte Carlo standard errors (coda's effective size).
 
@@ -42,7 +42,8 @@ frozen_chain <- function(case, beta, n_iter, seed) {
 
 ## the sd's exact posterior given beta on a grid: the half-normal(0, 1)
 ## prior times each group's marginal likelihood (loglik(b, rows) for one
-## group effect b, integrated on a grid)
+## group effect b, integrated on a grid); and each group effect's, the
+## mixture over that posterior of its conditionals given the sd
 exact_sd_moments <- function(case, beta, group_loglik) {
     eta0 <- drop(cbind(1, case$d$x) %*% beta)
     rows <- split(seq_len(nrow(case$d)), case$d$g)
@@ -50,17 +51,23 @@ exact_sd_moments <- function(case, beta, group_loglik) {
     b <- seq(-8, 8, length.out = 801)
     ## each group's log-likelihood on the grid of its effect, once
     ll <- lapply(rows, function(i) vapply(b, function(v) group_loglik(case$d$y[i], eta0[i] + v), 0))
-    lp <- vapply(grid, function(s) {
-        prior <- stats::dnorm(b, 0, s, log = TRUE)
-        sum(vapply(ll, function(l) {
-            l <- l + prior
-            max(l) + log(sum(exp(l - max(l))) * (b[2] - b[1]))
-        }, 0)) + stats::dnorm(s, log = TRUE)
+    m1 <- m2 <- matrix(0, length(grid), length(ll))
+    lp <- vapply(seq_along(grid), function(k) {
+        prior <- stats::dnorm(b, 0, grid[k], log = TRUE)
+        sum(vapply(seq_along(ll), function(j) {
+            l <- ll[[j]] + prior
+            w <- exp(l - max(l))
+            m1[k, j] <<- sum(b * w) / sum(w)
+            m2[k, j] <<- sum(b^2 * w) / sum(w)
+            max(l) + log(sum(w) * (b[2] - b[1]))
+        }, 0)) + stats::dnorm(grid[k], log = TRUE)
     }, 0)
     p <- exp(lp - max(lp))
     p <- p / sum(p)
     m <- sum(grid * p)
-    list(mean = m, sd = sqrt(sum((grid - m)^2 * p)))
+    em <- colSums(m1 * p)
+    list(mean = m, sd = sqrt(sum((grid - m)^2 * p)),
+         effects = list(mean = em, sd = sqrt(colSums(m2 * p) - em^2)))
 }
 
 expect_sd_matches <- function(draws, exact, info) {
@@ -71,6 +78,17 @@ expect_sd_matches <- function(draws, exact, info) {
     expect_lt(abs(stats::sd(draws) - exact$sd), 4.5 * exact$sd / sqrt(2 * ess), label = info)
 }
 
+## every group effect's draws (columns) against its exact posterior's mean
+## and sd; 4.5 Monte Carlo standard errors each
+expect_effects_match <- function(draws, exact, info) {
+    ess <- coda::effectiveSize(coda::mcmc(draws))
+    expect_gt(min(ess), 500)
+    z_mean <- (colMeans(draws) - exact$mean) / (exact$sd / sqrt(ess))
+    z_sd <- (apply(draws, 2, stats::sd) - exact$sd) / (exact$sd / sqrt(2 * ess))
+    expect_lt(max(abs(z_mean)), 4.5, label = paste(info, "means"))
+    expect_lt(max(abs(z_sd)), 4.5, label = paste(info, "sds"))
+}
+
 test_that("with beta held, the group sd's draws follow its exact posterior (gaussian)", {
     case <- mixed_engine_case(gaussian(), seed = 2, sigma = 1)
     beta <- c(0.3, 0.5)
@@ -78,6 +96,7 @@ test_that("with beta held, the group sd's draws follow its exact posterior (gaus
     expect_equal(res$draws[, 1:2], matrix(beta, nrow(res$draws), 2, byrow = TRUE), tolerance = 1e-4)
     exact <- exact_sd_moments(case, beta, function(y, eta) sum(stats::dnorm(y, eta, 1, log = TRUE)))
     expect_sd_matches(res$draws[, 3], exact, "gaussian")
+    expect_effects_match(res$draws[, 3 + seq_len(30)], exact$effects, "gaussian effects")
 })
 
 test_that("with beta held, the group sd's draws follow its exact posterior (logistic)", {
@@ -88,6 +107,8 @@ test_that("with beta held, the group sd's draws follow its exact posterior (logi
     exact <- exact_sd_moments(case, beta, function(y, eta)
         sum(stats::dbinom(y, 1, stats::plogis(eta), log = TRUE)))
     expect_sd_matches(res$draws[, 3], exact, "logistic")
+    ## the group effects: groups of 1 to 60 rows
+    expect_effects_match(res$draws[, 3 + seq_len(30)], exact$effects, "logistic effects")
 })
 
 test_that("a mixed chain continued from its state equals one run", {
@@ -125,8 +146,8 @@ test_that("with beta sampled, a logistic mixed model recovers its parameters", {
     spec$burnin <- 2000L
     spec$thin <- 1L
     res <- sgfs:::run_chain(spec, info$states[[1L]], 20000L, FALSE)
-    post_mean <- colMeans(res$draws)
-    post_sd <- apply(res$draws, 2, stats::sd)
+    post_mean <- colMeans(res$draws[, 1:3])
+    post_sd <- apply(res$draws[, 1:3], 2, stats::sd)
     ## the truth within 3 posterior sds (a posterior covers its truth)
     expect_true(all(abs(post_mean - c(-0.5, 1, 0.8)) < 3 * post_sd),
                 label = paste(signif(post_mean, 3), collapse = " "))
