@@ -500,8 +500,16 @@ fit_chains <- function(method, setup, run, call) {
                              schedule = s$schedule), s$spec,
               if (run$temperature != 1) list(temperature = run$temperature))
     random <- if (!is.null(the$random)) random_info(the$random, run$design)
-    if (!is.null(random))
+    if (!is.null(random)) {
         spec$ranef <- random_effects_spec(spec, run, the$random, random$keep_effects)
+        ## (control variates of the first order, and no rows held in every
+        ## minibatch: their centre parts would move with the effects)
+        if (length(spec$fixed)) {
+            s$evals_per_iter <- 2L * spec$batch_size
+            s$settings$fixed_rows <- 0L
+        }
+        spec$centre_hessian <- spec$fixed <- NULL
+    }
     ## separated levels updated exactly, in the metric of the mode (R/separation.R)
     sep <- if (!is.null(lap) && !is.null(s$settings$metric) && s$settings$metric != "identity" &&
                is.null(random))

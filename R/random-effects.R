@@ -8,10 +8,11 @@
 ## of G) and its N x q matrix Z of the coefficients' covariates: row i's
 ## linear predictor gains z_i' b_g(i), the q effects of its level.
 
-## The samplers that fit random-effect terms (a minibatch rule without
-## control variates: the centre's score would move with the effects), and
-## the refusal of the others and of networks, naming what works
-random_samplers <- c("sgld", "psgld", "sghmc", "sgnht")
+## The samplers that fit random-effect terms (the minibatch rules; SGLD-CV
+## with first-order control variates, whose centre's score follows the
+## effects: src/ranef_engine.c), and the refusal of the others and of
+## networks, naming what works
+random_samplers <- c("sgld", "sgldcv", "psgld", "sghmc", "sgnht")
 check_random_fit <- function(full_call, dots) {
     method <- sub("[.]formula$", "", sub("^.*:::?", "", deparse1(full_call[[1L]])))
     if (!(method %in% random_samplers))

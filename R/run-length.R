@@ -202,15 +202,15 @@ grow_run <- function(fit, run, started, stages_max = max_stages) {
             say("%s: done", label)
             break
         }
-        network <- !is.null(info$design$network)
-        ## (a network's chain may still be on its way: it spends the budget)
-        if (!network && stalled(stages$min_ess[seq_len(k)], stages$n_iter[seq_len(k)] - info$spec$burnin)) {
+        warming <- arriving(info)
+        ## (a chain still arriving may yet be on its way: it spends the budget)
+        if (!warming && stalled(stages$min_ess[seq_len(k)], stages$n_iter[seq_len(k)] - info$spec$burnin)) {
             stop_reason <- "stalled"
             say("%s: the effective sample size stopped growing; stopping", label)
             break
         }
         factor <- growth_factor(conv$min_ess, conv$max_rhat)
-        if (network) {                  # the whole run grows, half of it burn-in
+        if (warming) {                  # the whole run grows, half of it burn-in
             nxt <- next_stage(info$n_iter, info$spec$thin, 2 * kept, factor)
             total <- nxt$post
             more <- total - info$n_iter
@@ -230,12 +230,14 @@ grow_run <- function(fit, run, started, stages_max = max_stages) {
         ## run stops on it only when even this is `hopeless` times the budget
         ## (else it spends the budget: more draws are better than fewer).  A
         ## network's chain may still be on its way from its random start,
-        ## which its ESS does not project: it spends the budget (nor does
-        ## a stalled ESS stop it).
+        ## which its ESS does not project, and so may a mixed model's, whose
+        ## group effects start at zero and are each visited once a sweep
+        ## (about an epoch): they spend the budget (nor does a stalled ESS
+        ## stop them).
         needed <- info$setup_seconds + pace * info$n_iter * enough_ess / max(conv$min_ess, 1)
         stages$needed[k] <- needed
         if (k > stages_max) break
-        if (!network && needed > hopeless * run$max_time && conv$min_ess < enough_ess) {
+        if (!warming && needed > hopeless * run$max_time && conv$min_ess < enough_ess) {
             stop_reason <- "projected"
             say("%s: at this pace %g bulk effective draws would take about %.3g s, far more than max_time = %.3g s; stopping",
                 label, enough_ess, needed, run$max_time)
@@ -300,6 +302,11 @@ judged_chains <- function(chains, info) {
     lapply(chains, network_invariants, layer = d$layer[kept])    # (NA: log_sigma)
 }
 
+## whether a fit's chain may take much of a short run to reach the
+## posterior's mass (grow_run()): a network's, from random weights, and a
+## mixed model's, whose group effects start at zero
+arriving <- function(info) !is.null(info$design$network) || !is.null(info$random)
+
 ## what judged_chains() keeps, in words
 judged_label <- function(info) {
     if (!is.null(info$random) && info$random$keep_effects)
@@ -340,14 +347,15 @@ run_complete <- function(info, expected, chains) {
 }
 
 ## The burn-in of a grown run of `total` iterations kept every `thin`: the
-## fit's, but for a network half the run (as Stan's warm-up), rounded
+## fit's, but for a chain still arriving half the run (as Stan's warm-up), rounded
 ## down to the fit's burn-in plus a multiple of `thin` (so that the draws
 ## kept are those a single run with that burn-in and thin keeps).  A
 ## network starts at random weights, and its chain may take most of a
-## short run to reach where the posterior's mass is: draws from that
-## transient would stay in the fit however long it grew.
+## short run to reach where the posterior's mass is; a mixed model's group
+## effects start at zero and each moves once a sweep of the groups: draws
+## from that transient would stay in the fit however long it grew.
 grown_burnin <- function(info, total, thin) {
-    if (is.null(info$design$network)) return(info$spec$burnin)
+    if (!arriving(info)) return(info$spec$burnin)
     info$spec$burnin + thin * max(0, (total %/% 2L - info$spec$burnin) %/% thin)
 }
 

@@ -177,11 +177,11 @@ bunched_hint <- function(info, D) {
 ## `lead` and the samplers that mix faster there, for D parameters (OSGFS
 ## keeps D x D matrices: only up to dense_limit); else ""
 faster_samplers_hint <- function(info, D, lead) {
-    ## (control variates and a mode's metric do not carry over to networks,
-    ## and do not fit random effects yet)
+    ## (control variates and a mode's metric do not carry over to networks;
+    ## of the control-variate samplers only sgldcv() fits random effects)
     if (!sampler_kind(info$method)$slow_mixing || !is.null(info$design$network) ||
-        !is.null(info$random) || isTRUE(info$settings$control_variates)) return("")
-    paste0(lead, if (D <= dense_limit) "sgldcv() or osgfs(), which mix"
+        isTRUE(info$settings$control_variates)) return("")
+    paste0(lead, if (D <= dense_limit && is.null(info$random)) "sgldcv() or osgfs(), which mix"
                  else "sgldcv(), which mixes", " far faster on large data")
 }
 

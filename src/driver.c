@@ -292,9 +292,9 @@ static void keep_if_due(sgfs_engine *e)
         memcpy(e->report, e->xi, (size_t) e->Ds * sizeof(double));
         sgfs_ranef_keep(e->ranef, e->report + e->Ds);
     }
+    double *draw = e->run.draws + (size_t) e->run.n_kept * e->run.n_monitor;
     for (int j = 0; j < e->run.n_monitor; j++)
-        e->run.draws[e->run.n_kept + (size_t) e->run.n_keep * j] =
-            e->report[e->run.monitor ? e->run.monitor[j] : j];
+        draw[j] = e->report[e->run.monitor ? e->run.monitor[j] : j];
     e->run.n_kept++;
     if (e->run.pred_x == NULL) return;
     for (int start = 0; start < e->run.pred_cols; start += e->n) {
@@ -344,10 +344,14 @@ SEXP sgfs_engine_result(SEXP ptr)
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SEXP draws = Rf_allocMatrix(REALSXP, e->run.n_kept, e->run.n_monitor);
     SET_VECTOR_ELT(out, 0, draws);
-    for (int j = 0; j < e->run.n_monitor; j++)
-        memcpy(REAL(draws) + (size_t) e->run.n_kept * j,
-               e->run.draws + (size_t) e->run.n_keep * j,
-               (size_t) e->run.n_kept * sizeof(double));
+    /* the kept draws, each contiguous in the buffer, as rows of the matrix:
+       a transpose in tiles that fit the cache */
+    const size_t S = (size_t) e->run.n_kept, J = (size_t) e->run.n_monitor, T = 32;
+    for (size_t s0 = 0; s0 < S; s0 += T)
+        for (size_t j0 = 0; j0 < J; j0 += T)
+            for (size_t s = s0; s < s0 + T && s < S; s++)
+                for (size_t j = j0; j < j0 + T && j < J; j++)
+                    REAL(draws)[s + S * j] = e->run.draws[j + J * s];
     SEXP theta = Rf_allocVector(REALSXP, Ds);      /* the state: xi (== par without hs) */
     SET_VECTOR_ELT(out, 1, theta);
     memcpy(REAL(theta), e->xi, (size_t) Ds * sizeof(double));

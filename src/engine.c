@@ -394,15 +394,21 @@ static void setup_ranef(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
 {
     SEXP rs = sgfs_list_opt(spec, "ranef");
     if (rs == R_NilValue) return;
-    if (e->hs || e->sep || e->cv.centre || e->rule.sampler->full_data ||
-        e->lik.model->row_loglik == NULL || e->lik.model->row_derivs == NULL)
+    if (e->hs || e->sep || e->held.rows || e->rule.sampler->full_data ||
+        e->lik.model->row_loglik == NULL || e->lik.model->row_derivs == NULL ||
+        (e->cv.centre && sgfs_list_opt(spec, "centre_hessian") != R_NilValue))
         Rf_error("internal error: random effects need a GLM with one linear predictor, a "
-                 "stochastic-gradient rule, and no horseshoe, separated levels or control variates");
+                 "stochastic-gradient rule (with first-order control variates at most), and no "
+                 "horseshoe, separated levels or rows held in every minibatch");
     SEXP terms = sgfs_list_elt(rs, "terms");
-    SEXP keep = Rf_allocVector(VECSXP, 12 + 7 * (R_xlen_t) Rf_length(terms));
+    SEXP keep = Rf_allocVector(VECSXP, 13 + 7 * (R_xlen_t) Rf_length(terms));
     SET_VECTOR_ELT(prot, SLOT_RANEF, keep);
     SEXP st = sgfs_list_opt(state, "ranef");
     e->ranef = sgfs_ranef_setup(keep, rs, st, &e->data, e->D);
+    if (e->cv.centre) {          /* the centre's score follows the offsets (ranef_engine.c) */
+        e->cv.centre = sgfs_ranef_centre(e->ranef, &e->lik, e->cv.centre, st, e->n);
+        e->cv.score = e->ranef->centre_score;
+    }
     e->n_ranef = sgfs_ranef_outputs(e->ranef);
     e->report = fresh_real(prot, SLOT_REPORT, (R_xlen_t) e->Ds + e->n_ranef);
     memcpy(e->report, e->xi, (size_t) e->Ds * sizeof(double));
@@ -721,7 +727,9 @@ static void setup_run(sgfs_engine *e, SEXP prot, SEXP spec, int n_keep)
         e->run.n_pred = e->lik.model->n_pred(e->lik.mpar);
         e->run.pred = fresh_real(prot, SLOT_PRED, (R_xlen_t) e->run.n_pred * e->run.pred_cols);
     }
-    SEXP draws = Rf_allocMatrix(REALSXP, n_keep, e->run.n_monitor);
+    /* (each kept draw contiguous: a draw of many monitored values is one
+       sequential write) */
+    SEXP draws = Rf_allocMatrix(REALSXP, e->run.n_monitor, n_keep);
     SET_VECTOR_ELT(prot, SLOT_DRAWS, draws);
     e->run.draws = REAL(draws);
     e->run.n_keep = n_keep;

@@ -30,6 +30,16 @@
  * column; with spec$ranef$keep_effects 1, then every term's effects (q x G,
  * group by group), else only their sums over the kept draws (the state's
  * sums), which give the effects' posterior means and sds in O(G) memory.
+ *
+ * With control variates (SGLD-CV's first order: the minibatch estimates
+ * sum_i [g_i(beta) - g_i(beta_c)] about the full-data score sum at the
+ * centre beta_c), that sum depends on the offsets: it is kept exact as each
+ * group's rows change (their part at the centre taken out before and put
+ * back after, two passes over the rows the update reads anyway), and at
+ * each sweep's end, where the translations and the scale move change every
+ * row's offset, the centre moves to the chain's point and its sum is
+ * recomputed in one pass.  Every step's gradient estimate stays unbiased,
+ * and the centre stays within about a sweep's move of the chain.
  */
 #include "sgfs.h"
 #include "ranef.h"
@@ -102,7 +112,7 @@ sgfs_ranef *sgfs_ranef_setup(SEXP keep, SEXP spec, SEXP state, sgfs_data *data, 
     SEXP terms = sgfs_list_elt(spec, "terms");
     const int K = Rf_length(terms), N = data->N;
     if (TYPEOF(terms) != VECSXP || K < 1) Rf_error("internal error: 'ranef$terms' must be a list");
-    if (Rf_xlength(keep) < 12 + 7 * (R_xlen_t) K) Rf_error("internal error: too few ranef slots");
+    if (Rf_xlength(keep) < 13 + 7 * (R_xlen_t) K) Rf_error("internal error: too few ranef slots");
     SEXP sb = sgfs_list_opt(state, "b"), sx = sgfs_list_opt(state, "x"),
          sm = sgfs_list_opt(state, "mode"), ss = sgfs_list_opt(state, "sums");
     if ((sb != R_NilValue && (TYPEOF(sb) != VECSXP || Rf_length(sb) != K)) ||
@@ -232,15 +242,54 @@ sgfs_ranef *sgfs_ranef_setup(SEXP keep, SEXP spec, SEXP state, sgfs_data *data, 
     re->base = alloc_real(keep, &slot, N);
     re->own = alloc_real(keep, &slot, N);
     re->offset = alloc_real(keep, &slot, N);
+    re->cv_store = alloc_real(keep, &slot, 3 * (R_xlen_t) D);   /* (for control variates) */
     for (int k = 0; k < K; k++) term_stats(re, &re->term[k]);
     rebuild_offset(re);
     data->offset = re->offset;
     return re;
 }
 
+/* adds sign times the score sum at the centre of the rows rows[0..m-1], at
+   their current offsets, to the centre's score (in chunks a score call can
+   take) */
+static void centre_score_add(sgfs_ranef *re, sgfs_lik *lik, const int *rows, int m, double sign)
+{
+    for (int from = 0; from < m; from += re->chunk) {
+        const int mc = m - from < re->chunk ? m - from : re->chunk;
+        lik->model->score(lik, re->centre, rows + from, mc, re->score_rows, NULL, NULL);
+        for (int j = 0; j < re->D; j++) re->centre_score[j] += sign * re->score_rows[j];
+    }
+}
+
+/* the centre moved to par, its score sum over every row recomputed */
+static void recentre(sgfs_ranef *re, sgfs_lik *lik, const double *par)
+{
+    memcpy(re->centre, par, (size_t) re->D * sizeof(double));
+    for (int j = 0; j < re->D; j++) re->centre_score[j] = 0.0;
+    centre_score_add(re, lik, re->every_row, re->N, 1.0);
+}
+
+double *sgfs_ranef_centre(sgfs_ranef *re, sgfs_lik *lik, const double *centre, SEXP state,
+                          int chunk)
+{
+    re->chunk = chunk > 0 ? chunk : 1;
+    re->centre = re->cv_store;
+    re->centre_score = re->cv_store + re->D;
+    re->score_rows = re->cv_store + 2 * re->D;
+    SEXP sc = sgfs_list_opt(state, "centre");
+    if (sc != R_NilValue) {            /* continuing: the centre and its sum as they were */
+        const double *v = REAL(sgfs_list_typed(state, "centre", REALSXP, 2 * (R_xlen_t) re->D));
+        memcpy(re->centre, v, (size_t) re->D * sizeof(double));
+        memcpy(re->centre_score, v + re->D, (size_t) re->D * sizeof(double));
+        if (!sgfs_all_finite(re->centre, 2 * re->D))
+            Rf_error("internal error: the state's centre is not finite");
+    } else recentre(re, lik, centre);
+    return re->centre;
+}
+
 /* one group's update: its rows' predictors without its effects, the
    draw, then its rows' offsets and the term's Q */
-static void update_group(sgfs_ranef *re, const sgfs_lik *lik, const double *par, int k, int g)
+static void update_group(sgfs_ranef *re, sgfs_lik *lik, const double *par, int k, int g)
 {
     sgfs_ranef_term *t = &re->term[k];
     const int q = t->q, from = t->start[g], m = t->start[g + 1] - from;
@@ -264,9 +313,11 @@ static void update_group(sgfs_ranef *re, const sgfs_lik *lik, const double *par,
     re->proposed += 1.0;
     if (moved <= 0) return;
     re->accepted += 1.0;
+    if (re->centre) centre_score_add(re, lik, rows, m, -1.0);
     for (int i = 0; i < m; i++)
         for (int c = 0; c < q; c++)
             re->offset[rows[i]] += re->z[i + (size_t) c * m] * (b[c] - old[c]);
+    if (re->centre) centre_score_add(re, lik, rows, m, 1.0);
     for (int c = 0; c < q; c++)
         for (int l = 0; l < q; l++) t->Q[l + c * q] += b[l] * b[c] - old[l] * old[c];
 }
@@ -347,7 +398,7 @@ static void scale_move(sgfs_ranef *re, sgfs_ranef_term *t, const sgfs_lik *lik, 
     for (int i = 0; i < N; i++) re->offset[i] += (s - 1.0) * re->own[i];
 }
 
-void sgfs_ranef_update(sgfs_ranef *re, const sgfs_lik *lik, const sgfs_prior *prior,
+void sgfs_ranef_update(sgfs_ranef *re, sgfs_lik *lik, const sgfs_prior *prior,
                        double *par, int budget)
 {
     const double dispersion = re->dispersion >= 0 ? exp(par[re->dispersion]) : 1.0;
@@ -357,12 +408,14 @@ void sgfs_ranef_update(sgfs_ranef *re, const sgfs_lik *lik, const sgfs_prior *pr
     re->credit += budget;
     while (re->credit > 0.0) {
         if (re->pos == re->n_order) {
-            if (!re->fresh)                         /* a sweep's end */
+            if (!re->fresh) {                       /* a sweep's end */
                 for (int k = 0; k < re->K; k++) {
                     translate(re, &re->term[k], prior, par);
                     scale_move(re, &re->term[k], lik, par, dispersion);
                     sgfs_ranef_precision(re->term[k].x, re->term[k].q, re->term[k].prec, re->work);
                 }
+                if (re->centre) recentre(re, lik, par);
+            }
             for (int o = re->n_order - 1; o > 0; o--) {      /* Fisher-Yates */
                 const int j = (int) floor(unif_rand() * (o + 1));
                 const int g = re->order[o], k = re->order_term[o];
@@ -439,7 +492,8 @@ void sgfs_ranef_keep(sgfs_ranef *re, double *out)
 
 SEXP sgfs_ranef_state(const sgfs_ranef *re)
 {
-    const char *names[] = {"b", "x", "sweep", "acceptance", "mode", "credit", "sums", ""};
+    const char *names[] = {"b", "x", "sweep", "acceptance", "mode", "credit", "sums", "centre",
+                           ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SEXP b = SET_VECTOR_ELT(out, 0, Rf_allocVector(VECSXP, re->K));
     SEXP x = SET_VECTOR_ELT(out, 1, Rf_allocVector(VECSXP, re->K));
@@ -477,6 +531,11 @@ SEXP sgfs_ranef_state(const sgfs_ranef *re)
             SEXP a2 = SET_VECTOR_ELT(s2, k, Rf_allocMatrix(REALSXP, t->q, t->G));
             memcpy(REAL(a2), t->sum_sq, (size_t) t->q * t->G * sizeof(double));
         }
+    }
+    if (re->centre) {
+        double *c = REAL(SET_VECTOR_ELT(out, 7, Rf_allocVector(REALSXP, 2 * (R_xlen_t) re->D)));
+        memcpy(c, re->centre, (size_t) re->D * sizeof(double));
+        memcpy(c + re->D, re->centre_score, (size_t) re->D * sizeof(double));
     }
     UNPROTECT(1);
     return out;

@@ -355,7 +355,7 @@ typedef struct sgfs_rule {
 typedef struct sgfs_run {
     sgfs_schedule sched;        /* the step size eps_t                         */
     int burnin, thin;
-    double *draws;              /* n_keep x n_monitor                          */
+    double *draws;              /* n_monitor x n_keep: each kept draw in turn  */
     int n_keep, n_kept;
     const int *monitor;         /* the parameters kept (0-based), or NULL: all */
     int n_monitor;
@@ -553,16 +553,23 @@ typedef struct sgfs_ranef {
     int keep_effects;           /* 1: the draws hold every group's effects;
                                    0: their sums over the kept draws only     */
     double n_summed;            /* the kept draws summed in sum, sum_sq        */
+    /* control variates (sgfs_ranef_centre): the centre and the full-data
+       score sum there at the current offsets, kept so as each group's rows
+       change and recomputed at the chain's point at each sweep's end; or
+       NULL */
+    double *centre, *centre_score, *score_rows;
+    double *cv_store;           /* 3 D: their storage                          */
+    int chunk;                  /* rows a model's score call may take          */
 } sgfs_ranef;
 
 /* a term's sds' prior from its R list (family, scale, df, shape,
    concentration, zeta) */
 sgfs_ranef_prior sgfs_ranef_prior_read(SEXP prior);
 /* from spec$ranef and state$ranef (or NULL), its arrays kept in `keep` (a
-   list of at least 12 + 7 K elements); the data's offset becomes its o + r */
+   list of at least 13 + 7 K elements); the data's offset becomes its o + r */
 sgfs_ranef *sgfs_ranef_setup(SEXP keep, SEXP spec, SEXP state, sgfs_data *data, int D);
 /* after a step: groups until `budget` rows are spent, then the covariances */
-void sgfs_ranef_update(sgfs_ranef *re, const sgfs_lik *lik, const sgfs_prior *prior,
+void sgfs_ranef_update(sgfs_ranef *re, sgfs_lik *lik, const sgfs_prior *prior,
                        double *par, int budget);
 /* adds the sds' prior's part of the gradient in par (decov()'s d) */
 void sgfs_ranef_prior_grad(const sgfs_ranef *re, const double *par, double *grad);
@@ -570,11 +577,18 @@ void sgfs_ranef_prior_grad(const sgfs_ranef *re, const double *par, double *grad
    with keep_effects, every term's q x G effects) */
 int sgfs_ranef_outputs(const sgfs_ranef *re);
 void sgfs_ranef_report(const sgfs_ranef *re, double *out);
+/* control variates with random effects: copies the centre and takes its
+   full-data score sum at the current offsets (or the state's centre and
+   score, continuing); returns the centre, whose score is at
+   re->centre_score (chunk: the rows a score call may take) */
+double *sgfs_ranef_centre(sgfs_ranef *re, sgfs_lik *lik, const double *centre, SEXP state,
+                          int chunk);
 /* a kept draw: the report, and the effects' sums when their draws are not
    kept */
 void sgfs_ranef_keep(sgfs_ranef *re, double *out);
-/* list(b, x, sweep, acceptance, mode, credit, sums): the state to continue
-   from (sums: list(n, sum, sum_sq), the kept draws' sums of the effects) */
+/* list(b, x, sweep, acceptance, mode, credit, sums, centre): the state to
+   continue from (sums: list(n, sum, sum_sq), the kept draws' sums of the
+   effects; centre: with control variates, the centre and its score sum) */
 SEXP sgfs_ranef_state(const sgfs_ranef *re);
 
 /* ---- the engine: everything one chain needs ------------------------- */
