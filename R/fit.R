@@ -317,7 +317,7 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
                         n_iter, burnin, thin, chains, cores, init,
                         standardize, progress, sigma, intercept, model = NULL,
                         keep = "draws", family_given = TRUE, max_time = Inf, verbose = FALSE,
-                        offset = NULL, weights = NULL, temperature = 1) {
+                        offset = NULL, weights = NULL, temperature = 1, thin_given = TRUE) {
     model <- resolve_model(model)
     temperature <- check_positive(temperature, "temperature")
     custom <- is_custom_model(model)
@@ -425,7 +425,7 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
                 verbose = verbose, temperature = temperature,
                 prior = list(coef = prior, intercept = prior_intercept),
                 find_map = find_map, user_init = !is.null(init) && !find_map,
-                user_burnin = user_burnin,
+                user_burnin = user_burnin, user_thin = thin_given,
                 cache = new.env(parent = emptyenv()))
     if (!is.null(parts$coef$hs)) with_horseshoe(run, parts$coef$hs) else run
 }
@@ -502,6 +502,7 @@ fit_chains <- function(method, setup, run, call) {
     random <- if (!is.null(the$random)) random_info(the$random, run$design)
     if (!is.null(random)) {
         spec$ranef <- random_effects_spec(spec, run, the$random, random$keep_effects)
+        spec$thin <- effect_draws_thin(spec, run, length(random$names))
         ## (control variates of the first order, and no rows held in every
         ## minibatch: their centre parts would move with the effects)
         if (length(spec$fixed)) {

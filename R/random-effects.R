@@ -156,6 +156,21 @@ random_newdata <- function(term, newdata, env) {
     list(group = match(as.character(g), term$levels), level = as.character(g), Z = unname(Z))
 }
 
+## The first run's thin for a mixed model whose draws hold its group
+## effects (`extra` columns after the D parameters): with the run grown
+## and thin not given, doubled until its kept draws hold at most
+## effect_draws_values numbers, so that every stage keeps as few (the
+## later stages keep no more draws than the first)
+effect_draws_values <- 2.5e7
+effect_draws_thin <- function(spec, run, extra) {
+    thin <- spec$thin
+    if (!run$grow || run$user_thin) return(thin)
+    width <- length(run$design$par_names) + extra
+    while ((run$n_iter - spec$burnin) %/% thin * width > effect_draws_values &&
+           2L * thin <= run$n_iter - spec$burnin) thin <- 2L * thin
+    thin
+}
+
 ## whether the draws hold the group effects: sgfs_control(group_draws), by
 ## default when the terms have at most group_draws_limit effects
 group_draws_limit <- 10000

@@ -75,7 +75,8 @@
 #'   weight 0, as [stats::glm()] keeps them: they count for nothing), or
 #'   proportions between 0 and 1 with `weights` giving the trials.
 #' @param formula,data,subset,na.action as in [stats::glm()].  For [sgld()],
-#'   [psgld()], [sghmc()] and [sgnht()] the formula may have lme4's
+#'   [sgldcv()] (first-order control variates that follow the effects; the
+#'   fastest on large data), [psgld()], [sghmc()] and [sgnht()] the formula may have lme4's
 #'   random-effect terms, `(1 | g)`, `(x | g)`, `(x || g)`, crossed `(1 | g1)
 #'   + (1 | g2)` and nested `(1 | g1/g2)` (gaussian, binomial and poisson
 #'   models; see `vignette("internals")`, "Mixed models"): the draws then
@@ -288,6 +289,7 @@ prepare_run_here <- function(frame) {
                  envir = frame)
     if (eval(quote(missing(y)), frame)) args["y"] <- list(NULL)
     args$family_given <- !eval(quote(missing(family)), frame)
+    args$thin_given <- !eval(quote(missing(thin)), frame)
     do.call(prepare_run, args)
 }
 

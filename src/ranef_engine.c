@@ -11,9 +11,10 @@
  *     (a large group's excess owed by the next iterations),
  *     each followed by its rows' r_i and its term's Q = sum_g b_g b_g';
  *   - each term's covariance, every iteration (O(q^3) a density);
- *   - at the end of each sweep of all groups, each term's translations
- *     (O(G q) each) and its non-centred scale move (one pass over its
- *     rows), so that a sweep costs about an epoch.
+ *   - TRANSLATIONS times a sweep of all groups, each term's translations
+ *     (O(G q + N), no transcendental function), and at each sweep's end
+ *     its non-centred scale move (slice sampling, a pass over its rows a
+ *     density), so that a sweep costs about an epoch.
  *
  * spec$ranef: list(terms = list(list(q, G, group (N ints, 0-based), Z (N x
  * q), start (G + 1), rows (N: the rows by group), prior (ranef_eval.c's
@@ -25,7 +26,9 @@
  * sweep under way and its order of groups and of their terms, 0-based,
  * credit = the rows the sweep may still spend, mode = per term the groups'
  * last modes, Newton's starts; sums = the kept draws' count and sums of b
- * and b^2, when keep_effects is 0).  Draws: the model's parameters, then per
+ * and b^2, when keep_effects is 0; centre = with control variates, the
+ * centre and its score sum; scale = per term the scale moves' count, sum of
+ * squares and slice width).  Draws: the model's parameters, then per
  * term its q sds and the correlations below Omega's diagonal, column by
  * column; with spec$ranef$keep_effects 1, then every term's effects (q x G,
  * group by group), else only their sums over the kept draws (the state's
@@ -43,6 +46,9 @@
  */
 #include "sgfs.h"
 #include "ranef.h"
+
+#define TRANSLATIONS 8          /* translations a sweep                      */
+#define SCALE_LEARN 20.0        /* scale moves whose sizes set the slice's width */
 
 static double *alloc_real(SEXP keep, int *slot, R_xlen_t len)
 {
@@ -112,9 +118,12 @@ sgfs_ranef *sgfs_ranef_setup(SEXP keep, SEXP spec, SEXP state, sgfs_data *data, 
     SEXP terms = sgfs_list_elt(spec, "terms");
     const int K = Rf_length(terms), N = data->N;
     if (TYPEOF(terms) != VECSXP || K < 1) Rf_error("internal error: 'ranef$terms' must be a list");
-    if (Rf_xlength(keep) < 13 + 7 * (R_xlen_t) K) Rf_error("internal error: too few ranef slots");
+    if (Rf_xlength(keep) < 13 + 8 * (R_xlen_t) K) Rf_error("internal error: too few ranef slots");
     SEXP sb = sgfs_list_opt(state, "b"), sx = sgfs_list_opt(state, "x"),
-         sm = sgfs_list_opt(state, "mode"), ss = sgfs_list_opt(state, "sums");
+         sm = sgfs_list_opt(state, "mode"), ss = sgfs_list_opt(state, "sums"),
+         sc = sgfs_list_opt(state, "scale");
+    if (sc != R_NilValue && (TYPEOF(sc) != REALSXP || Rf_xlength(sc) != 3 * (R_xlen_t) K))
+        Rf_error("internal error: the state's scale moves do not match the terms");
     if ((sb != R_NilValue && (TYPEOF(sb) != VECSXP || Rf_length(sb) != K)) ||
         (sx != R_NilValue && (TYPEOF(sx) != VECSXP || Rf_length(sx) != K)) ||
         (sm != R_NilValue && (TYPEOF(sm) != VECSXP || Rf_length(sm) != K)) ||
@@ -186,6 +195,8 @@ sgfs_ranef *sgfs_ranef_setup(SEXP keep, SEXP spec, SEXP state, sgfs_data *data, 
             if (!sgfs_all_finite(t->b, q * G) || !sgfs_all_finite(t->x, q * (q + 1) / 2))
                 Rf_error("internal error: the state's effects are not finite");
         }
+        t->scale = alloc_real(keep, &slot, 3);
+        t->scale[2] = 1.0;
         t->sum = alloc_real(keep, &slot, re->keep_effects ? 0 : (R_xlen_t) q * G);
         t->sum_sq = alloc_real(keep, &slot, re->keep_effects ? 0 : (R_xlen_t) q * G);
         if (s_sum != R_NilValue && !re->keep_effects) {
@@ -195,6 +206,11 @@ sgfs_ranef *sgfs_ranef_setup(SEXP keep, SEXP spec, SEXP state, sgfs_data *data, 
                 Rf_error("internal error: the state's sums do not match the terms");
             memcpy(t->sum, REAL(a), (size_t) q * G * sizeof(double));
             memcpy(t->sum_sq, REAL(a2), (size_t) q * G * sizeof(double));
+        }
+        if (sc != R_NilValue) {
+            memcpy(t->scale, REAL(sc) + 3 * k, 3 * sizeof(double));
+            if (!(t->scale[0] >= 0.0 && t->scale[1] >= 0.0 && t->scale[2] > 0.0))
+                Rf_error("internal error: the state's scale moves are malformed");
         }
         if (sm != R_NilValue) {
             SEXP mk = VECTOR_ELT(sm, k);
@@ -344,7 +360,15 @@ static void translate(sgfs_ranef *re, sgfs_ranef_term *t, const sgfs_prior *prio
         if (!normal || !(a > 0.0)) continue;
         const double delta = sgfs_ranef_translation(t->b, q, t->G, c, t->prec, a, lin);
         for (int j = 0; j < D; j++) par[j] += delta * v[j];
-        for (int g = 0; g < t->G; g++) t->b[c + (size_t) g * q] -= delta;
+        /* (the centre moves with the fixed effects: its rows' predictors,
+           and so its score sum, stay as they were; the groups' modes move
+           with their effects) */
+        if (re->centre)
+            for (int j = 0; j < D; j++) re->centre[j] += delta * v[j];
+        for (int g = 0; g < t->G; g++) {
+            t->b[c + (size_t) g * q] -= delta;
+            t->mode[c + (size_t) g * q] -= delta;
+        }
         for (int i = 0; i < re->N; i++) re->offset[i] -= delta * t->Z[i + (size_t) c * re->N];
         term_stats(re, t);                          /* (Q moved with the effects) */
     }
@@ -391,7 +415,18 @@ static void scale_move(sgfs_ranef *re, sgfs_ranef_term *t, const sgfs_lik *lik, 
         re->base[i] += re->offset[i] - own;
     }
     scale_line l = {re, t, lik, par, dispersion};
-    const double v = sgfs_slice(0.0, scale_logdens, &l, 1.0), s = exp(v);
+    const double v = sgfs_slice(0.0, scale_logdens, &l, t->scale[2]), s = exp(v);
+    /* the slice's width: 1 for the first SCALE_LEARN moves, then three
+       times their root mean square, fixed (each phase's kernel exact; an
+       interval about the conditional's width takes about half the density
+       evaluations of a width of 1 on a conditional a hundred times
+       narrower) */
+    if (t->scale[0] < SCALE_LEARN) {
+        t->scale[0] += 1.0;
+        t->scale[1] += v * v;
+        if (t->scale[0] == SCALE_LEARN)
+            t->scale[2] = fmin(1.0, fmax(1e-4, 3.0 * sqrt(t->scale[1] / SCALE_LEARN)));
+    }
     for (R_xlen_t j = 0; j < (R_xlen_t) q * t->G; j++) t->b[j] *= s;
     for (int c = 0; c < q; c++) t->x[c] += v;
     for (int j = 0; j < q * q; j++) t->Q[j] *= s * s;
@@ -433,6 +468,12 @@ void sgfs_ranef_update(sgfs_ranef *re, sgfs_lik *lik, const sgfs_prior *prior,
         update_group(re, lik, par, k, g);
         const int m = t->start[g + 1] - t->start[g];
         re->credit -= m > 0 ? m : 1;
+        /* the translations TRANSLATIONS times a sweep (O(G q + N) each, no
+           transcendental function): the fixed coefficients and the mean of
+           their groups' effects trade off along them */
+        const int every = re->n_order / TRANSLATIONS;
+        if (every > 0 && re->pos % every == 0 && re->pos < re->n_order)
+            for (int k2 = 0; k2 < re->K; k2++) translate(re, &re->term[k2], prior, par);
     }
     for (int k = 0; k < re->K; k++) {
         sgfs_ranef_term *t = &re->term[k];
@@ -493,7 +534,7 @@ void sgfs_ranef_keep(sgfs_ranef *re, double *out)
 SEXP sgfs_ranef_state(const sgfs_ranef *re)
 {
     const char *names[] = {"b", "x", "sweep", "acceptance", "mode", "credit", "sums", "centre",
-                           ""};
+                           "scale", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SEXP b = SET_VECTOR_ELT(out, 0, Rf_allocVector(VECSXP, re->K));
     SEXP x = SET_VECTOR_ELT(out, 1, Rf_allocVector(VECSXP, re->K));
@@ -532,6 +573,8 @@ SEXP sgfs_ranef_state(const sgfs_ranef *re)
             memcpy(REAL(a2), t->sum_sq, (size_t) t->q * t->G * sizeof(double));
         }
     }
+    double *sc = REAL(SET_VECTOR_ELT(out, 8, Rf_allocVector(REALSXP, 3 * (R_xlen_t) re->K)));
+    for (int k = 0; k < re->K; k++) memcpy(sc + 3 * k, re->term[k].scale, 3 * sizeof(double));
     if (re->centre) {
         double *c = REAL(SET_VECTOR_ELT(out, 7, Rf_allocVector(REALSXP, 2 * (R_xlen_t) re->D)));
         memcpy(c, re->centre, (size_t) re->D * sizeof(double));

@@ -530,6 +530,8 @@ typedef struct sgfs_ranef_term {
     double *prec, *Q;           /* q x q: Sigma^-1, sum_g b_g b_g'             */
     double *sum, *sum_sq;       /* q x G: the kept draws' sums of b and b^2
                                    (effects whose draws are not kept)        */
+    double *scale;              /* the scale move's slice: moves made, their
+                                   sum of v^2, its width                     */
 } sgfs_ranef_term;
 
 typedef struct sgfs_ranef {
@@ -566,7 +568,7 @@ typedef struct sgfs_ranef {
    concentration, zeta) */
 sgfs_ranef_prior sgfs_ranef_prior_read(SEXP prior);
 /* from spec$ranef and state$ranef (or NULL), its arrays kept in `keep` (a
-   list of at least 13 + 7 K elements); the data's offset becomes its o + r */
+   list of at least 13 + 8 K elements); the data's offset becomes its o + r */
 sgfs_ranef *sgfs_ranef_setup(SEXP keep, SEXP spec, SEXP state, sgfs_data *data, int D);
 /* after a step: groups until `budget` rows are spent, then the covariances */
 void sgfs_ranef_update(sgfs_ranef *re, sgfs_lik *lik, const sgfs_prior *prior,
@@ -586,9 +588,10 @@ double *sgfs_ranef_centre(sgfs_ranef *re, sgfs_lik *lik, const double *centre, S
 /* a kept draw: the report, and the effects' sums when their draws are not
    kept */
 void sgfs_ranef_keep(sgfs_ranef *re, double *out);
-/* list(b, x, sweep, acceptance, mode, credit, sums, centre): the state to
-   continue from (sums: list(n, sum, sum_sq), the kept draws' sums of the
-   effects; centre: with control variates, the centre and its score sum) */
+/* list(b, x, sweep, acceptance, mode, credit, sums, centre, scale): the
+   state to continue from (sums: list(n, sum, sum_sq), the kept draws' sums
+   of the effects; centre: with control variates, the centre and its score
+   sum; scale: per term its scale moves' count, sum of squares and width) */
 SEXP sgfs_ranef_state(const sgfs_ranef *re);
 
 /* ---- the engine: everything one chain needs ------------------------- */

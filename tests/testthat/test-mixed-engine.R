@@ -120,7 +120,7 @@ test_that("a mixed chain continued from its state equals one run", {
     parts <- withr::with_seed(8, {
         first <- sgfs:::run_chain(spec, case$state, 150L, FALSE)
         state <- first[c("theta", "iter", "sstate", "z")]
-        state$ranef <- first$ranef[c("b", "x", "sweep", "mode", "credit")]
+        state$ranef <- first$ranef[c("b", "x", "sweep", "mode", "credit", "scale")]
         list(first = first, rest = sgfs:::run_chain(spec, state, 250L, FALSE))
     })
     first <- parts$first

@@ -68,3 +68,24 @@ test_that("a mixed fit's hints point to sgldcv(), not to samplers that refuse it
     expect_match(hint, "sgldcv\\(\\)")
     expect_no_match(hint, "osgfs")
 })
+
+test_that("sgldcv() fits random effects at its defaults, and continues exactly", {
+    d <- mixed_data(11)
+    fit <- withr::with_seed(12, sgldcv(y ~ x + (1 | g), d, progress = FALSE, verbose = FALSE))
+    spec <- attr(fit, "sgfit")$spec
+    ## (first-order control variates, no rows held in every minibatch)
+    expect_false(is.null(spec$centre))
+    expect_null(spec$centre_hessian)
+    expect_null(spec$fixed)
+    m <- as.matrix(fit)[, 1:3]
+    z <- (colMeans(m) - c(-0.5, 1, 0.8)) / apply(m, 2, stats::sd)
+    expect_true(all(abs(z) < 3), label = paste(signif(z, 3), collapse = " "))
+    expect_gte(min(coda::effectiveSize(m)), 400)
+    ## the centre, its score sum and the scale moves' widths carry over
+    one <- withr::with_seed(13, sgldcv(y ~ x + (1 | g), d, n_iter = 3000, burnin = 300,
+                                       progress = FALSE, verbose = FALSE))
+    part <- withr::with_seed(13, sgldcv(y ~ x + (1 | g), d, n_iter = 2000, burnin = 300,
+                                        progress = FALSE, verbose = FALSE))
+    more <- suppressWarnings(update(part, n_iter = 1000))
+    expect_equal(unclass(as.matrix(more)), unclass(as.matrix(one)), tolerance = 1e-12)
+})
