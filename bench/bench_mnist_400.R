@@ -14,6 +14,10 @@
 ##             best of 3.3e-7, 1e-6, 3.3e-6, 1e-5, 3.3e-5 and 1e-4 (diverged)
 ##             after 5 epochs on 50,000 training digits, validated on the
 ##             other 10,000);
+##   pcode_step2  pcode with twice its steps: psgld 3.33e-8 (a learning
+##             rate of 1e-3 for the mean loss), sgld 2e-5 (the two steps
+##             tried beside pcode's);
+##   pcode_wide  pcode's psgld with the paper's other prior, N(0, 10^2);
 ##   pcode_raw pcode's settings on the raw pixels in [0, 1] (standardize =
 ##             FALSE), as the paper's code reads them: its N(0, 1) prior is
 ##             then on the weights of those inputs, not of the standardised
@@ -54,6 +58,12 @@ if (config == "adam") {
         defaults_raw = list(standardize = FALSE),
         student_raw = list(standardize = FALSE,
                            prior = lapply(c(784, 400, 400), function(w) student_t(3, 0, 1 / sqrt(w)))),
+        pcode_step2 = list(temperature = 1 / N, prior = normal(0, 1),
+                           stepsize = if (sampler == "sgld") 2e-5 else 3.33e-8,
+                           schedule = schedule_step(epochs = 20), init = NULL),
+        pcode_wide = list(temperature = 1 / N, prior = normal(0, 10),
+                          stepsize = if (sampler == "sgld") 1e-5 else 1.67e-8,
+                          schedule = schedule_step(epochs = 20), init = NULL),
         pcode = , pcode_raw = list(temperature = 1 / N, prior = normal(0, 1),
                      stepsize = if (sampler == "sgld") 1e-5 else 1.67e-8,
                      schedule = schedule_step(epochs = 20), init = NULL,
