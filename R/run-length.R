@@ -15,9 +15,11 @@
 ## chains (rank-normalised, Vehtari et al. 2021; R/convergence.R) and, with
 ## several chains, split R-hat at most `enough_rhat`.  `thin` doubles as
 ## often as it takes to keep at most as many draws per chain as the first
-## run kept (about 9,000).  The run stops before a stage whose projected
-## wall time (the time per iteration measured so far) would pass
-## `max_time`, after `max_stages` extensions, early when the target,
+## run kept (about 9,000).  A stage whose projected wall time (the time per
+## iteration measured so far) would pass `max_time` is shortened to what
+## the rest of the budget allows, and the run stops there (or before it,
+## when that would add less than a quarter of the stage), after
+## `max_stages` extensions, early when the target,
 ## projected at the pace so far, would be reached only after 10 times
 ## `max_time`, and when a run 8 times as long raised the smallest effective
 ## sample size by less than twice (a chain that does not mix: more of it
@@ -244,10 +246,18 @@ grow_run <- function(fit, run, started, stages_max = max_stages) {
             break
         }
         if (projected > run$max_time) {
-            stop_reason <- "time"
-            say("%s: %s more iterations would take about %.3g s, past max_time = %.3g s; stopping",
-                label, big_count(more), pace * more, run$max_time)
-            break
+            ## the stage the rest of the budget allows, when it adds at
+            ## least a quarter of the one planned (more draws are better
+            ## than fewer); else the run stops here
+            room <- nxt$thin * floor(0.95 * (run$max_time - spent) / pace / nxt$thin)
+            if (!is.finite(room) || room < more / 4) {
+                stop_reason <- "time"
+                say("%s: %s more iterations would take about %.3g s, past max_time = %.3g s; stopping",
+                    label, big_count(more), pace * more, run$max_time)
+                break
+            }
+            total <- total - more + room
+            more <- room
         }
         burnin <- grown_burnin(info, total, nxt$thin)
         say("%s; continuing to %s iterations (thin %d%s), about %.3g s more",

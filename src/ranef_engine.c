@@ -416,15 +416,16 @@ static void scale_move(sgfs_ranef *re, sgfs_ranef_term *t, const sgfs_lik *lik, 
     }
     scale_line l = {re, t, lik, par, dispersion};
     const double v = sgfs_slice(0.0, scale_logdens, &l, t->scale[2]), s = exp(v);
-    /* the slice's width: 1 for the first SCALE_LEARN moves, then three
-       times their root mean square, fixed (each phase's kernel exact; an
-       interval about the conditional's width takes about half the density
-       evaluations of a width of 1 on a conditional a hundred times
-       narrower) */
-    if (t->scale[0] < SCALE_LEARN) {
+    /* the slice's width: 1 for the first 2 SCALE_LEARN moves, then three
+       times the root mean square of the second SCALE_LEARN of them (the
+       first, while the effects grow from zero, move far more), fixed:
+       each phase's kernel exact; an interval about the conditional's width
+       takes about half the density evaluations of a width of 1 on a
+       conditional a hundred times narrower */
+    if (t->scale[0] < 2.0 * SCALE_LEARN) {
         t->scale[0] += 1.0;
-        t->scale[1] += v * v;
-        if (t->scale[0] == SCALE_LEARN)
+        if (t->scale[0] > SCALE_LEARN) t->scale[1] += v * v;
+        if (t->scale[0] == 2.0 * SCALE_LEARN)
             t->scale[2] = fmin(1.0, fmax(1e-4, 3.0 * sqrt(t->scale[1] / SCALE_LEARN)));
     }
     for (R_xlen_t j = 0; j < (R_xlen_t) q * t->G; j++) t->b[j] *= s;
