@@ -215,7 +215,8 @@ keep_iterations <- function(x, start, thin, end) {
         pars <- coda::varnames(x)
         if (anyNA(tryCatch(stats::setNames(seq_along(pars), pars)[j], error = function(e) NA)))
             stop_arg("j", "selects parameters the fit does not have: it has ",
-                     paste(pars, collapse = ", "))
+                     paste(utils::head(pars, 20L), collapse = ", "),
+                     if (length(pars) > 20L) sprintf(", ... (%d in all)", length(pars)))
     }
     out <- NextMethod()
     if (inherits(out, "sgfit") || same_draws(out, x)) x else out

@@ -7,7 +7,8 @@
 #' @param object,x a fit returned by [sgfs()] or [sgld()].
 #' @param digits significant digits to print.
 #' @param ... further arguments, passed on (for `plot`, to coda's plot
-#'   method).
+#'   method, which `plot()` calls on the draws; of a mixed model, on those
+#'   of the fixed effects and the groups' sds and correlations).
 #' @return `coef`: posterior means (for a mixed model, its coefficients per
 #'   group, see [sgfit-mixed]); `vcov`: posterior covariance (of a mixed
 #'   model's fixed effects and noise sd); `nobs`:
@@ -365,4 +366,12 @@ formula.sgfit <- function(x, ...) sgfit_info(x)$formula
 
 #' @rdname sgfit-methods
 #' @export
-plot.sgfit <- function(x, ...) plot(as_coda(x), ...)
+plot.sgfit <- function(x, ...) {
+    info <- sgfit_info(x)
+    y <- as_coda(x)
+    ## (a mixed model's group effects, thousands of traces, are left out:
+    ## ranef() summarises them)
+    if (!is.null(info$random) && info$random$keep_effects)
+        y <- y[, seq_len(length(info$design$par_names) + info$random$n_hyper), drop = FALSE]
+    plot(y, ...)
+}

@@ -28,7 +28,9 @@
  * last modes, Newton's starts; sums = the kept draws' count and sums of b
  * and b^2, when keep_effects is 0; centre = with control variates, the
  * centre and its score sum; scale = per term the scale moves' count, sum of
- * squares and slice width).  Draws: the model's parameters, then per
+ * squares and slice width; sweeps = the sweeps completed).  Until the
+ * first sweep has drawn every group's effects, the covariances and the
+ * translations wait.  Draws: the model's parameters, then per
  * term its q sds and the correlations below Omega's diagonal, column by
  * column; with spec$ranef$keep_effects 1, then every term's effects (q x G,
  * group by group), else only their sums over the kept draws (the state's
@@ -245,6 +247,9 @@ sgfs_ranef *sgfs_ranef_setup(SEXP keep, SEXP spec, SEXP state, sgfs_data *data, 
         }
         re->pos = v[0];
         re->fresh = 0;
+        SEXP done = sgfs_list_opt(state, "sweeps");
+        re->sweeps = done == R_NilValue ? 1.0 : REAL(sgfs_list_typed(state, "sweeps", REALSXP, 1))[0];
+        if (!(re->sweeps >= 0.0)) Rf_error("internal error: the state's sweeps are malformed");
         re->credit = REAL(sgfs_list_typed(state, "credit", REALSXP, 1))[0];
         if (!R_FINITE(re->credit) || re->credit > 1e9 || re->credit < -(double) N)
             Rf_error("internal error: the state's credit is malformed");
@@ -451,6 +456,7 @@ void sgfs_ranef_update(sgfs_ranef *re, sgfs_lik *lik, const sgfs_prior *prior,
                     sgfs_ranef_precision(re->term[k].x, re->term[k].q, re->term[k].prec, re->work);
                 }
                 if (re->centre) recentre(re, lik, par);
+                re->sweeps += 1.0;
             }
             for (int o = re->n_order - 1; o > 0; o--) {      /* Fisher-Yates */
                 const int j = (int) floor(unif_rand() * (o + 1));
@@ -473,9 +479,13 @@ void sgfs_ranef_update(sgfs_ranef *re, sgfs_lik *lik, const sgfs_prior *prior,
            transcendental function): the fixed coefficients and the mean of
            their groups' effects trade off along them */
         const int every = re->n_order / TRANSLATIONS;
-        if (every > 0 && re->pos % every == 0 && re->pos < re->n_order)
+        if (re->sweeps > 0.0 && every > 0 && re->pos % every == 0 && re->pos < re->n_order)
             for (int k2 = 0; k2 < re->K; k2++) translate(re, &re->term[k2], prior, par);
     }
+    /* (not before every group has been drawn once: with most effects
+       still at their start, 0, a covariance's conditional would collapse
+       towards 0, and the groups' draws with it) */
+    if (re->sweeps == 0.0) return;
     for (int k = 0; k < re->K; k++) {
         sgfs_ranef_term *t = &re->term[k];
         sgfs_ranef_cov cv = {t->q, t->G, t->Q, &t->prior, dispersion, re->work};
@@ -535,7 +545,7 @@ void sgfs_ranef_keep(sgfs_ranef *re, double *out)
 SEXP sgfs_ranef_state(const sgfs_ranef *re)
 {
     const char *names[] = {"b", "x", "sweep", "acceptance", "mode", "credit", "sums", "centre",
-                           "scale", ""};
+                           "scale", "sweeps", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SEXP b = SET_VECTOR_ELT(out, 0, Rf_allocVector(VECSXP, re->K));
     SEXP x = SET_VECTOR_ELT(out, 1, Rf_allocVector(VECSXP, re->K));
@@ -574,6 +584,7 @@ SEXP sgfs_ranef_state(const sgfs_ranef *re)
             memcpy(REAL(a2), t->sum_sq, (size_t) t->q * t->G * sizeof(double));
         }
     }
+    SET_VECTOR_ELT(out, 9, Rf_ScalarReal(re->sweeps));
     double *sc = REAL(SET_VECTOR_ELT(out, 8, Rf_allocVector(REALSXP, 3 * (R_xlen_t) re->K)));
     for (int k = 0; k < re->K; k++) memcpy(sc + 3 * k, re->term[k].scale, 3 * sizeof(double));
     if (re->centre) {

@@ -541,6 +541,7 @@ typedef struct sgfs_ranef {
                                    order_term / order, the next one           */
     int *order, *order_term;
     int fresh;                  /* 1 until the first sweep begins              */
+    double sweeps;              /* sweeps completed                            */
     int dispersion;             /* the coordinate whose exp is decov()'s d,
                                    or -1                                      */
     const double *offset0;      /* N base offsets, or NULL                     */
@@ -588,10 +589,11 @@ double *sgfs_ranef_centre(sgfs_ranef *re, sgfs_lik *lik, const double *centre, S
 /* a kept draw: the report, and the effects' sums when their draws are not
    kept */
 void sgfs_ranef_keep(sgfs_ranef *re, double *out);
-/* list(b, x, sweep, acceptance, mode, credit, sums, centre, scale): the
+/* list(b, x, sweep, acceptance, mode, credit, sums, centre, scale, sweeps): the
    state to continue from (sums: list(n, sum, sum_sq), the kept draws' sums
    of the effects; centre: with control variates, the centre and its score
-   sum; scale: per term its scale moves' count, sum of squares and width) */
+   sum; scale: per term its scale moves' count, sum of squares and width;
+   sweeps: the sweeps completed) */
 SEXP sgfs_ranef_state(const sgfs_ranef *re);
 
 /* ---- the engine: everything one chain needs ------------------------- */

@@ -55,6 +55,10 @@ test_that("fixef(), ranef(), coef() and VarCorr() are the draws' posterior means
                                    m[, "cor[(Intercept),x | g]"]))
     expect_equal(attr(vc, "sc"), mean(exp(m[, "log_sigma"])))
     expect_output(print(vc), "Residual")
+    ## plot(): the fixed effects, sds and correlation (not the 24 effects)
+    grDevices::pdf(NULL)
+    expect_no_error(plot(fit, ask = FALSE))
+    grDevices::dev.off()
     expect_output(print(fit), "group effects b\\[...\\]: ranef\\(fit\\)")
     expect_error(fixef(sgld(y ~ x, d, family = gaussian(), n_iter = 200, progress = FALSE,
                                  verbose = FALSE)),
