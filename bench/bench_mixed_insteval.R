@@ -16,16 +16,16 @@ args <- commandArgs(TRUE)
 nuts_iter <- if (length(args)) as.integer(args[1]) else 0L
 out_dir <- file.path(if (dir.exists("bench")) "bench" else ".", "results")
 data(InstEval, package = "lme4")
-d <- InstEval
-d$y <- as.numeric(d$y)
+ie <- InstEval
+ie$y <- as.numeric(ie$y)
 formula <- y ~ service + (1 | s) + (1 | d) + (1 | dept)
 
 t0 <- proc.time()[["elapsed"]]
-ref <- lme4::lmer(formula, data = d)
+ref <- lme4::lmer(formula, data = ie)
 t_lmer <- proc.time()[["elapsed"]] - t0
 
 t0 <- proc.time()[["elapsed"]]
-fit <- withr::with_seed(1, sgldcv(formula, d, family = gaussian(), progress = FALSE))
+fit <- withr::with_seed(1, sgldcv(formula, ie, family = gaussian(), progress = FALSE))
 t_ours <- proc.time()[["elapsed"]] - t0
 info <- attr(fit, "sgfit")
 m <- as.matrix(fit)
@@ -45,14 +45,20 @@ print(tab)
 nuts <- NULL
 if (nuts_iter > 0L) {
     t0 <- proc.time()[["elapsed"]]
-    invisible(rstanarm::stan_lmer(formula, data = d, chains = 1, iter = nuts_iter, refresh = 0,
-                                  seed = 1))
-    nuts <- proc.time()[["elapsed"]] - t0
+    ok <- tryCatch({
+        suppressWarnings(rstanarm::stan_lmer(formula, data = ie, chains = 1, iter = nuts_iter,
+                                             refresh = 0, seed = 1))
+        TRUE
+    }, error = function(e) {
+        message("stan_lmer() failed: ", conditionMessage(e))
+        FALSE
+    })
+    nuts <- if (ok) proc.time()[["elapsed"]] - t0
 }
 
 md <- c("# lme4::InstEval at sgldcv()'s defaults against lmer() (bench/bench_mixed_insteval.R)", "",
         sprintf("y ~ service + (1 | s) + (1 | d) + (1 | dept), gaussian: %s rows, %d students, %d lecturers, %d departments.  One run, one core; BLAS %s.",
-                format(nrow(d), big.mark = ","), nlevels(d$s), nlevels(d$d), nlevels(d$dept),
+                format(nrow(ie), big.mark = ","), nlevels(ie$s), nlevels(ie$d), nlevels(ie$dept),
                 sgfs:::blas_label()), "",
         sprintf("lmer() (lme4 %s, REML): %.1f s.  sgldcv() at its defaults: %.1f s, %s iterations, %d kept draws; its run stopped: %s.%s",
                 utils::packageVersion("lme4"), t_lmer, t_ours, format(info$n_iter, big.mark = ","),
