@@ -46,8 +46,9 @@ nuts <- NULL
 if (nuts_iter > 0L) {
     t0 <- proc.time()[["elapsed"]]
     ok <- tryCatch({
-        suppressWarnings(rstanarm::stan_lmer(formula, data = ie, chains = 1, iter = nuts_iter,
-                                             refresh = 0, seed = 1))
+        suppressPackageStartupMessages(library(rstanarm))   # (stan_lmer() calls stan_glmer())
+        suppressWarnings(stan_lmer(formula, data = ie, chains = 1, iter = nuts_iter,
+                                   refresh = 0, seed = 1))
         TRUE
     }, error = function(e) {
         message("stan_lmer() failed: ", conditionMessage(e))

@@ -542,17 +542,31 @@ void sgfs_ranef_keep(sgfs_ranef *re, double *out)
     re->n_summed += 1.0;
 }
 
+/* a list of each term's q x G matrix of one of its per-group fields */
+enum { FIELD_B, FIELD_MODE, FIELD_SUM, FIELD_SUM_SQ };
+static SEXP term_matrices(const sgfs_ranef *re, int field)
+{
+    SEXP out = PROTECT(Rf_allocVector(VECSXP, re->K));
+    for (int k = 0; k < re->K; k++) {
+        const sgfs_ranef_term *t = &re->term[k];
+        const double *v = field == FIELD_B ? t->b : field == FIELD_MODE ? t->mode
+                        : field == FIELD_SUM ? t->sum : t->sum_sq;
+        SEXP m = SET_VECTOR_ELT(out, k, Rf_allocMatrix(REALSXP, t->q, t->G));
+        memcpy(REAL(m), v, (size_t) t->q * t->G * sizeof(double));
+    }
+    UNPROTECT(1);
+    return out;
+}
+
 SEXP sgfs_ranef_state(const sgfs_ranef *re)
 {
     const char *names[] = {"b", "x", "sweep", "acceptance", "mode", "credit", "sums", "centre",
                            "scale", "sweeps", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
-    SEXP b = SET_VECTOR_ELT(out, 0, Rf_allocVector(VECSXP, re->K));
+    SET_VECTOR_ELT(out, 0, term_matrices(re, FIELD_B));
     SEXP x = SET_VECTOR_ELT(out, 1, Rf_allocVector(VECSXP, re->K));
     for (int k = 0; k < re->K; k++) {
         const sgfs_ranef_term *t = &re->term[k];
-        SEXP bk = SET_VECTOR_ELT(b, k, Rf_allocMatrix(REALSXP, t->q, t->G));
-        memcpy(REAL(bk), t->b, (size_t) t->q * t->G * sizeof(double));
         SEXP xk = SET_VECTOR_ELT(x, k, Rf_allocVector(REALSXP, t->q * (t->q + 1) / 2));
         memcpy(REAL(xk), t->x, (size_t) (t->q * (t->q + 1) / 2) * sizeof(double));
     }
@@ -563,26 +577,14 @@ SEXP sgfs_ranef_state(const sgfs_ranef *re)
         sw[1 + re->n_order + o] = re->order_term[o];
     }
     SET_VECTOR_ELT(out, 3, Rf_ScalarReal(re->proposed > 0 ? re->accepted / re->proposed : NA_REAL));
-    SEXP mode = SET_VECTOR_ELT(out, 4, Rf_allocVector(VECSXP, re->K));
-    for (int k = 0; k < re->K; k++) {
-        const sgfs_ranef_term *t = &re->term[k];
-        SEXP mk = SET_VECTOR_ELT(mode, k, Rf_allocMatrix(REALSXP, t->q, t->G));
-        memcpy(REAL(mk), t->mode, (size_t) t->q * t->G * sizeof(double));
-    }
+    SET_VECTOR_ELT(out, 4, term_matrices(re, FIELD_MODE));
     SET_VECTOR_ELT(out, 5, Rf_ScalarReal(re->credit));
     if (!re->keep_effects) {
         const char *snames[] = {"n", "sum", "sum_sq", ""};
         SEXP sums = SET_VECTOR_ELT(out, 6, Rf_mkNamed(VECSXP, snames));
         SET_VECTOR_ELT(sums, 0, Rf_ScalarReal(re->n_summed));
-        SEXP s1 = SET_VECTOR_ELT(sums, 1, Rf_allocVector(VECSXP, re->K));
-        SEXP s2 = SET_VECTOR_ELT(sums, 2, Rf_allocVector(VECSXP, re->K));
-        for (int k = 0; k < re->K; k++) {
-            const sgfs_ranef_term *t = &re->term[k];
-            SEXP a = SET_VECTOR_ELT(s1, k, Rf_allocMatrix(REALSXP, t->q, t->G));
-            memcpy(REAL(a), t->sum, (size_t) t->q * t->G * sizeof(double));
-            SEXP a2 = SET_VECTOR_ELT(s2, k, Rf_allocMatrix(REALSXP, t->q, t->G));
-            memcpy(REAL(a2), t->sum_sq, (size_t) t->q * t->G * sizeof(double));
-        }
+        SET_VECTOR_ELT(sums, 1, term_matrices(re, FIELD_SUM));
+        SET_VECTOR_ELT(sums, 2, term_matrices(re, FIELD_SUM_SQ));
     }
     SET_VECTOR_ELT(out, 9, Rf_ScalarReal(re->sweeps));
     double *sc = REAL(SET_VECTOR_ELT(out, 8, Rf_allocVector(REALSXP, 3 * (R_xlen_t) re->K)));

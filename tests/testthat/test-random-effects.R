@@ -72,9 +72,9 @@ test_that("a missing grouping value and an empty term are refused by name", {
 
 test_that("the samplers that cannot fit random-effect terms refuse them, naming those that can", {
     d <- data.frame(y = rnorm(40), x = rnorm(40), g = factor(rep(1:8, 5)))
-    for (f in list(sgfs, sgldcv, hmc))
+    for (f in list(sgfs, osgfs, hmc))
         expect_error(f(y ~ x + (1 | g), d, family = gaussian()),
-                     "'formula' has random-effect terms, which [a-z]+\\(\\) does not fit yet: use sgld\\(\\), psgld\\(\\), sghmc\\(\\), sgnht\\(\\)")
+                     "'formula' has random-effect terms, which [a-z]+\\(\\) does not fit yet: use sgld\\(\\), sgldcv\\(\\), psgld\\(\\), sghmc\\(\\), sgnht\\(\\)")
     expect_error(sgld(y ~ x + (1 | g), d, family = gaussian(), model = mlp(3)),
                  "'model' must be NULL \\(a GLM\\) with random-effect terms")
 })
