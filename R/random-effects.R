@@ -227,7 +227,30 @@ ranef_engine_spec <- function(terms, D, sd_prior, dirs = NULL, offset = NULL, di
              prior = prior,
              dir = if (is.null(dirs[[k]])) double(D * ncol(t$Z)) else as.double(dirs[[k]]))
     }), df = as.double(df), offset = if (!is.null(offset)) as.double(offset),
-    dispersion = as.integer(dispersion) - 1L, keep_effects = as.integer(keep_effects))
+    dispersion = as.integer(dispersion) - 1L, keep_effects = as.integer(keep_effects),
+    nests = random_nests(terms))
+}
+
+## The pairs of terms whose groups nest (each group of the inner term has
+## its rows in one group of the outer, as (1 | g1/g2)'s g2:g1 in g1) and
+## that share a coefficient: for each, the engine moves each outer group's
+## coefficient against its inner groups' (src/ranef_engine.c), 0-based
+random_nests <- function(terms) {
+    out <- list()
+    for (a in seq_along(terms)) for (b in seq_along(terms)) {
+        outer <- terms[[a]]
+        inner <- terms[[b]]
+        common <- intersect(outer$coef, inner$coef)
+        if (a == b || !length(common) || length(outer$levels) >= length(inner$levels)) next
+        parent <- outer$group[match(seq_along(inner$levels), inner$group)]
+        if (anyNA(parent) || any(outer$group != parent[inner$group])) next
+        for (cn in common)
+            out[[length(out) + 1L]] <- list(outer = a - 1L, inner = b - 1L,
+                                            c_outer = match(cn, outer$coef) - 1L,
+                                            c_inner = match(cn, inner$coef) - 1L,
+                                            parent = as.integer(parent - 1L))
+    }
+    out
 }
 
 ## spec$ranef for a fit's run (fit_chains()): the formula's terms in the

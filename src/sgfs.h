@@ -534,9 +534,20 @@ typedef struct sgfs_ranef_term {
                                    sum of v^2, its width                     */
 } sgfs_ranef_term;
 
+/* two terms whose coefficients c_outer and c_inner are one covariate, the
+   inner term's groups nested in the outer's (each inner group's rows in one
+   outer group, parent[j]) */
+typedef struct sgfs_ranef_nest {
+    int outer, inner, c_outer, c_inner;
+    const int *parent;          /* G_inner: each inner group's outer group     */
+    double *count, *sum;        /* G_outer: its inner groups; scratch          */
+} sgfs_ranef_nest;
+
 typedef struct sgfs_ranef {
     int K, N, D;                /* terms, rows, the model's parameters         */
     sgfs_ranef_term *term;
+    int n_nest;                 /* nested pairs of terms, their moves          */
+    sgfs_ranef_nest *nest;
     int n_order, pos;           /* the sweep: its (term, group) pairs in
                                    order_term / order, the next one           */
     int *order, *order_term;
@@ -569,7 +580,7 @@ typedef struct sgfs_ranef {
    concentration, zeta) */
 sgfs_ranef_prior sgfs_ranef_prior_read(SEXP prior);
 /* from spec$ranef and state$ranef (or NULL), its arrays kept in `keep` (a
-   list of at least 13 + 8 K elements); the data's offset becomes its o + r */
+   list of at least 14 + 8 K + 2 nests elements); the data's offset becomes its o + r */
 sgfs_ranef *sgfs_ranef_setup(SEXP keep, SEXP spec, SEXP state, sgfs_data *data, int D);
 /* after a step: groups until `budget` rows are spent, then the covariances */
 void sgfs_ranef_update(sgfs_ranef *re, sgfs_lik *lik, const sgfs_prior *prior,

@@ -174,3 +174,44 @@ test_that("the random effects follow the rows of a shuffled copy (10,000 rows an
     exact <- exact_sd_moments(case, beta, function(y, eta) sum(stats::dnorm(y, eta, 1, log = TRUE)))
     expect_sd_matches(res$draws[, 3], exact, "shuffled rows")
 })
+
+test_that("with beta held, nested terms' sds follow their exact posterior (the nested move on)", {
+    withr::local_seed(14)
+    outer <- rep(1:6, each = 4)                         # 6 groups, each of 4 inner groups
+    size <- sample(1:5, 24, replace = TRUE)
+    g2 <- rep(seq_len(24), size)
+    g1 <- outer[g2]
+    x <- stats::rnorm(length(g2))
+    y <- 0.3 + 0.5 * x + stats::rnorm(6, 0, 0.8)[g1] + stats::rnorm(24, 0, 0.5)[g2] +
+        stats::rnorm(length(g2))
+    d <- data.frame(y, x, g1 = factor(g1), g2 = factor(g2))
+    fit <- withr::with_seed(1, sgld(y ~ x, d, family = gaussian(), sigma = 1, n_iter = 20,
+                                    standardize = FALSE, progress = FALSE))
+    terms <- sgfs:::random_design(sgfs:::random_bars(y ~ x + (1 | g1/g2)), d)
+    case <- list(d = d, spec = sgfs:::fit_spec(attr(fit, "sgfit")),
+                 state = attr(fit, "sgfit")$states[[1L]])
+    case$spec$ranef <- sgfs:::ranef_engine_spec(terms, 2L, list(family = "half_normal", scale = 1))
+    expect_length(case$spec$ranef$nests, 1L)
+    beta <- c(0.3, 0.5)
+    res <- frozen_chain(case, beta, 30000L, seed = 15)
+    ## the exact posterior of (s1, s2): y - X beta ~ N(0, I + s1^2 Z1 Z1' + s2^2 Z2 Z2')
+    r <- d$y - drop(cbind(1, d$x) %*% beta)
+    Z1 <- outer(d$g1, levels(d$g1), `==`) * 1
+    Z2 <- outer(d$g2, levels(d$g2), `==`) * 1
+    A1 <- tcrossprod(Z1)
+    A2 <- tcrossprod(Z2)
+    grid <- seq(0.01, 3, length.out = 90)
+    lp <- outer(grid, grid, Vectorize(function(s1, s2) {
+        U <- chol(diag(length(r)) + s1^2 * A1 + s2^2 * A2)
+        -sum(log(diag(U))) - 0.5 * sum(backsolve(U, r, transpose = TRUE)^2) +
+            stats::dnorm(s1, log = TRUE) + stats::dnorm(s2, log = TRUE)
+    }))
+    p <- exp(lp - max(lp))
+    p <- p / sum(p)
+    for (k in 1:2) {
+        marginal <- if (k == 1) rowSums(p) else colSums(p)
+        m <- sum(grid * marginal)
+        expect_sd_matches(res$draws[, 2 + k], list(mean = m, sd = sqrt(sum((grid - m)^2 * marginal))),
+                          sprintf("nested sd %d", k))
+    }
+})
