@@ -10,8 +10,8 @@
 ##
 ##   R_LIBS=/tmp/benchlib OPENBLAS_NUM_THREADS=1 Rscript bench/bench_mixed_large.R [N] [G] [SAMPLER]
 ##
-## Writes bench/results/mixed-large-<SAMPLER>.md (and
-## mixed-large-<SAMPLER>-<N>-<G>.csv, the sampled groups).
+## Writes bench/results/mixed-large-<SAMPLER>-<N>-<G>.md (and .csv, the
+## sampled groups).
 
 suppressPackageStartupMessages(library(sgfs))
 args <- commandArgs(TRUE)
@@ -97,4 +97,4 @@ md <- c(sprintf("# A logistic mixed model of %s rows and %s groups at %s()'s def
         "|---|---:|---:|---:|---:|---:|---:|",
         sprintf("| %s | %d | %.4f | %.4f | %+.3f | %.3f | %.0f |", check$group, check$rows, check$mean_draws,
                 check$mean_exact, check$error_sd, check$sd_ratio, check$ess))
-writeLines(md, file.path(out_dir, sprintf("mixed-large-%s.md", sampler)))
+writeLines(md, file.path(out_dir, sprintf("mixed-large-%s-%g-%d.md", sampler, N, G)))
