@@ -506,7 +506,7 @@ fit_chains <- function(method, setup, run, call) {
         ## (control variates of the first order, and no rows held in every
         ## minibatch: their centre parts would move with the effects)
         if (length(spec$fixed)) {
-            s$evals_per_iter <- 2L * spec$batch_size
+            s$evals_per_iter <- cv_evals(spec$batch_size, NULL)
             s$settings$fixed_rows <- 0L
         }
         spec$centre_hessian <- spec$fixed <- NULL

@@ -74,7 +74,9 @@ ksd <- function(fit, c = 1, beta = -0.5, max_draws = 2000L) {
     if (!is.null(info$design$hs))
         stop_arg("fit", "has a horseshoe prior: the discrepancy of its scales' draws is not ",
                  "implemented")
-    refuse_random(info, "ksd()")
+    if (!is.null(info$random))         # (its score would need the group effects' part)
+        stop("ksd() is not available for a fit with random-effect terms: its score would ",
+             "need the group effects' part", call. = FALSE)
     if (coda::nvar(fit) != info$design$D)
         stop_arg("fit", "kept the draws of only some parameters (keep = predictive()): ",
                  "the discrepancy needs them all")

@@ -112,15 +112,15 @@ coef_by_group <- function(object) {
 VarCorr.sgfit <- function(x, sigma = 1, ...) {
     info <- mixed_info(x, "VarCorr()")
     d <- all_draws(x)
-    at <- length(info$design$par_names)
     terms <- info$random$terms
-    out <- lapply(terms, function(t) {
+    columns <- random_columns(info)$terms
+    out <- lapply(seq_along(terms), function(k) {
+        t <- terms[[k]]
         q <- length(t$coef)
-        sds <- d[, at + seq_len(q), drop = FALSE]
-        cors <- d[, at + q + seq_len(q * (q - 1L) / 2L), drop = FALSE]
-        at <<- at + q + q * (q - 1L) / 2L
-        pairs <- which(lower.tri(diag(q)), arr.ind = TRUE)
-        pairs <- pairs[order(pairs[, 2L], pairs[, 1L]), , drop = FALSE]
+        hyper <- d[, columns[[k]]$hyper, drop = FALSE]
+        sds <- hyper[, seq_len(q), drop = FALSE]
+        cors <- hyper[, -seq_len(q), drop = FALSE]
+        pairs <- cor_pairs(q)
         S <- diag(colMeans(sds^2), q)
         for (p in seq_len(nrow(pairs))) {
             i <- pairs[p, 1L]
@@ -133,7 +133,7 @@ VarCorr.sgfit <- function(x, sigma = 1, ...) {
     names(out) <- make.unique(vapply(terms, `[[`, "", "name"))
     aux <- family_entry(info$family)$aux
     sc <- if (!is.null(aux) && aux$par == "log_sigma")
-        mean(draw_sigmas(info, internal_draws(d[, info$design$par_names, drop = FALSE], info$design)))
+        mean(draw_sigmas(info, internal_draws(d, info$design)))
     structure(out, sc = sc, class = "sgfs_varcorr")
 }
 
@@ -186,13 +186,11 @@ effect_moments <- function(object, info) {
     terms <- info$random$terms
     if (info$random$keep_effects) {
         d <- all_draws(object)
-        at <- length(info$design$par_names) + info$random$n_hyper
-        return(lapply(terms, function(t) {
-            n <- length(t$coef) * length(t$levels)
-            cols <- d[, at + seq_len(n), drop = FALSE]
-            at <<- at + n
-            list(mean = matrix(colMeans(cols), length(t$coef)),
-                 sd = matrix(apply(cols, 2L, stats::sd), length(t$coef)))
+        columns <- random_columns(info)$terms
+        return(lapply(seq_along(terms), function(k) {
+            cols <- d[, columns[[k]]$effects, drop = FALSE]
+            q <- length(terms[[k]]$coef)
+            list(mean = matrix(colMeans(cols), q), sd = matrix(apply(cols, 2L, stats::sd), q))
         }))
     }
     sums <- lapply(info$states, function(s) s$ranef$sums)
@@ -238,10 +236,12 @@ used_terms <- function(info, re.form) {
 }
 
 ## The rows' group effects for the chosen draws B (rows: draws, all
-## columns), the terms `used`: per term the rows' group (1..G, G + j for the
-## j-th new level), Z, and per coefficient an S x (G + new levels) matrix of
-## the effects (the response's scale); NULL for no term
-random_rows <- function(info, B, newdata, used, allow_new_levels, caller) {
+## columns), the terms re.form keeps (used_terms()): per term the rows'
+## group (1..G, G + j for the j-th new level), Z, and per coefficient an S x
+## (G + new levels) matrix of the effects (the response's scale); NULL for
+## no term
+random_rows <- function(info, B, newdata, re.form, allow_new_levels, caller) {
+    used <- used_terms(info, re.form)
     if (!length(used)) return(NULL)
     if (!info$random$keep_effects)
         stop(caller, " needs the group effects' draws, which this fit did not keep (",
@@ -249,31 +249,28 @@ random_rows <- function(info, B, newdata, used, allow_new_levels, caller) {
              "fixed effects alone", call. = FALSE)
     check_flag(allow_new_levels, "allow_new_levels")
     terms <- info$random$terms
-    q <- vapply(terms, function(t) length(t$coef), 0L)
-    G <- vapply(terms, function(t) length(t$levels), 0L)
-    n_par <- length(info$design$par_names)
-    hyper_at <- n_par + c(0L, cumsum(q + q * (q - 1L) / 2L))
-    effect_at <- n_par + info$random$n_hyper + c(0L, cumsum(q * G))
+    columns <- random_columns(info)$terms
     spec <- if (is.null(newdata)) fit_spec(info)
     lapply(used, function(k) {
         t <- terms[[k]]
+        q <- length(t$coef)
+        G <- length(t$levels)
         rows <- if (is.null(newdata)) {
             et <- spec$ranef$terms[[k]]
             pos <- engine_rows(spec)
-            list(group = et$group[pos] + 1L, Z = matrix(et$Z, ncol = q[k])[pos, , drop = FALSE])
+            list(group = et$group[pos] + 1L, Z = matrix(et$Z, ncol = q)[pos, , drop = FALSE])
         } else random_newdata(t, as.data.frame(newdata), environment(info$terms))
         new <- unique(rows$level[is.na(rows$group)])
         if (length(new) && !allow_new_levels)
             stop_arg("newdata", sprintf("has levels of %s the fit has not seen (%s): ", t$name,
                                         paste(utils::head(new, 5L), collapse = ", ")),
                      "allow_new_levels = TRUE draws their effects from the groups' distribution")
-        if (length(new)) rows$group[is.na(rows$group)] <- G[k] + match(rows$level[is.na(rows$group)], new)
-        b <- lapply(seq_len(q[k]), function(c)
-            B[, effect_at[k] + c + q[k] * (seq_len(G[k]) - 1L), drop = FALSE])
+        if (length(new)) rows$group[is.na(rows$group)] <- G + match(rows$level[is.na(rows$group)], new)
+        effects <- matrix(columns[[k]]$effects, q)       # (coefficient x group)
+        b <- lapply(seq_len(q), function(c) B[, effects[c, ], drop = FALSE])
         if (length(new)) {
-            fresh <- new_level_effects(B[, hyper_at[k] + seq_len(q[k] + q[k] * (q[k] - 1L) / 2L),
-                                         drop = FALSE], q[k], length(new))
-            b <- lapply(seq_len(q[k]), function(c) cbind(b[[c]], fresh[[c]]))
+            fresh <- new_level_effects(B[, columns[[k]]$hyper, drop = FALSE], q, length(new))
+            b <- lapply(seq_len(q), function(c) cbind(b[[c]], fresh[[c]]))
         }
         list(group = rows$group, Z = rows$Z, b = b)
     })
@@ -286,8 +283,7 @@ new_level_effects <- function(hyper, q, n) {
     S <- nrow(hyper)
     e <- array(stats::rnorm(S * n * q), c(S, n, q))
     if (q == 1L) return(list(matrix(hyper[, 1L] * as.vector(e[, , 1L]), S, n)))
-    pairs <- which(lower.tri(diag(q)), arr.ind = TRUE)
-    pairs <- pairs[order(pairs[, 2L], pairs[, 1L]), , drop = FALSE]
+    pairs <- cor_pairs(q)
     out <- lapply(seq_len(q), function(c) matrix(0, S, n))
     for (s in seq_len(S)) {
         Omega <- diag(q)

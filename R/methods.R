@@ -39,14 +39,6 @@ all_draws <- function(x) {
     m
 }
 
-## ksd()'s refusal of a mixed model, whose score would need the group
-## effects' part
-refuse_random <- function(info, what) {
-    if (!is.null(info$random))
-        stop(what, " is not available for a fit with random-effect terms: its score would ",
-             "need the group effects' part", call. = FALSE)
-}
-
 ## whether the draws hold every model parameter (not so for a network that
 ## kept only some, keep = predictive()): the first columns, a mixed model's
 ## sds and effects after them
@@ -138,16 +130,19 @@ print.sgfit <- function(x, digits = 3, ...) {
     digits <- check_count(digits, "digits", 1L, 15L)
     info <- sgfit_info(x)
     d <- all_draws(x)
+    shown <- chain_draws_shown(x)
     ## (a mixed model's group effects are not shown: ranef() summarises them)
     effects <- 0L
     if (!is.null(info$random)) {
-        effects <- ncol(d) - ncol(without_effects(d, info))
+        effects <- ncol(d)
         d <- without_effects(d, info)
+        effects <- effects - ncol(d)
+        shown <- judged_chains(shown, info)
     }
-    conv <- convergence_table(lapply(chain_draws_shown(x), function(ch) ch[, colnames(d), drop = FALSE]))
+    conv <- convergence_table(shown)
     ## (a network is judged on its label-free quantities: convergence_draws())
     network <- !is.null(info$design$network)
-    judged <- if (network) convergence_table(judged_chains(chain_draws_shown(x), info)) else conv
+    judged <- if (network) convergence_table(judged_chains(shown, info)) else conv
     ess <- judged$ess_bulk
     ess[is.na(ess)] <- nrow(d)                   # constant draws: nothing to estimate
     cat(method_label(info), "posterior draws,", likelihood_label(info), "\n")
@@ -372,6 +367,6 @@ plot.sgfit <- function(x, ...) {
     ## (a mixed model's group effects, thousands of traces, are left out:
     ## ranef() summarises them)
     if (!is.null(info$random) && info$random$keep_effects)
-        y <- y[, seq_len(length(info$design$par_names) + info$random$n_hyper), drop = FALSE]
+        y <- y[, random_columns(info)$model, drop = FALSE]
     plot(y, ...)
 }

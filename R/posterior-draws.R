@@ -207,12 +207,11 @@ draw_level <- function(object, newdata, draws, what, y, caller, offset = NULL,
                        weights = NULL, re.form = NULL, allow_new_levels = FALSE) {
     info <- sgfit_info(object)
     check_draw_model(object, info, caller)
-    used <- used_terms(info, re.form)
     B <- chosen_draws(object, draws)
     d <- info$design
     rows <- draw_rows(info, newdata, y, what == 2L, offset, weights)
     theta <- internal_draws(B, d)
-    random <- random_rows(info, B, newdata, used, allow_new_levels, caller)
+    random <- random_rows(info, B, newdata, re.form, allow_new_levels, caller)
     off <- rows_offset(random, seq_len(ncol(rows$x)), rows$offset, nrow(B))
     out <- draws_eval(info, theta, rows$x, what, if (what == 2L) rows$y, off)
     if (what == 2L) out <- weigh_log_lik(info, out, rows$weighing, theta)

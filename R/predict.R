@@ -129,10 +129,9 @@ n_rows <- function(info, X) if (is.null(X)) info$spec$N else nrow(X)
 predict_rows <- function(object, info, X, newdata, type, interval, level, draws,
                          offset = row_offsets(info, newdata, NULL, n_rows(info, X)),
                          re.form = NULL, allow_new_levels = FALSE) {
-    used <- used_terms(info, re.form)
     B <- chosen_draws(object, draws)
     theta <- internal_draws(B, info$design)
-    random <- random_rows(info, B, newdata, used, allow_new_levels, "predict()")
+    random <- random_rows(info, B, newdata, re.form, allow_new_levels, "predict()")
     if (!is.null(X) && !is.null(info$design$network))
         X <- X[, colnames(X) != "(Intercept)", drop = FALSE]
     if (family_entry(info$family)$several)

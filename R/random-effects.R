@@ -300,8 +300,7 @@ random_info <- function(terms, design) {
     hyper <- unlist(lapply(terms, function(t) {
         label <- sprintf(" | %s]", t$name)
         q <- length(t$coef)
-        pairs <- which(lower.tri(diag(q)), arr.ind = TRUE)
-        pairs <- pairs[order(pairs[, 2L], pairs[, 1L]), , drop = FALSE]
+        pairs <- cor_pairs(q)
         c(paste0("sd[", t$coef, label),
           if (q > 1L) paste0("cor[", t$coef[pairs[, 2L]], ",", t$coef[pairs[, 1L]], label))
     }))
@@ -309,10 +308,35 @@ random_info <- function(terms, design) {
     effects <- if (keep) unlist(lapply(terms, effect_names))
     list(names = c(hyper, effects),
          scale = c(ifelse(startsWith(hyper, "sd["), ys, 1), rep(ys, length(effects))),
-         n_hyper = length(hyper), keep_effects = keep, y_scale = ys, prior = attr(terms, "prior"),
+         keep_effects = keep, y_scale = ys, prior = attr(terms, "prior"),
          terms = lapply(terms, function(t)
              list(label = t$term, name = t$name, coef = t$coef, levels = t$levels, bar = t$bar,
                   xlev = t$xlev)))
+}
+
+## the (row, column) of each correlation below the diagonal of a q x q
+## matrix, column by column: the order of a term's cor[...] draws (and of
+## src/ranef.c's sgfs_ranef_sds_cors)
+cor_pairs <- function(q) {
+    pairs <- which(lower.tri(diag(q)), arr.ind = TRUE)
+    pairs[order(pairs[, 2L], pairs[, 1L]), , drop = FALSE]
+}
+
+## the columns of a mixed fit's draws that each term adds: its sds and
+## correlations (`hyper`), and its effects (`effects`, q x G group by group,
+## or none when not kept); `model` the model's parameters' and the hypers'
+## (what print() and plot() show)
+random_columns <- function(info) {
+    q <- vapply(info$random$terms, function(t) length(t$coef), 0L)
+    G <- vapply(info$random$terms, function(t) length(t$levels), 0L)
+    D <- length(info$design$par_names)
+    n_hyper <- q + q * (q - 1L) / 2L
+    hyper_at <- D + c(0L, cumsum(n_hyper))
+    effect_at <- D + sum(n_hyper) + c(0L, cumsum(q * G))
+    list(model = seq_len(D + sum(n_hyper)),
+         terms = lapply(seq_along(q), function(k)
+             list(hyper = hyper_at[k] + seq_len(n_hyper[k]),
+                  effects = if (info$random$keep_effects) effect_at[k] + seq_len(q[k] * G[k]))))
 }
 
 ## a term's effects' names, group by group: "b[(Intercept) g:level]"

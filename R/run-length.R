@@ -326,8 +326,7 @@ judged_label <- function(info) {
 
 ## a mixed model's draws (columns: the model's parameters, the groups' sds
 ## and correlations, then the group effects) without the group effects
-without_effects <- function(draws, info)
-    draws[, seq_len(length(info$design$par_names) + info$random$n_hyper), drop = FALSE]
+without_effects <- function(draws, info) draws[, random_columns(info)$model, drop = FALSE]
 
 ## a network's label-free quantities from its draws, `layer` the layer of
 ## each column (NA for log_sigma)

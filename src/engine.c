@@ -400,9 +400,7 @@ static void setup_ranef(sgfs_engine *e, SEXP prot, SEXP spec, SEXP state)
         Rf_error("internal error: random effects need a GLM with one linear predictor, a "
                  "stochastic-gradient rule (with first-order control variates at most), and no "
                  "horseshoe, separated levels or rows held in every minibatch");
-    SEXP terms = sgfs_list_elt(rs, "terms");
-    SEXP keep = Rf_allocVector(VECSXP, 14 + 8 * (R_xlen_t) Rf_length(terms)
-                                       + 2 * (R_xlen_t) Rf_length(sgfs_list_opt(rs, "nests")));
+    SEXP keep = Rf_allocVector(VECSXP, sgfs_ranef_slots(rs));
     SET_VECTOR_ELT(prot, SLOT_RANEF, keep);
     SEXP st = sgfs_list_opt(state, "ranef");
     e->ranef = sgfs_ranef_setup(keep, rs, st, &e->data, e->D);

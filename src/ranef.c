@@ -341,12 +341,18 @@ void sgfs_ranef_sds_cors(const double *x, int q, double *out, double *work)
 
 /* ---- the translation ----------------------------------------------- */
 
+double sgfs_ranef_prec_dot(const double *prec, int q, int c, const double *b)
+{
+    double v = 0.0;
+    for (int k = 0; k < q; k++) v += prec[c + k * q] * b[k];
+    return v;
+}
+
 double sgfs_ranef_translation(const double *b, int q, int G, int c, const double *prec,
                               double fixed_prec, double fixed_lin)
 {
     double lin = fixed_lin;
-    for (int g = 0; g < G; g++)
-        for (int k = 0; k < q; k++) lin += prec[c + k * q] * b[k + (size_t) g * q];
+    for (int g = 0; g < G; g++) lin += sgfs_ranef_prec_dot(prec, q, c, b + (size_t) g * q);
     const double p = fixed_prec + G * prec[c + c * q];
     return lin / p + norm_rand() / sqrt(p);
 }

@@ -45,6 +45,8 @@ double sgfs_ranef_sd_logprior(const sgfs_ranef_prior *p, const double *s, int q,
 void sgfs_ranef_sds_cors(const double *x, int q, double *out, double *work);
 /* Sigma^-1 (q x q) at the coordinates x; work: q + q^2 doubles */
 void sgfs_ranef_precision(const double *x, int q, double *prec, double *work);
+/* (P b)_c, row c of the q x q precision P times one group's effects b */
+double sgfs_ranef_prec_dot(const double *prec, int q, int c, const double *b);
 /* the translation delta of coefficient c (0-based) of the G groups'
    effects b (q x G), the fixed part's prior along the move normal with
    precision fixed_prec and linear term fixed_lin */

@@ -117,6 +117,12 @@ int sgfs_ranef_outputs(const sgfs_ranef *re)
     return (int) n;
 }
 
+R_xlen_t sgfs_ranef_slots(SEXP spec)
+{
+    return 14 + 8 * (R_xlen_t) Rf_length(sgfs_list_elt(spec, "terms"))
+        + 2 * (R_xlen_t) Rf_length(sgfs_list_opt(spec, "nests"));
+}
+
 sgfs_ranef *sgfs_ranef_setup(SEXP keep, SEXP spec, SEXP state, sgfs_data *data, int D)
 {
     SEXP terms = sgfs_list_elt(spec, "terms");
@@ -124,8 +130,7 @@ sgfs_ranef *sgfs_ranef_setup(SEXP keep, SEXP spec, SEXP state, sgfs_data *data, 
     if (TYPEOF(terms) != VECSXP || K < 1) Rf_error("internal error: 'ranef$terms' must be a list");
     SEXP nests = sgfs_list_opt(spec, "nests");
     const int n_nest = Rf_length(nests);
-    if (Rf_xlength(keep) < 14 + 8 * (R_xlen_t) K + 2 * (R_xlen_t) n_nest)
-        Rf_error("internal error: too few ranef slots");
+    if (Rf_xlength(keep) < sgfs_ranef_slots(spec)) Rf_error("internal error: too few ranef slots");
     SEXP sb = sgfs_list_opt(state, "b"), sx = sgfs_list_opt(state, "x"),
          sm = sgfs_list_opt(state, "mode"), ss = sgfs_list_opt(state, "sums"),
          sc = sgfs_list_opt(state, "scale");
@@ -419,20 +424,14 @@ static void nest_move(sgfs_ranef *re, const sgfs_ranef_nest *n)
     sgfs_ranef_term *o = &re->term[n->outer], *in = &re->term[n->inner];
     const int qo = o->q, qi = in->q, co = n->c_outer, ci = n->c_inner;
     for (int k = 0; k < o->G; k++) n->sum[k] = 0.0;
-    for (int j = 0; j < in->G; j++) {
-        const double *b = in->b + (size_t) j * qi;
-        double pb = 0.0;
-        for (int l = 0; l < qi; l++) pb += in->prec[ci + l * qi] * b[l];
-        n->sum[n->parent[j]] += pb;
-    }
+    for (int j = 0; j < in->G; j++)
+        n->sum[n->parent[j]] += sgfs_ranef_prec_dot(in->prec, qi, ci, in->b + (size_t) j * qi);
     for (int k = 0; k < o->G; k++) {
         if (n->count[k] == 0.0) {
             n->sum[k] = 0.0;
             continue;
         }
-        const double *b = o->b + (size_t) k * qo;
-        double pb = 0.0;
-        for (int l = 0; l < qo; l++) pb += o->prec[co + l * qo] * b[l];
+        const double pb = sgfs_ranef_prec_dot(o->prec, qo, co, o->b + (size_t) k * qo);
         const double prec = o->prec[co + co * qo] + n->count[k] * in->prec[ci + ci * qi];
         const double delta = (n->sum[k] - pb) / prec + norm_rand() / sqrt(prec);
         o->b[co + (size_t) k * qo] += delta;

@@ -579,8 +579,10 @@ typedef struct sgfs_ranef {
 /* a term's sds' prior from its R list (family, scale, df, shape,
    concentration, zeta) */
 sgfs_ranef_prior sgfs_ranef_prior_read(SEXP prior);
+/* the slots of the list `keep` sgfs_ranef_setup() holds its arrays in */
+R_xlen_t sgfs_ranef_slots(SEXP spec);
 /* from spec$ranef and state$ranef (or NULL), its arrays kept in `keep` (a
-   list of at least 14 + 8 K + 2 nests elements); the data's offset becomes its o + r */
+   list of sgfs_ranef_slots(spec) elements); the data's offset becomes its o + r */
 sgfs_ranef *sgfs_ranef_setup(SEXP keep, SEXP spec, SEXP state, sgfs_data *data, int D);
 /* after a step: groups until `budget` rows are spent, then the covariances */
 void sgfs_ranef_update(sgfs_ranef *re, sgfs_lik *lik, const sgfs_prior *prior,
