@@ -1,5 +1,8 @@
 ## Installs the packages DESCRIPTION names (Imports and Suggests) that are
-## missing, from the machine's configured repository.
+## missing, from the machine's configured repository; with --demo only what
+## the package and the demo (tools/demo.R) need: Imports and MASS (the
+## demo's data), so that a first contact does not build every Suggests
+## package (bayesplot, ggplot2, ... from source) first.
 ##
 ## Whether a package loads is asked of a fresh R process each time: asking
 ## here would load the namespaces of what is installed (testthat loads rlang,
@@ -7,9 +10,11 @@
 ## them would then fail to load in this process although it loads anywhere
 ## else (bayesplot on a fresh machine: ggplot2 needs a newer rlang than
 ## Debian's).
-fields <- read.dcf("DESCRIPTION", fields = c("Imports", "Suggests"))
+demo <- "--demo" %in% commandArgs(TRUE)
+fields <- read.dcf("DESCRIPTION", fields = if (demo) "Imports" else c("Imports", "Suggests"))
 pkgs <- trimws(unlist(strsplit(gsub("\\([^)]*\\)", "", paste(fields[!is.na(fields)],
                                                            collapse = ",")), ",")))
+if (demo) pkgs <- c(pkgs, "MASS")
 base <- rownames(installed.packages(priority = "base"))
 pkgs <- setdiff(pkgs[nzchar(pkgs)], base)
 
