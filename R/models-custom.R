@@ -255,7 +255,7 @@ custom_log_lik <- function(object, info, newdata, draws, y) {
     n <- tryCatch(data_rows(data), error = function(e)
         stop_arg("newdata", "must be data in the custom model's form: a vector, a matrix, a ",
                  "data frame or a list of them"))
-    B <- chosen_draws(object, draws)
+    B <- chosen_draws(object, draws, default_draws)
     ## the user's function takes one parameter vector: one R call per draw
     out <- vapply(seq_len(nrow(B)), function(s) {
         theta <- stats::setNames(B[s, ], model$names)

@@ -42,13 +42,27 @@ percent_labels <- function(probs) paste0(format(100 * probs, trim = TRUE, digits
 #' `loo()` and `waic()` (generics of the 'loo' package) of a fit: Pareto
 #' smoothed importance sampling leave-one-out cross-validation and the widely
 #' applicable information criterion, from the pointwise log-likelihood of
-#' the training rows at every kept draw ([log_lik.sgfit()]).  `loo()`
-#' passes the relative efficiencies of the draws, computed chain by chain
-#' (`loo::relative_eff(exp(log_lik), chain_id = )`), so that the Monte
-#' Carlo standard errors and the Pareto k diagnostics account for the
-#' chains' autocorrelation.  Stochastic-gradient draws are approximate
+#' the training rows ([log_lik.sgfit()]) at up to 4,000 draws (`draws`).
+#' `loo()` passes the relative efficiencies of the draws, computed chain by
+#' chain (`loo::relative_eff(exp(log_lik), chain_id = )`), so that the
+#' Monte Carlo standard errors and the Pareto k diagnostics account for the
+#' chains' autocorrelation.  Both compute the log-likelihood in blocks of
+#' rows (at most 2^24 values, 128 MB, at a time) and join the blocks'
+#' results into the object 'loo' gives for the whole matrix, so that their
+#' memory does not grow with the number of rows (their time does: PSIS
+#' smooths each row's draws).  Stochastic-gradient draws are approximate
 #' (their step size biases them slightly): the estimates are those of the
 #' approximate posterior the draws represent.
+#'
+#' `loo_subsample()` (Magnusson et al. 2019, through
+#' [loo::loo_subsample()]) is for large N: PSIS-LOO on `observations` rows
+#' drawn at random (R's generator), corrected by a cheap approximation of
+#' every row's contribution (`loo_approximation`, by default `"plpd"`:
+#' each row's log density at the draws' mean, one pass over the rows), with
+#' the subsampling standard error alongside the usual one.  One relative
+#' efficiency serves every row: the median of those of 1,000 rows spread
+#' over the data (it enters the Monte Carlo errors and Pareto k
+#' diagnostics, not the estimates).
 #'
 #' `pp_check()` (the generic of 'bayesplot') plots the training response
 #' against responses drawn from the posterior predictive
@@ -63,6 +77,16 @@ percent_labels <- function(probs) paste0(format(100 * probs, trim = TRUE, digits
 #' (through its `loglik` function), not `pp_check()`.
 #'
 #' @param x,object a fit of [sgfs()], [sgld()] or another sampler.
+#' @param draws the number of draws read: `NULL` for up to 4,000, `Inf` for
+#'   every kept draw, or a number (rounded down to a multiple of the
+#'   chains: as many from each, evenly spaced); see [log_lik.sgfit()].
+#' @param observations for `loo_subsample()`: the number of rows whose
+#'   PSIS-LOO is computed (or their indices), as [loo::loo_subsample()]
+#'   takes it.
+#' @param loo_approximation for `loo_subsample()`: the approximation of
+#'   each row's contribution ([loo::loo_subsample()]'s: `"plpd"`, `"lpd"`,
+#'   `"tis"`, `"sis"`, `"waic"` or `"none"`; the gradient-based ones need
+#'   functions the package does not give).
 #' @param plotfun the 'bayesplot' function for `pp_check()`: the name of
 #'   one of its `ppc_*` functions that take `y` and `yrep`, with or without
 #'   the prefix (`"dens_overlay"`, `"hist"`, `"stat"`, `"bars"`, ...);
@@ -72,30 +96,137 @@ percent_labels <- function(probs) paste0(format(100 * probs, trim = TRUE, digits
 #' @param seed `NULL` or a seed for those simulations (see
 #'   [posterior_predict.sgfit()]).
 #' @param ... for `loo()` and `waic()`, passed on to 'loo''s matrix method
-#'   (e.g. `cores`); for `pp_check()`, to the 'bayesplot' function.
+#'   (e.g. `cores`); for `loo_subsample()`, to [loo::loo_subsample()]
+#'   (`estimator`, `cores`, ...); for `pp_check()`, to the 'bayesplot'
+#'   function.
 #' @return `loo()`: an object of class `psis_loo`; `waic()`: of class
-#'   `waic` (see 'loo'); `pp_check()`: a ggplot object.
+#'   `waic`; `loo_subsample()`: of class `psis_loo_ss` (see 'loo');
+#'   `pp_check()`: a ggplot object.
+#' @references Magnusson, M., Andersen, M. R., Jonasson, J. and Vehtari, A.
+#'   (2019). Bayesian leave-one-out cross-validation for large data.
+#'   Proceedings of the 36th International Conference on Machine Learning,
+#'   PMLR 97, 4244-4253.
 #' @seealso [log_lik.sgfit()]
 #' @name sgfit-loo
 #' @examples
 #' data(Pima.tr, package = "MASS")
 #' set.seed(1)
 #' fit <- sgfs(type ~ glu + bmi, data = Pima.tr, n_iter = 2000, batch_size = 50)
-#' if (requireNamespace("loo", quietly = TRUE)) print(loo::loo(fit))
+#' if (requireNamespace("loo", quietly = TRUE)) {
+#'     print(loo::loo(fit))
+#'     print(loo::loo_subsample(fit, observations = 100))
+#' }
 #' if (requireNamespace("bayesplot", quietly = TRUE)) bayesplot::pp_check(fit)
 NULL
 
 #' @rdname sgfit-loo
 #' @exportS3Method loo::loo
-loo.sgfit <- function(x, ...) {
-    ll <- log_lik.sgfit(x)
-    r_eff <- loo::relative_eff(exp(ll), chain_id = draw_chains(x))
-    loo::loo(ll, r_eff = r_eff, ...)
+loo.sgfit <- function(x, draws = NULL, ...) {
+    B <- loo_draws(x, draws)
+    chain <- attr(B, "chain")
+    by_rows(x, B, function(ll) {
+        r_eff <- loo::relative_eff(exp(ll), chain_id = chain)
+        loo::loo(ll, r_eff = r_eff, ...)
+    })
 }
 
 #' @rdname sgfit-loo
 #' @exportS3Method loo::waic
-waic.sgfit <- function(x, ...) loo::waic(log_lik.sgfit(x), ...)
+waic.sgfit <- function(x, draws = NULL, ...) by_rows(x, loo_draws(x, draws), function(ll) loo::waic(ll, ...))
+
+#' @rdname sgfit-loo
+#' @exportS3Method loo::loo_subsample
+loo_subsample.sgfit <- function(x, observations = 400, draws = NULL,
+                                loo_approximation = "plpd", ...) {
+    info <- sgfit_info(x)
+    if (!is.null(info$design$custom))
+        stop("loo_subsample() evaluates the log-likelihood of single rows, which a custom_model() ",
+             "fit's loglik function does not: use loo()", call. = FALSE)
+    B <- loo_draws(x, draws)
+    N <- info$spec$N
+    ## (one relative efficiency for every row, the median of those of an
+    ## evenly spaced sample of rows: it enters the Monte Carlo errors and
+    ## Pareto k diagnostics, not the estimates)
+    probe <- unique(round(seq(1, N, length.out = min(N, 1000L))))
+    r_eff <- stats::median(loo::relative_eff(exp(training_log_lik(x, B, probe)),
+                                             chain_id = attr(B, "chain")))
+    loo::loo_subsample(row_llfun(x), data = matrix(seq_len(N), ncol = 1L), draws = B,
+                       observations = observations, r_eff = r_eff,
+                       loo_approximation = loo_approximation, ...)
+}
+
+## The draws loo() and its kin read: `draws` of them (NULL: up to
+## default_draws), as many from each chain (loo::relative_eff() needs it)
+loo_draws <- function(x, draws) {
+    k <- length(chosen_index(x, draws, default_draws))
+    C <- coda::nchain(x)
+    chosen_draws(x, if (k >= C) C * (k %/% C) else k)
+}
+
+## f(log_lik) of the training rows at the draws B (S x parameters), in
+## blocks of rows of at most `block` log-likelihoods (so that memory stays
+## bounded at any N), the blocks' results (loo's objects) joined (a
+## custom_model() fit: one block)
+by_rows <- function(x, B, f, block = block_values) {
+    info <- sgfit_info(x)
+    if (!is.null(info$design$custom))
+        return(f(log_lik.sgfit(x, draws = nrow(B))))
+    parts <- lapply(row_blocks(x, nrow(B), block), function(r) f(training_log_lik(x, B, r)))
+    join_pointwise(parts, nrow(B))
+}
+
+## the training rows in blocks of at most `block` log-likelihoods at S
+## draws
+row_blocks <- function(x, S, block = block_values) {
+    N <- sgfit_info(x)$spec$N
+    size <- max(1L, floor(block / S))
+    split(seq_len(N), ceiling(seq_len(N) / size))
+}
+block_values <- 2^24
+
+## the log-likelihoods (S x length(r)) of the training rows r at the draws B
+training_log_lik <- function(x, B, r)
+    without_sigma(draw_level(x, NULL, NULL, 2L, NULL, "loo()", rows = r, B = B))
+
+## loo's object for all rows from those of blocks of rows (as loo::loo() or
+## loo::waic() on the whole matrix would give it): the pointwise values and
+## diagnostics bound, each estimate the sum of its pointwise column with
+## standard error sqrt(n var), as loo computes them
+join_pointwise <- function(parts, S) {
+    out <- parts[[1L]]
+    if (length(parts) == 1L) return(out)
+    pw <- do.call(rbind, lapply(parts, `[[`, "pointwise"))
+    out$pointwise <- pw
+    if (!is.null(out$diagnostics))
+        out$diagnostics <- lapply(stats::setNames(nm = names(out$diagnostics)), function(f)
+            unlist(lapply(parts, function(p) p$diagnostics[[f]]), use.names = FALSE))
+    for (e in rownames(out$estimates)) {
+        v <- pw[, e]
+        out$estimates[e, ] <- c(sum(v), sqrt(length(v) * stats::var(v)))
+        out[[e]] <- out$estimates[e, 1L]
+        out[[paste0("se_", e)]] <- out$estimates[e, 2L]
+    }
+    attr(out, "dims") <- c(S, nrow(pw))
+    out
+}
+
+## loo_subsample()'s log-likelihood function of one training row (data_i:
+## its number) at the draws `draws`; loo calls it for every row at the
+## draws' mean (one row of draws) for its approximation, which one pass
+## over the rows gives (in blocks), kept for the calls that follow
+row_llfun <- function(x) {
+    cache <- new.env(parent = emptyenv())
+    function(data_i, draws) {
+        i <- as.integer(data_i[, 1L])
+        if (nrow(draws) > 1L) return(training_log_lik(x, draws, i))
+        if (!identical(draws, cache$point)) {
+            cache$point <- draws
+            cache$ll <- unlist(lapply(row_blocks(x, 1L), function(r)
+                as.vector(training_log_lik(x, draws, r))), use.names = FALSE)
+        }
+        cache$ll[i]
+    }
+}
 
 #' @rdname sgfit-loo
 #' @exportS3Method bayesplot::pp_check

@@ -78,10 +78,12 @@
 #'   need their response: in `newdata` for a formula fit, as `y` for a
 #'   matrix fit.  For a [custom_model()] fit, data in the model's own form
 #'   (as its `x`).
-#' @param draws `NULL` for every kept draw (all chains, in the order of
-#'   the rows of `as.matrix(fit)`), or a number of draws: that many, evenly
-#'   spaced over those rows (deterministic: the same rows on every call, no
-#'   random numbers used).
+#' @param draws the number of draws: `NULL` for up to 4,000 (rstanarm's
+#'   default sample, however many the fit kept), `Inf` for every kept draw,
+#'   or a number; fewer than the fit kept are evenly spaced within each
+#'   chain, the chains' shares as equal as they can be, in the order of the
+#'   rows of `as.matrix(fit)` (deterministic: the same rows on every call,
+#'   no random numbers used).
 #' @param transform `TRUE` to return `posterior_epred()` instead.
 #' @param seed `NULL`, or a seed for [set.seed()] for the random draws of
 #'   `posterior_predict()`; with a seed the user's random-number stream is
@@ -204,15 +206,16 @@ without_sigma <- function(x) {
 ## "sigma" (gaussian()'s noise sd on the response's scale, the negative
 ## binomial's phi)
 draw_level <- function(object, newdata, draws, what, y, caller, offset = NULL,
-                       weights = NULL, re.form = NULL, allow_new_levels = FALSE) {
+                       weights = NULL, re.form = NULL, allow_new_levels = FALSE, rows = NULL,
+                       B = chosen_draws(object, draws, default_draws)) {
     info <- sgfit_info(object)
     check_draw_model(object, info, caller)
-    B <- chosen_draws(object, draws)
     d <- info$design
-    rows <- draw_rows(info, newdata, y, what == 2L, offset, weights)
+    r <- rows
+    rows <- draw_rows(info, newdata, y, what == 2L, offset, weights, r)
     theta <- internal_draws(B, d)
     random <- random_rows(info, B, newdata, re.form, allow_new_levels, caller)
-    off <- rows_offset(random, seq_len(ncol(rows$x)), rows$offset, nrow(B))
+    off <- rows_offset(random, if (is.null(r)) seq_len(ncol(rows$x)) else r, rows$offset, nrow(B))
     out <- draws_eval(info, theta, rows$x, what, if (what == 2L) rows$y, off)
     if (what == 2L) out <- weigh_log_lik(info, out, rows$weighing, theta)
     names <- list(NULL, rows$names)
@@ -263,13 +266,36 @@ check_draw_model <- function(object, info, caller) {
 }
 
 ## the kept draws (original scale, rows of as.matrix()), or `draws` of them
-## evenly spaced
-chosen_draws <- function(object, draws) {
+## (NULL: every draw; chosen_index()); their chains in attr "chain"
+chosen_draws <- function(object, draws, default = Inf) {
     B <- all_draws(object)
-    if (is.null(draws)) return(B)
-    k <- min(check_count(draws, "draws", 1L), nrow(B))
-    B[unique(round(seq(1, nrow(B), length.out = k))), , drop = FALSE]
+    idx <- chosen_index(object, draws, default)
+    chain <- draw_chains(object)[idx]
+    if (length(idx) < nrow(B)) B <- B[idx, , drop = FALSE]
+    attr(B, "chain") <- chain
+    B
 }
+
+## The rows of as.matrix(fit) that `draws` draws are (NULL: `default`,
+## Inf: every one): evenly spaced within each chain, the chains' shares as
+## equal as they can be, in as.matrix()'s order; deterministic, no random
+## numbers used
+chosen_index <- function(object, draws, default = Inf) {
+    S <- coda::niter(object) * coda::nchain(object)
+    k <- if (is.null(draws)) default
+         else if (identical(draws, Inf)) Inf
+         else check_count(draws, "draws", 1L)
+    if (k >= S) return(seq_len(S))
+    C <- coda::nchain(object)
+    n <- coda::niter(object)
+    if (k < C) return(unique(round(seq(1, S, length.out = k))))
+    share <- k %/% C + (seq_len(C) <= k %% C)
+    unlist(lapply(seq_len(C), function(c) (c - 1L) * n + unique(round(seq(1, n, length.out = share[c])))))
+}
+
+## what `draws = NULL` gives the draw-level methods: rstanarm's default
+## sample (4 chains of 1,000), however many draws the fit kept
+default_draws <- 4000L
 
 ## the chain of each row of as.matrix(fit) (chains of equal length)
 draw_chains <- function(object) rep(seq_len(coda::nchain(object)), each = coda::niter(object))
@@ -285,8 +311,10 @@ internal_draws <- function(B, design) {
 
 ## The rows to evaluate: the engine's copy x (P x m, standardised), the
 ## responses y on the engine's scale (need_y), the rows' offsets (original
-## scale, or NULL) and the rows' names
-draw_rows <- function(info, newdata, y, need_y, offset = NULL, weights = NULL) {
+## scale, or NULL) and the rows' names; without newdata the training rows,
+## or those numbered `r` of them (their offsets then every row's: the
+## caller picks them with the group effects', rows_offset())
+draw_rows <- function(info, newdata, y, need_y, offset = NULL, weights = NULL, r = NULL) {
     d <- info$design
     if (is.null(newdata)) {
         if (!is.null(y))
@@ -297,13 +325,19 @@ draw_rows <- function(info, newdata, y, need_y, offset = NULL, weights = NULL) {
                      "weights are used")
         spec <- fit_spec(info)
         y <- user_order(spec, spec$y)          # (the training rows in the user's order)
-        return(list(x = data_columns(spec, engine_rows(spec)), y = y, names = NULL,
+        prior <- spec$prior_weights
+        trials <- spec$trials
+        if (!is.null(r)) {
+            y <- y[r]
+            prior <- prior[r]
+            trials <- trials[r]
+        }
+        return(list(x = data_columns(spec, engine_rows(spec, r)), y = y, names = NULL,
                     offset = row_offsets(info, NULL, offset, spec$N),
                     weighing = if (need_y)
                         log_lik_weighing(info$family, y,
-                                         binomial_rows(d$response_kind, spec$prior_weights,
-                                                       spec$trials),
-                                         spec$prior_weights)))
+                                         binomial_rows(d$response_kind, prior, trials),
+                                         prior)))
     }
     if (!is.data.frame(newdata) && !is.matrix(newdata) && !inherits(newdata, "Matrix"))
         stop_arg("newdata", "must be a data frame (or, for a fit given a matrix x, a matrix), not ",

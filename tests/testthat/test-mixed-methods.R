@@ -120,7 +120,8 @@ test_that("new levels are refused unless allowed, then drawn from the groups' di
     fit <- mixed_fit(d, k ~ x + (1 | g), family = binomial(), n_iter = 6000L)
     nd <- data.frame(x = c(0, 0), g = c("1", "new"))
     expect_error(predict(fit, newdata = nd), "'newdata' has levels of g the fit has not seen \\(new\\)")
-    lp <- withr::with_seed(5, rstantools::posterior_linpred(fit, newdata = nd, allow_new_levels = TRUE))
+    lp <- withr::with_seed(5, rstantools::posterior_linpred(fit, newdata = nd, allow_new_levels = TRUE,
+                                                                     draws = Inf))
     m <- as.matrix(fit)
     expect_equal(lp[, 1], m[, "(Intercept)"] + m[, "b[(Intercept) g:1]"], ignore_attr = TRUE)
     ## the new level's effect: sd_s times a standard normal at each draw

@@ -92,11 +92,11 @@ test_that("the probit mode equals glm()'s; chains and the draw-level outputs", {
     skip_if_not_installed("rstantools")
     B <- as.matrix(ch)[1:20, ]
     eta <- B %*% t(model.matrix(ref)) + rep(d$o, each = 20)
-    lp <- rstantools::posterior_linpred(ch)[1:20, ]
+    lp <- rstantools::posterior_linpred(ch, draws = Inf)[1:20, ]
     expect_equal(lp, eta, ignore_attr = TRUE, tolerance = 1e-10)
-    expect_equal(rstantools::posterior_epred(ch)[1:20, ], pnorm(eta), ignore_attr = TRUE,
+    expect_equal(rstantools::posterior_epred(ch, draws = Inf)[1:20, ], pnorm(eta), ignore_attr = TRUE,
                  tolerance = 1e-10)
-    expect_equal(rstantools::log_lik(ch)[1:20, ],
+    expect_equal(rstantools::log_lik(ch, draws = Inf)[1:20, ],
                  matrix(dbinom(rep(d$y, each = 20), 1, pnorm(eta), log = TRUE), 20),
                  ignore_attr = TRUE, tolerance = 1e-10)
     expect_error(sgld(y ~ a, data = d, family = binomial("probit"), model = mlp(2), n_iter = 10),
