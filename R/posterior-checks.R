@@ -47,7 +47,7 @@ percent_labels <- function(probs) paste0(format(100 * probs, trim = TRUE, digits
 #' chain (`loo::relative_eff(exp(log_lik), chain_id = )`), so that the
 #' Monte Carlo standard errors and the Pareto k diagnostics account for the
 #' chains' autocorrelation.  Both compute the log-likelihood in blocks of
-#' rows (at most 2^24 values, 128 MB, at a time) and join the blocks'
+#' rows (at most 2^22 values, 32 MB, at a time) and join the blocks'
 #' results into the object 'loo' gives for the whole matrix, so that their
 #' memory does not grow with the number of rows (their time does: PSIS
 #' smooths each row's draws).  Stochastic-gradient draws are approximate
@@ -182,7 +182,7 @@ row_blocks <- function(x, S, block = block_values) {
     size <- max(1L, floor(block / S))
     split(seq_len(N), ceiling(seq_len(N) / size))
 }
-block_values <- 2^24
+block_values <- 2^22
 
 ## the log-likelihoods (S x length(r)) of the training rows r at the draws B
 training_log_lik <- function(x, B, r)

@@ -39,7 +39,8 @@ one_step <- function(N, step) {
         })[["elapsed"]]
         cat("RESULT", t_fit, S, t, hwm(), est, "\\n")', N, step)
     out <- system2(file.path(R.home("bin"), "Rscript"), c("-e", shQuote(code)), stdout = TRUE)
-    r <- as.numeric(strsplit(sub("^RESULT ", "", grep("^RESULT", out, value = TRUE)), " ")[[1L]])
+    r <- suppressWarnings(as.numeric(strsplit(trimws(sub("^RESULT ", "", grep("^RESULT", out, value = TRUE))),
+                                              " +")[[1L]]))
     data.frame(N = N, step = step, fit_s = r[1], kept_draws = r[2], seconds = r[3],
                peak_mb = r[4], elpd = r[5], se = r[6], subsampling_se = r[7])
 }
@@ -62,7 +63,7 @@ md <- c("# loo() and loo_subsample() at large N (bench/bench_loo.R)", "",
                           kept_draws, ifelse(step == "fit", fit_s, seconds), peak_mb,
                           ifelse(is.na(elpd), "", sprintf("%.1f", elpd)),
                           ifelse(is.na(se), "", sprintf("%.1f", se)),
-                          ifelse(is.na(subsampling_se), "", sprintf("%.2f", subsampling_se))))), "")
+                          ifelse(is.na(subsampling_se), "", sprintf("%.2f", subsampling_se)))), "")
 for (N in sizes) {
     a <- tab[tab$N == N & tab$step == "loo", ]
     b <- tab[tab$N == N & tab$step == "loo_subsample", ]
