@@ -113,9 +113,11 @@
 #'   unless `prior_intercept` is given (except [hs()], a horseshoe whose
 #'   scales are sampled with the coefficients, which the intercept never
 #'   gets: its default is `normal(0, 2.5)`).  For a network, one prior for every
-#'   weight and bias or a list with one per layer (see [mlp()]).  `NULL`
-#'   (the default): `normal(0, 2.5)` for a GLM; for a network, on each
-#'   layer's weights and biases `normal_gamma(1/sqrt(fan-in))` (a learned scale).
+#'   weight and bias or a list with one per layer (see [mlp()]).  Left
+#'   out: `normal(0, 2.5)` for a GLM; for a network, on each layer's
+#'   weights and biases `normal_gamma(1/sqrt(fan-in))` (a learned scale).
+#'   (`prior = NULL` given is refused: in 'rstanarm' it means a flat prior,
+#'   which the samplers do not have.)
 #' @param batch_size minibatch size \eqn{n}{n}, between 2 and the number of
 #'   rows \eqn{N}{N}; by default \eqn{N/100}{N/100} clamped to \[100, 500\], all rows
 #'   when there are at most 100 (for [psgld()] a quarter of them then: its
@@ -179,7 +181,8 @@
 #'   response's scale; `NULL` samples `log_sigma` (prior `normal(0, 5)` on
 #'   the standardised scale).
 #' @param cores chains run in parallel on this many cores (forked workers;
-#'   the draws equal those of sequential chains).  With a [future::plan()]
+#'   the draws equal those of sequential chains); by default the option
+#'   `mc.cores`, as in 'rstanarm', else 1.  With a [future::plan()]
 #'   other than sequential (another R session, a cluster of machines, a
 #'   scheduler's jobs) the chains run there instead, as futures, with the
 #'   same draws, and `cores` is not used.
@@ -252,12 +255,14 @@ shared_head <- alist(x = , y = , family = binomial(), model = NULL, prior = NULL
                      batch_size = NULL, n_iter = NULL, burnin = NULL, thin = 1L,
                      keep = "draws", chains = 1L, init = NULL, standardize = TRUE,
                      progress = interactive())
-shared_tail <- alist(prior_intercept = NULL, sigma = NULL, cores = 1L, max_time = 300,
+shared_tail <- alist(prior_intercept = NULL, sigma = NULL, cores = getOption("mc.cores", 1L),
+                     max_time = 300,
                      verbose = TRUE, intercept = TRUE, offset = NULL, weights = NULL,
                      temperature = 1, control = NULL)
 
 ## The default method of a sampler: function(<shared head>, <own>, <shared
-## tail>, ...) whose body refuses unknown arguments (no_dots()), makes
+## tail>, ...) whose body translates rstanarm's arguments and refuses
+## unknown ones (rstanarm_arguments()), makes
 ## `control` the call's (local_control()), then runs `body` (a braced
 ## expression, unevaluated).  `own`: the sampler's own
 ## arguments (an alist, in usage order); `defaults`: shared arguments whose
@@ -276,7 +281,8 @@ sampler_method <- function(own, body, defaults = list(), drop = character()) {
     stopifnot(is.call(body), identical(body[[1L]], as.name("{")))
     f <- function() NULL
     formals(f) <- c(keep(shared_head), own, keep(shared_tail), alist(... = ))
-    body(f) <- as.call(c(as.name("{"), quote(no_dots(...)), quote(local_control(control)),
+    body(f) <- as.call(c(as.name("{"), quote(rstanarm_arguments(environment(), ...)),
+                         quote(local_control(control)),
                          as.list(body)[-1L]))
     environment(f) <- environment(sampler_method)       # the namespace
     f
