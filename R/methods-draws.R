@@ -7,7 +7,12 @@
 #' column per parameter, then `.chain`, `.iteration` (the draw's index
 #' within its chain, 1, 2, ...; its sampler iteration is `start(fit) +
 #' (.iteration - 1) * thin(fit)`) and `.draw` (1 to the number of rows),
-#' the convention of the 'posterior' package's `draws_df`.
+#' the convention of the 'posterior' package's `draws_df`.  `as.matrix()`
+#' gives the draws with the chains stacked (coda's), `as.array()` an array
+#' iterations x chains x parameters, the layout of 'rstanarm' that
+#' 'bayesplot''s `mcmc_*()` functions read.  All three take 'rstanarm''s
+#' `pars` (names or indices) and `regex_pars` (regular expressions): the
+#' parameters named, then those whose names match.
 #'
 #' `c()` combines fits of the same model and sampler, e.g. chains run in
 #' separate sessions, into one fit with all their chains (an `mcmc.list`).
@@ -49,12 +54,16 @@
 #'
 #' @param x a fit of [sgfs()], [sgld()] or another sampler.
 #' @param row.names,optional as for [base::as.data.frame()].
+#' @param pars,regex_pars the parameters kept: names or indices, and
+#'   regular expressions their names match (`NULL`, both: every one).
 #' @param i,j,drop as for coda's `[` methods: `i` selects chains of a fit
 #'   with several chains (`fit[i]`), or rows (`fit[i, ]`); `j` parameters.
 #' @param ... for `c()`, the fits; for `window()`, `start`, `end` and `thin`
-#'   (see [coda::window.mcmc()]); for `as.data.frame()`, unused.
-#' @return `as.data.frame()`: a data frame; `c()`, `window()`, `fit[k]`: a
-#'   fit.
+#'   (see [coda::window.mcmc()]); for `as.matrix()`, coda's `iters` and
+#'   `chains`; for `as.data.frame()` and `as.array()`, unused.
+#' @return `as.data.frame()`: a data frame; `as.matrix()`: a matrix draws x
+#'   parameters; `as.array()`: an array iterations x chains x parameters;
+#'   `c()`, `window()`, `fit[k]`: a fit.
 #' @name sgfit-draws
 #' @examples
 #' data(Pima.tr, package = "MASS")
@@ -72,8 +81,34 @@ NULL
 
 #' @rdname sgfit-draws
 #' @export
-as.data.frame.sgfit <- function(x, row.names = NULL, optional = FALSE, ...) {
+as.matrix.sgfit <- function(x, ..., pars = NULL, regex_pars = NULL) {
+    m <- as.matrix(as_coda(x), ...)
+    cols <- chosen_pars(coda::varnames(x), pars, regex_pars)
+    if (is.null(cols)) m else m[, cols, drop = FALSE]
+}
+
+#' @rdname sgfit-draws
+#' @export
+as.array.sgfit <- function(x, ..., pars = NULL, regex_pars = NULL) {
+    no_dots(...)
     chains <- chain_draws_shown(x)
+    cols <- chosen_pars(coda::varnames(x), pars, regex_pars)
+    if (is.null(cols)) cols <- coda::varnames(x)
+    out <- array(NA_real_, c(nrow(chains[[1L]]), length(chains), length(cols)),
+                 dimnames = list(iterations = NULL, chains = paste0("chain:", seq_along(chains)),
+                                 parameters = cols))
+    for (k in seq_along(chains)) out[, k, ] <- chains[[k]][, cols, drop = FALSE]
+    out
+}
+
+#' @rdname sgfit-draws
+#' @export
+as.data.frame.sgfit <- function(x, row.names = NULL, optional = FALSE, ..., pars = NULL,
+                                regex_pars = NULL) {
+    no_dots(...)
+    chains <- chain_draws_shown(x)
+    cols <- chosen_pars(coda::varnames(x), pars, regex_pars)
+    if (!is.null(cols)) chains <- lapply(chains, function(m) m[, cols, drop = FALSE])
     n <- vapply(chains, nrow, 0L)
     out <- as.data.frame(do.call(rbind, chains), row.names = row.names)
     out$.chain <- rep(seq_along(n), n)

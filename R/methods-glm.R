@@ -250,6 +250,26 @@ chosen_parameters <- function(parm, names, arg = "parm") {
     unknown <- setdiff(parm, names)
     if (length(unknown))
         stop_arg(arg, "names no parameter of the fit: ", paste(unknown, collapse = ", "),
-                 " (the parameters are ", paste(names, collapse = ", "), ")")
+                 " (the parameters are ", paste(utils::head(names, 20L), collapse = ", "),
+                 if (length(names) > 20L) sprintf(", ... %d in all", length(names)), ")")
     parm
+}
+
+## rstanarm's selection of parameters: `pars` (names or indices, as
+## chosen_parameters() reads them) and those whose names match one of the
+## regular expressions `regex_pars`, in that order; NULL when both are NULL
+chosen_pars <- function(names, pars = NULL, regex_pars = NULL) {
+    if (is.null(pars) && is.null(regex_pars)) return(NULL)
+    picked <- if (!is.null(pars)) chosen_parameters(pars, names, "pars")
+    if (!is.null(regex_pars)) {
+        if (!is.character(regex_pars) || !length(regex_pars) || anyNA(regex_pars))
+            stop_arg("regex_pars", "must be regular expressions (a character vector), not ",
+                     format_value(regex_pars))
+        hit <- Reduce(`|`, lapply(regex_pars, grepl, x = names))
+        if (!any(hit))
+            stop_arg("regex_pars", "matches no parameter of the fit: ",
+                     paste(regex_pars, collapse = ", "))
+        picked <- unique(c(picked, names[hit]))
+    }
+    picked
 }

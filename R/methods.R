@@ -6,9 +6,19 @@
 #'
 #' @param object,x a fit returned by [sgfs()] or [sgld()].
 #' @param digits significant digits to print.
+#' @param pars,regex_pars for `summary()` and `plot()`: the parameters
+#'   shown, as 'rstanarm' chooses them: names or indices, and regular
+#'   expressions their names match (both `NULL`: every parameter; for
+#'   `plot()` of a mixed model, every one but the group effects).
+#' @param probs for `summary()`: the probabilities of the quantiles shown
+#'   (coda's `quantiles`).
+#' @param plotfun for `plot()`: `NULL` for coda's trace and density plots,
+#'   or the name of a 'bayesplot' `mcmc_*()` function, with or without the
+#'   prefix (`"areas"`, `"intervals"`, `"trace"`, `"dens_overlay"`,
+#'   `"pairs"`, ...), called on `as.array(x)` (iterations x chains x
+#'   parameters), as 'rstanarm''s `plot()` does.
 #' @param ... further arguments, passed on (for `plot`, to coda's plot
-#'   method, which `plot()` calls on the draws; of a mixed model, on those
-#'   of the fixed effects and the groups' sds and correlations).
+#'   method or the 'bayesplot' function).
 #' @return `coef`: posterior means (for a mixed model, its coefficients per
 #'   group, see [sgfit-mixed]); `vcov`: posterior covariance (of a mixed
 #'   model's fixed effects and noise sd); `nobs`:
@@ -282,18 +292,35 @@ further_iterations <- function(info, ess, target) {
 
 #' @rdname sgfit-methods
 #' @export
-summary.sgfit <- function(object, ...) {
+summary.sgfit <- function(object, pars = NULL, regex_pars = NULL, probs = NULL, ...) {
     info <- sgfit_info(object)
     dots <- list(...)                  # coda's summary() takes `quantiles`, ignores the rest
     do.call(no_dots, dots[!names(dots) %in% c("", "quantiles")])
+    if (!is.null(probs)) {
+        if (!is.null(dots$quantiles)) stop_arg("probs", "and `quantiles` are the same: give one")
+        if (!is.numeric(probs) || !length(probs) || anyNA(probs) || any(probs < 0 | probs > 1))
+            stop_arg("probs", "must be probabilities between 0 and 1, not ", format_value(probs))
+        dots$quantiles <- probs
+    }
     ## coda's time-series standard error fits an AR model inside try(), which
     ## prints the error for a chain of one draw (then the SE is NA)
     if (coda::niter(object) < 2L) {
         old <- options(try.outFile = nullfile())
         on.exit(options(old))
     }
-    out <- summary(as_coda(object), ...)
-    conv <- convergence_table(chain_draws_shown(object))
+    draws <- as_coda(object)
+    chains <- chain_draws_shown(object)
+    cols <- chosen_pars(coda::varnames(object), pars, regex_pars)
+    if (!is.null(cols)) {
+        draws <- draws[, cols, drop = FALSE]
+        chains <- lapply(chains, function(m) m[, cols, drop = FALSE])
+    }
+    out <- do.call(summary, c(list(draws), dots))
+    ## (coda gives one parameter's tables as vectors: a row each here)
+    for (tab in c("statistics", "quantiles"))
+        if (!is.matrix(out[[tab]]))
+            out[[tab]] <- matrix(out[[tab]], 1L, dimnames = list(coda::varnames(draws), names(out[[tab]])))
+    conv <- convergence_table(chains)
     out$ess <- stats::setNames(conv$ess_bulk, rownames(conv))
     out$ess_tail <- stats::setNames(conv$ess_tail, rownames(conv))
     mix <- mixing_costs(info, out$ess, coda::niter(object) * coda::nchain(object))
@@ -361,12 +388,26 @@ formula.sgfit <- function(x, ...) sgfit_info(x)$formula
 
 #' @rdname sgfit-methods
 #' @export
-plot.sgfit <- function(x, ...) {
+plot.sgfit <- function(x, plotfun = NULL, pars = NULL, regex_pars = NULL, ...) {
     info <- sgfit_info(x)
-    y <- as_coda(x)
-    ## (a mixed model's group effects, thousands of traces, are left out:
-    ## ranef() summarises them)
-    if (!is.null(info$random) && info$random$keep_effects)
-        y <- y[, random_columns(info)$model, drop = FALSE]
-    plot(y, ...)
+    cols <- chosen_pars(coda::varnames(x), pars, regex_pars)
+    ## (a mixed model's group effects, thousands of traces, are left out
+    ## unless chosen: ranef() summarises them)
+    if (is.null(cols) && !is.null(info$random) && info$random$keep_effects)
+        cols <- coda::varnames(x)[random_columns(info)$model]
+    if (is.null(plotfun)) {
+        y <- as_coda(x)
+        if (!is.null(cols)) y <- y[, cols, drop = FALSE]
+        return(plot(y, ...))
+    }
+    if (!is.character(plotfun) || length(plotfun) != 1L || is.na(plotfun))
+        stop_arg("plotfun", "must be the name of a bayesplot mcmc_ function, e.g. \"areas\", not ",
+                 format_value(plotfun))
+    if (!requireNamespace("bayesplot", quietly = TRUE))
+        stop_arg("plotfun", "needs the package 'bayesplot': install.packages(\"bayesplot\"), ",
+                 "or plotfun = NULL for coda's trace and density plots")
+    name <- paste0("mcmc_", sub("^mcmc_", "", plotfun))
+    fun <- get0(name, envir = asNamespace("bayesplot"), mode = "function")
+    if (is.null(fun)) stop_arg("plotfun", sprintf("names no function of bayesplot (%s)", name))
+    fun(as.array.sgfit(x, pars = cols), ...)
 }

@@ -3,12 +3,14 @@
 
 #' @rdname sgfit-posterior
 #' @exportS3Method rstantools::posterior_interval
-posterior_interval.sgfit <- function(object, prob = 0.9, type = "central", pars = NULL, ...) {
+posterior_interval.sgfit <- function(object, prob = 0.9, type = "central", pars = NULL,
+                                     regex_pars = NULL, ...) {
     if (!identical(type, "central"))
         stop_arg("type", "must be \"central\" (equal-tailed intervals), not ", format_value(type))
     probs <- interval_probs(prob)
     B <- all_draws(object)
-    pars <- if (is.null(pars)) colnames(B) else chosen_parameters(pars, colnames(B), "pars")
+    pars <- chosen_pars(colnames(B), pars, regex_pars)
+    if (is.null(pars)) pars <- colnames(B)
     out <- apply(B[, pars, drop = FALSE], 2L, stats::quantile, probs, names = FALSE)
     out <- matrix(out, ncol = 2L, byrow = TRUE, dimnames = list(pars, percent_labels(probs)))
     out

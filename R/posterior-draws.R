@@ -118,7 +118,9 @@
 #'   1.
 #' @param type the type of interval: `"central"` (the only one).
 #' @param pars the parameters (names, or indices into the columns of
-#'   `as.matrix(fit)`); all when `NULL`.
+#'   `as.matrix(fit)`); all when `NULL` (and `regex_pars` too).
+#' @param regex_pars regular expressions: the parameters whose names match
+#'   one, after those of `pars`.
 #' @param ... unused.
 #' @return `posterior_linpred()`, `posterior_epred()`, `log_lik()`: a
 #'   numeric matrix draws x observations (for `categorical()` an array draws
