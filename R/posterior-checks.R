@@ -246,15 +246,37 @@ pp_check.sgfit <- function(object, plotfun = NULL, ndraws = 50, seed = NULL, ...
     ndraws <- check_count(ndraws, "ndraws", 1L)
     yrep <- posterior_predict.sgfit(object, draws = min(ndraws, S), seed = seed)
     yrep <- matrix(as.vector(yrep), nrow(yrep))
+    fun(predicted_response(info), yrep, ...)
+}
+
+## the training response on posterior_predict()'s scale: a binomial
+## response of several trials its successes (or proportions, given as
+## such), a categorical one its class codes 1 to K
+predicted_response <- function(info) {
     d <- info$design
     spec <- fit_spec(info)
     y_int <- user_order(spec, spec$y)
-    ## (a binomial response of several trials: its successes, or proportions)
     entry <- family_entry(info$family)
-    y <- if (location_scale(info$family)) d$y_center + d$y_scale * y_int
-         else if (entry$several) as.integer(y_int) + 1L
-         else if (identical(d$response_kind, "cbind")) as.integer(round(y_int * training_trials(info)))
-         else if (identical(d$response_kind, "proportion")) y_int
-         else as.integer(y_int)
-    fun(y, yrep, ...)
+    if (location_scale(info$family)) d$y_center + d$y_scale * y_int
+    else if (entry$several) as.integer(y_int) + 1L
+    else if (identical(d$response_kind, "cbind")) as.integer(round(y_int * training_trials(info)))
+    else if (identical(d$response_kind, "proportion")) y_int
+    else as.integer(y_int)
+}
+
+#' @rdname sgfit-posterior
+#' @exportS3Method rstantools::predictive_error
+predictive_error.sgfit <- function(object, newdata = NULL, draws = NULL, seed = NULL,
+                                   re.form = NULL, ...) {
+    no_dots(...)
+    info <- sgfit_info(object)
+    if (!is.null(newdata))
+        stop_arg("newdata", "is not taken by predictive_error(), which reads the fit's own ",
+                 "responses: for new rows, their response minus posterior_predict(fit, newdata)")
+    if (family_entry(info$family)$several)
+        stop("predictive_error() is for a numeric response; a categorical() fit's predictive ",
+             "draws are class codes", call. = FALSE)
+    yrep <- posterior_predict.sgfit(object, draws = draws, seed = seed, re.form = re.form)
+    y <- predicted_response(info)
+    -sweep(yrep, 2L, y)
 }

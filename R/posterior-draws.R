@@ -61,6 +61,10 @@
 #' * `predictive_interval()`: central intervals of `posterior_predict()`,
 #'   one row per observation (not for `categorical()`, whose draws are class
 #'   codes).
+#' * `predictive_error()`: the training responses minus `posterior_predict()`'s
+#'   draws of them, \eqn{y_i - y^{rep}_{is}}{y_i - yrep_is} (on its scale: a
+#'   binomial response of several trials as successes), as 'rstanarm' gives
+#'   them; not for `categorical()`.
 #'
 #' The values are computed in C for all the draws asked for at once, in
 #' blocks of draws and observations (a GLM's block is one matrix product),
@@ -128,7 +132,8 @@
 #'   integer (`binomial()`, `poisson()`, `categorical()`) or numeric (`gaussian()`)
 #'   matrix draws x observations; `posterior_interval()`: a matrix with a
 #'   row per parameter and the columns `"5%"` and `"95%"` (for `prob =
-#'   0.9`); `predictive_interval()`: the same with a row per observation.
+#'   0.9`); `predictive_interval()`: the same with a row per observation;
+#'   `predictive_error()`: a matrix draws x observations.
 #' @seealso [loo.sgfit()], [pp_check.sgfit()], [prior_summary.sgfit()],
 #'   [predict.sgfit()]
 #' @name sgfit-posterior
