@@ -13,8 +13,16 @@ run_chain <- function(spec, state, n_iter, progress) {
         stop_arg("n_iter", sprintf("= %d keeps %.3g draws per chain, more than memory allows: ",
                                    n_iter, n_keep), "run in parts or thin the chain more")
     engine <- .Call(C_sgfs_engine_new, spec, state, as.integer(n_keep))
-    chunk <- if (progress) max(1L, ceiling(n_iter / 50)) else n_iter
-    bar <- if (progress) utils::txtProgressBar(max = n_iter, style = 3) else NULL
+    ## `progress`: a reporter of the iterations done (chains_on()), or as a
+    ## sampler's argument (R/progress.R)
+    report <- if (is.function(progress)) progress else {
+        display <- progress_display(progress, n_iter)
+        if (!is.null(display)) {
+            on.exit(display$close(), add = TRUE)
+            display$update
+        }
+    }
+    chunk <- if (!is.null(report)) max(1L, ceiling(n_iter / 100)) else n_iter
     done <- 0L
     diverged <- 0
     interrupted <- FALSE
@@ -28,10 +36,9 @@ run_chain <- function(spec, state, n_iter, progress) {
             diverged <- status[1L]
             interrupted <- status[2L] == 1L
             done <- done + k
-            if (!is.null(bar)) utils::setTxtProgressBar(bar, done)
+            if (!is.null(report)) report(done)
         },
         interrupt = function(e) interrupted <<- TRUE)
-    if (!is.null(bar)) close(bar)
     res <- .Call(C_sgfs_engine_result, engine)
     res$elapsed <- proc.time()[["elapsed"]] - start
     res$interrupted <- interrupted
@@ -112,22 +119,26 @@ run_chains <- function(spec, states, n_iter, progress, cores,
 ## ... with a matrix read in place in the engine's layout (with_engine_order())
 chains_on <- function(spec, states, n_iter, progress, cores, own_streams) {
     chains <- length(states)
-    one <- function(k, show) {
+    ## one display of every chain's iterations (R/progress.R)
+    display <- progress_display(progress, chains * n_iter, spec$sampler)
+    if (!is.null(display)) on.exit(display$close(), add = TRUE)
+    here <- function(k) if (!is.null(display)) function(done) display$update((k - 1) * n_iter + done)
+    one <- function(k, report) {
         if (!is.null(states[[k]]$seed)) set_seed(states[[k]]$seed)
-        res <- run_chain(spec, states[[k]], n_iter, show)
+        res <- run_chain(spec, states[[k]], n_iter, report)
         res$seed <- get_seed()
         res
     }
-    if (!own_streams) return(list(one(1L, progress)))
+    if (!own_streams) return(list(one(1L, here(1L))))
     user <- rng_snapshot()
-    on.exit(rng_restore(user))
-    if (chains == 1L) return(list(one(1L, progress)))
-    if (future_plan_set()) return(run_futures(spec, states, n_iter))
+    on.exit(rng_restore(user), add = TRUE)
+    if (chains == 1L) return(list(one(1L, here(1L))))
+    if (future_plan_set()) return(run_futures(spec, states, n_iter, display))
     if (cores > 1L && .Platform$OS.type != "windows")
-        return(run_parallel(one, chains, min(cores, chains)))
+        return(run_parallel(one, chains, min(cores, chains), display))
     res <- vector("list", chains)
     for (k in seq_len(chains)) {
-        res[[k]] <- one(k, progress)
+        res[[k]] <- one(k, here(k))
         if (res[[k]]$interrupted) break
     }
     res
@@ -145,20 +156,36 @@ future_plan_set <- function() {
 ## and its chain's state, with that chain's own random-number stream (the
 ## state's seed: the same draws as forked or sequential chains).  The
 ## future's own L'Ecuyer stream (seed = TRUE) is replaced by the chain's.
-run_futures <- function(spec, states, n_iter) {
-    expr <- quote(run(spec, state, n_iter))
-    futures <- lapply(states, function(state)
+run_futures <- function(spec, states, n_iter, display = NULL) {
+    expr <- quote(run(spec, state, n_iter, path))
+    ready <- custom_for_futures(spec)
+    spec <- ready$spec
+    files <- if (!is.null(display)) progress_files(length(states))
+    on.exit(unlink(files), add = TRUE)
+    futures <- lapply(seq_along(states), function(k)
         future::future(expr, substitute = FALSE,
-                       globals = list(run = run_future_chain, spec = spec, state = state,
-                                      n_iter = n_iter),
-                       packages = "sgfs", seed = TRUE))
+                       globals = list(run = run_future_chain, spec = spec, state = states[[k]],
+                                      n_iter = n_iter, path = files[k]),
+                       packages = c("sgfs", ready$packages), seed = TRUE))
+    if (!is.null(display)) {
+        done <- double(length(states))
+        while (!all(vapply(futures, future::resolved, NA))) {
+            done <- files_done(files, done)
+            display$update(sum(done))
+            Sys.sleep(0.2)
+        }
+        display$update(length(states) * n_iter)
+    }
     future::value(futures)
 }
 
-## a chain in a future's worker (run_futures())
-run_future_chain <- function(spec, state, n_iter) {
+## a chain in a future's worker (run_futures()), reporting its iterations
+## to the file `path` (NULL or NA: none; on another machine, where the file
+## is not, the reports are lost)
+run_future_chain <- function(spec, state, n_iter, path = NULL) {
     if (!is.null(state$seed)) set_seed(state$seed)
-    res <- run_chain(spec, state, n_iter, FALSE)
+    report <- if (length(path) && !is.na(path)) file_reporter(path)
+    res <- run_chain(spec, state, n_iter, report)
     res$seed <- get_seed()
     res
 }
@@ -166,11 +193,14 @@ run_future_chain <- function(spec, state, n_iter) {
 ## Chains in forked workers, at most `cores` at a time.  Ctrl-C in the
 ## parent is passed on to the workers (unless they saw it themselves), whose
 ## C loops then stop at an iteration boundary and return their draws.
-run_parallel <- function(one, chains, cores) {
+run_parallel <- function(one, chains, cores, display = NULL) {
     res <- vector("list", chains)
     jobs <- list()
     started <- 0L
     interrupted <- FALSE
+    files <- if (!is.null(display)) progress_files(chains)
+    on.exit(unlink(files), add = TRUE)
+    done <- double(chains)
     collect <- function(timeout) {
         done <- parallel::mccollect(jobs, wait = FALSE, timeout = timeout)
         for (name in names(done)) {
@@ -182,7 +212,12 @@ run_parallel <- function(one, chains, cores) {
         while (!interrupted && length(jobs) < cores && started < chains) {
             started <- started + 1L
             jobs[[as.character(started)]] <- parallel::mcparallel(
-                one(started, FALSE), name = as.character(started), mc.set.seed = FALSE)
+                one(started, if (!is.null(files)) file_reporter(files[started])),
+                name = as.character(started), mc.set.seed = FALSE)
+        }
+        if (!is.null(display)) {
+            done <- files_done(files, done)
+            display$update(sum(done))
         }
         tryCatch(collect(0.1), interrupt = function(e) {
             interrupted <<- TRUE
@@ -190,6 +225,7 @@ run_parallel <- function(one, chains, cores) {
             for (job in jobs) tools::pskill(job$pid, tools::SIGINT)
         })
     }
+    if (!is.null(display)) display$update(sum(files_done(files, done)))
     failed <- vapply(res, inherits, NA, what = "try-error")
     if (any(failed) && !interrupted) stop(attr(res[[which(failed)[1L]]], "condition"))
     died <- vapply(res[seq_len(started)], is.null, NA)

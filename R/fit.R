@@ -359,7 +359,7 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
                                  thin, n_keep), "thin the chain more")
     chains <- check_count(chains, "chains", 1L, 100000L)   # (each made before any runs)
     cores <- check_count(cores, "cores", 1L)
-    check_flag(progress, "progress")
+    check_flag(progress, "progress", na_ok = TRUE)
     verbose <- check_flag(verbose, "verbose")
     if (!is.numeric(max_time) || length(max_time) != 1L || is.na(max_time) || max_time <= 0)
         stop_arg("max_time", "must be a positive number of seconds (Inf for no limit), not ",

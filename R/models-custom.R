@@ -268,3 +268,45 @@ custom_log_lik <- function(object, info, newdata, draws, y) {
     }, double(n))
     matrix(out, nrow(B), n, byrow = TRUE)
 }
+
+## A custom model's spec for chains on futures (run_futures()): the user's
+## functions serialised to another R session take their environments along
+## except the global one (and the packages'), so a function that reads a
+## global variable, or calls a helper that does, would fail there.  Every
+## variable the functions read (globals::globalsOf(), recursively through
+## the functions they call) that does not come from a package is copied
+## into one environment, the functions among them and the model's own are
+## moved into it, and its parent is the global environment (the worker's,
+## there); the packages the variables come from are returned for the
+## futures to attach.
+custom_for_futures <- function(spec) {
+    cb <- spec$callback
+    if (is.null(cb) || !requireNamespace("globals", quietly = TRUE))
+        return(list(spec = spec, packages = character()))
+    env <- environment(cb$score)
+    model <- env$model
+    found <- list()
+    packages <- character()
+    for (f in c("score", "loglik")) {
+        probe <- new.env(parent = environment(model[[f]]))
+        assign(".f", model[[f]], envir = probe)
+        g <- globals::cleanup(globals::globalsOf(quote(.f), envir = probe, mustExist = FALSE,
+                                                 recursive = TRUE))
+        packages <- c(packages, globals::packagesOf(g))
+        from_package <- vapply(attr(g, "where"), function(e)
+            isNamespace(e) || startsWith(environmentName(e), "package:") ||
+                identical(e, baseenv()), NA)
+        keep <- setdiff(names(g)[!from_package], ".f")
+        found[keep] <- as.list(g)[keep]
+    }
+    home <- new.env(parent = globalenv())
+    rehome <- function(v) {
+        if (is.function(v) && !is.primitive(v) && !isNamespace(environment(v))) environment(v) <- home
+        v
+    }
+    for (name in names(found)) assign(name, rehome(found[[name]]), envir = home)
+    model$score <- rehome(model$score)
+    model$loglik <- rehome(model$loglik)
+    spec$callback <- custom_callback(model, env$x)
+    list(spec = spec, packages = unique(packages))
+}

@@ -175,7 +175,11 @@
 #'   to leave it (see [mlp()], "Default steps").
 #' @param standardize centre and scale the predictors (and a gaussian
 #'   response) internally; draws are reported on the original scale.
-#' @param progress show a progress bar.
+#' @param progress the run's progress over all its chains (forked or
+#'   futures on this machine included): in an interactive session a bar with
+#'   the time spent and left; elsewhere (Rscript, a log) lines, with `TRUE`
+#'   one each tenth of the run, with `NA` (the default) one every 10
+#'   seconds of a run that takes longer; `FALSE`: nothing.
 #' @param prior_intercept optional separate prior for the intercept.
 #' @param sigma for `gaussian()`: a fixed noise standard deviation on the
 #'   response's scale; `NULL` samples `log_sigma` (prior `normal(0, 5)` on
@@ -254,7 +258,7 @@ NULL
 shared_head <- alist(x = , y = , family = binomial(), model = NULL, prior = NULL,
                      batch_size = NULL, n_iter = NULL, burnin = NULL, thin = 1L,
                      keep = "draws", chains = 1L, init = NULL, standardize = TRUE,
-                     progress = interactive())
+                     progress = NA)
 shared_tail <- alist(prior_intercept = NULL, sigma = NULL, cores = getOption("mc.cores", 1L),
                      max_time = 300,
                      verbose = TRUE, intercept = TRUE, offset = NULL, weights = NULL,

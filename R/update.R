@@ -32,7 +32,11 @@
 #' @param n_iter number of further iterations.
 #' @param append keep the earlier draws in the value (`TRUE`) or return only
 #'   the new ones.
-#' @param progress show a progress bar.
+#' @param progress the run's progress over all its chains (forked or
+#'   futures on this machine included): in an interactive session a bar with
+#'   the time spent and left; elsewhere (Rscript, a log) lines, with `TRUE`
+#'   one each tenth of the run, with `NA` (the default) one every 10
+#'   seconds of a run that takes longer; `FALSE`: nothing.
 #' @param ... other arguments of the sampler: if any are given, the model is
 #'   refitted with them instead; except the data (`data`, `x`, `y`,
 #'   `weights`, `offset`, `subset`) of a fit whose data are gone, which are
@@ -46,7 +50,7 @@
 #' smaller <- update(fit, . ~ . - bmi)
 #' coda::varnames(smaller)
 #' @export
-update.sgfit <- function(object, formula., n_iter, append = TRUE, progress = interactive(),
+update.sgfit <- function(object, formula., n_iter, append = TRUE, progress = NA,
                          ...) {
     info <- sgfit_info(object)
     ## (the fit's own settings: its data are read and its chains run as
@@ -113,7 +117,7 @@ update.sgfit <- function(object, formula., n_iter, append = TRUE, progress = int
     first <- if (append) stats::start(object) else
         info$spec$burnin + info$spec$thin * (n_kept_between(0, iters[1L], info$spec$burnin, info$spec$thin) + 1L)
     spec <- fit_spec(info)
-    progress <- check_flag(progress, "progress")
+    progress <- check_flag(progress, "progress", na_ok = TRUE)
     ## (a matrix read in place in the engine's layout for the run and the
     ## checks: with_engine_order())
     with_engine_order(spec, {

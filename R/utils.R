@@ -27,9 +27,9 @@ check_nonnegative <- function(x, arg) {
     as.double(x)
 }
 
-check_flag <- function(x, arg) {
-    if (!is.logical(x) || length(x) != 1L || is.na(x))
-        stop_arg(arg, "must be TRUE or FALSE")
+check_flag <- function(x, arg, na_ok = FALSE) {
+    if (!is.logical(x) || length(x) != 1L || (is.na(x) && !na_ok))
+        stop_arg(arg, if (na_ok) "must be TRUE, FALSE or NA" else "must be TRUE or FALSE")
     x
 }
 
