@@ -37,7 +37,9 @@
 #' lets their pages go once they are read, so that the page cache does not
 #' fill with rows read before (`sgfs_control(file_prefetch = TRUE or
 #' FALSE)` decides for any file).  Factors must be expanded first (e.g. by
-#' [stats::model.matrix()] on each chunk, with the same levels).
+#' [stats::model.matrix()] on each chunk, with the same levels):
+#' [design_from()] does it from a formula and CSV files, a data frame or any
+#' reader of chunks.
 #'
 #' @param x a numeric matrix, or a data frame of numeric columns.
 #' @param path the file's path.
