@@ -118,6 +118,12 @@ family_table <- list(
                           prior_scale = c(log = 1),
                           code = function(y, weighted) code_counts(y, "neg_binomial_2()"),
                           ppc = "bars", simulate = function(...) simulate_negbin(...)),
+    Gamma = list(links = c(log = "gamma"), network = integer(0),
+                 aux = list(par = "log_shape", name = "shape", location_scale = FALSE),
+                 several = FALSE, classes = FALSE, offset = TRUE, separable = "none",
+                 prior_scale = c(log = 1),
+                 code = function(y, weighted) code_positive(y, "Gamma()"),
+                 ppc = "dens_overlay", simulate = function(...) simulate_gamma(...)),
     categorical = list(links = c(softmax = "categorical"), network = c(softmax = 2),
                        aux = NULL, several = TRUE, classes = TRUE, offset = FALSE,
                        separable = "classes", prior_scale = c(softmax = 1),
@@ -191,6 +197,8 @@ resolve_family <- function(family) {
                                    family$family,
                                    paste(sprintf("%s(link = \"%s\")", family$family, links),
                                          collapse = " or ")))
+    ## (stats' Gamma variance leaves out the dispersion: here mu^2 / shape)
+    if (identical(family$family, "Gamma")) family$variance <- function(mu, shape) mu^2 / shape
     family
 }
 
@@ -250,6 +258,14 @@ code_counts <- function(y, family_name) {
     if (is.logical(y)) y <- as.integer(y)
     if (!is.numeric(y) || anyNA(y) || any(!is.finite(y)) || any(y < 0) || any(y != round(y)))
         stop_arg("y", "must be counts (non-negative whole numbers, no NA) for ", family_name,
+                 class_hint(y))
+    list(y = as.double(y), levels = NULL)
+}
+
+code_positive <- function(y, family_name) {
+    y <- response_vector(y)
+    if (!is.numeric(y) || anyNA(y) || any(!is.finite(y)) || any(y <= 0))
+        stop_arg("y", "must be positive finite numbers (no NA, no 0) for ", family_name,
                  class_hint(y))
     list(y = as.double(y), levels = NULL)
 }

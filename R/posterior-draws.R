@@ -563,6 +563,12 @@ simulate_poisson <- function(mu, sigma, rows, S) stats::rpois(length(mu), mu)
 simulate_negbin <- function(mu, sigma, rows, S)
     stats::rnbinom(length(mu), size = rep(sigma, length.out = length(mu)), mu = mu)
 
+## (sigma: each draw's shape; the rate shape / mu)
+simulate_gamma <- function(mu, sigma, rows, S) {
+    shape <- rep(sigma, length.out = length(mu))
+    stats::rgamma(length(mu), shape = shape, rate = shape / mu)
+}
+
 simulate_gaussian <- function(mu, sigma, rows, S) {
     if (is.null(rows$precision)) return(stats::rnorm(length(mu), mu, sigma))
     w <- rep(rows$precision, each = S)

@@ -12,8 +12,9 @@
 #' \eqn{\mu(1 - \mu)}{mu (1 - mu)} for a binary response (of \eqn{m \mu (1
 #' - \mu)}{m mu (1 - mu)}, the expected counts' \eqn{m \mu}{m mu} variance
 #' taken over the rows, for \eqn{m}{m} trials), of \eqn{\mu}{mu} for
-#' `poisson()` and of \eqn{\mu + \mu^2/\phi}{mu + mu^2/phi} for
-#' [neg_binomial_2()], as 'rstanarm' computes it.
+#' `poisson()`, of \eqn{\mu + \mu^2/\phi}{mu + mu^2/phi} for
+#' [neg_binomial_2()] and of \eqn{\mu^2/\alpha}{mu^2/alpha} for
+#' `Gamma(link = "log")` (shape \eqn{\alpha}{alpha}), as 'rstanarm' computes it.
 #'
 #' `loo_R2()`: \eqn{1 - \mathrm{var}(y - \hat y^{loo}) /
 #' \mathrm{var}(y)}{1 - var(y - yhat_loo) / var(y)}, the leave-one-out
@@ -70,7 +71,8 @@ bayes_R2.sgfit <- function(object, draws = NULL, re.form = NULL, ...) {
                                     gaussian = 0,
                                     binomial = rowSums(m * mu * (1 - mu)),
                                     poisson = rowSums(mu),
-                                    negbin = rowSums(mu + mu^2 / sigma))
+                                    negbin = rowSums(mu + mu^2 / sigma),
+                                    gamma = rowSums(mu^2 / sigma))
     }
     var_mu <- (sum_mu2 - sum_mu^2 / N) / (N - 1)
     sigma2 <- if (r2_kind(info) == "gaussian") draw_sigmas(info, internal_draws(B, info$design))^2
@@ -119,11 +121,12 @@ r2_kind <- function(info) {
     if (location_scale(info$family)) return("gaussian")
     if (identical(info$family$family, "poisson")) return("poisson")
     if (identical(info$family$family, "binomial")) return("binomial")
+    if (identical(info$family$family, "Gamma")) return("gamma")
     "negbin"
 }
 
 check_r2_family <- function(info, caller) {
     if (!is.null(info$design$custom) || family_entry(info$family)$several)
-        stop(caller, " is for a gaussian(), binomial(), poisson() or neg_binomial_2() fit: ",
+        stop(caller, " is for a gaussian(), binomial(), poisson(), neg_binomial_2() or Gamma() fit: ",
              "R-squared needs one expected response per row", call. = FALSE)
 }

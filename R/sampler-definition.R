@@ -99,8 +99,11 @@
 #'   `model.matrix()`.
 #' @param family `binomial()` (logit link, or `binomial(link = "probit")`;
 #'   GLMs only), `gaussian()` (identity link),
-#'   `poisson()` (log link; GLMs and [mlp()] networks) or
-#'   [categorical()].  Other links are refused.  A Poisson chain is not
+#'   `poisson()` (log link; GLMs and [mlp()] networks), [neg_binomial_2()]
+#'   and `Gamma(link = "log")` (a positive response whose sd is
+#'   proportional to its mean; its shape sampled as `log_shape`, prior
+#'   `normal(0, 5)`; GLMs only), or [categorical()].  Other links are
+#'   refused.  A Poisson chain is not
 #'   protected against \eqn{\exp(\eta)}{exp(eta)} overflowing: a chain
 #'   whose linear predictor runs past about 709 stops as diverged.
 #' @param model `NULL` for the linear predictor of a GLM, a network such

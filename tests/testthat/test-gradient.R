@@ -350,7 +350,10 @@ test_that("the models' row derivatives in eta match finite differences of R's de
         gaussian = list(family = gaussian(), y = d$yg, theta = c(beta, log(1.7)),
                         l = function(y, eta, ls) dnorm(y, eta, exp(ls), log = TRUE)),
         negbin = list(family = neg_binomial_2(), y = yc, theta = c(beta, log(3)),
-                      l = function(y, eta, ls) dnbinom(y, size = exp(ls), mu = exp(eta), log = TRUE)))
+                      l = function(y, eta, ls) dnbinom(y, size = exp(ls), mu = exp(eta), log = TRUE)),
+        gamma = list(family = Gamma(link = "log"), y = exp(d$yg / 3), theta = c(beta, log(3)),
+                     l = function(y, eta, ls) dgamma(y, shape = exp(ls), rate = exp(ls - eta),
+                                                     log = TRUE)))
     h <- 1e-4
     for (name in names(cases)) {
         k <- cases[[name]]
