@@ -253,6 +253,10 @@ predictor_design <- function(x, y, family, model, standardize, sigma, intercept,
     if (NROW(y) != N)
         stop_arg("y", sprintf("has %d values but x has %d rows", NROW(y), N))
     weights <- check_weights(weights, N, family, model)
+    if (is.ordered(y) && family_entry(family)$several)
+        warning("the response is an ordered factor, whose order categorical() does not use: ",
+                "it treats the ", nlevels(y), " levels as unordered classes (an ordinal ",
+                "model is not available yet)", call. = FALSE)
     response <- code_response(y, family, weighted = !is.null(weights))
     entry <- family_entry(family)
     if (!is.null(sigma)) {

@@ -96,3 +96,13 @@ test_that("a rare level's rows are held in every minibatch of a categorical mode
     se <- sqrt(1 / (2 * coda::effectiveSize(a)) + 1 / (2 * coda::effectiveSize(b)))
     expect_lt(max(abs(apply(a, 2, sd) / apply(b, 2, sd) - 1) / se), 4)
 })
+
+test_that("an ordered response given to categorical() is fitted as unordered, with a warning", {
+    d <- data.frame(x = rnorm(60), y = factor(rep(c("lo", "mid", "hi"), 20),
+                                             levels = c("lo", "mid", "hi"), ordered = TRUE))
+    expect_warning(f <- sgld(y ~ x, d, family = categorical(), iter = 200, seed = 1, progress = FALSE),
+                   "ordered factor, whose order categorical\\(\\) does not use")
+    d$y <- factor(d$y, ordered = FALSE)
+    expect_silent(g <- sgld(y ~ x, d, family = categorical(), iter = 200, seed = 1, progress = FALSE))
+    expect_identical(as.matrix(f), as.matrix(g))
+})
