@@ -321,7 +321,8 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
                         n_iter, burnin, thin, chains, cores, init,
                         standardize, progress, sigma, intercept, model = NULL,
                         keep = "draws", family_given = TRUE, max_time = Inf, verbose = FALSE,
-                        offset = NULL, weights = NULL, temperature = 1, thin_given = TRUE) {
+                        offset = NULL, weights = NULL, temperature = 1, thin_given = TRUE,
+                        prior_aux = NULL) {
     model <- resolve_model(model)
     temperature <- check_positive(temperature, "temperature")
     custom <- is_custom_model(model)
@@ -385,7 +386,11 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
         coef_idx <- setdiff(coef_idx, design$intercept)
     }
     if (!network) parts$coef <- expand_prior(prior, coef_idx, "prior", design, family)
-    if (D > design$n_coef) parts$sigma <- expand_prior(normal(0, 5), D, "prior")
+    if (!is.null(prior_aux) && !(D > design$n_coef))
+        stop_arg("prior_aux", if (is.null(family_entry(family)$aux))
+                     "is the prior of a family's parameter beyond the mean (gaussian()'s sigma, neg_binomial_2()'s phi, Gamma()'s shape), which this family has not"
+                 else "is the prior of a sampled parameter, and `sigma` fixes it")
+    if (D > design$n_coef) parts$sigma <- aux_prior(prior_aux, D, design, family)
 
     find_map <- identical(init, "map")
     if (is.null(init) || find_map) {
@@ -427,7 +432,7 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
                 theta0 = theta0, n_iter = n_iter, chains = chains, cores = cores,
                 progress = progress, grow = grow, max_time = as.double(max_time),
                 verbose = verbose, temperature = temperature,
-                prior = list(coef = prior, intercept = prior_intercept),
+                prior = list(coef = prior, intercept = prior_intercept, aux = prior_aux),
                 find_map = find_map, user_init = !is.null(init) && !find_map,
                 user_burnin = user_burnin, user_thin = thin_given,
                 cache = new.env(parent = emptyenv()))

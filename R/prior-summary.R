@@ -74,7 +74,7 @@ prior_summary.sgfit <- function(object, ...) {
     model <- seq_len(Dm)
     coef_default <- identical(unclass(given$coef), unclass(default_prior(d)))
     aux <- family_entry(info$family)$aux
-    default <- ifelse(group %in% aux$par, TRUE,
+    default <- ifelse(group %in% aux$par, is.null(given$aux),
                       (coef_default | (!is.null(hs) & group == "(Intercept)")) &
                           (group != "(Intercept)" | is.null(given$intercept)))
     dist <- c(prior_dists(spec), rep(NA_character_, d$D - Dm))
@@ -98,6 +98,13 @@ prior_summary.sgfit <- function(object, ...) {
         sc[extra] <- c(rep(1, hs$K), p[["global_scale"]], p[["slab_scale"]])
     }
     shift <- d$shift
+    ## (a law of the parameter beyond the mean itself, prior_aux: on the
+    ## draws' scale its scale times the response's, a noise sd's)
+    of_scale <- dist %in% c("half_student_t", "half_cauchy", "half_normal", "exponential")
+    if (any(of_scale)) {
+        a[of_scale] <- if (isTRUE(aux$location_scale)) d$y_scale else 1
+        shift[of_scale] <- 0
+    }
     table <- data.frame(parameter = d$par_names, group = group,
                         prior = dist, df = df,
                         location = loc, scale = sc,
@@ -137,9 +144,10 @@ print.sgfs_prior_summary <- function(x, digits = 3, ...) {
     law <- function(dist, loc, sc, slab)
         ifelse(dist == "hs", sprintf("hs(%s, %s, %s)", fmt(tab$df), fmt(sc), fmt(slab)),
                ifelse(dist == "slab", sprintf("slab(%s, %s)", fmt(tab$df), fmt(sc)),
+               ifelse(dist == "exponential", sprintf("exponential(rate = %s)", fmt(1 / sc)),
                       sprintf("%s(%s%s, %s)", dist,
                               ifelse(dist %in% c("student_t", "half_student_t"),
-                                     paste0(fmt(tab$df), ", "), ""), fmt(loc), fmt(sc))))
+                                     paste0(fmt(tab$df), ", "), ""), fmt(loc), fmt(sc)))))
     cat("Priors used by the sampler, as prior(location, scale) (student_t(df, location, scale))",
         if (x$standardized) ": on the internal scale (predictors centred and scaled to unit sd, a gaussian response too) and on the scale of the draws\n"
         else " (the data were not standardised: one scale)\n", sep = "")
@@ -169,6 +177,11 @@ print.sgfs_prior_summary <- function(x, digits = 3, ...) {
     if (any(tab$group == "(Intercept)") && x$standardized)
         cat("The intercept's prior on the draws' scale is that of the intercept at the predictors' means.\n")
     if (!is.null(x$sigma)) cat(sprintf("sigma fixed at %s (no prior)\n", fmt(x$sigma)))
+    scale_laws <- tab$prior %in% c("half_student_t", "half_cauchy", "half_normal", "exponential")
+    if (any(scale_laws))
+        cat(sprintf("%s: the law is of exp(%s) itself (prior_aux), its log's density with the Jacobian\n",
+                    paste(tab$parameter[scale_laws], collapse = ", "),
+                    paste(tab$parameter[scale_laws], collapse = ", ")))
     if (!is.null(x$hs))
         cat(sprintf(paste0("Horseshoe%s: beta_j = z_j tau lambda~_j, z_j ~ normal(0, 1), ",
                            "lambda~_j^2 = c^2 lambda_j^2 / (c^2 + tau^2 lambda_j^2); hs(df, global scale, ",

@@ -55,6 +55,13 @@
 #' rstanarm), `prior` applies to the intercept too when `prior_intercept` is
 #' `NULL`.
 #'
+#' **The parameter beyond the mean.**  `exponential(rate)` (and `normal(0,
+#' s)`, `student_t(df, 0, s)`, `cauchy(0, s)` read as half-laws, or
+#' rstanarm's objects) is for `prior_aux`, the prior of `gaussian()`'s sigma,
+#' [neg_binomial_2()]'s phi or `Gamma()`'s shape on its own scale (see
+#' [rstanarm-arguments]); the sampler moves its log, whose density then
+#' includes the Jacobian, and whose curvature is exact and positive.
+#'
 #' @param location prior location(s): a single number or one per coefficient
 #'   the prior applies to.
 #' @param scale prior scale(s), positive: the standard deviation for
@@ -67,12 +74,14 @@
 #'   for `student_t()` and `cauchy()`.
 #' @param df degrees of freedom \eqn{\nu}{df} of `student_t()`, positive
 #'   and finite (a single number or one per coefficient); 1 is `cauchy()`.
+#' @param rate the rate of `exponential()`, positive (its mean 1/rate).
 #' @return An object of class `sgfs_prior`.
 #' @examples
 #' normal(0, 1)
 #' laplace(0, 0.5)
 #' student_t(3, 0, 2.5)
 #' cauchy(0, 1)
+#' exponential(1)
 #' @export
 normal <- function(location = 0, scale = 1) {
     new_prior("normal", location, scale)
@@ -94,6 +103,52 @@ student_t <- function(df = 1, location = 0, scale = 1) {
 #' @export
 cauchy <- function(location = 0, scale = 1) {
     new_prior("cauchy", location, scale, 1)
+}
+
+#' @rdname normal
+#' @export
+exponential <- function(rate = 1) {
+    rate <- check_positive(rate, "rate")
+    new_prior("exponential", 0, 1 / rate)
+}
+
+## The prior of a family's parameter beyond the mean (`prior_aux`, on the
+## response's scale: gaussian()'s sigma, neg_binomial_2()'s phi, Gamma()'s
+## shape), for its internal coordinate u = log(v / c) (c the response's
+## scale for a noise sd, else 1): NULL, the default, normal(0, 5) on u;
+## else exponential(rate) (rstanarm's default law), or normal(0, s),
+## student_t(df, 0, s), cauchy(0, s) as half-laws of v (src/prior.c's
+## scale_t and scale_exp, Jacobian included), this package's or rstanarm's
+## (whose autoscale multiplies a noise sd's scale by sd(y), as rstanarm
+## does).  `which`: the coordinate.
+aux_prior <- function(prior_aux, which, design, family) {
+    if (is.null(prior_aux)) return(expand_prior(normal(0, 5), which, "prior"))
+    location_scale <- isTRUE(family_entry(family)$aux$location_scale)
+    p <- if (is.list(prior_aux) && !inherits(prior_aux, "sgfs_prior") &&
+             identical(prior_aux$dist, "exponential")) {
+        q <- new_prior("exponential", 0, if (is.null(prior_aux$scale)) 1 else prior_aux$scale,
+                       arg = "prior_aux")
+        q$autoscale <- isTRUE(prior_aux$autoscale)
+        q
+    } else as_sgfs_prior(prior_aux, "prior_aux")
+    if (!(p$dist %in% c("normal", "student_t", "cauchy", "exponential")))
+        stop_arg("prior_aux", "must be exponential(rate), or normal(0, s), student_t(df, 0, s) ",
+                 "or cauchy(0, s) as a half-law, not ", p$dist, "()")
+    if (length(p$location) != 1L || length(p$scale) != 1L || length(p$df) > 1L)
+        stop_arg("prior_aux", "must be one law (single numbers)")
+    if (p$dist != "exponential" && p$location != 0)
+        stop_arg("prior_aux", sprintf("must have location 0, a half-%s law of the parameter, not %g",
+                                      p$dist, p$location))
+    s <- p$scale
+    if (isTRUE(p$default_scale)) s <- 2.5
+    if (isTRUE(p$autoscale) && location_scale) s <- s * stats::sd(design$y) * design$y_scale
+    s <- s / if (location_scale) design$y_scale else 1
+    df <- switch(p$dist, exponential = NA_real_, normal = Inf, p$df)
+    list(which = which, type = if (p$dist == "exponential") 5L else 4L,
+         dist = p$dist, loc = 0, scale = s, df = df,
+         ## (the curvature at the prior's mode, for the SGFS preconditioners)
+         prec = if (p$dist == "exponential") 1 else if (is.infinite(df)) 2 else 2 * df / (df + 1),
+         hyper = NULL, rstanarm = isTRUE(p$rstanarm))
 }
 
 #' A normal prior whose scale is learned
@@ -234,6 +289,9 @@ expand_prior <- function(prior, which, arg, design = NULL, family = NULL) {
         sc <- internal$scale
     }
     dist <- prior$dist
+    if (dist == "exponential")
+        stop_arg(arg, "is exponential(), a law of a positive scale: it is for prior_aux (the ",
+                 "noise sd's, dispersion's or shape's prior)")
     if (dist == "normal_gamma" && !is.null(design) && is.null(design$network))
         stop_arg(arg, "is normal_gamma(), a learned scale for the layers of a network ",
                  "(model = mlp()); give a GLM normal(), student_t() or hs()")
@@ -318,8 +376,13 @@ without_hyper <- function(spec) {
 ## the per-coordinate names of the priors in a spec (a student_t with one
 ## degree of freedom is a cauchy)
 prior_dists <- function(spec) {
-    dist <- c("normal", "laplace", "student_t", "hs")[spec$prior_type + 1L]
-    if (!is.null(spec$prior_df)) dist[dist == "student_t" & spec$prior_df == 1] <- "cauchy"
+    dist <- c("normal", "laplace", "student_t", "hs", "half_student_t",
+              "exponential")[spec$prior_type + 1L]
+    if (!is.null(spec$prior_df)) {
+        dist[dist == "student_t" & spec$prior_df == 1] <- "cauchy"
+        dist[dist == "half_student_t" & spec$prior_df == 1] <- "half_cauchy"
+        dist[dist == "half_student_t" & is.infinite(spec$prior_df)] <- "half_normal"
+    }
     if (!is.null(spec$hyper_group)) dist[spec$hyper_group > 0L] <- "normal_gamma"
     dist
 }

@@ -2,7 +2,7 @@
 ## are translated into it (iter -> n_iter, warmup -> burnin, refresh ->
 ## progress and verbose, adapt_delta -> target_accept where a sampler
 ## adapts to one, seed -> a seed for the run with the caller's random
-## stream restored after); the rest are refused with the package's way of
+## stream restored after, prior_aux -> prepare_run()'s); the rest are refused with the package's way of
 ## doing what they do; anything else is an unknown argument (no_dots()).
 ## `frame`: the sampler's evaluation frame, whose arguments are set.
 
@@ -24,13 +24,19 @@
 #'   acceptance step to adapt to, and refuse it.
 #' * `chains` and `cores` are the samplers' own; `cores` defaults to
 #'   `getOption("mc.cores", 1L)`, as in 'rstanarm'.
+#' * `prior_aux`: the prior of the family's parameter beyond the mean, on
+#'   its own scale (`gaussian()`'s sigma, [neg_binomial_2()]'s phi,
+#'   `Gamma()`'s shape): [exponential()]`(rate)` (rstanarm's default law),
+#'   or [normal()]`(0, s)`, [student_t()]`(df, 0, s)`, [cauchy()]`(0, s)` as
+#'   half-laws; rstanarm's objects too (with `autoscale`, a noise sd's scale
+#'   times sd(y)).  Left out: `normal(0, 5)` on its log (on the standardised
+#'   scale for sigma).
 #'
 #' Refused, each with a message that names the equivalent: `prior = NULL`
-#' (rstanarm's flat prior; leaving `prior` out gives the default), `QR` (the
-#' samplers already run in the metric of the posterior's curvature, which
-#' decorrelates the coefficients as the QR reparametrisation does),
-#' `prior_aux` (the noise sd's prior is fixed for now: `sigma =` fixes
-#' sigma), `algorithm` (each algorithm is its own function), `prior_PD`
+#' and `prior_aux = NULL` (rstanarm's flat priors; leaving them out gives
+#' the defaults), `QR` (the samplers already run in the metric of the
+#' posterior's curvature, which decorrelates the coefficients as the QR
+#' reparametrisation does), `algorithm` (each algorithm is its own function), `prior_PD`
 #' (sampling from the prior alone is not available), `sparse` (sparse
 #' predictors are read as they are given: a `Matrix` `x`).
 #'
@@ -93,6 +99,14 @@ rstanarm_arguments <- function(frame, ...) {
             stop_arg("adapt_delta", "must be a number between 0 and 1, not ", format_value(v))
         translate("adapt_delta", "target_accept", v)
     }
+    if ("prior_aux" %in% names(dots)) {
+        v <- take("prior_aux")
+        if (is.null(v))
+            stop_arg("prior_aux", "= NULL is rstanarm's flat prior on the noise sd (or ",
+                     "dispersion), which the samplers do not have: leave it out for the default ",
+                     "(normal(0, 5) on its log), or give exponential(rate) or a wide half-law")
+        assign("prior_aux", v, envir = frame)
+    }
     if (!is.null(dots$seed)) {
         seed <- take("seed")
         if (!is.numeric(seed) || length(seed) != 1L || !is.finite(seed) || seed != round(seed))
@@ -108,8 +122,6 @@ rstanarm_refused <- list(
     QR = paste("is rstanarm's QR reparametrisation of the predictors; the samplers already run in",
                "the metric of the posterior's curvature at its mode (see `metric`), which",
                "decorrelates the coefficients as QR does: leave it out"),
-    prior_aux = paste("(rstanarm's prior of the noise sd or dispersion) cannot be set yet: the",
-                      "noise sd has a normal(0, 5) prior on log(sigma / sd(y)); `sigma =` fixes it"),
     algorithm = paste("is rstanarm's choice of algorithm; here each algorithm is its own function:",
                       "sgfs(), sgld(), sgldcv(), psgld(), sghmc(), sgnht(), isgd(), mala(), hmc()"),
     prior_PD = "(sampling from the prior alone) is not available",

@@ -15,6 +15,19 @@
  *                       prior prior_hs.c adds (here: nothing; curvature 1,
  *                       that of a z_j's N(0, 1))
  *
+ * and for the log of a scale (a noise sd, a dispersion or shape: theta_j =
+ * log v, the prior given on v, Jacobian included; the location unused):
+ *
+ *   scale_t(nu, s):     v half-t(nu, 0, s) (nu = Inf: half-normal(0, s)),
+ *                       log p = log 2 + log t_nu(v; 0, s) + theta,
+ *                       d/dtheta = 1 - (nu+1) v^2 / (nu s^2 + v^2)   (1 - v^2/s^2),
+ *                       curvature 2 nu (nu+1) s^2 v^2 / (nu s^2 + v^2)^2   (2 v^2/s^2)
+ *   scale_exp(s):       v exponential of rate 1/s,
+ *                       log p = -log s - v/s + theta,  d/dtheta = 1 - v/s,
+ *                       curvature v/s
+ *
+ * (both curvatures exact and positive).
+ *
  * The curvature (sgfs_prior_curvature) is the prior's part of minus the
  * Hessian for Newton's mode finder and the metric at the mode, which must be
  * positive definite: 1/s^2 for normal; for laplace, whose Hessian is 0 off
@@ -56,6 +69,13 @@ double sgfs_prior_logdens(const sgfs_prior *p, const double *theta)
         case SGFS_PRIOR_LAPLACE: lp += -fabs(z) - log(2.0 * s); break;
         case SGFS_PRIOR_STUDENT: lp += student_logdens(d, s, p->df[j]); break;
         case SGFS_PRIOR_HS:      break;                      /* prior_hs.c's */
+        case SGFS_PRIOR_SCALE_T: {
+            const double v = exp(theta[j]), nu = p->df[j];
+            lp += M_LN2 + theta[j] + (R_FINITE(nu) ? student_logdens(v, s, nu)
+                                      : -0.5 * (v / s) * (v / s) - log(s) - HALF_LOG_2PI);
+            break;
+        }
+        case SGFS_PRIOR_SCALE_EXP: lp += theta[j] - log(s) - exp(theta[j]) / s; break;
         default:                 lp += -0.5 * z * z - log(s) - HALF_LOG_2PI;
         }
     }
@@ -84,6 +104,12 @@ void sgfs_prior_grad_add(const sgfs_prior *p, const double *theta,
             grad[j] -= (nu + 1.0) * d / (nu * s * s + d * d);
             break;
         }
+        case SGFS_PRIOR_SCALE_T: {
+            const double v2 = exp(2.0 * theta[j]), nu = p->df[j];
+            grad[j] += 1.0 - (R_FINITE(nu) ? (nu + 1.0) * v2 / (nu * s * s + v2) : v2 / (s * s));
+            break;
+        }
+        case SGFS_PRIOR_SCALE_EXP: grad[j] += 1.0 - exp(theta[j]) / s; break;
         default: grad[j] -= d / (s * s);
         }
     }
@@ -103,6 +129,12 @@ void sgfs_prior_curvature(const sgfs_prior *p, const double *theta, double *h)
             h[j] = exact > fisher ? exact : fisher;
             break;
         }
+        case SGFS_PRIOR_SCALE_T: {
+            const double v2 = exp(2.0 * theta[j]), nu = p->df[j], q = nu * s * s + v2;
+            h[j] = R_FINITE(nu) ? 2.0 * nu * (nu + 1.0) * s * s * v2 / (q * q) : 2.0 * v2 / (s * s);
+            break;
+        }
+        case SGFS_PRIOR_SCALE_EXP: h[j] = exp(theta[j]) / s; break;
         default: h[j] = 1.0 / (s * s);
         }
     }
@@ -127,11 +159,12 @@ void sgfs_prior_check(const sgfs_prior *p)
 {
     for (int j = 0; j < p->D; j++) {
         const int type = p->type[j];
-        if (type < SGFS_PRIOR_NORMAL || type > SGFS_PRIOR_HS)
+        if (type < SGFS_PRIOR_NORMAL || type > SGFS_PRIOR_SCALE_EXP)
             Rf_error("internal error: prior type %d of parameter %d is unknown", type, j + 1);
         if (!(p->scale[j] > 0.0))
             Rf_error("internal error: the prior scale of parameter %d is not positive", j + 1);
-        if (type == SGFS_PRIOR_STUDENT && (p->df == NULL || !(p->df[j] > 0.0)))
+        if ((type == SGFS_PRIOR_STUDENT || type == SGFS_PRIOR_SCALE_T) &&
+            (p->df == NULL || !(p->df[j] > 0.0)))
             Rf_error("internal error: the student_t prior of parameter %d has no positive df", j + 1);
     }
 }

@@ -269,7 +269,7 @@ double sgfs_stepsize(const sgfs_schedule *s, double t);
 
 /* ---- priors (per coordinate; on the internal, standardised scale) ---- */
 enum { SGFS_PRIOR_NORMAL = 0, SGFS_PRIOR_LAPLACE = 1, SGFS_PRIOR_STUDENT = 2,
-       SGFS_PRIOR_HS = 3 };
+       SGFS_PRIOR_HS = 3, SGFS_PRIOR_SCALE_T = 4, SGFS_PRIOR_SCALE_EXP = 5 };
 
 /* The prior of each of the D model parameters, on the internal scale */
 typedef struct sgfs_prior {

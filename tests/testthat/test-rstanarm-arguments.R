@@ -54,7 +54,6 @@ test_that("adapt_delta is target_accept for mala() and hmc(), refused by the oth
 test_that("rstanarm's arguments without an equivalent are refused, naming what to do", {
     d <- pima()
     expect_error(sgfs(type ~ glu, d, QR = TRUE), "'QR' is rstanarm's QR reparametrisation")
-    expect_error(sgfs(type ~ glu, d, prior_aux = list()), "'prior_aux'.*cannot be set yet")
     expect_error(sgfs(type ~ glu, d, algorithm = "meanfield"), "'algorithm'.*sgld\\(\\)")
     expect_error(sgfs(type ~ glu, d, prior_PD = TRUE), "'prior_PD'")
     expect_error(sgfs(type ~ glu, d, sparse = TRUE), "'sparse'")
