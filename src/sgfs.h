@@ -933,6 +933,32 @@ int sgfs_glm_n_out(const double *mpar, const sgfs_model **out);
 void sgfs_glm_outputs(sgfs_lik *lik, const double *theta, int S, const double *x,
                       int m, double *z, size_t ldz, size_t ldk);
 
+/* model_aux.c: the passes of a GLM with one more parameter a on the log
+   scale (negative binomial, Gamma), from its two row functions: terms(y,
+   eta, a, d) -> d = (l, dl/deta, dl/da); curvature(y, eta, a, d, h) -> h =
+   (-d2l/deta2, -d2l/deta da, -d2l/da2), given the row's terms d */
+typedef struct sgfs_aux_rows {
+    void (*terms)(double y, double eta, double a, double *d);
+    void (*curvature)(double y, double eta, double a, const double *d, double *h);
+} sgfs_aux_rows;
+int sgfs_aux_sampled(const double *mpar);
+int sgfs_aux_n_par(int P, const double *mpar, int n_mpar);
+double sgfs_aux_value(const sgfs_lik *lik, const double *theta);
+void sgfs_aux_score(const sgfs_aux_rows *rows, sgfs_lik *lik, const double *theta,
+                    const int *idx, int n, double *sum, double *G, double *loglik);
+void sgfs_aux_score_change(const sgfs_aux_rows *rows, sgfs_lik *lik, const double *theta,
+                           const double *centre, int second, const int *idx, int n,
+                           double *sum);
+double sgfs_aux_loglik(const sgfs_aux_rows *rows, sgfs_lik *lik, const double *theta,
+                       const int *idx, int n);
+void sgfs_aux_neg_hessian(const sgfs_aux_rows *rows, sgfs_lik *lik, const double *theta,
+                          const int *idx, int n, double *H);
+void sgfs_aux_row_derivs(const sgfs_aux_rows *rows, const sgfs_lik *lik, const double *theta,
+                         int row, double eta, double *d);
+int sgfs_aux_n_pred(const double *mpar);
+void sgfs_aux_predict_exp(sgfs_lik *lik, const double *theta, const double *x, int m,
+                          double *out);
+
 /* metric.c: the sampler's whitened coordinates z = U theta */
 void sgfs_metric_to_z(const sgfs_metric *m, const double *theta, double *z);
 void sgfs_metric_to_theta(const sgfs_metric *m, const double *z, double *theta);
