@@ -80,6 +80,7 @@ design_from <- function(formula, data, path, chunk_rows = 100000L,
     kinds <- list()
     n_read <- 0
     read <- open()
+    on.exit(close_reader(read), add = TRUE)
     repeat {
         chunk <- next_chunk(read, chunk_rows)
         if (is.null(chunk)) break
@@ -94,7 +95,9 @@ design_from <- function(formula, data, path, chunk_rows = 100000L,
         stop_arg("data", "has no column ", paste0("'", missing_vars, "'", collapse = ", "),
                  " of the formula")
     ## pass 2: each chunk coded alike and appended
+    close_reader(read)
     read <- open()
+    on.exit(close_reader(read), add = TRUE)
     terms <- NULL
     ys <- offsets <- list()
     written <- 0
@@ -138,7 +141,7 @@ chunk_source <- function(data, csv_args) {
     if (is.function(data)) {
         return(function() {
             reader <- data()
-            if (!is.function(reader))
+            if (!is.function(reader) && !inherits(reader, "sgfs_csv_reader"))
                 stop_arg("data", "must, as a function, return a reader: a function(n) of the next n rows")
             reader
         })
@@ -163,12 +166,18 @@ chunk_source <- function(data, csv_args) {
              "reader, not ", format_value(data))
 }
 
+close_reader <- function(read) if (inherits(read, "sgfs_csv_reader")) read$close()
+
 ## a reader of CSV files one after another, each with its header
 csv_reader <- function(files, csv_args) {
     k <- 0L
     con <- NULL
     header <- NULL
-    function(n) {
+    ## (its connection closed by design_from() however the pass ends)
+    structure(class = "sgfs_csv_reader", list(close = function() if (!is.null(con)) {
+        close(con)
+        con <<- NULL
+    }, read = function(n) {
         repeat {
             if (is.null(con)) {
                 k <<- k + 1L
@@ -185,7 +194,7 @@ csv_reader <- function(files, csv_args) {
             close(con)
             con <<- NULL
         }
-    }
+    }))
 }
 
 ## character columns read from text, converted as read.csv() would
@@ -195,7 +204,7 @@ convert_columns <- function(chunk) {
 }
 
 next_chunk <- function(read, n) {
-    chunk <- read(n)
+    chunk <- if (inherits(read, "sgfs_csv_reader")) read$read(n) else read(n)
     if (is.null(chunk) || !NROW(chunk)) return(NULL)
     as.data.frame(chunk, stringsAsFactors = FALSE)
 }

@@ -83,6 +83,8 @@ test_that("design_from() refuses what it cannot code, naming the argument", {
     mixed$x[600] <- "unknown"
     csv <- withr::local_tempfile(fileext = ".csv")
     utils::write.csv(mixed, csv, row.names = FALSE)
+    open_before <- nrow(showConnections())
     expect_error(design_from(y ~ x, csv, out, chunk_rows = 300),
                  "column 'x' holds numbers in some chunks and text in others")
+    expect_identical(nrow(showConnections()), open_before)     # (the file closed)
 })

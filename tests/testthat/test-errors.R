@@ -230,7 +230,8 @@ test_that("the own arguments of sga(), sgldcv(), osgfs(), mala(), hmc() and isgd
 test_that("categorical() needs a factor response", {
     expect_error(sgfs(d$x, d$y, family = categorical()), "'y' must be a factor")
     expect_error(sgfs(d$x, factor(rep("a", 100)), family = categorical()), "'y' must be a factor")
-    expect_error(sgfs(d$x, d$y, family = Gamma()), "'Gamma' is not supported")
+    expect_error(sgfs(d$x, d$y, family = inverse.gaussian()), "'inverse.gaussian' is not supported")
+    expect_error(sgfs(d$x, d$y, family = Gamma()), "link 'inverse' is not supported for Gamma\\(\\)")
 })
 
 test_that("a MALA or HMC chain that never moves is reported, and an unadapted step is labelled so", {
