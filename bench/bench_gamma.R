@@ -16,7 +16,7 @@
 ## given to both as prior_aux.  rstanarm:
 ## stan_glm(chains = 4, cores = 2, seed = 1), 2,000 iterations a chain (half
 ## warm-up), started at 0 (from Stan's random starts in [-2, 2] some chains
-## stay stuck: bulk ESS 5, an elpd of -5.8e6); sgfs: sgldcv(chains = 4,
+## stay stuck far from the posterior); sgfs: sgldcv(chains = 4,
 ## cores = 2) at its defaults (the run
 ## grows until 400 bulk ESS and R-hat <= 1.01), seed = 1.  Criteria (as for
 ## bench_rstanarm.R): every posterior mean within 0.1 rstanarm sd, every sd
