@@ -267,16 +267,26 @@ predicted_response <- function(info) {
 #' @rdname sgfit-posterior
 #' @exportS3Method rstantools::predictive_error
 predictive_error.sgfit <- function(object, newdata = NULL, draws = NULL, seed = NULL,
-                                   re.form = NULL, ...) {
+                                   re.form = NULL, y = NULL, allow_new_levels = FALSE, ...) {
     no_dots(...)
     info <- sgfit_info(object)
-    if (!is.null(newdata))
-        stop_arg("newdata", "is not taken by predictive_error(), which reads the fit's own ",
-                 "responses: for new rows, their response minus posterior_predict(fit, newdata)")
     if (family_entry(info$family)$several)
         stop("predictive_error() is for a numeric response; a categorical() fit's predictive ",
              "draws are class codes", call. = FALSE)
-    yrep <- posterior_predict.sgfit(object, draws = draws, seed = seed, re.form = re.form)
-    y <- predicted_response(info)
-    -sweep(yrep, 2L, y)
+    yrep <- posterior_predict.sgfit(object, newdata = newdata, draws = draws, seed = seed,
+                                    re.form = re.form, allow_new_levels = allow_new_levels)
+    observed <- if (is.null(newdata)) {
+        if (!is.null(y))
+            stop_arg("y", "is the response of new rows: give it with newdata (without newdata ",
+                     "the fit's own response is used)")
+        predicted_response(info)
+    } else {
+        ## (new rows' response as posterior_predict() draws it)
+        coded <- new_response(info, newdata, y, ncol(yrep))
+        d <- info$design
+        if (location_scale(info$family)) d$y_center + d$y_scale * coded$y
+        else if (identical(coded$kind, "cbind")) round(coded$y * coded$trials)
+        else coded$y
+    }
+    -sweep(yrep, 2L, observed)
 }

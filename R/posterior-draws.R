@@ -61,7 +61,8 @@
 #' * `predictive_interval()`: central intervals of `posterior_predict()`,
 #'   one row per observation (not for `categorical()`, whose draws are class
 #'   codes).
-#' * `predictive_error()`: the training responses minus `posterior_predict()`'s
+#' * `predictive_error()`: the responses (the training rows', or
+#'   `newdata`'s with its response, `y` for a matrix fit) minus `posterior_predict()`'s
 #'   draws of them, \eqn{y_i - y^{rep}_{is}}{y_i - yrep_is} (on its scale: a
 #'   binomial response of several trials as successes), as 'rstanarm' gives
 #'   them; not for `categorical()`.
@@ -92,7 +93,7 @@
 #' @param seed `NULL`, or a seed for [set.seed()] for the random draws of
 #'   `posterior_predict()`; with a seed the user's random-number stream is
 #'   left as it was.
-#' @param y for `log_lik()` of a fit given a matrix `x`: the responses of
+#' @param y for `log_lik()` and `predictive_error()` of a fit given a matrix `x`: the responses of
 #'   `newdata`'s rows, coded as the fit's `y` was.
 #' @param re.form for a mixed model (random-effect terms): the group effects
 #'   added to the linear predictor: `NULL`, every term's; `NA` or `~0`, none

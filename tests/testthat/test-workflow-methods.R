@@ -64,7 +64,16 @@ test_that("predictive_error() is y minus posterior_predict()'s draws", {
     e <- rstantools::predictive_error(f, draws = 20, seed = 3)
     yrep <- rstantools::posterior_predict(f, draws = 20, seed = 3)
     expect_equal(e, -sweep(yrep, 2, y))
-    expect_error(rstantools::predictive_error(f, newdata = MASS::Pima.te), "'newdata' is not taken")
+    ## new rows: their response minus the draws for them
+    te <- MASS::Pima.te[1:30, ]
+    e_new <- rstantools::predictive_error(f, newdata = te, draws = 20, seed = 4)
+    yrep_new <- rstantools::posterior_predict(f, newdata = te, draws = 20, seed = 4)
+    expect_equal(e_new, -sweep(yrep_new, 2, as.integer(te$type == "Yes")), ignore_attr = TRUE)
+    g <- sgld(mpg ~ wt, mtcars, family = gaussian(), iter = 400, seed = 1, progress = FALSE)
+    eg <- rstantools::predictive_error(g, newdata = mtcars[1:5, ], draws = 10, seed = 2)
+    yg <- rstantools::posterior_predict(g, newdata = mtcars[1:5, ], draws = 10, seed = 2)
+    expect_equal(eg, -sweep(yg, 2, mtcars$mpg[1:5]), ignore_attr = TRUE, tolerance = 1e-10)
+    expect_error(rstantools::predictive_error(f, y = 1), "'y' is the response of new rows")
 })
 
 test_that("kfold() refits without each fold and scores its rows, as rstanarm's kfold()", {
