@@ -83,7 +83,7 @@ engine_data <- function(x, center, scale, rows = TRUE, lead = FALSE) {
     scale <- as.double(scale)
     if (is_design_file(x))
         return(list(N = nrow(x), P = ncol(x) + lead,
-                    file = list(design = x, center = center, scale = scale, lead = lead,
+                    file = list(design = x, center = center, inv_scale = 1 / scale, lead = lead,
                                 prefetch = file_prefetch(x))))
     inplace <- reads_in_place(x)
     ## the engine's rows in a random order when there are many
@@ -97,7 +97,7 @@ engine_data <- function(x, center, scale, rows = TRUE, lead = FALSE) {
     }
     if (is.null(compressed) && inplace)
         return(list(N = nrow(x), P = ncol(x) + lead, order = order,
-                    matrix = list(x = x, center = center, scale = scale, lead = lead,
+                    matrix = list(x = x, center = center, inv_scale = 1 / scale, lead = lead,
                                   state = matrix_state())))
     if (is.null(compressed) && inherits(x, "Matrix")) x <- dense_copy(x, "x")
     single <- is.null(compressed) && data_precision(nrow(x), ncol(x)) == "single"

@@ -21,8 +21,12 @@
  *          read as a file's rows; otherwise by columns, engine row i
  *          being the user's row order[i] (ncol scattered reads).
  * A spec names N and P (its fields "N" and "P") and carries xt, xt32, rows,
- * file (list(design = the R object design_file() returns, center, scale,
- * lead, prefetch)) or matrix (list(x, center, scale, lead, state)).
+ * file (list(design = the R object design_file() returns, center,
+ * inv_scale, lead, prefetch)) or matrix (list(x, center, inv_scale, lead,
+ * state)), inv_scale being the scales' reciprocals.  An engine outlives
+ * the .Call that set it up: what it reads lives in the spec (kept by the
+ * R caller for the run), never in R_alloc'ed memory, which is freed, and
+ * reused, when that .Call returns.
  * Everything reads the data through these routines (and sgfs_rows_score
  * in minibatch.c for the one-pass score), so a backend is one branch here:
  *
@@ -96,17 +100,16 @@ static void read_rows(sgfs_data *d, SEXP rows)
 /* a raw backend's standardisation, checked against P (ncol raw columns) */
 static void read_standardisation(sgfs_data *d, SEXP raw, int ncol, const char *what)
 {
-    SEXP center = sgfs_list_elt(raw, "center"), scale = sgfs_list_elt(raw, "scale"),
+    SEXP center = sgfs_list_elt(raw, "center"), inv_scale = sgfs_list_elt(raw, "inv_scale"),
         lead = sgfs_list_elt(raw, "lead");
     if (TYPEOF(lead) != LGLSXP || Rf_length(lead) != 1 || LOGICAL(lead)[0] == NA_LOGICAL ||
         ncol + LOGICAL(lead)[0] != d->P || TYPEOF(center) != REALSXP ||
-        TYPEOF(scale) != REALSXP || Rf_length(center) != d->P || Rf_length(scale) != d->P)
+        TYPEOF(inv_scale) != REALSXP || Rf_length(center) != d->P ||
+        Rf_length(inv_scale) != d->P)
         Rf_error("internal error: '%s' does not match the %d x %d design", what, d->P, d->N);
     d->raw_lead = LOGICAL(lead)[0];
     d->raw_center = REAL(center);
-    double *inv = (double *) R_alloc((size_t) d->P, sizeof(double));
-    for (int j = 0; j < d->P; j++) inv[j] = 1.0 / REAL(scale)[j];
-    d->raw_inv_scale = inv;
+    d->raw_inv_scale = REAL(inv_scale);
 }
 
 /* a design file, mapped, and its standardisation, checked against N and P */

@@ -206,3 +206,41 @@ test_that("the matrix is put back when a fit stops with an error, and ALTREP val
     expect_false(is.null(sgfs:::fit_spec(attr(forced, "sgfit"))$matrix))
     expect_equal(unclass(as.matrix(forced)), unclass(as.matrix(fit_alt(FALSE))), tolerance = 1e-12)
 })
+
+test_that("a run's engine reads nothing its set-up freed: R's collections and allocations between chunks change no draw", {
+    ## an engine lives across .Calls (one per chunk of the progress display),
+    ## so what it reads must live in the spec, not in memory freed when the
+    ## set-up's .Call returned: between chunks, collect, then fill R's small
+    ## vectors (the size of the design's scales) with other numbers
+    p <- sparse_problem()
+    path <- tempfile(fileext = ".sgd")
+    on.exit(unlink(path))
+    write_design_file(p$x, path)
+    P <- ncol(p$x) + 1L
+    churn <- function(done) {
+        gc(verbose = FALSE)
+        junk <- lapply(seq_len(5000L), function(i) i + seq_len(P) / 7)    # (no random numbers)
+        invisible(NULL)
+    }
+    for (x in list(matrix = p$x, file = design_file(path))) {
+        fit <- in_place_fit(sgld, x, p$y, TRUE)
+        info <- attr(fit, "sgfit")
+        spec <- sgfs:::fit_spec(info)
+        expect_true(!is.null(spec$matrix) || !is.null(spec$file))
+        state <- info$states[[1L]]
+        run <- function(report) withr::with_seed(3, sgfs:::with_engine_order(
+            spec, sgfs:::run_chain(spec, state, 300L, report)))
+        once <- run(NULL)
+        chunked <- run(churn)
+        expect_identical(chunked$draws, once$draws)
+    }
+    ## the same through a sampler's progress display, several chains
+    shown <- function(progress)
+        withr::with_options(list(sgfs.in_place = TRUE, sgfs.sparse_fill = 0),
+                            withr::with_seed(7, suppressWarnings(
+                                sgld(p$x, p$y, n_iter = 400, chains = 2, cores = 1,
+                                     progress = progress))))
+    quiet <- shown(FALSE)
+    capture.output(talking <- shown(TRUE))
+    expect_identical(unclass(as.matrix(talking)), unclass(as.matrix(quiet)))
+})
