@@ -99,7 +99,8 @@ prepare_design <- function(x, y, family, standardize, sigma, levels = NULL, lead
         shift[D] <- log(y_scale)
         par_names <- c(par_names, aux$par)
     }
-    mpar <- if (is.null(aux)) 0 else if (sample_aux) NA_real_ else log(sigma / y_scale)
+    mpar <- c(if (is.null(aux)) 0 else if (sample_aux) NA_real_ else log(sigma / y_scale),
+              if (!is.null(entry$settings)) entry$settings(family))
     list(data = data, data_key = data_key, columns = columns, y = as.double(ys), D = D, p = p,
          n_coef = p,
          intercept = icpt,

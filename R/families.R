@@ -68,6 +68,46 @@ neg_binomial_2 <- function(link = "log") {
               class = "family")
 }
 
+#' The Student t family: linear regression with heavy-tailed noise
+#'
+#' \deqn{y = x'\beta (+ \text{offset}) + \sigma\,\epsilon, \qquad \epsilon
+#'   \sim t_\nu,}{y = x'beta (+ offset) + sigma e, e ~ t_nu,}
+#' the robust alternative to `gaussian()` (Lange, Little and Taylor 1989):
+#' rows far from the fit pull it less, with weight \eqn{(\nu + 1) / (\nu +
+#' z^2)}{(nu + 1) / (nu + z^2)} at standardised residual \eqn{z}{z} where a
+#' gaussian's is 1.  The degrees of freedom \eqn{\nu}{nu} are fixed
+#' (`df`, 4 by default: tails heavy enough for outliers, a finite
+#' variance); they are not sampled.  \eqn{\sigma}{sigma} is sampled as
+#' `log_sigma` with gaussian()'s treatment: the response standardised,
+#' `normal(0, 5)` on log sigma unless `prior_aux` says otherwise, or fixed
+#' with `sigma =`.  `weights` are frequency weights (a row counts
+#' `w` times, as in 'brms'), not gaussian()'s precisions.  For GLMs
+#' (`model = NULL`) without random-effect terms.
+#'
+#' @param link the link, `"identity"` (the only one).
+#' @param df the degrees of freedom \eqn{\nu > 0}{nu > 0}, fixed.
+#' @return An object of class `family` for the samplers' `family` argument.
+#' @references Lange, K. L., Little, R. J. A. and Taylor, J. M. G. (1989).
+#'   Robust statistical modeling using the t distribution. Journal of the
+#'   American Statistical Association 84, 881-896.
+#' @examples
+#' ## stack loss with its outlying runs
+#' fit <- sgldcv(stack.loss ~ ., data = stackloss, family = student(df = 4),
+#'               n_iter = 4000)
+#' summary(fit)
+#' @export
+student <- function(link = "identity", df = 4) {
+    if (!identical(link, "identity"))
+        stop_arg("link", "must be \"identity\" for student(), not ", format_value(link))
+    if (!is.numeric(df) || length(df) != 1L || !is.finite(df) || !(df > 0))
+        stop_arg("df", "must be one positive finite number (the t's degrees of freedom), not ",
+                 format_value(df))
+    structure(list(family = "student", link = "identity", df = as.double(df),
+                   linkfun = function(mu) mu, linkinv = function(eta) eta,
+                   variance = function(mu) rep.int(1, length(mu))),
+              class = "family")
+}
+
 ## What the package knows of each family it supports, in one place (as a
 ## stats::family object carries its linkinv and variance): every part of
 ## the fitting, prediction and checking code asks a family's entry rather
@@ -81,7 +121,11 @@ neg_binomial_2 <- function(link = "log") {
 ##               NULL: `par` its name in the draws (sampled on the log
 ##               scale), `name` the parameter; `location_scale` TRUE for a
 ##               noise sd, which `sigma` can fix, the response standardised
-##               with the predictors and the sd with it
+##               with the predictors and the sd with it; `precision_weights`
+##               TRUE when a row's weight w divides its variance (gaussian:
+##               sd sigma / sqrt(w)), else weights count rows
+##   settings    the family's own numbers the engine reads after the aux's
+##               in mpar (student(): df), or NULL
 ##   several     K - 1 linear predictors a row (the levels of a factor)
 ##   classes     predict(type = "class") applies
 ##   offset      one linear predictor a row, to which an offset adds
@@ -100,35 +144,50 @@ family_table <- list(
                     separable = "bounds",
                     prior_scale = c(logit = 1, probit = stats::dnorm(0) / stats::dlogis(0)),
                     code = function(y, weighted) code_binomial(y, weighted), ppc = "bars",
-                    simulate = function(...) simulate_binomial(...)),
+                    simulate = function(...) simulate_binomial(...),
+                    settings = NULL),
     gaussian = list(links = c(identity = "gaussian"), network = c(identity = 1),
-                    aux = list(par = "log_sigma", name = "sigma", location_scale = TRUE),
+                    aux = list(par = "log_sigma", name = "sigma", location_scale = TRUE,
+                               precision_weights = TRUE),
                     several = FALSE, classes = FALSE, offset = TRUE,
                     separable = "none", prior_scale = c(identity = 1),
                     code = function(y, weighted) code_gaussian(y), ppc = "dens_overlay",
-                    simulate = function(...) simulate_gaussian(...)),
+                    simulate = function(...) simulate_gaussian(...),
+                    settings = NULL),
+    student = list(links = c(identity = "student"), network = integer(0),
+                   aux = list(par = "log_sigma", name = "sigma", location_scale = TRUE,
+                              precision_weights = FALSE),
+                   several = FALSE, classes = FALSE, offset = TRUE,
+                   separable = "none", prior_scale = c(identity = 1),
+                   code = function(y, weighted) code_gaussian(y), ppc = "dens_overlay",
+                   simulate = function(...) simulate_student(...),
+                   settings = function(family) family$df),
     poisson = list(links = c(log = "poisson"), network = c(log = 3),
                    aux = NULL, several = FALSE, classes = FALSE, offset = TRUE,
                    separable = "zero", prior_scale = c(log = 1),
                    code = function(y, weighted) code_counts(y, "poisson()"), ppc = "bars",
-                   simulate = function(...) simulate_poisson(...)),
+                   simulate = function(...) simulate_poisson(...),
+                   settings = NULL),
     neg_binomial_2 = list(links = c(log = "negbin"), network = integer(0),
                           aux = list(par = "log_phi", name = "phi", location_scale = FALSE),
                           several = FALSE, classes = FALSE, offset = TRUE, separable = "none",
                           prior_scale = c(log = 1),
                           code = function(y, weighted) code_counts(y, "neg_binomial_2()"),
-                          ppc = "bars", simulate = function(...) simulate_negbin(...)),
+                          ppc = "bars", simulate = function(...) simulate_negbin(...),
+                          settings = NULL),
     Gamma = list(links = c(log = "gamma"), network = integer(0),
                  aux = list(par = "log_shape", name = "shape", location_scale = FALSE),
                  several = FALSE, classes = FALSE, offset = TRUE, separable = "none",
                  prior_scale = c(log = 1),
                  code = function(y, weighted) code_positive(y, "Gamma()"),
-                 ppc = "dens_overlay", simulate = function(...) simulate_gamma(...)),
+                 ppc = "dens_overlay", simulate = function(...) simulate_gamma(...),
+                 settings = NULL),
     categorical = list(links = c(softmax = "categorical"), network = c(softmax = 2),
                        aux = NULL, several = TRUE, classes = TRUE, offset = FALSE,
                        separable = "classes", prior_scale = c(softmax = 1),
                        code = function(y, weighted) code_categorical(y), ppc = "bars",
-                       simulate = function(...) simulate_categorical(...)))
+                       simulate = function(...) simulate_categorical(...),
+                       settings = NULL))
 
 ## a family object's entry (a resolved family), with its link's engine
 ## model, network output code (NA: GLMs only) and prior scale; for a
@@ -161,8 +220,19 @@ engine_entry <- function(model) {
 ## beyond its linear predictor (a noise sd, a negative binomial's phi)
 has_aux <- function(spec) !is.null(engine_entry(spec$model)$aux)
 
-## whether a family's response is a location and a noise sd (gaussian())
+## whether a family's response is a location and a noise sd (gaussian(),
+## student())
 location_scale <- function(family) isTRUE(family_entry(family)$aux$location_scale)
+
+## the noise's variance over sigma^2 for a location-scale family: 1 for
+## gaussian(), df / (df - 2) for student() (Inf for df <= 2)
+noise_variance_factor <- function(family) {
+    if (!identical(family$family, "student")) return(1)
+    if (family$df > 2) family$df / (family$df - 2) else Inf
+}
+
+## whether a row's weight is its precision (gaussian()), not a count
+precision_weights <- function(family) isTRUE(family_entry(family)$aux$precision_weights)
 
 supported_families <- function() paste0(names(family_table), "()", collapse = ", ")
 

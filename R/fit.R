@@ -261,7 +261,7 @@ predictor_design <- function(x, y, family, model, standardize, sigma, intercept,
     entry <- family_entry(family)
     if (!is.null(sigma)) {
         if (!isTRUE(entry$aux$location_scale))
-            stop_arg("sigma", "can only be fixed for a family with a noise sd: gaussian()")
+            stop_arg("sigma", "can only be fixed for a family with a noise sd: gaussian() or student()")
         sigma <- check_positive(sigma, "sigma")
     }
     if (!is.null(model) && is.na(entry$network_output))

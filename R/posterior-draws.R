@@ -426,7 +426,7 @@ binomial_rows <- function(kind, weights, trials) {
 ## rstanarm's log_lik() weighs rows; a gaussian() row's log density with
 ## its precision, log N(y_i; mu, sigma^2 / w_i) (0 for weight 0).
 log_lik_weighing <- function(family, y, bin, weights) {
-    if (location_scale(family))
+    if (precision_weights(family))
         return(if (!is.null(weights)) list(w = weights, gaussian = TRUE))
     if (!is.null(bin)) {                                 # (binomial, several trials)
         m <- bin$trials
@@ -475,7 +475,7 @@ predictive_rows <- function(info, newdata, weights, trials, n) {
             stop_arg("weights", "must be whole numbers for posterior_predict(): they are the ",
                      "trials of the fit's proportions")
         return(list(trials = bin$trials, kind = d$response_kind,
-                    precision = if (location_scale(info$family)) w))
+                    precision = if (precision_weights(info$family)) w))
     }
     kind <- d$response_kind
     if (!is.null(kind)) {                          # (binomial, several trials)
@@ -499,7 +499,7 @@ predictive_rows <- function(info, newdata, weights, trials, n) {
         return(list(trials = as.double(trials), kind = kind))
     }
     if (!is.null(trials)) stop_arg("trials", "are for binomial fits of a two-column or proportion response")
-    list(precision = if (location_scale(info$family)) row_weights(info, newdata, weights, n))
+    list(precision = if (precision_weights(info$family)) row_weights(info, newdata, weights, n))
 }
 
 ## the response of newdata's rows on the engine's scale: from newdata for a
@@ -542,7 +542,7 @@ simulate_response <- function(info, mu, sigma, rows = NULL) {
     dims <- dim(mu)[1:2]
     names <- dimnames(mu)[1:2]
     entry <- family_entry(info$family)
-    out <- entry$simulate(mu, sigma, rows, dims[1L])
+    out <- entry$simulate(mu, sigma, rows, dims[1L], info$family)
     dim(out) <- dims
     if (!all(vapply(names, is.null, NA))) dimnames(out) <- names
     if (entry$several) attr(out, "levels") <- info$levels
@@ -552,25 +552,29 @@ simulate_response <- function(info, mu, sigma, rows = NULL) {
 ## each family's responses drawn at the means mu (S draws x rows, for
 ## categorical() x K classes), with gaussian()'s noise sds `sigma` (one a
 ## draw, recycled) and the rows' trials or precision weights (`rows`)
-simulate_binomial <- function(mu, sigma, rows, S) {
+simulate_binomial <- function(mu, sigma, rows, S, family = NULL) {
     if (is.null(rows$trials)) return(stats::rbinom(length(mu), 1L, mu))
     m <- rep(rows$trials, each = S)
     k <- stats::rbinom(length(mu), m, mu)
     if (rows$kind == "proportion") ifelse(m > 0, k / pmax(m, 1), 0) else k
 }
 
-simulate_poisson <- function(mu, sigma, rows, S) stats::rpois(length(mu), mu)
+simulate_poisson <- function(mu, sigma, rows, S, family = NULL) stats::rpois(length(mu), mu)
 
-simulate_negbin <- function(mu, sigma, rows, S)
+simulate_negbin <- function(mu, sigma, rows, S, family = NULL)
     stats::rnbinom(length(mu), size = rep(sigma, length.out = length(mu)), mu = mu)
 
 ## (sigma: each draw's shape; the rate shape / mu)
-simulate_gamma <- function(mu, sigma, rows, S) {
+simulate_gamma <- function(mu, sigma, rows, S, family = NULL) {
     shape <- rep(sigma, length.out = length(mu))
     stats::rgamma(length(mu), shape = shape, rate = shape / mu)
 }
 
-simulate_gaussian <- function(mu, sigma, rows, S) {
+## (sigma: each draw's scale; the family's df)
+simulate_student <- function(mu, sigma, rows, S, family)
+    mu + rep(sigma, length.out = length(mu)) * stats::rt(length(mu), family$df)
+
+simulate_gaussian <- function(mu, sigma, rows, S, family = NULL) {
     if (is.null(rows$precision)) return(stats::rnorm(length(mu), mu, sigma))
     w <- rep(rows$precision, each = S)
     v <- stats::rnorm(length(mu), mu, sigma / sqrt(pmax(w, 1e-300)))
@@ -579,7 +583,7 @@ simulate_gaussian <- function(mu, sigma, rows, S) {
 }
 
 ## the class whose cumulative probability first exceeds u
-simulate_categorical <- function(mu, sigma, rows, S) {
+simulate_categorical <- function(mu, sigma, rows, S, family = NULL) {
     n <- prod(dim(mu)[1:2])
     u <- stats::runif(n)
     cum <- 0

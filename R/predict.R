@@ -72,7 +72,7 @@ predict.sgfit <- function(object, newdata, type = c("link", "response", "class")
                      "predictive() rows, and not every parameter's draws")
     }
     if (interval == "prediction" && !location_scale(info$family))
-        stop_arg("interval", "\"prediction\" needs a gaussian() fit")
+        stop_arg("interval", "\"prediction\" needs a gaussian() or student() fit")
     ## (the training rows are read from the fit's data in blocks, never
     ## rebuilt whole: X is NULL)
     X <- if (!is.null(newdata)) new_design(info, newdata)
@@ -175,10 +175,13 @@ predict_categorical <- function(info, X, theta, newdata, type, interval) {
 ## gaussian(): the posterior predictive's mean and sd, from each draw's
 ## mean mu_s and noise variance sigma_s^2: sd^2 = mean(sigma_s^2) + var(mu_s)
 predict_gaussian <- function(info, X, theta, newdata, offset = NULL, random = NULL) {
-    s2 <- mean(draw_sigmas(info, theta)^2)
+    s2 <- mean(draw_sigmas(info, theta)^2) * noise_variance_factor(info$family)
+    if (!is.finite(s2))
+        stop_arg("interval", sprintf("\"prediction\" needs a finite noise variance, which student(df = %g) has not (df <= 2): use posterior_predict() or predictive_interval()",
+                                     info$family$df))
     ## the noise variance sigma^2 / w_i: the training rows' precision
     ## weights (new rows weigh 1)
-    if (is.null(newdata) && isTRUE(info$design$weighted)) {
+    if (is.null(newdata) && isTRUE(info$design$weighted) && precision_weights(info$family)) {
         out <- row_summaries(info, X, theta, newdata, c("fit", "var"), 1L, function(mu) {
             fit <- colMeans(mu)
             cbind(fit, colMeans((mu - rep(fit, each = nrow(mu)))^2))

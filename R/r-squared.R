@@ -14,7 +14,9 @@
 #' taken over the rows, for \eqn{m}{m} trials), of \eqn{\mu}{mu} for
 #' `poisson()`, of \eqn{\mu + \mu^2/\phi}{mu + mu^2/phi} for
 #' [neg_binomial_2()] and of \eqn{\mu^2/\alpha}{mu^2/alpha} for
-#' `Gamma(link = "log")` (shape \eqn{\alpha}{alpha}), as 'rstanarm' computes it.
+#' `Gamma(link = "log")` (shape \eqn{\alpha}{alpha}), as 'rstanarm' computes it;
+#' for [student()] the noise variance \eqn{\sigma^2\nu/(\nu - 2)}{sigma^2 nu /
+#' (nu - 2)} (0 for \eqn{\nu \le 2}{nu <= 2}, whose variance is infinite).
 #'
 #' `loo_R2()`: \eqn{1 - \mathrm{var}(y - \hat y^{loo}) /
 #' \mathrm{var}(y)}{1 - var(y - yhat_loo) / var(y)}, the leave-one-out
@@ -75,7 +77,8 @@ bayes_R2.sgfit <- function(object, draws = NULL, re.form = NULL, ...) {
                                     gamma = rowSums(mu^2 / sigma))
     }
     var_mu <- (sum_mu2 - sum_mu^2 / N) / (N - 1)
-    sigma2 <- if (r2_kind(info) == "gaussian") draw_sigmas(info, internal_draws(B, info$design))^2
+    sigma2 <- if (r2_kind(info) == "gaussian")
+                  draw_sigmas(info, internal_draws(B, info$design))^2 * noise_variance_factor(info$family)
               else sum_var / N
     var_mu / (var_mu + sigma2)
 }
@@ -127,6 +130,6 @@ r2_kind <- function(info) {
 
 check_r2_family <- function(info, caller) {
     if (!is.null(info$design$custom) || family_entry(info$family)$several)
-        stop(caller, " is for a gaussian(), binomial(), poisson(), neg_binomial_2() or Gamma() fit: ",
+        stop(caller, " is for a gaussian(), student(), binomial(), poisson(), neg_binomial_2() or Gamma() fit: ",
              "R-squared needs one expected response per row", call. = FALSE)
 }

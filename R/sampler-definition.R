@@ -102,7 +102,9 @@
 #'   `poisson()` (log link; GLMs and [mlp()] networks), [neg_binomial_2()]
 #'   and `Gamma(link = "log")` (a positive response whose sd is
 #'   proportional to its mean; its shape sampled as `log_shape`, prior
-#'   `normal(0, 5)`; GLMs only), or [categorical()].  Other links are
+#'   `normal(0, 5)`; GLMs only), [student()] (linear regression with t
+#'   noise of fixed degrees of freedom; GLMs only), or [categorical()].
+#'   Other links are
 #'   refused.  A Poisson chain is not
 #'   protected against \eqn{\exp(\eta)}{exp(eta)} overflowing: a chain
 #'   whose linear predictor runs past about 709 stops as diverged.

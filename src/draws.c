@@ -59,6 +59,7 @@ typedef struct out_map {
     double *out;                /* S x m (x K)                                 */
     size_t S, m;                /* the whole output's draws and examples       */
     const double *y, *log_aux;  /* log_aux: S draws' noise parameters          */
+    const double *mpar;         /* the GLM's settings (NULL: a network's)      */
     const double *offset;       /* m offsets added to z (GLMs), or NULL        */
     int offset_by_draw;         /* 1: offset is S x m, o_si                    */
     double centre, scale;       /* the response's affine map                   */
@@ -85,7 +86,7 @@ static void finish_block(const out_map *o, double *z, int Sb, int mc, size_t s0,
                     continue;
                 }
                 const double la = o->log_aux ? o->log_aux[s0 + s] : 0.0;
-                const double v = o->map->draw_value(o->what, y, zs, la);
+                const double v = o->map->draw_value(o->what, y, zs, la, o->mpar);
                 dest[s] = o->what == SGFS_DRAW_MEAN ? o->centre + o->scale * v : v - log_a;
                 continue;
             }
@@ -134,7 +135,10 @@ SEXP sgfs_draws_eval(SEXP spec, SEXP theta, SEXP x, SEXP y, SEXP what,
     out_map o = { .what = w, .S = (size_t) S, .m = (size_t) m, .centre = 0.0, .scale = 1.0 };
     const sgfs_model *map = NULL;
     o.K1 = model->n_out(lik.mpar, &map);
-    if (map == NULL) map = model;
+    if (map == NULL) {
+        map = model;
+        o.mpar = lik.mpar;
+    }
     o.map = map->draw_value ? map : NULL;
     if (w == SGFS_DRAW_LOGLIK && (TYPEOF(y) != REALSXP || Rf_xlength(y) != m))
         Rf_error("internal error: 'y' must be %d doubles", m);

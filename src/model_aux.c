@@ -2,10 +2,13 @@
  * model_aux.c - the passes of a GLM of one linear predictor and one more
  * parameter a, sampled on the log scale as the last coordinate of theta
  * (negative binomial's log phi, model_negbin.c; Gamma's log shape,
- * model_gamma.c), from the model's two row functions (sgfs_aux_rows):
+ * model_gamma.c; Student t's log sigma, model_student.c), from the model's
+ * two row functions (sgfs_aux_rows), given its settings mpar:
  *
  *   terms(y, eta, a) -> l, dl/deta, dl/da,
- *   curvature(y, eta, a; its terms) -> -d2l/deta2, -d2l/deta da, -d2l/da2,
+ *   curvature(y, eta, a; its terms) -> -d2l/deta2, -d2l/deta da, -d2l/da2
+ *   (the observed information, or where that can be negative the
+ *   expected one: h0 > 0),
  *
  * l_i the row's log-likelihood and eta_i = u_i' beta + o_i (offset included,
  * sgfs_batch_columns).  theta = (beta[P], a) when a is sampled (mpar[0] NA),
@@ -45,7 +48,7 @@ void sgfs_aux_score(const sgfs_aux_rows *rows, sgfs_lik *lik, const double *thet
     const double *xb = sgfs_batch_columns(lik, theta, idx, n, r);
     for (int i = 0; i < n; i++) {
         const double w = sgfs_row_weight(lik->data, idx[i]);
-        rows->terms(lik->data->y[idx[i]], r[i], a, d);
+        rows->terms(lik->data->y[idx[i]], r[i], a, lik->mpar, d);
         ll += w * d[0];
         score_a += w * d[2];
         if (G && sampled) G[P + (size_t) i * D] = w * d[2];
@@ -69,12 +72,12 @@ void sgfs_aux_score_change(const sgfs_aux_rows *rows, sgfs_lik *lik, const doubl
     sgfs_add_offset(lik->data, idx, n, rc);
     for (int i = 0; i < n; i++) {
         const double y = lik->data->y[idx[i]], w = sgfs_row_weight(lik->data, idx[i]);
-        rows->terms(y, r[i], a, t);
-        rows->terms(y, rc[i], a_c, tc);
+        rows->terms(y, r[i], a, lik->mpar, t);
+        rows->terms(y, rc[i], a_c, lik->mpar, tc);
         double beta_part = t[1] - tc[1], a_part = t[2] - tc[2];
         if (second) {
             const double d_eta = r[i] - rc[i];
-            rows->curvature(y, rc[i], a_c, tc, h);
+            rows->curvature(y, rc[i], a_c, lik->mpar, tc, h);
             beta_part += h[0] * d_eta + h[1] * d_a;
             a_part += h[1] * d_eta + h[2] * d_a;
         }
@@ -92,7 +95,7 @@ double sgfs_aux_loglik(const sgfs_aux_rows *rows, sgfs_lik *lik, const double *t
     double *eta = lik->eta, ll = 0.0, d[3];
     sgfs_batch_columns(lik, theta, idx, n, eta);
     for (int i = 0; i < n; i++) {
-        rows->terms(lik->data->y[idx[i]], eta[i], a, d);
+        rows->terms(lik->data->y[idx[i]], eta[i], a, lik->mpar, d);
         ll += sgfs_row_weight(lik->data, idx[i]) * d[0];
     }
     return ll;
@@ -108,8 +111,8 @@ void sgfs_aux_neg_hessian(const sgfs_aux_rows *rows, sgfs_lik *lik, const double
     double *cross = sampled ? H + (size_t) P * D : NULL;
     for (int i = 0; i < n; i++) {
         const double w = sgfs_row_weight(lik->data, idx[i]), y = lik->data->y[idx[i]];
-        rows->terms(y, eta[i], a, t);
-        rows->curvature(y, eta[i], a, t, h);
+        rows->terms(y, eta[i], a, lik->mpar, t);
+        rows->curvature(y, eta[i], a, lik->mpar, t, h);
         const double *restrict u = xb + (size_t) i * P;
         double *restrict g = lik->G + (size_t) i * P;
         const double root = sqrt(w * h[0]);
@@ -130,8 +133,8 @@ void sgfs_aux_row_derivs(const sgfs_aux_rows *rows, const sgfs_lik *lik, const d
         a = sgfs_aux_value(lik, theta);
     const int sampled = sgfs_aux_sampled(lik->mpar);
     double t[3], h[3];
-    rows->terms(y, eta, a, t);
-    rows->curvature(y, eta, a, t, h);
+    rows->terms(y, eta, a, lik->mpar, t);
+    rows->curvature(y, eta, a, lik->mpar, t, h);
     d[0] = w * t[1];
     d[1] = w * h[0];
     d[2] = sampled ? w * h[1] : 0.0;

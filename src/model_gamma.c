@@ -29,8 +29,9 @@
 #include <Rmath.h>
 
 /* a row's terms at eta and a = log alpha: l, dl/deta, dl/da (into d[0..2]) */
-static void row_terms(double y, double eta, double a, double *d)
+static void row_terms(double y, double eta, double a, const double *mpar, double *d)
 {
+    (void) mpar;
     const double alpha = exp(a), r = y * exp(-eta), log_y = log(y);
     d[0] = alpha * (a - eta) - lgamma(alpha) + (alpha - 1.0) * log_y - alpha * r;
     d[1] = alpha * (r - 1.0);
@@ -39,8 +40,10 @@ static void row_terms(double y, double eta, double a, double *d)
 
 /* a row's -d2l/deta2, -d2l/deta da and -d2l/da2 at eta and a (into h[0..2]),
    given its terms there */
-static void row_curvature(double y, double eta, double a, const double *d, double *h)
+static void row_curvature(double y, double eta, double a, const double *mpar, const double *d,
+                          double *h)
 {
+    (void) mpar;
     const double alpha = exp(a);
     h[0] = alpha * y * exp(-eta);
     h[1] = -d[1];
@@ -78,11 +81,12 @@ static void gamma_row_derivs(const sgfs_lik *lik, const double *theta, int row, 
     sgfs_aux_row_derivs(&gamma_rows, lik, theta, row, eta, d);
 }
 
-static double gamma_draw_value(int what, double y, double z, double log_aux)
+static double gamma_draw_value(int what, double y, double z, double log_aux,
+                               const double *mpar)
 {
     if (what == SGFS_DRAW_MEAN) return exp(z);
     double d[3];
-    row_terms(y, z, log_aux, d);
+    row_terms(y, z, log_aux, mpar, d);
     return d[0];
 }
 

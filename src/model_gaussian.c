@@ -238,8 +238,10 @@ static double gaussian_row_loglik(const sgfs_lik *lik, const double *theta, int 
 
 /* the mean z and the density of y on the internal scale (draws.c maps
    both to the response's) */
-static double gaussian_draw_value(int what, double y, double z, double log_aux)
+static double gaussian_draw_value(int what, double y, double z, double log_aux,
+                                  const double *mpar)
 {
+    (void) mpar;
     if (what == SGFS_DRAW_MEAN) return z;
     const double r = (y - z) * exp(-log_aux);
     return -log_aux - HALF_LOG_2PI - 0.5 * r * r;

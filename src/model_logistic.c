@@ -175,8 +175,10 @@ static void logistic_row_derivs(const sgfs_lik *lik, const double *theta, int ro
     d[2] = d[3] = 0.0;
 }
 
-static double logistic_draw_value(int what, double y, double z, double log_aux)
+static double logistic_draw_value(int what, double y, double z, double log_aux,
+                                  const double *mpar)
 {
+    (void) mpar;
     (void) log_aux;
     if (what == SGFS_DRAW_MEAN) return sgfs_sigmoid(z);
     double ll = 0.0;

@@ -37,8 +37,9 @@ static inline double log_sum_exp(double a, double b)
 }
 
 /* a row's terms at eta and a = log phi: l, dl/deta, dl/da (into d[0..2]) */
-static void row_terms(double y, double eta, double a, double *d)
+static void row_terms(double y, double eta, double a, const double *mpar, double *d)
 {
+    (void) mpar;
     const double phi = exp(a), L = log_sum_exp(a, eta);
     const double p = exp(eta - L), log_q = a - L;
     d[0] = lgamma(y + phi) - lgamma(phi) - lgamma(y + 1.0) + phi * a + y * eta - (y + phi) * L;
@@ -48,8 +49,10 @@ static void row_terms(double y, double eta, double a, double *d)
 
 /* a row's -d2l/deta2, -d2l/deta da and -d2l/da2 at eta and a (into h[0..2]),
    given its terms there */
-static void row_curvature(double y, double eta, double a, const double *d, double *h)
+static void row_curvature(double y, double eta, double a, const double *mpar, const double *d,
+                          double *h)
 {
+    (void) mpar;
     const double phi = exp(a), L = log_sum_exp(a, eta);
     const double p = exp(eta - L), q = exp(a - L), mu = exp(eta);
     h[0] = (y + phi) * p * q;
@@ -89,11 +92,12 @@ static void negbin_row_derivs(const sgfs_lik *lik, const double *theta, int row,
     sgfs_aux_row_derivs(&negbin_rows, lik, theta, row, eta, d);
 }
 
-static double negbin_draw_value(int what, double y, double z, double log_aux)
+static double negbin_draw_value(int what, double y, double z, double log_aux,
+                                const double *mpar)
 {
     if (what == SGFS_DRAW_MEAN) return exp(z);
     double d[3];
-    row_terms(y, z, log_aux, d);
+    row_terms(y, z, log_aux, mpar, d);
     return d[0];
 }
 

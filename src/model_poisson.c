@@ -164,8 +164,10 @@ static void poisson_row_derivs(const sgfs_lik *lik, const double *theta, int row
     d[2] = d[3] = 0.0;
 }
 
-static double poisson_draw_value(int what, double y, double z, double log_aux)
+static double poisson_draw_value(int what, double y, double z, double log_aux,
+                                 const double *mpar)
 {
+    (void) mpar;
     (void) log_aux;
     if (what == SGFS_DRAW_MEAN) return exp(z);
     return y * z - exp(z) - lgamma(y + 1.0);

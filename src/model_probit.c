@@ -224,8 +224,10 @@ static void probit_row_derivs(const sgfs_lik *lik, const double *theta, int row,
     d[2] = d[3] = 0.0;
 }
 
-static double probit_draw_value(int what, double y, double z, double log_aux)
+static double probit_draw_value(int what, double y, double z, double log_aux,
+                                const double *mpar)
 {
+    (void) mpar;
     (void) log_aux;
     if (what == SGFS_DRAW_MEAN) return pnorm(z, 0.0, 1.0, 1, 0);
     return row_loglik(y, z);

@@ -180,8 +180,9 @@ typedef struct sgfs_model {
        response's mean (what = SGFS_DRAW_MEAN) or the log density of the
        response y (SGFS_DRAW_LOGLIK, y on the engine's scale), given the
        draw's noise parameter log_aux (gaussian's log sigma, negbin's log
-       phi; read only when draw_aux) */
-    double (*draw_value)(int what, double y, double z, double log_aux);
+       phi; read only when draw_aux) and the model's settings mpar (a
+       GLM's own; NULL for a network's output layer) */
+    double (*draw_value)(int what, double y, double z, double log_aux, const double *mpar);
     int draw_aux;
 } sgfs_model;
 
@@ -934,12 +935,15 @@ void sgfs_glm_outputs(sgfs_lik *lik, const double *theta, int S, const double *x
                       int m, double *z, size_t ldz, size_t ldk);
 
 /* model_aux.c: the passes of a GLM with one more parameter a on the log
-   scale (negative binomial, Gamma), from its two row functions: terms(y,
-   eta, a, d) -> d = (l, dl/deta, dl/da); curvature(y, eta, a, d, h) -> h =
-   (-d2l/deta2, -d2l/deta da, -d2l/da2), given the row's terms d */
+   scale (negative binomial, Gamma, Student t), from its two row functions:
+   terms(y, eta, a, mpar, d) -> d = (l, dl/deta, dl/da); curvature(y, eta,
+   a, mpar, d, h) -> h = (-d2l/deta2, -d2l/deta da, -d2l/da2), given the
+   row's terms d (h[0] > 0); mpar the model's settings (mpar[0]: a fixed a
+   or NA, then the model's own) */
 typedef struct sgfs_aux_rows {
-    void (*terms)(double y, double eta, double a, double *d);
-    void (*curvature)(double y, double eta, double a, const double *d, double *h);
+    void (*terms)(double y, double eta, double a, const double *mpar, double *d);
+    void (*curvature)(double y, double eta, double a, const double *mpar, const double *d,
+                      double *h);
 } sgfs_aux_rows;
 int sgfs_aux_sampled(const double *mpar);
 int sgfs_aux_n_par(int P, const double *mpar, int n_mpar);

@@ -23,7 +23,8 @@ test_that("every family's entry answers the same questions, and each link names 
 
 test_that("each link's engine model fits, and a family outside the table is refused by name", {
     x <- matrix(withr::with_seed(1, stats::rnorm(60)), 30, 2)
-    y <- list(binomial = rep(0:1, 15), gaussian = x[, 1] + 1, poisson = rep(0:2, 10),
+    y <- list(binomial = rep(0:1, 15), gaussian = x[, 1] + 1, student = x[, 1] + 1,
+              poisson = rep(0:2, 10),
               neg_binomial_2 = rep(0:3, length.out = 30), Gamma = exp(x[, 1] / 2) * rep(c(0.5, 1, 2), 10),
               categorical = factor(rep(c("a", "b", "c"), 10)))
     for (name in names(sgfs:::family_table)) {

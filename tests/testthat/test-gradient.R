@@ -353,7 +353,10 @@ test_that("the models' row derivatives in eta match finite differences of R's de
                       l = function(y, eta, ls) dnbinom(y, size = exp(ls), mu = exp(eta), log = TRUE)),
         gamma = list(family = Gamma(link = "log"), y = exp(d$yg / 3), theta = c(beta, log(3)),
                      l = function(y, eta, ls) dgamma(y, shape = exp(ls), rate = exp(ls - eta),
-                                                     log = TRUE)))
+                                                     log = TRUE)),
+        ## (its curvature is the expected information: below)
+        student = list(family = student(df = 4), y = d$yg, theta = c(beta, log(1.7)),
+                       l = function(y, eta, ls) dt((y - eta) / exp(ls), 4, log = TRUE) - ls))
     h <- 1e-4
     for (name in names(cases)) {
         k <- cases[[name]]
@@ -367,6 +370,12 @@ test_that("the models' row derivatives in eta match finite differences of R's de
         f <- function(e) w * k$l(k$y, e, ls)
         at <- eta + shift
         expect_equal(out$d1, (f(at + h) - f(at - h)) / (2 * h), tolerance = 1e-6, info = name)
+        if (name == "student") {
+            expect_equal(out$d2, w * 5 / 7 / exp(2 * ls), tolerance = 1e-12)
+            expect_equal(out$aux, sum(w) * 8 / 7, tolerance = 1e-12)
+            expect_equal(out$cross, double(nrow(d)), tolerance = 1e-12)
+            next
+        }
         expect_equal(out$d2, -(f(at + h) - 2 * f(at) + f(at - h)) / h^2, tolerance = 1e-4,
                      info = name)
         if (is.na(ls)) {
