@@ -40,6 +40,9 @@ prepare_design <- function(x, y, family, standardize, sigma, levels = NULL, lead
                               if (length(icpt)) " (the intercept is already in the model)" else ""))
     has_icpt <- length(icpt) == 1L
     entry <- family_entry(family)
+    if (entry$ordinal && has_icpt)
+        stop_arg("x", sprintf("has an intercept ('%s'), which cumulative()'s cutpoints take the ",
+                              names_x[icpt]), "place of: remove it")
     aux <- entry$aux
     scaled <- isTRUE(aux$location_scale)
     center <- rep(0, p)
@@ -47,7 +50,7 @@ prepare_design <- function(x, y, family, standardize, sigma, levels = NULL, lead
     y_center <- 0
     y_scale <- 1
     if (standardize) {
-        if (has_icpt) {
+        if (has_icpt || entry$ordinal) {
             center <- cols$mean
             scale <- sds
         } else {
@@ -82,6 +85,9 @@ prepare_design <- function(x, y, family, standardize, sigma, levels = NULL, lead
         stop_arg("x", sprintf("has a predictor named '%s', the name of the %s model's log %s: ",
                               aux$par, family$family, aux$name),
                  "rename the predictor", if (scaled) " (or fix sigma)")
+    if (entry$ordinal)
+        return(c(ordinal_design(ys, p, names_x, center, scale, levels, family),
+                 list(data = data, data_key = data_key, columns = columns)))
     if (entry$several)
         return(c(categorical_design(ys, p, icpt, names_x, center, scale, levels),
                  list(data = data, data_key = data_key, columns = columns,
@@ -130,6 +136,71 @@ categorical_design <- function(y, p, icpt, names_x, center, scale, levels) {
          center = center, scale = scale, y_center = 0, y_scale = 1)
 }
 
+## cumulative(): the coefficients, then K - 1 cutpoints sampled as the
+## stick-breaking logits v of the class probabilities at the predictors'
+## means (src/model_cumulative.c), the cutpoints zeta_k = F^-1(1 - s_k) of
+## the centred predictors.  The linear map acts on (beta, zeta) once the
+## v are mapped to zeta (cutpoints_of_v()): the slopes are a GLM's, the
+## cutpoints of the original predictors zeta_k + sum_j (m_j / s_j) beta_j
+## (eta's centring moves to them); parameters named "1|2", ... (polr's)
+ordinal_design <- function(y, p, names_x, center, scale, levels, family) {
+    K <- length(levels)
+    D <- p + K - 1L
+    at <- p + seq_len(K - 1L)
+    C <- matrix(0, K - 1L, D)
+    C[, seq_len(p)] <- rep(center / scale, each = K - 1L)
+    ## the start: the cutpoints of the classes' frequencies
+    freq <- tabulate(as.integer(y) + 1L, K) + 0.5
+    list(y = as.double(y), D = D, p = p, n_coef = p, intercept = integer(0),
+         x_names = names_x,
+         par_names = c(names_x, paste(levels[-K], levels[-1L], sep = "|")),
+         M = linear_map(c(1 / scale, rep(1, K - 1L)), at, C), shift = double(D),
+         cutpoints = list(which = at, link = family$link),
+         start = c(double(p), v_of_probabilities(freq / sum(freq))),
+         mpar = as.double(c(family_entry(family)$settings(family), K)),
+         center = center, scale = scale, y_center = 0, y_scale = 1)
+}
+
+## the stick-breaking logits of class probabilities p (K, summing to 1)
+v_of_probabilities <- function(p) {
+    K <- length(p)
+    left <- rev(cumsum(rev(p)))                       # 1, 1 - p_1, ...
+    stats::qlogis(p[-K] / left[-K])
+}
+
+## v (draws in rows, K - 1 columns) to the cutpoints zeta (and back): log
+## s_k = -sum_{j <= k} log(1 + e^v_j), zeta_k = F^-1(1 - s_k)
+cutpoints_of_v <- function(V, link) {
+    V <- as.matrix(V)
+    sp <- ifelse(V > 0, V + log1p(exp(-V)), log1p(exp(V)))
+    log_s <- -t(apply(sp, 1L, cumsum))
+    if (ncol(V) == 1L) log_s <- t(log_s)
+    q <- if (link == "logit") stats::qlogis else stats::qnorm
+    matrix(q(log_s, lower.tail = FALSE, log.p = TRUE), nrow(V))
+}
+
+v_of_cutpoints <- function(Z, link) {
+    Z <- as.matrix(Z)
+    F <- if (link == "logit") stats::plogis else stats::pnorm
+    log_s <- F(Z, lower.tail = FALSE, log.p = TRUE)
+    step <- log_s - cbind(0, log_s[, -ncol(Z), drop = FALSE])   # log(1 - phi_k) < 0
+    if (any(!(step < 0)))
+        stop_arg("init", "has cutpoints that are not increasing")
+    log_phi <- log(-expm1(step))
+    matrix(log_phi - step, nrow(Z))
+}
+
+## theta (a vector, or draws in rows) with an ordinal model's v replaced by
+## its cutpoints, or the reverse (`inverse`); other models' as they are
+with_cutpoints <- function(theta, design, inverse = FALSE) {
+    cp <- design$cutpoints
+    if (is.null(cp)) return(theta)
+    f <- if (inverse) v_of_cutpoints else cutpoints_of_v
+    if (is.matrix(theta)) theta[, cp$which] <- f(theta[, cp$which, drop = FALSE], cp$link)
+    else theta[cp$which] <- f(matrix(theta[cp$which], 1L), cp$link)
+    theta
+}
+
 ## The linear map between the internal and the original parameters,
 ## theta_orig = M theta_int + shift, with M = diag(a) + sum_r e_at[r] C[r, ]:
 ## the diagonal a (the predictors' and the response's scales) and, for each
@@ -159,6 +230,7 @@ map_solve <- function(M, Z) {
 ## theta (a vector, or draws in the rows of a matrix) to the original scale
 to_original <- function(theta, design) {
     M <- design$M
+    theta <- with_cutpoints(theta, design)
     if (is.matrix(theta)) {
         S <- nrow(theta)
         out <- theta * rep(M$a, each = S)
@@ -174,6 +246,7 @@ to_original <- function(theta, design) {
 ## solved whatever its condition number, which predictors on scales far
 ## from 1 make tiny)
 to_internal <- function(theta, design) {
-    if (is.matrix(theta)) return(t(map_solve(design$M, t(theta) - design$shift)))
-    drop(map_solve(design$M, matrix(theta - design$shift)))
+    if (is.matrix(theta))
+        return(with_cutpoints(t(map_solve(design$M, t(theta) - design$shift)), design, TRUE))
+    with_cutpoints(drop(map_solve(design$M, matrix(theta - design$shift))), design, TRUE)
 }

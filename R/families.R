@@ -68,6 +68,52 @@ neg_binomial_2 <- function(link = "log") {
               class = "family")
 }
 
+#' The cumulative family: ordinal regression for ordered classes
+#'
+#' For a factor response whose K levels are in their order (an ordered
+#' factor, or a factor whose levels are listed in order), the cumulative
+#' link model of `MASS::polr()` and 'rstanarm''s `stan_polr()`:
+#' \deqn{P(y \le k) = F(\zeta_k - x'\beta), \qquad k = 1, \dots, K - 1,}{P(y <= k) = F(zeta_k - x'beta), k = 1, ..., K - 1,}
+#' with cutpoints \eqn{\zeta_1 < \dots < \zeta_{K-1}}{zeta_1 < ... < zeta_{K-1}}
+#' and \eqn{F}{F} the logistic (proportional odds) or normal distribution
+#' function.  The model has no intercept (the cutpoints take its place: a
+#' formula's is dropped, as polr() drops it); the draws hold the
+#' coefficients and the cutpoints, named `"1|2"`, `"2|3"`, ... after the
+#' levels, as polr() names them.
+#'
+#' The cutpoints are sampled on an unconstrained scale: the logits of the
+#' stick-breaking fractions of the K class probabilities at the predictors'
+#' means (\eqn{x'\beta}{x'beta} = 0 there, the predictors centred), and
+#' their prior is rstanarm's: a Dirichlet law on those K probabilities,
+#' `prior_aux = dirichlet(1)` (uniform over the simplex) by default.
+#' `weights` are frequency weights (a row counts `w` times).  For GLMs
+#' (`model = NULL`) without offsets or random-effect terms.
+#'
+#' @param link `"logit"` (proportional odds) or `"probit"`.
+#' @return An object of class `family` for the samplers' `family` argument.
+#' @references McCullagh, P. (1980). Regression models for ordinal data.
+#'   Journal of the Royal Statistical Society B 42, 109-142.
+#' @seealso [dirichlet()] for the cutpoints' prior.
+#' @examples
+#' ## satisfaction with housing, a contingency table: its counts as weights
+#' if (requireNamespace("MASS", quietly = TRUE)) {
+#'     fit <- sgldcv(Sat ~ Infl + Type + Cont, data = MASS::housing,
+#'                   weights = Freq, family = cumulative(), n_iter = 4000)
+#'     summary(fit)
+#'     head(predict(fit, type = "response"))
+#' }
+#' @export
+cumulative <- function(link = "logit") {
+    if (!(is.character(link) && length(link) == 1L && link %in% c("logit", "probit")))
+        stop_arg("link", "must be \"logit\" or \"probit\" for cumulative(), not ",
+                 format_value(link))
+    F <- if (link == "logit") stats::plogis else stats::pnorm
+    structure(list(family = "cumulative", link = link,
+                   linkfun = if (link == "logit") stats::qlogis else stats::qnorm,
+                   linkinv = F),
+              class = "family")
+}
+
 #' The Student t family: linear regression with heavy-tailed noise
 #'
 #' \deqn{y = x'\beta (+ \text{offset}) + \sigma\,\epsilon, \qquad \epsilon
@@ -127,6 +173,8 @@ student <- function(link = "identity", df = 4) {
 ##   settings    the family's own numbers the engine reads after the aux's
 ##               in mpar (student(): df), or NULL
 ##   several     K - 1 linear predictors a row (the levels of a factor)
+##   ordinal     one linear predictor and K - 1 cutpoints a row (the
+##               ordered levels of a factor; no intercept)
 ##   classes     predict(type = "class") applies
 ##   offset      one linear predictor a row, to which an offset adds
 ##   separable   which levels can be separated (R/separation.R): "bounds"
@@ -140,7 +188,7 @@ student <- function(link = "identity", df = 4) {
 ##               (posterior_predict(), R/posterior-draws.R)
 family_table <- list(
     binomial = list(links = c(logit = "logistic", probit = "probit"), network = c(logit = 0),
-                    aux = NULL, several = FALSE, classes = TRUE, offset = TRUE,
+                    aux = NULL, several = FALSE, ordinal = FALSE, classes = TRUE, offset = TRUE,
                     separable = "bounds",
                     prior_scale = c(logit = 1, probit = stats::dnorm(0) / stats::dlogis(0)),
                     code = function(y, weighted) code_binomial(y, weighted), ppc = "bars",
@@ -149,7 +197,7 @@ family_table <- list(
     gaussian = list(links = c(identity = "gaussian"), network = c(identity = 1),
                     aux = list(par = "log_sigma", name = "sigma", location_scale = TRUE,
                                precision_weights = TRUE),
-                    several = FALSE, classes = FALSE, offset = TRUE,
+                    several = FALSE, ordinal = FALSE, classes = FALSE, offset = TRUE,
                     separable = "none", prior_scale = c(identity = 1),
                     code = function(y, weighted) code_gaussian(y), ppc = "dens_overlay",
                     simulate = function(...) simulate_gaussian(...),
@@ -157,44 +205,58 @@ family_table <- list(
     student = list(links = c(identity = "student"), network = integer(0),
                    aux = list(par = "log_sigma", name = "sigma", location_scale = TRUE,
                               precision_weights = FALSE),
-                   several = FALSE, classes = FALSE, offset = TRUE,
+                   several = FALSE, ordinal = FALSE, classes = FALSE, offset = TRUE,
                    separable = "none", prior_scale = c(identity = 1),
                    code = function(y, weighted) code_gaussian(y), ppc = "dens_overlay",
                    simulate = function(...) simulate_student(...),
                    settings = function(family) family$df),
     poisson = list(links = c(log = "poisson"), network = c(log = 3),
-                   aux = NULL, several = FALSE, classes = FALSE, offset = TRUE,
+                   aux = NULL, several = FALSE, ordinal = FALSE, classes = FALSE, offset = TRUE,
                    separable = "zero", prior_scale = c(log = 1),
                    code = function(y, weighted) code_counts(y, "poisson()"), ppc = "bars",
                    simulate = function(...) simulate_poisson(...),
                    settings = NULL),
     neg_binomial_2 = list(links = c(log = "negbin"), network = integer(0),
                           aux = list(par = "log_phi", name = "phi", location_scale = FALSE),
-                          several = FALSE, classes = FALSE, offset = TRUE, separable = "none",
+                          several = FALSE, ordinal = FALSE, classes = FALSE, offset = TRUE, separable = "none",
                           prior_scale = c(log = 1),
                           code = function(y, weighted) code_counts(y, "neg_binomial_2()"),
                           ppc = "bars", simulate = function(...) simulate_negbin(...),
                           settings = NULL),
     Gamma = list(links = c(log = "gamma"), network = integer(0),
                  aux = list(par = "log_shape", name = "shape", location_scale = FALSE),
-                 several = FALSE, classes = FALSE, offset = TRUE, separable = "none",
+                 several = FALSE, ordinal = FALSE, classes = FALSE, offset = TRUE, separable = "none",
                  prior_scale = c(log = 1),
                  code = function(y, weighted) code_positive(y, "Gamma()"),
                  ppc = "dens_overlay", simulate = function(...) simulate_gamma(...),
                  settings = NULL),
+    cumulative = list(links = c(logit = "cumulative", probit = "cumulative"),
+                      network = integer(0), aux = NULL, several = FALSE, ordinal = TRUE,
+                      classes = TRUE, offset = FALSE, separable = "none",
+                      prior_scale = c(logit = 1, probit = 1),
+                      code = function(y, weighted) code_ordinal(y), ppc = "bars",
+                      simulate = function(...) simulate_categorical(...),
+                      settings = function(family) match(family$link, c("logit", "probit")) - 1),
     categorical = list(links = c(softmax = "categorical"), network = c(softmax = 2),
-                       aux = NULL, several = TRUE, classes = TRUE, offset = FALSE,
+                       aux = NULL, several = TRUE, ordinal = FALSE, classes = TRUE, offset = FALSE,
                        separable = "classes", prior_scale = c(softmax = 1),
                        code = function(y, weighted) code_categorical(y), ppc = "bars",
                        simulate = function(...) simulate_categorical(...),
                        settings = NULL))
+
+## whether a family's response is one of K classes, a factor's levels
+## (categorical(), cumulative()): K class probabilities a row
+class_response <- function(family) {
+    entry <- family_entry(family)
+    entry$several || entry$ordinal
+}
 
 ## a family object's entry (a resolved family), with its link's engine
 ## model, network output code (NA: GLMs only) and prior scale; for a
 ## custom_model() (no family: NULL) none of the family's properties
 family_entry <- function(family) {
     if (is.null(family))
-        return(list(aux = NULL, several = FALSE, classes = FALSE, offset = FALSE,
+        return(list(aux = NULL, several = FALSE, ordinal = FALSE, classes = FALSE, offset = FALSE,
                     separable = "none", prior_scale = 1, network_output = NA, engine = NA))
     entry <- family_table[[family$family]]
     if (is.null(entry) || !(family$link %in% names(entry$links)))
@@ -211,7 +273,7 @@ engine_entry <- function(model) {
     for (name in names(family_table)) {
         links <- family_table[[name]]$links
         if (model %in% links)
-            return(family_entry(list(family = name, link = names(links)[links == model])))
+            return(family_entry(list(family = name, link = names(links)[links == model][1L])))
     }
     NULL
 }
@@ -313,6 +375,15 @@ code_binomial <- function(y, weighted) {
                  "cbind(successes, failures) or, with weights (the trials), proportions ",
                  "between 0 and 1 for binomial()", binomial_hint(y))
     list(y = as.double(y), levels = levels)
+}
+
+code_ordinal <- function(y) {
+    y <- response_vector(y)
+    if (!is.factor(y) || nlevels(y) < 2L || anyNA(y))
+        stop_arg("y", "must be a factor whose levels are in their order (with at least two ",
+                 "levels, no NA) for cumulative(): factor(y, levels = <in order>, ordered = TRUE)",
+                 class_hint(y))
+    list(y = as.double(as.integer(y) - 1L), levels = levels(y))
 }
 
 code_categorical <- function(y) {

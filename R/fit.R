@@ -245,8 +245,11 @@ default_batch_size <- function(N) {
 predictor_design <- function(x, y, family, model, standardize, sigma, intercept,
                              weights = NULL) {
     ## the intercept stays implicit (lead): bound to x it would copy the data
-    lead <- check_flag(intercept, "intercept")
+    ## (cumulative(): the cutpoints take the intercept's place, as in polr())
+    lead <- check_flag(intercept, "intercept") && !family_entry(family)$ordinal
     x <- design_matrix(x, FALSE, empty_ok = lead)
+    if (family_entry(family)$ordinal && !is_design_file(x) && "(Intercept)" %in% colnames(x))
+        x <- x[, colnames(x) != "(Intercept)", drop = FALSE]     # (a formula's)
     N <- nrow(x)
     if (N < 2L) stop_arg("x", "needs at least two rows")
     if (is.null(y)) stop_arg("y", "is missing: give the response")
@@ -255,8 +258,8 @@ predictor_design <- function(x, y, family, model, standardize, sigma, intercept,
     weights <- check_weights(weights, N, family, model)
     if (is.ordered(y) && family_entry(family)$several)
         warning("the response is an ordered factor, whose order categorical() does not use: ",
-                "it treats the ", nlevels(y), " levels as unordered classes (an ordinal ",
-                "model is not available yet)", call. = FALSE)
+                "it treats the ", nlevels(y), " levels as unordered classes (family = ",
+                "cumulative() is the ordinal model)", call. = FALSE)
     response <- code_response(y, family, weighted = !is.null(weights))
     entry <- family_entry(family)
     if (!is.null(sigma)) {
@@ -379,6 +382,9 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
             stop_arg("prior_intercept", "is for GLMs: give a network a list of priors, one per layer")
         parts <- network_prior_parts(prior, design)
     } else if (!is.null(prior_intercept)) {
+        if (!is.null(design$cutpoints))
+            stop_arg("prior_intercept", "is given, but cumulative() has no intercept: its ",
+                     "cutpoints' prior is prior_aux = dirichlet()")
         if (!length(design$intercept))
             stop_arg("prior_intercept", "is given but the model has no intercept")
         parts$intercept <- expand_prior(prior_intercept, design$intercept,
@@ -386,11 +392,13 @@ prepare_run <- function(x, y, family, prior, prior_intercept, batch_size,
         coef_idx <- setdiff(coef_idx, design$intercept)
     }
     if (!network) parts$coef <- expand_prior(prior, coef_idx, "prior", design, family)
-    if (!is.null(prior_aux) && !(D > design$n_coef))
+    if (!is.null(design$cutpoints)) {
+        parts$cutpoints <- cutpoint_prior(prior_aux, design)
+    } else if (!is.null(prior_aux) && !(D > design$n_coef))
         stop_arg("prior_aux", if (is.null(family_entry(family)$aux))
                      "is the prior of a family's parameter beyond the mean (gaussian()'s sigma, neg_binomial_2()'s phi, Gamma()'s shape), which this family has not"
                  else "is the prior of a sampled parameter, and `sigma` fixes it")
-    if (D > design$n_coef) parts$sigma <- aux_prior(prior_aux, D, design, family)
+    else if (D > design$n_coef) parts$sigma <- aux_prior(prior_aux, D, design, family)
 
     find_map <- identical(init, "map")
     if (is.null(init) || find_map) {

@@ -314,7 +314,8 @@ internal_draws <- function(B, design) {
     D <- length(design$par_names)
     if (ncol(B) > D) B <- B[, seq_len(D), drop = FALSE]
     centred <- t(B) - design$shift
-    map_solve(design$M, centred)
+    theta <- map_solve(design$M, centred)
+    if (is.null(design$cutpoints)) theta else t(with_cutpoints(t(theta), design, TRUE))
 }
 
 ## The rows to evaluate: the engine's copy x (P x m, standardised), the

@@ -112,6 +112,61 @@ exponential <- function(rate = 1) {
     new_prior("exponential", 0, 1 / rate)
 }
 
+#' A Dirichlet prior on the class probabilities of an ordinal model
+#'
+#' The prior of [cumulative()]'s cutpoints (`prior_aux`), as 'rstanarm''s
+#' `prior_counts` for `stan_polr()`: a Dirichlet law with the given
+#' concentration on the K class probabilities at the predictors' means
+#' (where the linear predictor is 0), \eqn{p_k = F(\zeta_k) -
+#' F(\zeta_{k-1})}{p_k = F(zeta_k) - F(zeta_{k-1})}.  `dirichlet(1)`, the
+#' default, is uniform over the probabilities; larger values shrink them
+#' towards `concentration / sum(concentration)`, as prior counts of each
+#' class would.  'rstanarm''s `dirichlet()` objects are taken too.
+#'
+#' @param concentration one positive number for every class, or K of them.
+#' @return A prior object for `prior_aux`.
+#' @examples
+#' if (requireNamespace("MASS", quietly = TRUE))
+#'     fit <- sgldcv(Sat ~ Infl + Type + Cont, data = MASS::housing, weights = Freq,
+#'                   family = cumulative(), prior_aux = dirichlet(2), n_iter = 2000)
+#' @export
+dirichlet <- function(concentration = 1) {
+    if (!is.numeric(concentration) || !length(concentration) || anyNA(concentration) ||
+        any(!is.finite(concentration)) || any(concentration <= 0))
+        stop_arg("concentration", "must be positive finite numbers, not ",
+                 format_value(concentration))
+    structure(list(dist = "dirichlet", concentration = as.double(concentration)),
+              class = "sgfs_dirichlet")
+}
+
+## The cutpoints' prior of a cumulative() model (prior_aux: NULL for
+## dirichlet(1), this package's dirichlet() or rstanarm's) as logit-Beta
+## laws of their stick-breaking coordinates v_k: the Dirichlet(alpha) law
+## of the K class probabilities is the independent Beta(alpha_k, alpha_{k+1}
+## + ... + alpha_K) laws of the fractions logistic(v_k) (src/prior.c's
+## logit_beta: a in the df array, b in scale)
+cutpoint_prior <- function(prior_aux, design) {
+    K <- length(design$cutpoints$which) + 1L
+    alpha <- if (is.null(prior_aux)) 1 else {
+        if (!is.list(prior_aux) || !identical(prior_aux$dist, "dirichlet") ||
+            is.null(prior_aux$concentration))
+            stop_arg("prior_aux", "must be dirichlet(concentration) for cumulative(), the prior ",
+                     "of the class probabilities at the predictors' means, not ",
+                     format_value(prior_aux))
+        prior_aux$concentration
+    }
+    if (!is.numeric(alpha) || !(length(alpha) %in% c(1L, K)) || any(!is.finite(alpha)) ||
+        any(alpha <= 0))
+        stop_arg("prior_aux", sprintf("is dirichlet() whose concentration must be one or %d ", K),
+                 "positive numbers (one per class), not ", format_value(alpha))
+    alpha <- rep_len(as.double(alpha), K)
+    a <- alpha[-K]
+    b <- rev(cumsum(rev(alpha)))[-1L]
+    list(which = design$cutpoints$which, type = 6L, dist = "dirichlet", loc = 0, scale = b,
+         df = a, prec = a * b / (a + b), hyper = NULL, rstanarm = FALSE,
+         concentration = alpha)
+}
+
 ## The prior of a family's parameter beyond the mean (`prior_aux`, on the
 ## response's scale: gaussian()'s sigma, neg_binomial_2()'s phi, Gamma()'s
 ## shape), for its internal coordinate u = log(v / c) (c the response's

@@ -13,11 +13,11 @@
  * negbin's log phi), and both are then taken to the response's scale
  * through its affine map (c, a), the internal response being (y - c) / a:
  * the link and the mean to c + a times theirs, the log density to it
- * minus log a (for
- * gaussian(); c = 0 and a = 1 for the other families).  The K - 1 logits
- * of a softmax (categorical: class 0 the reference with logit 0) are
- * mapped here: link (0, z_1, ..., z_{K-1}), mean p_k = exp(z_k) / (1 +
- * sum_l exp(z_l)), log-lik z_y - log(1 + sum_l exp(z_l)) (y in 0..K-1).
+ * minus log a (for gaussian(); c = 0 and a = 1 for the other families).
+ * A model of K classes (categorical's K - 1 logits, cumulative's eta and
+ * cutpoints less eta) maps its outputs with its class_value hook: the
+ * link, the K class probabilities as the mean, the log probability of the
+ * class y (y in 0..K-1).
  *
  * The GLMs' z include the rows' offsets o_i when given (z = u_i' beta_s + o_i,
  * o_i on the internal scale: divided by a for gaussian), or offsets o_si of
@@ -54,8 +54,9 @@
 
 
 typedef struct out_map {
-    int what, K1;
-    const sgfs_model *map;      /* draw_value's model, or NULL: a softmax     */
+    int what, K1;               /* K1: the outputs a row                      */
+    const sgfs_model *map;      /* draw_value's model, or NULL: classes       */
+    const sgfs_model *classes;  /* else the model whose class_value maps      */
     double *out;                /* S x m (x K)                                 */
     size_t S, m;                /* the whole output's draws and examples       */
     const double *y, *log_aux;  /* log_aux: S draws' noise parameters          */
@@ -90,20 +91,8 @@ static void finish_block(const out_map *o, double *z, int Sb, int mc, size_t s0,
                 dest[s] = o->what == SGFS_DRAW_MEAN ? o->centre + o->scale * v : v - log_a;
                 continue;
             }
-            double *zk = zi + s;             /* a softmax: classes k + 1 at zk + k ldk */
-            if (o->what == SGFS_DRAW_LINK) {
-                dest[s] = 0.0;
-                for (int k = 0; k < o->K1; k++) dest[s + (k + 1) * plane] = zk[k * ldk];
-                continue;
-            }
-            const int c = (int) y;
-            if (o->what == SGFS_DRAW_LOGLIK) {
-                const double zy = c > 0 ? zk[(c - 1) * ldk] : 0.0;
-                dest[s] = zy - sgfs_softmax_ref(zk, ldk, o->K1);
-                continue;
-            }
-            sgfs_softmax_sum(zk, ldk, o->K1, NULL, dest + s);   /* dest: the reference class */
-            for (int k = 0; k < o->K1; k++) dest[s + (k + 1) * plane] = zk[k * ldk];
+            o->classes->class_value(o->what, zi + s, ldk, o->K1, (int) y, o->mpar, dest + s,
+                                    plane);
         }
     }
 }
@@ -140,6 +129,10 @@ SEXP sgfs_draws_eval(SEXP spec, SEXP theta, SEXP x, SEXP y, SEXP what,
         o.mpar = lik.mpar;
     }
     o.map = map->draw_value ? map : NULL;
+    o.classes = o.map ? NULL : map;
+    if (o.classes && o.classes->class_value == NULL)
+        Rf_error("internal error: the model '%s' maps no outputs", map->name);
+    const int n_class = o.classes ? o.classes->n_class(o.K1) : 1;
     if (w == SGFS_DRAW_LOGLIK && (TYPEOF(y) != REALSXP || Rf_xlength(y) != m))
         Rf_error("internal error: 'y' must be %d doubles", m);
     o.y = w == SGFS_DRAW_LOGLIK ? REAL(y) : NULL;
@@ -159,12 +152,12 @@ SEXP sgfs_draws_eval(SEXP spec, SEXP theta, SEXP x, SEXP y, SEXP what,
             Rf_error("internal error: the %s model needs %d noise parameters", o.map->name, S);
         o.log_aux = REAL(log_aux);
     }
-    if (o.map == NULL && w == SGFS_DRAW_LOGLIK)
+    if (o.classes && w == SGFS_DRAW_LOGLIK)
         for (int i = 0; i < m; i++)
-            if (!(o.y[i] >= 0 && o.y[i] <= o.K1) || o.y[i] != floor(o.y[i]))
-                Rf_error("internal error: class codes must be 0 to %d", o.K1);
+            if (!(o.y[i] >= 0 && o.y[i] < n_class) || o.y[i] != floor(o.y[i]))
+                Rf_error("internal error: class codes must be 0 to %d", n_class - 1);
 
-    const int K = o.map == NULL && w != SGFS_DRAW_LOGLIK ? o.K1 + 1 : 1;
+    const int K = o.classes && w != SGFS_DRAW_LOGLIK ? n_class : 1;
     SEXP out;
     if (K == 1) out = PROTECT(Rf_allocMatrix(REALSXP, S, m));
     else out = PROTECT(Rf_alloc3DArray(REALSXP, S, m, K));

@@ -215,6 +215,33 @@ static void categorical_outputs(sgfs_lik *lik, const double *theta, int S,
     sgfs_linear_outputs(theta, lik->D, lik->data->P, n_class(lik->mpar) - 1, S, x, m, z, ldz, ldk);
 }
 
+static int categorical_n_class(int n_out)
+{
+    return n_out + 1;
+}
+
+/* the K - 1 logits zk (class 0 the reference, logit 0) to the link (0, z_1,
+   ..., z_{K-1}), the probabilities exp(z_k) / (1 + sum_l exp(z_l)) or the
+   log probability z_y - log(1 + sum_l exp(z_l)); zk is scratch (overwritten) */
+static void categorical_class_value(int what, const double *zk, size_t ldk, int n_out, int y,
+                                    const double *mpar, double *dest, size_t plane)
+{
+    (void) mpar;
+    double *z = (double *) zk;
+    if (what == SGFS_DRAW_LINK) {
+        dest[0] = 0.0;
+        for (int k = 0; k < n_out; k++) dest[(k + 1) * plane] = z[k * ldk];
+        return;
+    }
+    if (what == SGFS_DRAW_LOGLIK) {
+        const double zy = y > 0 ? z[(y - 1) * ldk] : 0.0;
+        dest[0] = zy - sgfs_softmax_ref(z, ldk, n_out);
+        return;
+    }
+    sgfs_softmax_sum(z, ldk, n_out, NULL, dest);           /* dest: the reference class */
+    for (int k = 0; k < n_out; k++) dest[(k + 1) * plane] = z[k * ldk];
+}
+
 const sgfs_model sgfs_model_categorical = {
     .name = "categorical", .weighted = 1,
     .n_par = categorical_n_par, .score = categorical_score,
@@ -222,5 +249,6 @@ const sgfs_model sgfs_model_categorical = {
     .n_pred = categorical_n_pred, .predict = categorical_predict,
     .score_change = categorical_score_change, .line_loglik = categorical_line_loglik,
     .line_derivs = categorical_line_derivs,
-    .n_out = categorical_n_out, .outputs = categorical_outputs
+    .n_out = categorical_n_out, .outputs = categorical_outputs,
+    .n_class = categorical_n_class, .class_value = categorical_class_value
 };

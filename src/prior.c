@@ -26,7 +26,15 @@
  *                       log p = -log s - v/s + theta,  d/dtheta = 1 - v/s,
  *                       curvature v/s
  *
- * (both curvatures exact and positive).
+ * (both curvatures exact and positive), and for the logit of a fraction
+ * (a cutpoint's stick-breaking coordinate, model_cumulative.c):
+ *
+ *   logit_beta(a, b):   theta_j = logit(phi), phi ~ Beta(a, b) (a in the
+ *                       df array, b in scale, location 0),
+ *                       log p = -a softplus(-theta) - b softplus(theta) - log B(a, b),
+ *                       d/dtheta = a - (a + b) phi,  curvature (a + b) phi (1 - phi)
+ *
+ * (exact and positive).
  *
  * The curvature (sgfs_prior_curvature) is the prior's part of minus the
  * Hessian for Newton's mode finder and the metric at the mode, which must be
@@ -53,6 +61,13 @@ double Rf_lgammafn(double);
 #define HALF_LOG_2PI 0.918938533204672741780329736406
 #define LOG_PI 1.144729885849400174143427351353
 
+double Rf_lbeta(double, double);
+
+static double softplus(double v)
+{
+    return v > 0.0 ? v + log1p(exp(-v)) : log1p(exp(v));
+}
+
 static double student_logdens(double d, double s, double nu)
 {
     const double z = d / s;
@@ -76,6 +91,11 @@ double sgfs_prior_logdens(const sgfs_prior *p, const double *theta)
             break;
         }
         case SGFS_PRIOR_SCALE_EXP: lp += theta[j] - log(s) - exp(theta[j]) / s; break;
+        case SGFS_PRIOR_LOGIT_BETA: {
+            const double a = p->df[j];
+            lp += -a * softplus(-theta[j]) - s * softplus(theta[j]) - Rf_lbeta(a, s);
+            break;
+        }
         default:                 lp += -0.5 * z * z - log(s) - HALF_LOG_2PI;
         }
     }
@@ -110,6 +130,9 @@ void sgfs_prior_grad_add(const sgfs_prior *p, const double *theta,
             break;
         }
         case SGFS_PRIOR_SCALE_EXP: grad[j] += 1.0 - exp(theta[j]) / s; break;
+        case SGFS_PRIOR_LOGIT_BETA:
+            grad[j] += p->df[j] - (p->df[j] + s) / (1.0 + exp(-theta[j]));
+            break;
         default: grad[j] -= d / (s * s);
         }
     }
@@ -135,6 +158,11 @@ void sgfs_prior_curvature(const sgfs_prior *p, const double *theta, double *h)
             break;
         }
         case SGFS_PRIOR_SCALE_EXP: h[j] = exp(theta[j]) / s; break;
+        case SGFS_PRIOR_LOGIT_BETA: {
+            const double phi = 1.0 / (1.0 + exp(-theta[j]));
+            h[j] = (p->df[j] + s) * phi * (1.0 - phi);
+            break;
+        }
         default: h[j] = 1.0 / (s * s);
         }
     }
@@ -159,11 +187,12 @@ void sgfs_prior_check(const sgfs_prior *p)
 {
     for (int j = 0; j < p->D; j++) {
         const int type = p->type[j];
-        if (type < SGFS_PRIOR_NORMAL || type > SGFS_PRIOR_SCALE_EXP)
+        if (type < SGFS_PRIOR_NORMAL || type > SGFS_PRIOR_LOGIT_BETA)
             Rf_error("internal error: prior type %d of parameter %d is unknown", type, j + 1);
         if (!(p->scale[j] > 0.0))
             Rf_error("internal error: the prior scale of parameter %d is not positive", j + 1);
-        if ((type == SGFS_PRIOR_STUDENT || type == SGFS_PRIOR_SCALE_T) &&
+        if ((type == SGFS_PRIOR_STUDENT || type == SGFS_PRIOR_SCALE_T ||
+             type == SGFS_PRIOR_LOGIT_BETA) &&
             (p->df == NULL || !(p->df[j] > 0.0)))
             Rf_error("internal error: the student_t prior of parameter %d has no positive df", j + 1);
     }

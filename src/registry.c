@@ -7,7 +7,7 @@
 extern const sgfs_model sgfs_model_logistic, sgfs_model_gaussian,
     sgfs_model_categorical, sgfs_model_mlp, sgfs_model_custom,
     sgfs_model_poisson, sgfs_model_probit, sgfs_model_negbin, sgfs_model_gamma,
-    sgfs_model_student;
+    sgfs_model_student, sgfs_model_cumulative;
 extern const sgfs_sampler sgfs_sampler_sgld, sgfs_sampler_sgfs_full,
     sgfs_sampler_sgfs_diag, sgfs_sampler_psgld, sgfs_sampler_sghmc,
     sgfs_sampler_sghmc_noise, sgfs_sampler_sgnht, sgfs_sampler_sga,
@@ -17,7 +17,8 @@ extern const sgfs_sampler sgfs_sampler_sgld, sgfs_sampler_sgfs_full,
 static const sgfs_model *const models[] = {
     &sgfs_model_logistic, &sgfs_model_gaussian, &sgfs_model_categorical,
     &sgfs_model_mlp, &sgfs_model_custom, &sgfs_model_poisson,
-    &sgfs_model_probit, &sgfs_model_negbin, &sgfs_model_gamma, &sgfs_model_student
+    &sgfs_model_probit, &sgfs_model_negbin, &sgfs_model_gamma, &sgfs_model_student,
+    &sgfs_model_cumulative
 };
 
 static const sgfs_sampler *const samplers[] = {

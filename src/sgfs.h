@@ -184,6 +184,16 @@ typedef struct sgfs_model {
        GLM's own; NULL for a network's output layer) */
     double (*draw_value)(int what, double y, double z, double log_aux, const double *mpar);
     int draw_aux;
+    /* a model whose response is one of K classes, from its n_out outputs a
+       row (categorical: the K - 1 logits; cumulative: eta and the K - 1
+       values c_k - eta): K, and at the outputs zk (output k at zk[k ldk])
+       the link (what = SGFS_DRAW_LINK: K values), the K class
+       probabilities, or the log probability of class y (one value), into
+       dest (value k at dest[k plane]); mpar the model's settings (NULL for
+       a network's output layer) */
+    int (*n_class)(int n_out);
+    void (*class_value)(int what, const double *zk, size_t ldk, int n_out, int y,
+                        const double *mpar, double *dest, size_t plane);
 } sgfs_model;
 
 /* what draws.c computes at each draw and example (R passes the number) */
@@ -270,7 +280,8 @@ double sgfs_stepsize(const sgfs_schedule *s, double t);
 
 /* ---- priors (per coordinate; on the internal, standardised scale) ---- */
 enum { SGFS_PRIOR_NORMAL = 0, SGFS_PRIOR_LAPLACE = 1, SGFS_PRIOR_STUDENT = 2,
-       SGFS_PRIOR_HS = 3, SGFS_PRIOR_SCALE_T = 4, SGFS_PRIOR_SCALE_EXP = 5 };
+       SGFS_PRIOR_HS = 3, SGFS_PRIOR_SCALE_T = 4, SGFS_PRIOR_SCALE_EXP = 5,
+       SGFS_PRIOR_LOGIT_BETA = 6 };
 
 /* The prior of each of the D model parameters, on the internal scale */
 typedef struct sgfs_prior {
