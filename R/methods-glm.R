@@ -105,7 +105,7 @@ training_response <- function(info) {
     spec <- fit_spec(info)
     y <- user_order(spec, spec$y)
     if (location_scale(info$family)) return(info$design$y_center + info$design$y_scale * y)
-    if (!family_entry(info$family)$several) return(y)
+    if (!class_response(info$family)) return(y)
     out <- matrix(0, length(y), length(info$levels), dimnames = list(NULL, info$levels))
     out[cbind(seq_along(y), y + 1)] <- 1
     out
@@ -125,9 +125,9 @@ residuals.sgfit <- function(object, type = c("response", "pearson"), ...) {
     type <- choose_arg(type, c("response", "pearson"), "type")
     info <- sgfit_info(object)
     check_has_mean(object, info, "residuals()")
-    if (type == "pearson" && family_entry(info$family)$several)
-        stop_arg("type", "\"pearson\" is for binomial() and gaussian() fits; a categorical() ",
-                 "fit's residuals are the class indicators minus the fitted probabilities ",
+    if (type == "pearson" && class_response(info$family))
+        stop_arg("type", "\"pearson\" is for a numeric response; a ", info$family$family,
+                 "() fit's residuals are the class indicators minus the fitted probabilities ",
                  "(type = \"response\")")
     mu <- fitted(object)
     r <- stats::naresid(info$na.action, training_response(info)) - mu

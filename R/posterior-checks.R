@@ -22,9 +22,10 @@ predictive_interval.sgfit <- function(object, prob = 0.9, newdata = NULL, draws 
                                       seed = NULL, ...) {
     probs <- interval_probs(prob)
     info <- sgfit_info(object)
-    if (family_entry(info$family)$several)
-        stop("predictive_interval() is for a numeric response; a categorical() fit's predictive ",
-             "draws are class codes: use posterior_predict() or posterior_epred()", call. = FALSE)
+    if (class_response(info$family))
+        stop("predictive_interval() is for a numeric response; a ", info$family$family,
+             "() fit's predictive draws are class codes: use posterior_predict() or ",
+             "posterior_epred()", call. = FALSE)
     yrep <- posterior_predict.sgfit(object, newdata = newdata, draws = draws, seed = seed, ...)
     out <- apply(yrep, 2L, stats::quantile, probs, names = FALSE)
     matrix(out, ncol = 2L, byrow = TRUE, dimnames = list(colnames(yrep), percent_labels(probs)))
@@ -258,7 +259,7 @@ predicted_response <- function(info) {
     y_int <- user_order(spec, spec$y)
     entry <- family_entry(info$family)
     if (location_scale(info$family)) d$y_center + d$y_scale * y_int
-    else if (entry$several) as.integer(y_int) + 1L
+    else if (class_response(info$family)) as.integer(y_int) + 1L
     else if (identical(d$response_kind, "cbind")) as.integer(round(y_int * training_trials(info)))
     else if (identical(d$response_kind, "proportion")) y_int
     else as.integer(y_int)
@@ -270,9 +271,9 @@ predictive_error.sgfit <- function(object, newdata = NULL, draws = NULL, seed = 
                                    re.form = NULL, y = NULL, allow_new_levels = FALSE, ...) {
     no_dots(...)
     info <- sgfit_info(object)
-    if (family_entry(info$family)$several)
-        stop("predictive_error() is for a numeric response; a categorical() fit's predictive ",
-             "draws are class codes", call. = FALSE)
+    if (class_response(info$family))
+        stop("predictive_error() is for a numeric response; a ", info$family$family,
+             "() fit's predictive draws are class codes", call. = FALSE)
     yrep <- posterior_predict.sgfit(object, newdata = newdata, draws = draws, seed = seed,
                                     re.form = re.form, allow_new_levels = allow_new_levels)
     observed <- if (is.null(newdata)) {

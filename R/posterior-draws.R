@@ -226,6 +226,10 @@ draw_level <- function(object, newdata, draws, what, y, caller, offset = NULL,
     off <- rows_offset(random, if (is.null(r)) seq_len(ncol(rows$x)) else r, rows$offset, nrow(B))
     out <- draws_eval(info, theta, rows$x, what, if (what == 2L) rows$y, off)
     if (what == 2L) out <- weigh_log_lik(info, out, rows$weighing, theta)
+    ## cumulative(): the link is eta of the original predictors, the first
+    ## cutpoint less its output c_1 - eta (the same on either scale)
+    if (what == 0L && !is.null(d$cutpoints))
+        out <- B[, d$cutpoints$which[1L]] - out[, , 2L]
     names <- list(NULL, rows$names)
     if (length(dim(out)) == 3L) names <- c(names, list(info$levels))
     if (!all(vapply(names, is.null, NA))) dimnames(out) <- names
@@ -546,7 +550,7 @@ simulate_response <- function(info, mu, sigma, rows = NULL) {
     out <- entry$simulate(mu, sigma, rows, dims[1L], info$family)
     dim(out) <- dims
     if (!all(vapply(names, is.null, NA))) dimnames(out) <- names
-    if (entry$several) attr(out, "levels") <- info$levels
+    if (class_response(info$family)) attr(out, "levels") <- info$levels
     out
 }
 

@@ -57,7 +57,7 @@ predict.sgfit <- function(object, newdata, type = c("link", "response", "class")
                           ...) {
     no_dots(...)
     info <- sgfit_info(object)
-    if (missing(type) && family_entry(info$family)$several) type <- "response"
+    if (missing(type) && class_response(info$family)) type <- "response"
     type <- choose_arg(type, c("link", "response", "class"), "type")
     interval <- choose_arg(interval, c("none", "credible", "prediction"), "interval")
     if (!is.null(info$design$custom))
@@ -134,7 +134,7 @@ predict_rows <- function(object, info, X, newdata, type, interval, level, draws,
     random <- random_rows(info, B, newdata, re.form, allow_new_levels, "predict()")
     if (!is.null(X) && !is.null(info$design$network))
         X <- X[, colnames(X) != "(Intercept)", drop = FALSE]
-    if (family_entry(info$family)$several)
+    if (class_response(info$family))
         return(predict_categorical(info, X, theta, newdata, type, interval))
     if (type == "class" && !family_entry(info$family)$classes)
         stop_arg("type", "\"class\" needs a binomial() or categorical() fit")
@@ -158,13 +158,15 @@ predict_rows <- function(object, info, X, newdata, type, interval, level, draws,
     out
 }
 
-## categorical(): the posterior predictive class probabilities (rows x K,
-## averaged over the draws), or the most probable class
+## categorical(), cumulative(): the posterior predictive class
+## probabilities (rows x K, averaged over the draws), or the most probable
+## class
 predict_categorical <- function(info, X, theta, newdata, type, interval) {
+    fam <- paste0(info$family$family, "()")
     if (type == "link")
-        stop_arg("type", "must be \"response\" or \"class\" for a categorical() fit")
+        stop_arg("type", "must be \"response\" or \"class\" for a ", fam, " fit")
     if (interval != "none")
-        stop_arg("interval", "must be \"none\" for a categorical() fit")
+        stop_arg("interval", "must be \"none\" for a ", fam, " fit")
     out <- row_summaries(info, X, theta, newdata, info$levels, 1L,
                          function(p) colMeans(p, dims = 1L))
     if (type == "response") return(out)
@@ -253,7 +255,10 @@ new_design <- function(info, newdata) {
             m <- stats::model.frame(tt, newdata, na.action = stats::na.pass,
                                     xlev = info$xlevels)
             if (!is.null(cl <- attr(tt, "dataClasses"))) stats::.checkMFClasses(cl, m)
-            stats::model.matrix(tt, m, contrasts.arg = info$contrasts)
+            X <- stats::model.matrix(tt, m, contrasts.arg = info$contrasts)
+            if (isTRUE(family_entry(info$family)$ordinal))        # (its cutpoints' place)
+                X <- X[, colnames(X) != "(Intercept)", drop = FALSE]
+            X
         }, error = function(e)
             stop_arg("newdata", "does not hold the fit's predictors: ", conditionMessage(e))))
     }

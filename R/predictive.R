@@ -65,6 +65,8 @@ keep_spec <- function(keep, names_x, design) {
     if (is.data.frame(newx) || inherits(newx, "Matrix")) newx <- as.matrix(newx)
     if (!is.numeric(newx) || anyNA(newx) || any(!is.finite(newx)))
         stop_arg("keep", "has newdata with missing or non-numeric values")
+    if ("(Intercept)" %in% colnames(newx) && !("(Intercept)" %in% names_x))   # (cumulative())
+        newx <- newx[, colnames(newx) != "(Intercept)", drop = FALSE]
     if (ncol(newx) == length(names_x) - ("(Intercept)" %in% names_x) &&
         "(Intercept)" %in% names_x && !("(Intercept)" %in% colnames(newx)))
         newx <- cbind(`(Intercept)` = 1, newx)
@@ -152,7 +154,7 @@ predict_kept <- function(info, type, interval) {
         if (type == "class") stop_arg("type", "\"class\" needs a binomial() or categorical() fit")
         return(mean[1L, ])
     }
-    if (!entry$several) {                                      # binomial
+    if (!class_response(info$family)) {                        # binomial
         p <- mean[1L, ]
         if (type == "response") return(p)
         cls <- as.integer(p > 0.5)

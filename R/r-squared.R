@@ -129,7 +129,7 @@ r2_kind <- function(info) {
 }
 
 check_r2_family <- function(info, caller) {
-    if (!is.null(info$design$custom) || family_entry(info$family)$several)
+    if (!is.null(info$design$custom) || class_response(info$family))
         stop(caller, " is for a gaussian(), student(), binomial(), poisson(), neg_binomial_2() or Gamma() fit: ",
              "R-squared needs one expected response per row", call. = FALSE)
 }

@@ -328,6 +328,24 @@ static void cumulative_score_change(sgfs_lik *lik, const double *theta, const do
     jacobian_t(&cc, K1, sum_c, sum + P, 1);
 }
 
+/* a row's derivatives in eta (offset included), for R's minibatch strata:
+   w dl/deta and w h_ee; the cutpoints are several coordinates, not the one
+   after beta row_derivs describes (d[2] = d[3] = 0) */
+static void cumulative_row_derivs(const sgfs_lik *lik, const double *theta, int row, double eta,
+                                  double *d)
+{
+    const int P = lik->data->P, K1 = n_class(lik->mpar) - 1, link = (int) lik->mpar[0],
+              y = (int) lik->data->y[row];
+    const double w = sgfs_row_weight(lik->data, row);
+    double t[6], h[6];
+    const cutpoints cp = cutpoints_at(link, theta + P, K1, cut_scratch(lik, 0));
+    row_terms(link, y, K1, eta, cp.c, t);
+    row_curvature(t, h);
+    d[0] = -w * (t[1] + t[2]);
+    d[1] = w * h[0];
+    d[2] = d[3] = 0.0;
+}
+
 /* the K class probabilities at eta and the cutpoints c into p (stride) */
 static void class_probabilities(int link, int K1, double eta, const double *c, double *p,
                                 size_t stride)
@@ -412,7 +430,7 @@ const sgfs_model sgfs_model_cumulative = {
     .loglik = cumulative_loglik, .neg_hessian = cumulative_neg_hessian,
     .scratch = cumulative_scratch,
     .n_pred = cumulative_n_pred, .predict = cumulative_predict,
-    .score_change = cumulative_score_change,
+    .score_change = cumulative_score_change, .row_derivs = cumulative_row_derivs,
     .n_out = cumulative_n_out, .outputs = cumulative_outputs,
     .n_class = cumulative_n_class, .class_value = cumulative_class_value
 };

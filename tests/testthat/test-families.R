@@ -26,7 +26,8 @@ test_that("each link's engine model fits, and a family outside the table is refu
     y <- list(binomial = rep(0:1, 15), gaussian = x[, 1] + 1, student = x[, 1] + 1,
               poisson = rep(0:2, 10),
               neg_binomial_2 = rep(0:3, length.out = 30), Gamma = exp(x[, 1] / 2) * rep(c(0.5, 1, 2), 10),
-              categorical = factor(rep(c("a", "b", "c"), 10)))
+              categorical = factor(rep(c("a", "b", "c"), 10)),
+              cumulative = factor(rep(c("lo", "mid", "hi"), 10), levels = c("lo", "mid", "hi")))
     for (name in names(sgfs:::family_table)) {
         for (link in names(sgfs:::family_table[[name]]$links)) {
             family <- if (name == "categorical") categorical() else get(name)(link = link)
