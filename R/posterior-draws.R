@@ -20,13 +20,15 @@
 #'   for `poisson()`; for a network
 #'   ([mlp()]) its output layer before the family's inverse link.  For
 #'   `categorical()` an array draws x observations x K of the K logits, the
-#'   first level's (the reference class) 0.  `transform = TRUE` returns
+#'   first level's (the reference class) 0; for [cumulative()] the linear
+#'   predictor \eqn{x'\beta}{x'beta} (no cutpoints).  `transform = TRUE` returns
 #'   `posterior_epred()` instead, as in 'rstantools'.
 #' * `posterior_epred()`: the expected response, the inverse link of the
 #'   linear predictor: the probability of the second level (or of 1) for
 #'   `binomial()`, the mean for `gaussian()`; for `categorical()` an array
 #'   draws x observations x K of the class probabilities (each draw's
-#'   probabilities for an observation sum to 1), as 'brms' returns.
+#'   probabilities for an observation sum to 1), as 'brms' returns, and
+#'   so for [cumulative()].
 #' * `posterior_predict()`: a draw of the response from the model at each
 #'   posterior draw: 0/1 integers for `binomial()` (1 the second level of a
 #'   factor response), or for a `cbind(successes, failures)` response the
@@ -36,7 +38,7 @@
 #'   \eqn{\sigma}{sigma} (sampled or fixed) for `gaussian()`, with `weights`
 #'   \eqn{\sigma / \sqrt{w_i}}{sigma / sqrt(w_i)} (`NA` for a row of weight 0); Poisson
 #'   counts for `poisson()` (integers); for
-#'   `categorical()` integer class codes 1 to K, indexing the response's
+#'   `categorical()` and [cumulative()] integer class codes 1 to K, indexing the response's
 #'   levels (attribute `levels`), as 'brms' returns.  Random numbers come
 #'   from R's generator.
 #' * `log_lik()`: the pointwise log-likelihood, \eqn{\log p(y_i \mid

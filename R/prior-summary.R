@@ -77,6 +77,7 @@ prior_summary.sgfit <- function(object, ...) {
     default <- ifelse(group %in% aux$par, is.null(given$aux),
                       (coef_default | (!is.null(hs) & group == "(Intercept)")) &
                           (group != "(Intercept)" | is.null(given$intercept)))
+    if (!is.null(d$cutpoints)) default[group == "cutpoints"] <- is.null(given$aux)
     dist <- c(prior_dists(spec), rep(NA_character_, d$D - Dm))
     df <- c(if (is.null(spec$prior_df)) rep(NA_real_, Dm) else spec$prior_df,
             rep(NA_real_, d$D - Dm))
@@ -116,6 +117,8 @@ prior_summary.sgfit <- function(object, ...) {
         (any(d$center != 0) || any(d$scale != 1) || d$y_center != 0 || d$y_scale != 1)
     fixed <- isTRUE(aux$location_scale) && !(aux$par %in% d$par_names)
     structure(list(table = table, standardized = standardized,
+                   dirichlet = if (!is.null(d$cutpoints))
+                       if (is.null(given$aux)) 1 else given$aux$concentration,
                    sigma = if (fixed) exp(spec$mpar[length(spec$mpar)]) * d$y_scale,
                    hs = if (!is.null(hs)) c(as.list(hs$par), rstanarm = hs$rstanarm),
                    covariance = if (!is.null(info$random))
@@ -133,7 +136,9 @@ prior_groups <- function(d) {
     Dm <- if (is.null(d$hs)) d$D else d$hs$D_model
     group <- if (!is.null(d$network)) paste("layer", d$layer) else
         replace(rep("coefficients", d$n_coef), d$intercept, "(Intercept)")
-    c(group, d$par_names[d$n_coef + seq_len(Dm - d$n_coef)], rep("horseshoe", d$D - Dm))
+    beyond <- d$par_names[d$n_coef + seq_len(Dm - d$n_coef)]
+    if (!is.null(d$cutpoints)) beyond[] <- "cutpoints"
+    c(group, beyond, rep("horseshoe", d$D - Dm))
 }
 
 #' @rdname prior_summary.sgfit
@@ -145,9 +150,10 @@ print.sgfs_prior_summary <- function(x, digits = 3, ...) {
         ifelse(dist == "hs", sprintf("hs(%s, %s, %s)", fmt(tab$df), fmt(sc), fmt(slab)),
                ifelse(dist == "slab", sprintf("slab(%s, %s)", fmt(tab$df), fmt(sc)),
                ifelse(dist == "exponential", sprintf("exponential(rate = %s)", fmt(1 / sc)),
+               ifelse(dist == "logit_beta", sprintf("logit_beta(%s, %s)", fmt(tab$df), fmt(sc)),
                       sprintf("%s(%s%s, %s)", dist,
                               ifelse(dist %in% c("student_t", "half_student_t"),
-                                     paste0(fmt(tab$df), ", "), ""), fmt(loc), fmt(sc)))))
+                                     paste0(fmt(tab$df), ", "), ""), fmt(loc), fmt(sc))))))
     cat("Priors used by the sampler, as prior(location, scale) (student_t(df, location, scale))",
         if (x$standardized) ": on the internal scale (predictors centred and scaled to unit sd, a gaussian response too) and on the scale of the draws\n"
         else " (the data were not standardised: one scale)\n", sep = "")
@@ -177,6 +183,11 @@ print.sgfs_prior_summary <- function(x, digits = 3, ...) {
     if (any(tab$group == "(Intercept)") && x$standardized)
         cat("The intercept's prior on the draws' scale is that of the intercept at the predictors' means.\n")
     if (!is.null(x$sigma)) cat(sprintf("sigma fixed at %s (no prior)\n", fmt(x$sigma)))
+    if (!is.null(x$dirichlet))
+        cat(sprintf(paste0("Cutpoints: dirichlet(%s) on the class probabilities at the predictors' ",
+                           "means (prior_aux), sampled as the logits of its stick-breaking ",
+                           "fractions, whose laws are Beta(a, b) (logit_beta(a, b): of the logit)\n"),
+                    paste(fmt(x$dirichlet), collapse = ", ")))
     scale_laws <- tab$prior %in% c("half_student_t", "half_cauchy", "half_normal", "exponential")
     if (any(scale_laws))
         cat(sprintf("%s: the law is of exp(%s) itself (prior_aux), its log's density with the Jacobian\n",

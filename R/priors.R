@@ -432,7 +432,7 @@ without_hyper <- function(spec) {
 ## degree of freedom is a cauchy)
 prior_dists <- function(spec) {
     dist <- c("normal", "laplace", "student_t", "hs", "half_student_t",
-              "exponential")[spec$prior_type + 1L]
+              "exponential", "logit_beta")[spec$prior_type + 1L]
     if (!is.null(spec$prior_df)) {
         dist[dist == "student_t" & spec$prior_df == 1] <- "cauchy"
         dist[dist == "half_student_t" & spec$prior_df == 1] <- "half_cauchy"

@@ -30,7 +30,9 @@
 #'   or [normal()]`(0, s)`, [student_t()]`(df, 0, s)`, [cauchy()]`(0, s)` as
 #'   half-laws; rstanarm's objects too (with `autoscale`, a noise sd's scale
 #'   times sd(y)).  Left out: `normal(0, 5)` on its log (on the standardised
-#'   scale for sigma).
+#'   scale for sigma).  For [cumulative()], the cutpoints' prior:
+#'   [dirichlet()] (by default `dirichlet(1)`), which `prior_counts`
+#'   (`stan_polr()`'s name) gives too.
 #'
 #' Refused, each with a message that names the equivalent: `prior = NULL`
 #' and `prior_aux = NULL` (rstanarm's flat priors; leaving them out gives
@@ -105,6 +107,16 @@ rstanarm_arguments <- function(frame, ...) {
             stop_arg("prior_aux", "= NULL is rstanarm's flat prior on the noise sd (or ",
                      "dispersion), which the samplers do not have: leave it out for the default ",
                      "(normal(0, 5) on its log), or give exponential(rate) or a wide half-law")
+        assign("prior_aux", v, envir = frame)
+    }
+    if ("prior_counts" %in% names(dots)) {           # (stan_polr's: cumulative()'s cutpoints)
+        if ("prior_aux" %in% names(list(...)))
+            stop_arg("prior_counts", "is stan_polr()'s name for cumulative()'s `prior_aux`: ",
+                     "give one of them")
+        v <- take("prior_counts")
+        if (is.null(v))
+            stop_arg("prior_counts", "= NULL is rstanarm's flat prior on the cutpoints, which the ",
+                     "samplers do not have: leave it out for the default, dirichlet(1)")
         assign("prior_aux", v, envir = frame)
     }
     if (!is.null(dots$seed)) {

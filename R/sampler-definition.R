@@ -103,7 +103,8 @@
 #'   and `Gamma(link = "log")` (a positive response whose sd is
 #'   proportional to its mean; its shape sampled as `log_shape`, prior
 #'   `normal(0, 5)`; GLMs only), [student()] (linear regression with t
-#'   noise of fixed degrees of freedom; GLMs only), or [categorical()].
+#'   noise of fixed degrees of freedom; GLMs only), [cumulative()] (an
+#'   ordinal response, logit or probit link; GLMs only), or [categorical()].
 #'   Other links are
 #'   refused.  A Poisson chain is not
 #'   protected against \eqn{\exp(\eta)}{exp(eta)} overflowing: a chain

@@ -268,3 +268,18 @@ test_that("what cumulative() refuses, and an ordered factor given to categorical
     expect_warning(sgld(y ~ a, data = d, family = categorical(), n_iter = 20, progress = FALSE),
                    "family = cumulative\\(\\) is the ordinal model")
 })
+
+test_that("stan_polr()'s prior_counts is cumulative()'s prior_aux", {
+    d <- ord_frame(N = 60)
+    a <- sgld(y ~ a + b, data = d, family = cumulative(), prior_counts = dirichlet(3),
+              n_iter = 50, seed = 1, progress = FALSE)
+    b <- sgld(y ~ a + b, data = d, family = cumulative(), prior_aux = dirichlet(3),
+              n_iter = 50, seed = 1, progress = FALSE)
+    expect_identical(as.matrix(a), as.matrix(b))
+    expect_identical(attr(a, "sgfit")$spec$prior_df[3:5], c(3, 3, 3))
+    expect_error(sgld(y ~ a, data = d, family = cumulative(), prior_counts = NULL, n_iter = 10),
+                 "'prior_counts' = NULL is rstanarm's flat prior on the cutpoints")
+    expect_error(sgld(y ~ a, data = d, family = cumulative(), prior_counts = dirichlet(2),
+                      prior_aux = dirichlet(2), n_iter = 10),
+                 "'prior_counts' is stan_polr\\(\\)'s name")
+})

@@ -276,7 +276,7 @@ test_that("networks, categorical and custom models: what is defined, and why not
     expect_identical(dim(p), c(150L, 3L))
     expect_equal(residuals(cat_fit), outer(as.integer(iris$Species), 1:3, "==") - p,
                  ignore_attr = TRUE)
-    expect_error(residuals(cat_fit, "pearson"), "'type' \"pearson\" is for binomial\\(\\) and gaussian\\(\\)")
+    expect_error(residuals(cat_fit, "pearson"), "'type' \"pearson\" is for a numeric response; a categorical\\(\\) fit")
     expect_identical(sigma(cat_fit), 1)
     d <- pima_data()
     X <- cbind(`(Intercept)` = 1, d$x)
