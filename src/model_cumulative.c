@@ -63,11 +63,13 @@ typedef struct link_values {
 static link_values link_at(int link, double x)
 {
     link_values o;
-    if (link == LINK_LOGIT) {
-        o.log_F = -softplus(-x);
-        o.log_S = -softplus(x);
+    if (link == LINK_LOGIT) {               /* (one exp and one log1p: e = exp(-|x|)) */
+        const double e = exp(-fabs(x)), l = log1p(e), F = x >= 0.0 ? 1.0 / (1.0 + e)
+                                                                   : e / (1.0 + e);
+        o.log_F = -(x < 0.0 ? -x : 0.0) - l;
+        o.log_S = -(x > 0.0 ? x : 0.0) - l;
         o.log_f = o.log_F + o.log_S;
-        o.dlog_f = 1.0 - 2.0 * exp(o.log_F);
+        o.dlog_f = 1.0 - 2.0 * F;
     } else {
         o.log_F = pnorm(x, 0.0, 1.0, 1, 1);
         o.log_S = pnorm(x, 0.0, 1.0, 0, 1);
@@ -108,8 +110,9 @@ static void jacobian_t(const cutpoints *cp, int K1, const double *r, double *out
 
 /* a row's terms between a = c_y - eta (has_a: y < K - 1) and b = c_{y-1}
    - eta (has_b: y > 0): l, dl/da, dl/db and minus the Hessian in (a, b)
-   (into t[0..5]: l, la, lb, haa, hbb, hab) */
-static void terms_between(int link, int has_a, double a, int has_b, double b, double *t)
+   (into t[0..5]: l, la, lb, haa, hbb, hab), on the log scale throughout
+   (D = F(a) - F(b) by its larger tail and log1mexp) */
+static void terms_between_log(int link, int has_a, double a, int has_b, double b, double *t)
 {
     link_values fa = {0}, fb = {0};
     if (has_a) fa = link_at(link, a);
@@ -126,6 +129,42 @@ static void terms_between(int link, int has_a, double a, int has_b, double b, do
     t[2] = -rb;
     t[3] = has_a ? ra * ra - fa.dlog_f * ra : 0.0;
     t[4] = has_b ? rb * rb + fb.dlog_f * rb : 0.0;
+    t[5] = -ra * rb;
+}
+
+/* ... the same for the logit link from F and 1 - F directly (one exp per
+   end, one log for l), D by its larger tail; where D is below 1e-5 of
+   that tail (a narrow class far in a tail: cancellation) or underflows,
+   the log-scale version */
+static void terms_between(int link, int has_a, double a, int has_b, double b, double *t)
+{
+    if (link != LINK_LOGIT) {
+        terms_between_log(link, has_a, a, has_b, b, t);
+        return;
+    }
+    double Fa = 1.0, Sa = 0.0, Fb = 0.0, Sb = 1.0;
+    if (has_a) {
+        const double e = exp(-fabs(a)), r = 1.0 / (1.0 + e);
+        Fa = a >= 0.0 ? r : e * r;
+        Sa = a >= 0.0 ? e * r : r;
+    }
+    if (has_b) {
+        const double e = exp(-fabs(b)), r = 1.0 / (1.0 + e);
+        Fb = b >= 0.0 ? r : e * r;
+        Sb = b >= 0.0 ? e * r : r;
+    }
+    const int upper = has_b && (!has_a || a + b > 0.0);
+    const double tail = upper ? Sb : Fa, D = upper ? Sb - Sa : Fa - Fb;
+    if (!(D > 1e-5 * tail) || !(D > 1e-300)) {
+        terms_between_log(link, has_a, a, has_b, b, t);
+        return;
+    }
+    const double fa = Fa * Sa, fb = Fb * Sb, ra = fa / D, rb = fb / D;
+    t[0] = log(D);
+    t[1] = ra;
+    t[2] = -rb;
+    t[3] = has_a ? ra * ra - (Sa - Fa) * ra : 0.0;
+    t[4] = has_b ? rb * rb + (Sb - Fb) * rb : 0.0;
     t[5] = -ra * rb;
 }
 

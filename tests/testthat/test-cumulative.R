@@ -224,7 +224,7 @@ test_that("cumulative fits' draw-level methods are the model's, on the original 
     ## a start given on the original scale is taken there
     init <- c(0.5, -1, 0, 0.3, -0.8, 0.1, 1.2)
     fit <- sgld(y ~ a + b + g, data = d, family = cumulative(), init = init, n_iter = 1,
-                burnin = 0, stepsize = 1e-12, progress = FALSE)
+                burnin = 0, stepsize = 1e-18, seed = 1, progress = FALSE)
     expect_equal(unname(drop(as.matrix(fit))), init, tolerance = 1e-6)
     expect_error(sgld(y ~ a + b + g, data = d, family = cumulative(),
                       init = c(0.5, -1, 0, 0.3, 0.8, 0.1, 1.2), n_iter = 10),
