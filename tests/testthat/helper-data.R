@@ -185,6 +185,18 @@ expect_scores_match_fd <- function(spec, theta, idx) {
     expect_equal(ev$scores, per_example, tolerance = 1e-7)
 }
 
+## a model's control variates (score_change) against its scores: first
+## order the change of the score sum from the centre, second order plus the
+## curvature at the centre (C_sgfs_model_curvature) times the move
+expect_score_changes <- function(spec, theta, centre, idx) {
+    ev <- model_eval(spec, theta, idx, centre)
+    expect_equal(ev$change, ev$grad - model_eval(spec, centre, idx)$grad, tolerance = 1e-12)
+    H <- .Call(sgfs:::C_sgfs_model_curvature, sgfs:::slice_rows(spec, idx), centre,
+               FALSE)$neg_hessian
+    ev2 <- model_eval(spec, theta, idx, centre, second = TRUE)
+    expect_equal(ev2$change, ev$change + drop(H %*% (theta - centre)), tolerance = 1e-10)
+}
+
 ## Gaussian linear model whose four predictors have pairwise correlation 0.8
 ## (N = 10,000, sigma = 1, prior N(0, 1)): the slopes' posterior is
 ## correlated (-0.3), not the intercept's; exact mean and covariance

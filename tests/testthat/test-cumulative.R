@@ -99,12 +99,7 @@ test_that("cumulative control variates: first- and second-order score changes", 
         theta <- c(0.6, -0.9, 0.2, 0.4, -0.3, 0.4, 0.1)
         centre <- theta + withr::with_seed(23, rnorm(length(theta), sd = 0.3))
         spec <- run$spec
-        ev <- model_eval(spec, theta, idx, centre)
-        expect_equal(ev$change, ev$grad - model_eval(spec, centre, idx)$grad, tolerance = 1e-12)
-        H <- .Call(sgfs:::C_sgfs_model_curvature, sgfs:::slice_rows(spec, idx), centre,
-                   FALSE)$neg_hessian
-        ev2 <- model_eval(spec, theta, idx, centre, second = TRUE)
-        expect_equal(ev2$change, ev$change + drop(H %*% (theta - centre)), tolerance = 1e-10)
+        expect_score_changes(spec, theta, centre, idx)
     }
 })
 

@@ -56,12 +56,7 @@ test_that("Gamma control variates: first- and second-order score changes", {
     for (off in list(NULL, log(d$expo))) {
         spec <- run$spec
         spec$offset <- off
-        ev <- model_eval(spec, theta, idx, centre)
-        expect_equal(ev$change, ev$grad - model_eval(spec, centre, idx)$grad, tolerance = 1e-12)
-        H <- .Call(sgfs:::C_sgfs_model_curvature, sgfs:::slice_rows(spec, idx), centre,
-                   FALSE)$neg_hessian
-        ev2 <- model_eval(spec, theta, idx, centre, second = TRUE)
-        expect_equal(ev2$change, ev$change + drop(H %*% (theta - centre)), tolerance = 1e-10)
+        expect_score_changes(spec, theta, centre, idx)
     }
 })
 
