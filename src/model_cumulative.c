@@ -53,8 +53,6 @@ static double softplus(double v)
     return v > 0.0 ? v + log1p(exp(-v)) : log1p(exp(v));
 }
 
-/* (Rmath's log1mexp(x) = log(1 - exp(-x)), x >= 0, accurate at both ends) */
-
 /* log F(x), log(1 - F(x)), log f(x) and f'(x) / f(x) */
 typedef struct link_values {
     double log_F, log_S, log_f, dlog_f;
@@ -111,7 +109,8 @@ static void jacobian_t(const cutpoints *cp, int K1, const double *r, double *out
 /* a row's terms between a = c_y - eta (has_a: y < K - 1) and b = c_{y-1}
    - eta (has_b: y > 0): l, dl/da, dl/db and minus the Hessian in (a, b)
    (into t[0..5]: l, la, lb, haa, hbb, hab), on the log scale throughout
-   (D = F(a) - F(b) by its larger tail and log1mexp) */
+   (D = F(a) - F(b) by its larger tail and Rmath's log1mexp(x) = log(1 -
+   exp(-x))) */
 static void terms_between_log(int link, int has_a, double a, int has_b, double b, double *t)
 {
     link_values fa = {0}, fb = {0};
