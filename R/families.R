@@ -359,9 +359,12 @@ code_binomial <- function(y, weighted) {
     levels <- NULL
     if (is.factor(y)) {
         if (nlevels(y) != 2L)
-            stop_arg("y", sprintf("is a factor with %d levels; binomial() needs two%s",
-                                  nlevels(y), if (nlevels(y) > 2L)
-                                      " (for more classes use family = categorical())" else ""))
+            stop_arg("y", sprintf("is %s with %d levels; binomial() needs two%s",
+                                  if (is.ordered(y)) "an ordered factor" else "a factor",
+                                  nlevels(y), if (nlevels(y) <= 2L) ""
+                                  else if (is.ordered(y))
+                                      " (for ordered classes use family = cumulative())"
+                                  else " (for more classes use family = categorical(), or cumulative() if they are ordered)"))
         levels <- levels(y)
         y <- as.integer(y) - 1L
     } else if (is.logical(y)) {

@@ -278,3 +278,13 @@ test_that("stan_polr()'s prior_counts is cumulative()'s prior_aux", {
                       prior_aux = dirichlet(2), n_iter = 10),
                  "'prior_counts' is stan_polr\\(\\)'s name")
 })
+
+test_that("an ordered response under the default binomial() names cumulative()", {
+    skip_if_not_installed("MASS")
+    h <- MASS::housing
+    expect_error(sgld(Sat ~ Infl, data = h, weights = Freq, n_iter = 10),
+                 "'y' is an ordered factor with 3 levels; binomial\\(\\) needs two \\(for ordered classes use family = cumulative\\(\\)\\)")
+    h$f <- factor(h$Sat, ordered = FALSE)
+    expect_error(sgld(f ~ Infl, data = h, n_iter = 10),
+                 "use family = categorical\\(\\), or cumulative\\(\\) if they are ordered")
+})
