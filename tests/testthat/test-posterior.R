@@ -135,7 +135,7 @@ test_that("SGFS-f with default settings reaches E1 <= 0.05, E2 <= 0.20 on Pima",
     ref <- pima_reference()
     d <- pima_data()
     set.seed(104)
-    fit <- sgfs(d$x, d$y, prior = normal(0, 1), progress = FALSE)
+    fit <- sgfs(d$x, d$y, prior = normal(0, 1), progress = FALSE, verbose = FALSE)
     e <- rel_error(fit, ref$mean, ref$cov)
     expect_lte(e[["E1"]], 0.05)
     expect_lte(e[["E2"]], 0.20)
@@ -150,7 +150,8 @@ test_that("SGFS-f with default settings reaches E1 <= 0.05, E2 <= 0.20 on Pima",
     ## and through the formula interface, with the same seed, the same draws
     pima <- data.frame(d$x, type = d$y)
     set.seed(104)
-    fit2 <- sgfs(type ~ ., data = pima, prior = normal(0, 1), progress = FALSE)
+    fit2 <- sgfs(type ~ ., data = pima, prior = normal(0, 1), progress = FALSE,
+                 verbose = FALSE)
     expect_equal(unname(sgfs:::all_draws(fit2)), unname(sgfs:::all_draws(fit)),
                  tolerance = 1e-10)
 })
