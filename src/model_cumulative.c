@@ -174,6 +174,19 @@ static void row_terms(int link, int y, int K1, double eta, const double *c, doub
                   t);
 }
 
+/* minus the row's Hessian in (eta, c_y, c_{y-1}) from its terms t: h_ee,
+   h_e.hi, h_e.lo, h_hi.hi, h_lo.lo, h_hi.lo (a = c_y - eta, b = c_{y-1} - eta) */
+static void row_curvature(const double *t, double *h)
+{
+    const double haa = t[3], hbb = t[4], hab = t[5];
+    h[0] = haa + 2.0 * hab + hbb;
+    h[1] = -(haa + hab);
+    h[2] = -(hab + hbb);
+    h[3] = haa;
+    h[4] = hbb;
+    h[5] = hab;
+}
+
 /* the scratch: the batch's predictors (n), the cutpoints at theta and at
    the centre (3 (K - 1) each), the cutpoint sums (2 (K - 1)), their change
    at the centre (K - 1), and the cross block in c (P (K - 1)) */
@@ -196,37 +209,93 @@ static int cumulative_n_par(int P, const double *mpar, int n_mpar)
     return P + n_class(mpar) - 1;
 }
 
-/* the score's cutpoint part from the rows' sums rc (in c) */
+/* what the rows' one-pass residuals (sgfs_rows_score) read and add to:
+   the cutpoints at theta (c) and at the centre (cc), J_centre (v -
+   v_centre) (dc, second order), and the cutpoint sums at theta (sum_t)
+   and at the centre (sum_c), the log-likelihood and the last row's terms */
+typedef struct rows_ctx {
+    const sgfs_data *d;
+    int link, K1, second;
+    const double *c, *cc, *dc;
+    double *sum_t, *sum_c, ll, t[6];
+} rows_ctx;
+
+/* a row's residual w dl/deta at eta (offset not included), its cutpoint
+   scores added to sum_t */
+static double score_residual(int row, double eta, double unused, const void *ctx)
+{
+    (void) unused;
+    rows_ctx *x = (rows_ctx *) ctx;                 /* (the caller's, writable) */
+    const int y = (int) x->d->y[row];
+    const double w = sgfs_row_weight(x->d, row);
+    double *t = x->t;
+    row_terms(x->link, y, x->K1, eta + sgfs_row_offset(x->d, row), x->c, t);
+    x->ll += w * t[0];
+    if (y < x->K1) x->sum_t[y] += w * t[1];
+    if (y > 0) x->sum_t[y - 1] += w * t[2];
+    return -w * (t[1] + t[2]);
+}
+
+/* a row's change of residual from the centre (and with `second` its
+   curvature at the centre times the move), the cutpoint parts added to
+   sum_t and sum_c: h the row's curvature at the centre in (eta, c_y,
+   c_{y-1}), d_eta = eta - eta_centre, dc the cutpoints' move */
+static double change_residual(int row, double eta, double eta_c, const void *ctx)
+{
+    rows_ctx *x = (rows_ctx *) ctx;
+    const int y = (int) x->d->y[row], K1 = x->K1;
+    const double w = sgfs_row_weight(x->d, row), o = sgfs_row_offset(x->d, row);
+    double t[6], tc[6], h[6];
+    row_terms(x->link, y, K1, eta + o, x->c, t);
+    row_terms(x->link, y, K1, eta_c + o, x->cc, tc);
+    double beta_part = -(t[1] + t[2]) + (tc[1] + tc[2]);
+    if (y < K1) x->sum_t[y] += w * t[1];
+    if (y > 0) x->sum_t[y - 1] += w * t[2];
+    double hi_part = y < K1 ? -tc[1] : 0.0, lo_part = y > 0 ? -tc[2] : 0.0;
+    if (x->second) {
+        row_curvature(tc, h);
+        const double d_eta = eta - eta_c, d_hi = y < K1 ? x->dc[y] : 0.0,
+                     d_lo = y > 0 ? x->dc[y - 1] : 0.0;
+        beta_part += h[0] * d_eta + h[1] * d_hi + h[2] * d_lo;
+        hi_part += h[1] * d_eta + h[3] * d_hi + h[5] * d_lo;
+        lo_part += h[2] * d_eta + h[5] * d_hi + h[4] * d_lo;
+    }
+    if (y < K1) x->sum_c[y] += w * hi_part;
+    if (y > 0) x->sum_c[y - 1] += w * lo_part;
+    return w * beta_part;
+}
+
+/* the score: beta's part sum_i r_i u_i in one pass over the rows (each
+   read once, sparse rows by their entries), the cutpoints' J' sum_t; with
+   per-example scores G, from one gather of the rows instead */
 static void cumulative_score(sgfs_lik *lik, const double *theta, const int *idx, int n,
                              double *sum, double *G, double *loglik)
 {
     const int P = lik->data->P, D = lik->D, K1 = n_class(lik->mpar) - 1,
               link = (int) lik->mpar[0];
-    double *r = lik->eta, *work = cut_scratch(lik, n), ll = 0.0, t[6];
+    double *work = cut_scratch(lik, n);
     const cutpoints cp = cutpoints_at(link, theta + P, K1, work);
-    double *rc = work + 6 * K1;
-    for (int k = 0; k < K1; k++) rc[k] = 0.0;
-    const double *xb = sgfs_batch_columns(lik, theta, idx, n, r);
-    for (int i = 0; i < n; i++) {
-        const int y = (int) lik->data->y[idx[i]];
-        const double w = sgfs_row_weight(lik->data, idx[i]);
-        row_terms(link, y, K1, r[i], cp.c, t);
-        ll += w * t[0];
-        if (y < K1) rc[y] += w * t[1];
-        if (y > 0) rc[y - 1] += w * t[2];
-        if (G) {                 /* the row's cutpoint scores, J' (its two entries) */
-            double *g = G + P + (size_t) i * D, tail = 0.0;
+    rows_ctx x = {.d = lik->data, .link = link, .K1 = K1, .c = cp.c, .sum_t = work + 6 * K1};
+    for (int k = 0; k < K1; k++) x.sum_t[k] = 0.0;
+    if (G == NULL) sgfs_rows_score(lik, idx, n, theta, NULL, score_residual, &x, sum);
+    else {
+        double *r = lik->eta;
+        const double *xb = sgfs_batch_columns(lik, theta, idx, n, r);
+        for (int i = 0; i < n; i++) {
+            const int y = (int) lik->data->y[idx[i]];
+            const double w = sgfs_row_weight(lik->data, idx[i]);
+            r[i] = score_residual(idx[i], r[i] - sgfs_row_offset(lik->data, idx[i]), 0.0, &x);
+            double *g = G + P + (size_t) i * D, tail = 0.0;   /* J' (its two entries) */
             for (int m = K1 - 1; m >= 0; m--) {
-                if (m == y) tail += cp.g[m] * w * t[1];
-                if (m == y - 1) tail += cp.g[m] * w * t[2];
+                if (m == y) tail += cp.g[m] * w * x.t[1];
+                if (m == y - 1) tail += cp.g[m] * w * x.t[2];
                 g[m] = cp.phi[m] * tail;
             }
         }
-        r[i] = -w * (t[1] + t[2]);
+        sgfs_glm_scores(xb, P, n, r, sum, G, D);
     }
-    sgfs_glm_scores(xb, P, n, r, sum, G, D);
-    jacobian_t(&cp, K1, rc, sum + P, 0);
-    if (loglik) *loglik = ll;
+    jacobian_t(&cp, K1, x.sum_t, sum + P, 0);
+    if (loglik) *loglik = x.ll;
 }
 
 static double cumulative_loglik(sgfs_lik *lik, const double *theta, const int *idx, int n)
@@ -240,19 +309,6 @@ static double cumulative_loglik(sgfs_lik *lik, const double *theta, const int *i
         ll += sgfs_row_weight(lik->data, idx[i]) * t[0];
     }
     return ll;
-}
-
-/* minus the row's Hessian in (eta, c_y, c_{y-1}) from its terms t: h_ee,
-   h_e.hi, h_e.lo, h_hi.hi, h_lo.lo, h_hi.lo (a = c_y - eta, b = c_{y-1} - eta) */
-static void row_curvature(const double *t, double *h)
-{
-    const double haa = t[3], hbb = t[4], hab = t[5];
-    h[0] = haa + 2.0 * hab + hbb;
-    h[1] = -(haa + hab);
-    h[2] = -(hab + hbb);
-    h[3] = haa;
-    h[4] = hbb;
-    h[5] = hab;
 }
 
 /* H += J' Hc J for the tridiagonal Hc (diagonal dg, superdiagonal up), into
@@ -316,20 +372,21 @@ static void cumulative_neg_hessian(sgfs_lik *lik, const double *theta, const int
     add_cutpoint_block(&cp, K1, dg, up, H, P, D);
 }
 
-/* sum_i g_i(theta) - g_i(centre) from one gather, and with `second` plus
-   H_i(centre) (theta - centre), H_i = J' H_c J at the centre: for beta
-   u_i (h_ee d_eta + h_e.c dc), for v J' (h_c.e d_eta + H_cc dc), with
-   d_eta = eta_i - its centre value and dc = J (v - v_centre) */
+/* sum_i g_i(theta) - g_i(centre) in one pass over the rows, and with
+   `second` plus H_i(centre) (theta - centre), H_i = J' H_c J at the
+   centre: for beta u_i (h_ee d_eta + h_e.c dc), for v J' (h_c.e d_eta +
+   H_cc dc), with d_eta = eta_i - its centre value and dc = J (v - v_centre) */
 static void cumulative_score_change(sgfs_lik *lik, const double *theta, const double *centre,
                                     int second, const int *idx, int n, double *sum)
 {
     const int P = lik->data->P, K1 = n_class(lik->mpar) - 1, link = (int) lik->mpar[0];
-    double *r = lik->eta, *rc = lik->eta_centre, *work = cut_scratch(lik, n), t[6], tc[6],
-           h[6];
+    double *work = cut_scratch(lik, n);
     const cutpoints cp = cutpoints_at(link, theta + P, K1, work);
     const cutpoints cc = cutpoints_at(link, centre + P, K1, work + 3 * K1);
-    double *sum_t = work + 6 * K1, *sum_c = sum_t + K1, *dc = sum_c + K1;
-    for (int k = 0; k < K1; k++) sum_t[k] = sum_c[k] = 0.0;
+    rows_ctx x = {.d = lik->data, .link = link, .K1 = K1, .second = second, .c = cp.c,
+                  .cc = cc.c, .sum_t = work + 6 * K1, .sum_c = work + 7 * K1};
+    double *dc = work + 8 * K1;
+    for (int k = 0; k < K1; k++) x.sum_t[k] = x.sum_c[k] = 0.0;
     if (second) {                          /* dc = J_centre (v - v_centre): prefix sums */
         double head = 0.0;
         for (int k = 0; k < K1; k++) {
@@ -337,33 +394,10 @@ static void cumulative_score_change(sgfs_lik *lik, const double *theta, const do
             dc[k] = cc.g[k] * head;
         }
     }
-    const double *xb = sgfs_batch_columns(lik, theta, idx, n, r);
-    sgfs_xt_beta(xb, P, n, centre, rc);
-    sgfs_add_offset(lik->data, idx, n, rc);
-    for (int i = 0; i < n; i++) {
-        const int y = (int) lik->data->y[idx[i]];
-        const double w = sgfs_row_weight(lik->data, idx[i]);
-        row_terms(link, y, K1, r[i], cp.c, t);
-        row_terms(link, y, K1, rc[i], cc.c, tc);
-        double beta_part = -(t[1] + t[2]) + (tc[1] + tc[2]);
-        if (y < K1) sum_t[y] += w * t[1];
-        if (y > 0) sum_t[y - 1] += w * t[2];
-        double hi_part = y < K1 ? -tc[1] : 0.0, lo_part = y > 0 ? -tc[2] : 0.0;
-        if (second) {
-            row_curvature(tc, h);
-            const double d_eta = r[i] - rc[i], d_hi = y < K1 ? dc[y] : 0.0,
-                         d_lo = y > 0 ? dc[y - 1] : 0.0;
-            beta_part += h[0] * d_eta + h[1] * d_hi + h[2] * d_lo;
-            hi_part += h[1] * d_eta + h[3] * d_hi + h[5] * d_lo;
-            lo_part += h[2] * d_eta + h[5] * d_hi + h[4] * d_lo;
-        }
-        if (y < K1) sum_c[y] += w * hi_part;
-        if (y > 0) sum_c[y - 1] += w * lo_part;
-        r[i] = w * beta_part;
-    }
-    sgfs_x_r(xb, P, n, r, sum);
-    jacobian_t(&cp, K1, sum_t, sum + P, 0);
-    jacobian_t(&cc, K1, sum_c, sum + P, 1);
+    x.dc = dc;
+    sgfs_rows_score(lik, idx, n, theta, centre, change_residual, &x, sum);
+    jacobian_t(&cp, K1, x.sum_t, sum + P, 0);
+    jacobian_t(&cc, K1, x.sum_c, sum + P, 1);
 }
 
 /* a row's derivatives in eta (offset included), for R's minibatch strata:

@@ -288,3 +288,18 @@ test_that("an ordered response under the default binomial() names cumulative()",
     expect_error(sgld(f ~ Infl, data = h, n_iter = 10),
                  "use family = categorical\\(\\), or cumulative\\(\\) if they are ordered")
 })
+
+test_that("a sparse design's one-pass score gives the dense design's chain", {
+    skip_if_not_installed("Matrix")
+    X <- withr::with_seed(51, Matrix::rsparsematrix(400, 30, density = 0.05,
+                                                   rand.x = function(n) rep(1, n)))
+    eta <- as.vector(X %*% withr::with_seed(52, rnorm(30, sd = 0.7)))
+    y <- factor(findInterval(eta + withr::with_seed(53, stats::rlogis(400)), c(-1, 0.3, 1.2)) + 1L,
+                ordered = TRUE)
+    for (f in list(sgld, sgldcv)) {
+        a <- f(X, y, family = cumulative(), n_iter = 300, seed = 1, progress = FALSE)
+        b <- f(as.matrix(X), y, family = cumulative(), n_iter = 300, seed = 1, progress = FALSE)
+        expect_false(is.null(sgfs:::fit_spec(attr(a, "sgfit"))$rows))   # (the compressed rows)
+        expect_equal(as.matrix(a), as.matrix(b), tolerance = 1e-8)
+    }
+})
