@@ -13,8 +13,10 @@
  * l_i the row's log-likelihood and eta_i = u_i' beta + o_i (offset included,
  * sgfs_batch_columns).  theta = (beta[P], a) when a is sampled (mpar[0] NA),
  * else beta alone with a = mpar[0].  Prior weights w_i multiply each row's
- * terms, as frequency weights.  Control variates (score_change): sum_i
- * g_i(theta) - g_i(centre) from one gather of the u_i, and with `second`
+ * terms, as frequency weights.  The score and the control variates read
+ * the rows in one pass (sgfs_rows_score, sparse rows by their entries).
+ * Control variates (score_change): sum_i g_i(theta) - g_i(centre), and with
+ * `second`
  * plus H_i(centre) (theta - centre): for beta [h0 d_eta + h1 d_a] u_i, for a
  * h1 d_eta + h2 d_a (d_eta = eta_i - its centre value, the offset
  * cancelling; d_a = 0 for a fixed a).  Minus the Hessian: sum_i w_i h0 u_i
@@ -39,53 +41,84 @@ double sgfs_aux_value(const sgfs_lik *lik, const double *theta)
     return sgfs_aux_sampled(lik->mpar) ? theta[lik->data->P] : lik->mpar[0];
 }
 
+/* what the rows' one-pass residuals (sgfs_rows_score) read and add to:
+   the row functions, a at theta and at the centre (and their difference),
+   the order of the control variates, the sums of dl/da and l, and the
+   last row's w dl/da */
+typedef struct aux_ctx {
+    const sgfs_aux_rows *rows;
+    const sgfs_lik *lik;
+    double a, a_c, d_a;
+    int second;
+    double score_a, ll, last_a;
+} aux_ctx;
+
+/* a row's w dl/deta at eta (offset not included), w dl/da and w l summed */
+static double score_residual(int row, double eta, double unused, const void *ctx)
+{
+    (void) unused;
+    aux_ctx *x = (aux_ctx *) ctx;                   /* (the caller's, writable) */
+    const sgfs_data *d = x->lik->data;
+    const double w = sgfs_row_weight(d, row);
+    double t[3];
+    x->rows->terms(d->y[row], eta + sgfs_row_offset(d, row), x->a, x->lik->mpar, t);
+    x->ll += w * t[0];
+    x->last_a = w * t[2];
+    x->score_a += x->last_a;
+    return w * t[1];
+}
+
+/* a row's change of w dl/deta from the centre (with `second` plus its
+   curvature at the centre times the move), the change of w dl/da summed */
+static double change_residual(int row, double eta, double eta_c, const void *ctx)
+{
+    aux_ctx *x = (aux_ctx *) ctx;
+    const sgfs_data *d = x->lik->data;
+    const double y = d->y[row], w = sgfs_row_weight(d, row), o = sgfs_row_offset(d, row);
+    double t[3], tc[3], h[3];
+    x->rows->terms(y, eta + o, x->a, x->lik->mpar, t);
+    x->rows->terms(y, eta_c + o, x->a_c, x->lik->mpar, tc);
+    double beta_part = t[1] - tc[1], a_part = t[2] - tc[2];
+    if (x->second) {
+        const double d_eta = eta - eta_c;
+        x->rows->curvature(y, eta_c + o, x->a_c, x->lik->mpar, tc, h);
+        beta_part += h[0] * d_eta + h[1] * x->d_a;
+        a_part += h[1] * d_eta + h[2] * x->d_a;
+    }
+    x->score_a += w * a_part;
+    return w * beta_part;
+}
+
+/* the score: beta's part in one pass over the rows (each read once, sparse
+   rows by their entries); with per-example scores G, from one gather */
 void sgfs_aux_score(const sgfs_aux_rows *rows, sgfs_lik *lik, const double *theta,
                     const int *idx, int n, double *sum, double *G, double *loglik)
 {
     const int P = lik->data->P, D = lik->D, sampled = sgfs_aux_sampled(lik->mpar);
-    const double a = sgfs_aux_value(lik, theta);
-    double *r = lik->eta, ll = 0.0, score_a = 0.0, d[3];
-    const double *xb = sgfs_batch_columns(lik, theta, idx, n, r);
-    for (int i = 0; i < n; i++) {
-        const double w = sgfs_row_weight(lik->data, idx[i]);
-        rows->terms(lik->data->y[idx[i]], r[i], a, lik->mpar, d);
-        ll += w * d[0];
-        score_a += w * d[2];
-        if (G && sampled) G[P + (size_t) i * D] = w * d[2];
-        r[i] = w * d[1];
+    aux_ctx x = {.rows = rows, .lik = lik, .a = sgfs_aux_value(lik, theta)};
+    if (G == NULL) sgfs_rows_score(lik, idx, n, theta, NULL, score_residual, &x, sum);
+    else {
+        double *r = lik->eta;
+        const double *xb = sgfs_batch_columns(lik, theta, idx, n, r);
+        for (int i = 0; i < n; i++) {
+            r[i] = score_residual(idx[i], r[i] - sgfs_row_offset(lik->data, idx[i]), 0.0, &x);
+            if (sampled) G[P + (size_t) i * D] = x.last_a;
+        }
+        sgfs_glm_scores(xb, P, n, r, sum, G, D);
     }
-    sgfs_glm_scores(xb, P, n, r, sum, G, D);
-    if (sampled) sum[P] = score_a;
-    if (loglik) *loglik = ll;
+    if (sampled) sum[P] = x.score_a;
+    if (loglik) *loglik = x.ll;
 }
 
 void sgfs_aux_score_change(const sgfs_aux_rows *rows, sgfs_lik *lik, const double *theta,
                            const double *centre, int second, const int *idx, int n,
                            double *sum)
 {
-    const int P = lik->data->P, sampled = sgfs_aux_sampled(lik->mpar);
-    const double a = sgfs_aux_value(lik, theta), a_c = sgfs_aux_value(lik, centre),
-        d_a = a - a_c;
-    double *r = lik->eta, *rc = lik->eta_centre, score_a = 0.0, t[3], tc[3], h[3];
-    const double *xb = sgfs_batch_columns(lik, theta, idx, n, r);
-    sgfs_xt_beta(xb, P, n, centre, rc);
-    sgfs_add_offset(lik->data, idx, n, rc);
-    for (int i = 0; i < n; i++) {
-        const double y = lik->data->y[idx[i]], w = sgfs_row_weight(lik->data, idx[i]);
-        rows->terms(y, r[i], a, lik->mpar, t);
-        rows->terms(y, rc[i], a_c, lik->mpar, tc);
-        double beta_part = t[1] - tc[1], a_part = t[2] - tc[2];
-        if (second) {
-            const double d_eta = r[i] - rc[i];
-            rows->curvature(y, rc[i], a_c, lik->mpar, tc, h);
-            beta_part += h[0] * d_eta + h[1] * d_a;
-            a_part += h[1] * d_eta + h[2] * d_a;
-        }
-        r[i] = w * beta_part;
-        score_a += w * a_part;
-    }
-    sgfs_x_r(xb, P, n, r, sum);
-    if (sampled) sum[P] = score_a;
+    const double a = sgfs_aux_value(lik, theta), a_c = sgfs_aux_value(lik, centre);
+    aux_ctx x = {.rows = rows, .lik = lik, .a = a, .a_c = a_c, .d_a = a - a_c,
+                 .second = second};
+    sgfs_rows_score(lik, idx, n, theta, centre, change_residual, &x, sum);
+    if (sgfs_aux_sampled(lik->mpar)) sum[lik->data->P] = x.score_a;
 }
 
 double sgfs_aux_loglik(const sgfs_aux_rows *rows, sgfs_lik *lik, const double *theta,

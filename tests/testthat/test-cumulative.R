@@ -289,7 +289,7 @@ test_that("an ordered response under the default binomial() names cumulative()",
                  "use family = categorical\\(\\), or cumulative\\(\\) if they are ordered")
 })
 
-test_that("a sparse design's one-pass score gives the dense design's chain", {
+test_that("the compressed rows' one-pass score gives the dense copy's chain", {
     skip_if_not_installed("Matrix")
     X <- withr::with_seed(51, Matrix::rsparsematrix(400, 30, density = 0.05,
                                                    rand.x = function(n) rep(1, n)))
@@ -298,8 +298,10 @@ test_that("a sparse design's one-pass score gives the dense design's chain", {
                 ordered = TRUE)
     for (f in list(sgld, sgldcv)) {
         a <- f(X, y, family = cumulative(), n_iter = 300, seed = 1, progress = FALSE)
-        b <- f(as.matrix(X), y, family = cumulative(), n_iter = 300, seed = 1, progress = FALSE)
+        b <- f(X, y, family = cumulative(), n_iter = 300, seed = 1, progress = FALSE,
+               control = sgfs_control(sparse_fill = 0))
         expect_false(is.null(sgfs:::fit_spec(attr(a, "sgfit"))$rows))   # (the compressed rows)
+        expect_null(sgfs:::fit_spec(attr(b, "sgfit"))$rows)             # (a dense copy)
         expect_equal(as.matrix(a), as.matrix(b), tolerance = 1e-8)
     }
 })

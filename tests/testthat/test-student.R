@@ -190,3 +190,22 @@ test_that("a fixed sigma, and what student() refuses", {
                                             n_iter = 200, batch_size = 20, progress = FALSE))
     expect_error(predict(cauchy_fit, d[1:3, ], interval = "prediction"), "df")
 })
+
+test_that("the compressed rows' one-pass score gives the dense copy's chain (model_aux.c's families)", {
+    skip_if_not_installed("Matrix")
+    X <- withr::with_seed(51, Matrix::rsparsematrix(400, 30, density = 0.05,
+                                                   rand.x = function(n) rep(1, n)))
+    e <- as.vector(X %*% withr::with_seed(52, rnorm(30, sd = 0.5)))
+    ys <- list(student = e + withr::with_seed(53, rt(400, 4)),
+               negbin = withr::with_seed(54, rnbinom(400, size = 3, mu = exp(e))),
+               gamma = withr::with_seed(55, rgamma(400, 4, 4 / exp(e))))
+    fams <- list(student = student(), negbin = neg_binomial_2(), gamma = Gamma(link = "log"))
+    for (k in names(fams)) {
+        a <- sgldcv(X, ys[[k]], family = fams[[k]], n_iter = 300, seed = 1, progress = FALSE)
+        b <- sgldcv(X, ys[[k]], family = fams[[k]], n_iter = 300, seed = 1, progress = FALSE,
+                    control = sgfs_control(sparse_fill = 0))
+        expect_false(is.null(sgfs:::fit_spec(attr(a, "sgfit"))$rows), info = k)
+        expect_null(sgfs:::fit_spec(attr(b, "sgfit"))$rows, info = k)
+        expect_equal(as.matrix(a), as.matrix(b), tolerance = 1e-8, info = k)
+    }
+})
