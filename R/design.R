@@ -191,13 +191,13 @@ v_of_cutpoints <- function(Z, link) {
 }
 
 ## theta (a vector, or draws in rows) with an ordinal model's v replaced by
-## its cutpoints, or the reverse (`inverse`); other models' as they are
-with_cutpoints <- function(theta, design, inverse = FALSE) {
+## its cutpoints; other models' as they are
+with_cutpoints <- function(theta, design) {
     cp <- design$cutpoints
     if (is.null(cp)) return(theta)
-    f <- if (inverse) v_of_cutpoints else cutpoints_of_v
-    if (is.matrix(theta)) theta[, cp$which] <- f(theta[, cp$which, drop = FALSE], cp$link)
-    else theta[cp$which] <- f(matrix(theta[cp$which], 1L), cp$link)
+    if (is.matrix(theta))
+        theta[, cp$which] <- cutpoints_of_v(theta[, cp$which, drop = FALSE], cp$link)
+    else theta[cp$which] <- cutpoints_of_v(matrix(theta[cp$which], 1L), cp$link)
     theta
 }
 
@@ -246,7 +246,17 @@ to_original <- function(theta, design) {
 ## solved whatever its condition number, which predictors on scales far
 ## from 1 make tiny)
 to_internal <- function(theta, design) {
-    if (is.matrix(theta))
-        return(with_cutpoints(t(map_solve(design$M, t(theta) - design$shift)), design, TRUE))
-    with_cutpoints(drop(map_solve(design$M, matrix(theta - design$shift))), design, TRUE)
+    if (is.matrix(theta)) return(t(solve_draws(t(theta) - design$shift, design)))
+    drop(solve_draws(matrix(theta - design$shift), design))
+}
+
+## the internal coordinates of Z (D x S: draws in columns, on the original
+## scale less the shift): M^-1 Z, and an ordinal model's cutpoints back to
+## their v
+solve_draws <- function(Z, design) {
+    X <- map_solve(design$M, Z)
+    cp <- design$cutpoints
+    if (!is.null(cp))
+        X[cp$which, ] <- t(v_of_cutpoints(t(X[cp$which, , drop = FALSE]), cp$link))
+    X
 }

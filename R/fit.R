@@ -248,8 +248,8 @@ predictor_design <- function(x, y, family, model, standardize, sigma, intercept,
     ## (cumulative(): the cutpoints take the intercept's place, as in polr())
     lead <- check_flag(intercept, "intercept") && !family_entry(family)$ordinal
     x <- design_matrix(x, FALSE, empty_ok = lead)
-    if (family_entry(family)$ordinal && !is_design_file(x) && "(Intercept)" %in% colnames(x))
-        x <- x[, colnames(x) != "(Intercept)", drop = FALSE]     # (a formula's)
+    if (family_entry(family)$ordinal && !is_design_file(x))        # (a formula's)
+        x <- without_absent_intercept(x, character(0))
     N <- nrow(x)
     if (N < 2L) stop_arg("x", "needs at least two rows")
     if (is.null(y)) stop_arg("y", "is missing: give the response")

@@ -319,9 +319,7 @@ draw_chains <- function(object) rep(seq_len(coda::nchain(object)), each = coda::
 internal_draws <- function(B, design) {
     D <- length(design$par_names)
     if (ncol(B) > D) B <- B[, seq_len(D), drop = FALSE]
-    centred <- t(B) - design$shift
-    theta <- map_solve(design$M, centred)
-    if (is.null(design$cutpoints)) theta else t(with_cutpoints(t(theta), design, TRUE))
+    solve_draws(t(B) - design$shift, design)
 }
 
 ## The rows to evaluate: the engine's copy x (P x m, standardised), the

@@ -255,10 +255,8 @@ new_design <- function(info, newdata) {
             m <- stats::model.frame(tt, newdata, na.action = stats::na.pass,
                                     xlev = info$xlevels)
             if (!is.null(cl <- attr(tt, "dataClasses"))) stats::.checkMFClasses(cl, m)
-            X <- stats::model.matrix(tt, m, contrasts.arg = info$contrasts)
-            if (isTRUE(family_entry(info$family)$ordinal))        # (its cutpoints' place)
-                X <- X[, colnames(X) != "(Intercept)", drop = FALSE]
-            X
+            without_absent_intercept(stats::model.matrix(tt, m, contrasts.arg = info$contrasts),
+                                     info$design$x_names)
         }, error = function(e)
             stop_arg("newdata", "does not hold the fit's predictors: ", conditionMessage(e))))
     }
@@ -268,6 +266,14 @@ new_design <- function(info, newdata) {
     if (ncol(X) != info$design$p)
         stop_arg("newdata", sprintf("must have %d columns", info$design$p - has_intercept))
     match_columns(X, info$design$x_names, named = !is.null(colnames(newdata)))
+}
+
+## X without the intercept column model.matrix() writes, when the model has
+## none among its predictors `names` (cumulative(): its cutpoints' place)
+without_absent_intercept <- function(X, names) {
+    if ("(Intercept)" %in% colnames(X) && !("(Intercept)" %in% names))
+        X <- X[, colnames(X) != "(Intercept)", drop = FALSE]
+    X
 }
 
 ## newdata's columns in the fit's order, matched by name; by position when

@@ -65,8 +65,7 @@ keep_spec <- function(keep, names_x, design) {
     if (is.data.frame(newx) || inherits(newx, "Matrix")) newx <- as.matrix(newx)
     if (!is.numeric(newx) || anyNA(newx) || any(!is.finite(newx)))
         stop_arg("keep", "has newdata with missing or non-numeric values")
-    if ("(Intercept)" %in% colnames(newx) && !("(Intercept)" %in% names_x))   # (cumulative())
-        newx <- newx[, colnames(newx) != "(Intercept)", drop = FALSE]
+    newx <- without_absent_intercept(newx, names_x)
     if (ncol(newx) == length(names_x) - ("(Intercept)" %in% names_x) &&
         "(Intercept)" %in% names_x && !("(Intercept)" %in% colnames(newx)))
         newx <- cbind(`(Intercept)` = 1, newx)

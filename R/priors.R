@@ -163,8 +163,7 @@ cutpoint_prior <- function(prior_aux, design) {
     a <- alpha[-K]
     b <- rev(cumsum(rev(alpha)))[-1L]
     list(which = design$cutpoints$which, type = 6L, dist = "dirichlet", loc = 0, scale = b,
-         df = a, prec = a * b / (a + b), hyper = NULL, rstanarm = FALSE,
-         concentration = alpha)
+         df = a, prec = a * b / (a + b), hyper = NULL, rstanarm = FALSE)
 }
 
 ## The prior of a family's parameter beyond the mean (`prior_aux`, on the

@@ -101,7 +101,8 @@ rstanarm_arguments <- function(frame, ...) {
             stop_arg("adapt_delta", "must be a number between 0 and 1, not ", format_value(v))
         translate("adapt_delta", "target_accept", v)
     }
-    if ("prior_aux" %in% names(dots)) {
+    aux_given <- "prior_aux" %in% names(dots)
+    if (aux_given) {
         v <- take("prior_aux")
         if (is.null(v))
             stop_arg("prior_aux", "= NULL is rstanarm's flat prior on the noise sd (or ",
@@ -110,7 +111,7 @@ rstanarm_arguments <- function(frame, ...) {
         assign("prior_aux", v, envir = frame)
     }
     if ("prior_counts" %in% names(dots)) {           # (stan_polr's: cumulative()'s cutpoints)
-        if ("prior_aux" %in% names(list(...)))
+        if (aux_given)
             stop_arg("prior_counts", "is stan_polr()'s name for cumulative()'s `prior_aux`: ",
                      "give one of them")
         v <- take("prior_counts")

@@ -48,26 +48,30 @@ static int n_class(const double *mpar)
     return (int) mpar[1];
 }
 
-static double softplus(double v)
-{
-    return v > 0.0 ? v + log1p(exp(-v)) : log1p(exp(v));
-}
-
 /* log F(x), log(1 - F(x)), log f(x) and f'(x) / f(x) */
 typedef struct link_values {
     double log_F, log_S, log_f, dlog_f;
 } link_values;
 
+/* F(x) and 1 - F(x) of the logistic from one exp; returns e = exp(-|x|) */
+static double logistic_parts(double x, double *F, double *S)
+{
+    const double e = exp(-fabs(x)), r = 1.0 / (1.0 + e);
+    *F = x >= 0.0 ? r : e * r;
+    *S = x >= 0.0 ? e * r : r;
+    return e;
+}
+
 static link_values link_at(int link, double x)
 {
     link_values o;
-    if (link == LINK_LOGIT) {               /* (one exp and one log1p: e = exp(-|x|)) */
-        const double e = exp(-fabs(x)), l = log1p(e), F = x >= 0.0 ? 1.0 / (1.0 + e)
-                                                                   : e / (1.0 + e);
+    if (link == LINK_LOGIT) {
+        double F, S;
+        const double l = log1p(logistic_parts(x, &F, &S));
         o.log_F = -(x < 0.0 ? -x : 0.0) - l;
         o.log_S = -(x > 0.0 ? x : 0.0) - l;
         o.log_f = o.log_F + o.log_S;
-        o.dlog_f = 1.0 - 2.0 * F;
+        o.dlog_f = S - F;
     } else {
         o.log_F = pnorm(x, 0.0, 1.0, 1, 1);
         o.log_S = pnorm(x, 0.0, 1.0, 0, 1);
@@ -75,6 +79,12 @@ static link_values link_at(int link, double x)
         o.dlog_f = -x;
     }
     return o;
+}
+
+/* the cutpoint F^-1(1 - s) at log s */
+static double cutpoint_of(int link, double log_s)
+{
+    return link == LINK_LOGIT ? log1mexp(-log_s) - log_s : qnorm(log_s, 0.0, 1.0, 0, 1);
 }
 
 /* the cutpoints at v: c[K-1], g[K-1] = s_k / f(c_k) and phi[K-1] */
@@ -87,10 +97,9 @@ static cutpoints cutpoints_at(int link, const double *v, int K1, double *scratch
     cutpoints cp = {scratch, scratch + K1, scratch + 2 * K1};
     double log_s = 0.0;
     for (int k = 0; k < K1; k++) {
-        log_s -= softplus(v[k]);
-        cp.phi[k] = 1.0 / (1.0 + exp(-v[k]));
-        const double log_q = log1mexp(-log_s);
-        cp.c[k] = link == LINK_LOGIT ? log_q - log_s : qnorm(log_s, 0.0, 1.0, 0, 1);
+        log_s -= sgfs_softplus(v[k]);
+        cp.phi[k] = sgfs_sigmoid(v[k]);
+        cp.c[k] = cutpoint_of(link, log_s);
         cp.g[k] = exp(log_s - link_at(link, cp.c[k]).log_f);
     }
     return cp;
@@ -142,16 +151,8 @@ static void terms_between(int link, int has_a, double a, int has_b, double b, do
         return;
     }
     double Fa = 1.0, Sa = 0.0, Fb = 0.0, Sb = 1.0;
-    if (has_a) {
-        const double e = exp(-fabs(a)), r = 1.0 / (1.0 + e);
-        Fa = a >= 0.0 ? r : e * r;
-        Sa = a >= 0.0 ? e * r : r;
-    }
-    if (has_b) {
-        const double e = exp(-fabs(b)), r = 1.0 / (1.0 + e);
-        Fb = b >= 0.0 ? r : e * r;
-        Sb = b >= 0.0 ? e * r : r;
-    }
+    if (has_a) logistic_parts(a, &Fa, &Sa);
+    if (has_b) logistic_parts(b, &Fb, &Sb);
     const int upper = has_b && (!has_a || a + b > 0.0);
     const double tail = upper ? Sb : Fa, D = upper ? Sb - Sa : Fa - Fb;
     if (!(D > 1e-5 * tail) || !(D > 1e-300)) {
@@ -401,7 +402,8 @@ static void cumulative_score_change(sgfs_lik *lik, const double *theta, const do
 }
 
 /* a row's derivatives in eta (offset included), for R's minibatch strata:
-   w dl/deta and w h_ee; the cutpoints are several coordinates, not the one
+   w dl/deta and w h_ee, from the row's two cutpoints alone (log s_k summed
+   up to class y); the cutpoints are several coordinates, not the one
    after beta row_derivs describes (d[2] = d[3] = 0) */
 static void cumulative_row_derivs(const sgfs_lik *lik, const double *theta, int row, double eta,
                                   double *d)
@@ -409,24 +411,17 @@ static void cumulative_row_derivs(const sgfs_lik *lik, const double *theta, int 
     const int P = lik->data->P, K1 = n_class(lik->mpar) - 1, link = (int) lik->mpar[0],
               y = (int) lik->data->y[row];
     const double w = sgfs_row_weight(lik->data, row);
-    double t[6], h[6];
-    const cutpoints cp = cutpoints_at(link, theta + P, K1, cut_scratch(lik, 0));
-    row_terms(link, y, K1, eta, cp.c, t);
+    double t[6], h[6], log_s = 0.0, lo = 0.0, hi = 0.0;
+    for (int k = 0; k <= y && k < K1; k++) {
+        log_s -= sgfs_softplus(theta[P + k]);
+        if (k == y - 1) lo = cutpoint_of(link, log_s);
+        if (k == y) hi = cutpoint_of(link, log_s);
+    }
+    terms_between(link, y < K1, hi - eta, y > 0, lo - eta, t);
     row_curvature(t, h);
     d[0] = -w * (t[1] + t[2]);
     d[1] = w * h[0];
     d[2] = d[3] = 0.0;
-}
-
-/* the K class probabilities at eta and the cutpoints c into p (stride) */
-static void class_probabilities(int link, int K1, double eta, const double *c, double *p,
-                                size_t stride)
-{
-    double t[6];
-    for (int k = 0; k <= K1; k++) {
-        row_terms(link, k, K1, eta, c, t);
-        p[k * stride] = exp(t[0]);
-    }
 }
 
 /* keep = predictive(): the K class probabilities */
@@ -435,16 +430,22 @@ static int cumulative_n_pred(const double *mpar)
     return n_class(mpar);
 }
 
+static void cumulative_class_value(int what, const double *zk, size_t ldk, int n_out, int y,
+                                   const double *mpar, double *dest, size_t plane);
+
+/* each example's outputs (eta, then c_k - eta) mapped by class_value */
 static void cumulative_predict(sgfs_lik *lik, const double *theta, const double *x, int m,
                                double *out)
 {
     const int P = lik->data->P, K1 = n_class(lik->mpar) - 1, K = K1 + 1,
               link = (int) lik->mpar[0];
-    double *work = cut_scratch(lik, m), *p = work + 3 * K1;
+    double *work = cut_scratch(lik, m), *z = work + 3 * K1, *p = z + K;
     const cutpoints cp = cutpoints_at(link, theta + P, K1, work);
     sgfs_xt_beta(x, P, m, theta, lik->eta);
     for (int i = 0; i < m; i++) {
-        class_probabilities(link, K1, lik->eta[i], cp.c, p, 1);
+        z[0] = lik->eta[i];
+        for (int k = 0; k < K1; k++) z[k + 1] = cp.c[k] - z[0];
+        cumulative_class_value(SGFS_DRAW_MEAN, z, 1, K, 0, lik->mpar, p, 1);
         for (int k = 0; k < K; k++) out[k + (size_t) i * K] += p[k];
     }
 }

@@ -20,11 +20,6 @@
  */
 #include "sgfs.h"
 
-static double softplus(double x)
-{
-    return x > 0.0 ? x + log1p(exp(-x)) : log1p(exp(x));
-}
-
 static int logistic_n_par(int P, const double *mpar, int n_mpar)
 {
     (void) mpar;
@@ -117,10 +112,10 @@ static double logistic_loglik(sgfs_lik *lik, const double *theta,
     sgfs_batch_columns(lik, theta, idx, n, eta);
     if (lik->data->weights)
         for (int i = 0; i < n; i++)
-            ll += lik->data->weights[idx[i]] * (lik->data->y[idx[i]] * eta[i] - softplus(eta[i]));
+            ll += lik->data->weights[idx[i]] * (lik->data->y[idx[i]] * eta[i] - sgfs_softplus(eta[i]));
     else
         for (int i = 0; i < n; i++)
-            ll += lik->data->y[idx[i]] * eta[i] - softplus(eta[i]);
+            ll += lik->data->y[idx[i]] * eta[i] - sgfs_softplus(eta[i]);
     return ll;
 }
 
@@ -157,7 +152,7 @@ static double logistic_row_loglik(const sgfs_lik *lik, const double *theta, int 
                                   double eta)
 {
     (void) theta;
-    return sgfs_row_weight(lik->data, row) * (lik->data->y[row] * eta - softplus(eta));
+    return sgfs_row_weight(lik->data, row) * (lik->data->y[row] * eta - sgfs_softplus(eta));
 }
 
 static double logistic_row_residual(const sgfs_lik *lik, int row, double eta)

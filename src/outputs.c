@@ -16,6 +16,12 @@ double sgfs_sigmoid(double z)
     return t / (1.0 + t);
 }
 
+/* log(1 + exp(z)), without overflow */
+double sgfs_softplus(double z)
+{
+    return z > 0.0 ? z + log1p(exp(-z)) : log1p(exp(z));
+}
+
 /* y - sigmoid(z), adding y z - softplus(z) to *ll (one exp, one log1p) */
 double sgfs_binomial_residual(double y, double z, double *ll)
 {

@@ -63,11 +63,6 @@ double Rf_lgammafn(double);
 
 double Rf_lbeta(double, double);
 
-static double softplus(double v)
-{
-    return v > 0.0 ? v + log1p(exp(-v)) : log1p(exp(v));
-}
-
 static double student_logdens(double d, double s, double nu)
 {
     const double z = d / s;
@@ -93,7 +88,7 @@ double sgfs_prior_logdens(const sgfs_prior *p, const double *theta)
         case SGFS_PRIOR_SCALE_EXP: lp += theta[j] - log(s) - exp(theta[j]) / s; break;
         case SGFS_PRIOR_LOGIT_BETA: {
             const double a = p->df[j];
-            lp += -a * softplus(-theta[j]) - s * softplus(theta[j]) - Rf_lbeta(a, s);
+            lp += -a * sgfs_softplus(-theta[j]) - s * sgfs_softplus(theta[j]) - Rf_lbeta(a, s);
             break;
         }
         default:                 lp += -0.5 * z * z - log(s) - HALF_LOG_2PI;
@@ -131,7 +126,7 @@ void sgfs_prior_grad_add(const sgfs_prior *p, const double *theta,
         }
         case SGFS_PRIOR_SCALE_EXP: grad[j] += 1.0 - exp(theta[j]) / s; break;
         case SGFS_PRIOR_LOGIT_BETA:
-            grad[j] += p->df[j] - (p->df[j] + s) / (1.0 + exp(-theta[j]));
+            grad[j] += p->df[j] - (p->df[j] + s) * sgfs_sigmoid(theta[j]);
             break;
         default: grad[j] -= d / (s * s);
         }
@@ -159,7 +154,7 @@ void sgfs_prior_curvature(const sgfs_prior *p, const double *theta, double *h)
         }
         case SGFS_PRIOR_SCALE_EXP: h[j] = exp(theta[j]) / s; break;
         case SGFS_PRIOR_LOGIT_BETA: {
-            const double phi = 1.0 / (1.0 + exp(-theta[j]));
+            const double phi = sgfs_sigmoid(theta[j]);
             h[j] = (p->df[j] + s) * phi * (1.0 - phi);
             break;
         }
@@ -194,7 +189,8 @@ void sgfs_prior_check(const sgfs_prior *p)
         if ((type == SGFS_PRIOR_STUDENT || type == SGFS_PRIOR_SCALE_T ||
              type == SGFS_PRIOR_LOGIT_BETA) &&
             (p->df == NULL || !(p->df[j] > 0.0)))
-            Rf_error("internal error: the student_t prior of parameter %d has no positive df", j + 1);
+            Rf_error("internal error: the %s prior of parameter %d has no positive df",
+                     type == SGFS_PRIOR_LOGIT_BETA ? "logit_beta" : "student_t", j + 1);
     }
 }
 

@@ -869,6 +869,7 @@ int sgfs_all_finite(const double *x, int n);
 
 /* outputs.c: the output layers of the GLMs and the networks */
 double sgfs_sigmoid(double z);
+double sgfs_softplus(double z);
 double sgfs_binomial_residual(double y, double z, double *ll);
 double sgfs_softmax_ref(double *z, size_t stride, int K1);
 double sgfs_softmax_sum(double *z, size_t stride, int K1, double *shift, double *p_ref);
